@@ -1,0 +1,41 @@
+import { readdir, stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The project root (this file lives at dist/runtime/plugins/ once compiled). */
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+
+/** Where plugin builds are cached unless configured otherwise (node-local, never committed). */
+export function defaultBuildCacheDir(): string {
+  return process.env.CLAWHIVE_BUILD_CACHE ?? join(PROJECT_ROOT, ".clawhive", "build");
+}
+
+/** First-party plugin folders (those with a plugin.json), and optionally the test plugins. */
+export async function pluginSourceDirs(options: { includeTests?: boolean } = {}): Promise<string[]> {
+  const roots = [join(PROJECT_ROOT, "plugins")];
+  if (options.includeTests) roots.push(join(PROJECT_ROOT, "test", "plugins"));
+  const dirs: string[] = [];
+  for (const root of roots) {
+    let names: string[];
+    try {
+      names = await readdir(root);
+    } catch {
+      continue;
+    }
+    for (const name of names.sort()) {
+      const dir = join(root, name);
+      try {
+        await stat(join(dir, "plugin.json"));
+        dirs.push(dir);
+      } catch {
+        // not a plugin folder (e.g. the SDK, or a test's own files)
+      }
+    }
+  }
+  return dirs;
+}
+
+/** The folder of one first-party plugin by name. */
+export function firstPartyPluginDir(name: string): string {
+  return join(PROJECT_ROOT, "plugins", name);
+}

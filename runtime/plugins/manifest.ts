@@ -1,0 +1,41 @@
+import * as v from "valibot";
+import { InvalidInputError } from "../errors.js";
+
+const NAME = /^[a-z][a-z0-9-]{0,62}$/;
+const TOOL = /^[a-z][a-z0-9_]{0,62}$/;
+const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
+
+export const RiskSchema = v.picklist(["safe", "guarded", "unsafe"]);
+export type Risk = v.InferOutput<typeof RiskSchema>;
+
+/** `plugin.json`: what a plugin says about itself. Checked against the component at load. */
+export const PluginManifestSchema = v.strictObject({
+  name: v.pipe(v.string(), v.regex(NAME, "expected a lowercase name: letters, digits, '-'")),
+  version: v.pipe(v.string(), v.regex(SEMVER, "expected a semantic version like 1.2.3")),
+  description: v.pipe(v.string(), v.minLength(1), v.maxLength(500)),
+  publisher: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
+  /** The WIT world in the plugin's `wit/` folder the component targets. */
+  world: v.pipe(v.string(), v.regex(NAME)),
+  /** Entry source, relative to the plugin folder. */
+  source: v.optional(v.string(), "src/index.ts"),
+  capabilities: v.array(v.pipe(v.string(), v.regex(/^[a-z]+(?:\.[a-z]+)?$/, "expected a capability like fs.read"))),
+  tools: v.record(v.pipe(v.string(), v.regex(TOOL, "expected a tool name: lowercase letters, digits, '_'")), v.strictObject({ risk: RiskSchema })),
+});
+export type PluginManifest = v.InferOutput<typeof PluginManifestSchema>;
+
+/** Parses `plugin.json` text; errors name the file and the field path. */
+export function parsePluginManifest(text: string, file: string): PluginManifest {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (cause) {
+    throw new InvalidInputError(`${file}: not valid JSON: ${(cause as Error).message}`, { cause });
+  }
+  const result = v.safeParse(PluginManifestSchema, raw);
+  if (!result.success) {
+    const issue = result.issues[0];
+    const path = issue ? v.getDotPath(issue) ?? "(root)" : "(root)";
+    throw new InvalidInputError(`${file}: ${path}: ${issue?.message ?? "invalid"}`, { field: path });
+  }
+  return result.output;
+}
