@@ -1,0 +1,22 @@
+/** `clawhive:host/fs`: files inside an instance's mounts, and nothing outside them. */
+export { canonicalizeFsPath, MAX_GUEST_PATH_BYTES, MAX_SEGMENT_BYTES } from "./canonicalize.js";
+export type { CanonicalizeOptions } from "./canonicalize.js";
+export { matchFsOp } from "./matcher.js";
+export type { FsDecision, FsGrantOptions } from "./matcher.js";
+export { capabilityForOp, FS_DENIAL_REASONS } from "./reasons.js";
+export type { FsDenialReason } from "./reasons.js";
+export { DEFAULT_SENSITIVE_NAMES } from "./sensitive-names.js";
+export { createFsProxy, DEFAULT_MAX_READ_BYTES, DEFAULT_MAX_WRITE_BYTES } from "./proxy.js";
+export type { FsProxy, FsProxyOptions } from "./proxy.js";
+export { fsHostFunctions, FS_HOST_FUNCTION_NAMES } from "./host-functions.js";
+export type { FsHostFunctionName, HostFunction } from "./host-functions.js";
+export type {
+  CanonicalFsPath,
+  FsEntry,
+  FsEntryKind,
+  FsMount,
+  FsMountInfo,
+  FsMountMode,
+  FsOp,
+  FsStat,
+} from "./types.js";

@@ -1,0 +1,111 @@
+/**
+ * Checks the mount table and opens one directory handle per mount root. The handles are taken
+ * once, at creation: if a host directory is later renamed or replaced, the instance keeps
+ * serving the directory it was bound to ("fixed at creation", DESIGN.md).
+ *
+ * Errors name the mount by index and guest path, never by its host path: the operator knows
+ * their own table, and the same messages must be safe to show wherever they end up.
+ */
+import { constants, promises as fsp } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { isAbsolute } from "node:path";
+import { ClawhiveError, InvalidInputError } from "../../runtime/errors.js";
+import { guestSegments, joinGuest, segmentProblem } from "./canonicalize.js";
+import { procDir } from "./dir-walk.js";
+import { errnoCode } from "./os-errors.js";
+import type { FsMount } from "./types.js";
+
+export interface OpenMount {
+  spec: Readonly<FsMount>;
+  root: FileHandle;
+}
+
+/** Validates `mounts` and opens their roots; closes what it opened if any mount fails. */
+export async function openMounts(mounts: readonly FsMount[]): Promise<OpenMount[]> {
+  if (process.platform !== "linux") {
+    // The race-free walk needs /proc/self/fd (dir-walk.ts); without it, fail closed.
+    throw new ClawhiveError("fs_unsupported_platform", "fs proxy: needs Linux (/proc/self/fd); this platform has no safe substitute");
+  }
+  checkMountTable(mounts);
+  const opened: OpenMount[] = [];
+  try {
+    for (const [index, mount] of mounts.entries()) {
+      opened.push({ spec: Object.freeze({ ...mount }), root: await openRoot(mount, index) });
+    }
+    return opened;
+  } catch (err) {
+    await Promise.all(opened.map((m) => m.root.close().catch(() => undefined)));
+    throw err;
+  }
+}
+
+function checkMountTable(mounts: readonly FsMount[]): void {
+  if (!Array.isArray(mounts)) throw new InvalidInputError("mounts: expected an array", { field: "mounts" });
+  const seen = new Set<string>();
+  mounts.forEach((mount, index) => {
+    const field = `mounts[${index}]`;
+    if (typeof mount !== "object" || mount === null) throw new InvalidInputError(`${field}: expected an object`, { field });
+    const guest: unknown = mount.guest;
+    if (typeof guest !== "string" || !isCanonicalGuest(guest)) {
+      throw new InvalidInputError(
+        `${field}.guest: must be a canonical absolute guest path like /work (no trailing '/', '.', '..' or empty segments), got ${JSON.stringify(guest)}`,
+        { field: `${field}.guest` },
+      );
+    }
+    if (seen.has(guest)) throw new InvalidInputError(`${field}.guest: ${guest} is mounted twice`, { field: `${field}.guest` });
+    seen.add(guest);
+    const host: unknown = mount.host;
+    if (typeof host !== "string" || !isAbsolute(host) || host.includes("\0")) {
+      throw new InvalidInputError(`${field}.host (${guest}): must be an absolute host path`, { field: `${field}.host` });
+    }
+    if (mount.mode !== "ro" && mount.mode !== "rw") {
+      throw new InvalidInputError(`${field}.mode (${guest}): must be "ro" or "rw"`, { field: `${field}.mode` });
+    }
+  });
+}
+
+function isCanonicalGuest(guest: string): boolean {
+  const segments = guestSegments(guest);
+  return (
+    joinGuest(segments) === guest &&
+    segments.every((s) => s !== "." && s !== ".." && segmentProblem(s) === undefined)
+  );
+}
+
+const OPEN_ERRORS: Readonly<Record<string, string>> = {
+  ENOENT: "host directory does not exist",
+  ENOTDIR: "host path is not a directory",
+  EACCES: "host directory is not readable by the runtime",
+  ELOOP: "host path has a symlink loop",
+};
+
+async function openRoot(mount: FsMount, index: number): Promise<FileHandle> {
+  const field = `mounts[${index}].host`;
+  let root: FileHandle;
+  try {
+    // The host path is the operator's, so symlinks in it are followed, once, here.
+    root = await fsp.open(mount.host, constants.O_RDONLY | constants.O_DIRECTORY);
+  } catch (err) {
+    const code = errnoCode(err);
+    const why = (code === undefined ? undefined : OPEN_ERRORS[code]) ?? `host directory cannot be opened (${code ?? "unknown"})`;
+    throw new InvalidInputError(`${field} (${mount.guest}): ${why}`, { field });
+  }
+  try {
+    await assertProcWorks(root);
+    return root;
+  } catch (err) {
+    await root.close();
+    throw err;
+  }
+}
+
+/** /proc may be missing or masked (some containers): then the walk would not be race-free. */
+async function assertProcWorks(root: FileHandle): Promise<void> {
+  const [viaFd, viaProc] = await Promise.all([
+    root.stat({ bigint: true }),
+    fsp.stat(procDir(root), { bigint: true }).catch(() => undefined),
+  ]);
+  if (viaProc === undefined || viaProc.ino !== viaFd.ino || viaProc.dev !== viaFd.dev) {
+    throw new ClawhiveError("fs_unsupported_platform", "fs proxy: /proc/self/fd is not usable here; mount procfs to use the fs proxy");
+  }
+}
