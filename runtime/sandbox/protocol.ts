@@ -1,0 +1,37 @@
+/** Messages between the sandbox (main thread) and its workers. Plain, structured-clonable data. */
+
+export interface WorkerInit {
+  /** Host calls: the worker asks, the main thread answers. */
+  hostBuffer: SharedArrayBuffer;
+  hostPort: import("node:worker_threads").MessagePort;
+  /** Tasks: the main thread asks, the worker answers. */
+  taskBuffer: SharedArrayBuffer;
+  taskPort: import("node:worker_threads").MessagePort;
+  maxResultBytes: number;
+}
+
+/** A host call as it crosses the channel: [instance id, interface, function, arguments]. */
+export type HostRequest = [number, string, string, unknown[]];
+export type HostResponse = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export type WorkerTask =
+  | { type: "load"; pluginKey: string; glue: string; modules: Record<string, WebAssembly.Module> }
+  | { type: "create"; instanceId: number; pluginKey: string }
+  | { type: "call"; instanceId: number; method: "describe" | "call"; args: unknown[] }
+  | { type: "destroy"; instanceId: number }
+  | { type: "ping" };
+
+/** How a guest call ended, as the worker saw it. */
+export type GuestFailure =
+  /** The export returned its WIT error case: the instance is fine. */
+  | { kind: "tool-error"; payload: unknown }
+  /** The guest trapped (or broke the ABI): the instance is destroyed. */
+  | { kind: "trap"; message: string; memoryBytes?: number }
+  /** The result exceeded the cap: the instance is kept, the result dropped. */
+  | { kind: "result-too-large"; bytes: number }
+  /** The instance does not exist in this worker. */
+  | { kind: "no-instance" };
+
+export type WorkerReply =
+  | { ok: true; value: unknown; elapsedUs: number }
+  | { ok: false; failure: GuestFailure; elapsedUs: number };

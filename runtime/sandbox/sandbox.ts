@@ -1,0 +1,249 @@
+import { availableParallelism } from "node:os";
+import { SandboxError } from "../errors.js";
+import { readVerifiedFiles, type PluginArtifact } from "../plugins/artifact.js";
+import { capMemory, readMemoryLimits } from "../plugins/memory-cap.js";
+import { Instance, type InstanceHost } from "./instance.js";
+import type { HostRequest, HostResponse } from "./protocol.js";
+import type { Binding, SandboxEvent, SandboxOptions, SandboxPlugin, ToolDescriptor } from "./types.js";
+import { WorkerHandle } from "./worker-handle.js";
+
+const PAGE = 65536;
+
+/**
+ * Per-task plugin instances in a pool of worker threads.
+ *
+ * The sandbox owns workers, compiled plugins, the pool of pre-created unbound instances and the
+ * routing of host calls to the binding of the instance that made them. It makes no policy
+ * decision: a binding's handler does.
+ */
+export class Sandbox {
+  readonly options: Required<Omit<SandboxOptions, "onEvent">>;
+  #onEvent: (event: SandboxEvent) => void;
+  #workers: WorkerHandle[] = [];
+  #nextWorkerId = 1;
+  #nextInstanceId = 1;
+  #instances = new Map<number, Instance>();
+  #pools = new Map<string, Instance[]>();
+  #refilling = new Set<string>();
+  #plugins = new Map<string, Promise<SandboxPlugin>>();
+  #closed = false;
+  #host: InstanceHost;
+
+  constructor(options: SandboxOptions = {}) {
+    this.options = {
+      workers: options.workers ?? Math.min(2, availableParallelism()),
+      callTimeoutMs: options.callTimeoutMs ?? 30_000,
+      createTimeoutMs: options.createTimeoutMs ?? 10_000,
+      maxResultBytes: options.maxResultBytes ?? 4 << 20,
+      memoryMaxMb: options.memoryMaxMb ?? 256,
+      maxHeapMb: options.maxHeapMb ?? 512,
+      poolSize: options.poolSize ?? 1,
+    };
+    this.#onEvent = options.onEvent ?? (() => {});
+    this.#host = {
+      callTimeoutMs: this.options.callTimeoutMs,
+      memoryCapBytes: this.options.memoryMaxMb * 1024 * 1024,
+      rebuild: (instance) => this.#place(instance.plugin, "call").then(({ guestId, worker }) => {
+        this.#instances.set(guestId, instance);
+        return { guestId, worker };
+      }),
+      release: (instance, reason) => this.#release(instance, reason),
+    };
+    for (let i = 0; i < this.options.workers; i++) this.#workers.push(this.#spawn());
+  }
+
+  /**
+   * Verifies a built plugin against its recorded hashes, caps its memory and compiles it once.
+   * Loading the same artifact again returns the same compiled plugin.
+   */
+  load(artifact: PluginArtifact): Promise<SandboxPlugin> {
+    const key = `${artifact.key}:${this.options.memoryMaxMb}`;
+    let plugin = this.#plugins.get(key);
+    if (!plugin) {
+      plugin = this.#compile(artifact, key);
+      plugin.catch(() => this.#plugins.delete(key));
+      this.#plugins.set(key, plugin);
+    }
+    return plugin;
+  }
+
+  /**
+   * An instance of `plugin` bound to `binding`: a pre-created one when the pool has it (warm),
+   * else a new one (cold). The pool refills in the background.
+   */
+  async acquire(plugin: SandboxPlugin, binding: Binding): Promise<Instance> {
+    this.#assertOpen();
+    const pool = this.#pools.get(plugin.key);
+    let instance = pool?.shift();
+    while (instance && (instance.state !== "ready" || !instance.worker.alive)) instance = pool?.shift();
+    if (!instance) instance = await this.#create(plugin, "call", false);
+    instance.bind(binding);
+    this.#refill(plugin);
+    return instance;
+  }
+
+  /** Reads a plugin's tool descriptors from a fresh, unbound instance (its host calls are refused). */
+  async describe(plugin: SandboxPlugin): Promise<ToolDescriptor[]> {
+    const instance = await this.#create(plugin, "call", false);
+    try {
+      return await instance.describe();
+    } finally {
+      instance.destroy("described");
+    }
+  }
+
+  /** Fills the pool of `plugin` to its size and waits until it is full. */
+  async prewarm(plugin: SandboxPlugin): Promise<void> {
+    const pool = this.#pools.get(plugin.key) ?? [];
+    this.#pools.set(plugin.key, pool);
+    while (pool.length < this.options.poolSize) pool.push(await this.#create(plugin, "background", true));
+  }
+
+  /** Asks every live worker what it sees (environment size, instance count). */
+  async probeWorkers(): Promise<Array<{ workerId: number; envKeys: number; instances: number }>> {
+    const alive = this.#workers.filter((w) => w.alive);
+    const replies = await Promise.all(alive.map((w) => w.run({ type: "ping" }, { lane: "call", timeoutMs: 5_000 })));
+    return replies.map((reply, i) => ({ workerId: alive[i]!.id, ...(reply.ok ? (reply.value as { envKeys: number; instances: number }) : { envKeys: -1, instances: -1 }) }));
+  }
+
+  stats(): { workers: number; instances: number; pooled: number } {
+    let pooled = 0;
+    for (const pool of this.#pools.values()) pooled += pool.length;
+    return { workers: this.#workers.filter((w) => w.alive).length, instances: this.#instances.size, pooled };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const instance of [...this.#instances.values()]) instance.destroy("sandbox closed");
+    await Promise.all(this.#workers.map((w) => w.terminate("sandbox closed")));
+    this.#workers = [];
+  }
+
+  async #compile(artifact: PluginArtifact, key: string): Promise<SandboxPlugin> {
+    const files = await readVerifiedFiles(artifact);
+    const maxPages = Math.floor((this.options.memoryMaxMb * 1024 * 1024) / PAGE);
+    const modules: Record<string, WebAssembly.Module> = {};
+    for (const [name, bytes] of Object.entries(files.coreModules)) {
+      const capped = readMemoryLimits(bytes).length > 0 ? capMemory(bytes, maxPages) : bytes;
+      modules[name] = await WebAssembly.compile(capped as Uint8Array<ArrayBuffer>);
+    }
+    return Object.freeze({ key, manifest: artifact.manifest, glue: files.glue, modules: Object.freeze(modules) });
+  }
+
+  async #create(plugin: SandboxPlugin, lane: "call" | "background", pooled: boolean): Promise<Instance> {
+    const started = performance.now();
+    const placement = await this.#place(plugin, lane);
+    const instance = new Instance(plugin, placement, this.#host);
+    this.#instances.set(placement.guestId, instance);
+    this.#onEvent({
+      type: "instance-created",
+      instanceId: placement.guestId,
+      plugin: plugin.manifest.name,
+      workerId: placement.worker.id,
+      ms: performance.now() - started,
+      warm: pooled,
+    });
+    return instance;
+  }
+
+  /** Instantiates `plugin` in the least busy live worker; returns the guest's id there. */
+  async #place(plugin: SandboxPlugin, lane: "call" | "background"): Promise<{ guestId: number; worker: WorkerHandle }> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      this.#assertOpen();
+      const worker = this.#pickWorker();
+      const guestId = this.#nextInstanceId++;
+      try {
+        await this.#ensureLoaded(worker, plugin);
+        const reply = await worker.run({ type: "create", instanceId: guestId, pluginKey: plugin.key }, { lane, timeoutMs: this.options.createTimeoutMs });
+        if (!reply.ok) {
+          const message = reply.failure.kind === "trap" ? reply.failure.message : reply.failure.kind;
+          throw new SandboxError("instantiate_failed", `plugin ${plugin.manifest.name} could not be instantiated: ${message}`);
+        }
+        worker.instanceIds.add(guestId);
+        return { guestId, worker };
+      } catch (error) {
+        if (!(error instanceof SandboxError && error.code === "instance_lost")) throw error;
+      }
+    }
+    throw new SandboxError("instance_lost", `plugin ${plugin.manifest.name}: no worker stayed alive long enough to instantiate it`);
+  }
+
+  #ensureLoaded(worker: WorkerHandle, plugin: SandboxPlugin): Promise<void> {
+    let loading = worker.loads.get(plugin.key);
+    if (!loading) {
+      loading = worker
+        .run({ type: "load", pluginKey: plugin.key, glue: plugin.glue, modules: { ...plugin.modules } }, { lane: "call", timeoutMs: 30_000 })
+        .then((reply) => {
+          if (!reply.ok) throw new SandboxError("load_failed", `plugin ${plugin.manifest.name} could not be loaded into a worker`);
+        });
+      loading.catch(() => worker.loads.delete(plugin.key));
+      worker.loads.set(plugin.key, loading);
+    }
+    return loading;
+  }
+
+  #pickWorker(): WorkerHandle {
+    const alive = this.#workers.filter((w) => w.alive);
+    if (alive.length === 0) throw new SandboxError("sandbox_closed", "the sandbox has no live worker");
+    return alive.reduce((best, w) => (w.load < best.load || (w.load === best.load && w.instanceIds.size < best.instanceIds.size) ? w : best));
+  }
+
+  #refill(plugin: SandboxPlugin): void {
+    if (this.options.poolSize === 0 || this.#refilling.has(plugin.key) || this.#closed) return;
+    this.#refilling.add(plugin.key);
+    this.prewarm(plugin)
+      .catch(() => {})
+      .finally(() => this.#refilling.delete(plugin.key));
+  }
+
+  #release(instance: Instance, reason: string): void {
+    this.#instances.delete(instance.id);
+    instance.worker.instanceIds.delete(instance.id);
+    instance.worker.post({ type: "destroy", instanceId: instance.id });
+    this.#onEvent({ type: "instance-destroyed", instanceId: instance.id, plugin: instance.plugin.manifest.name, reason });
+  }
+
+  /** Routes a guest's host call to the binding of the instance that made it. */
+  async #serve([instanceId, iface, fn, args]: HostRequest): Promise<HostResponse> {
+    const instance = this.#instances.get(instanceId);
+    const binding = instance?.state === "bound" ? instance.binding : undefined;
+    if (!binding) {
+      this.#onEvent({ type: "unbound-host-call", instanceId, plugin: instance?.plugin.manifest.name ?? "?", iface, fn });
+      return {
+        ok: false,
+        error: {
+          tag: "denied",
+          val: { capability: iface, reason: "unbound-instance", message: "host calls are refused until the instance is bound to a run" },
+        },
+      };
+    }
+    const result = await binding.handler({ iface, fn, args });
+    return result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error };
+  }
+
+  #spawn(): WorkerHandle {
+    return new WorkerHandle(this.#nextWorkerId++, {
+      maxResultBytes: this.options.maxResultBytes,
+      maxHeapMb: this.options.maxHeapMb,
+      serveHostCall: (request) => this.#serve(request),
+      onExit: (handle, reason) => this.#onWorkerExit(handle, reason),
+    });
+  }
+
+  #onWorkerExit(handle: WorkerHandle, reason: string): void {
+    this.#onEvent({ type: "worker-exit", workerId: handle.id, reason });
+    for (const guestId of handle.instanceIds) {
+      const instance = this.#instances.get(guestId);
+      this.#instances.delete(guestId);
+      if (instance?.state === "bound") instance.markLost();
+    }
+    handle.instanceIds.clear();
+    for (const [key, pool] of this.#pools) this.#pools.set(key, pool.filter((i) => i.worker !== handle));
+    const index = this.#workers.indexOf(handle);
+    if (index >= 0 && !this.#closed) this.#workers[index] = this.#spawn();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new SandboxError("sandbox_closed", "the sandbox is closed");
+  }
+}

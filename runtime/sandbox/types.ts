@@ -1,0 +1,53 @@
+import type { HostCallHandler } from "../../host-proxies/types.js";
+import type { PluginManifest, Risk } from "../plugins/manifest.js";
+
+/**
+ * What an instance is bound to: the run it serves and the handler of its host calls. Fixed
+ * before the first guest call, never changed (the object is frozen at bind).
+ */
+export interface Binding {
+  /** For operators and events, e.g. the run id. */
+  readonly label: string;
+  readonly handler: HostCallHandler;
+}
+
+/** A plugin compiled and ready to instantiate. */
+export interface SandboxPlugin {
+  readonly key: string;
+  readonly manifest: PluginManifest;
+  readonly glue: string;
+  readonly modules: Readonly<Record<string, WebAssembly.Module>>;
+}
+
+/** A tool as a plugin describes it (`clawhive:plugin/tools.tool-descriptor`). */
+export interface ToolDescriptor {
+  name: string;
+  description: string;
+  inputSchema: string;
+  capabilities: string[];
+  risk: Risk;
+}
+
+export type SandboxEvent =
+  | { type: "instance-created"; instanceId: number; plugin: string; workerId: number; ms: number; warm: boolean }
+  | { type: "instance-destroyed"; instanceId: number; plugin: string; reason: string }
+  | { type: "unbound-host-call"; instanceId: number; plugin: string; iface: string; fn: string }
+  | { type: "worker-exit"; workerId: number; reason: string };
+
+export interface SandboxOptions {
+  /** Worker threads (default: 2). */
+  workers?: number;
+  /** Deadline of one guest call (default 30 s). */
+  callTimeoutMs?: number;
+  /** Deadline of one instantiation (default 10 s). */
+  createTimeoutMs?: number;
+  /** Largest result a guest call may return (default 4 MiB). */
+  maxResultBytes?: number;
+  /** Cap of each instance's wasm memory (default 256 MiB). */
+  memoryMaxMb?: number;
+  /** JS heap cap per worker (default 512 MiB). */
+  maxHeapMb?: number;
+  /** Unbound instances kept ready per plugin (default 1; 0 disables the pool). */
+  poolSize?: number;
+  onEvent?: (event: SandboxEvent) => void;
+}

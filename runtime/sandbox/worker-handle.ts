@@ -1,0 +1,161 @@
+import { MessageChannel, Worker } from "node:worker_threads";
+import { SandboxError } from "../errors.js";
+import { Channel, ChannelClosedError, createChannelBuffer } from "./channel.js";
+import type { HostRequest, HostResponse, WorkerInit, WorkerReply, WorkerTask } from "./protocol.js";
+
+const WORKER_FILE = new URL("./worker.js", import.meta.url);
+
+/** Task lanes: guest calls go before pool refills, so pre-creating never delays a run. */
+export type Lane = "call" | "background";
+
+interface Queued {
+  task: WorkerTask;
+  timeoutMs: number;
+  resolve: (reply: WorkerReply) => void;
+  reject: (error: Error) => void;
+}
+
+export interface WorkerHandleOptions {
+  maxResultBytes: number;
+  /** JS heap cap of the worker (the wasm memory cap is in the modules themselves). */
+  maxHeapMb: number;
+  serveHostCall: (request: HostRequest) => Promise<HostResponse>;
+  /** Called once when the worker is gone (killed on a deadline, crashed or closed). */
+  onExit: (handle: WorkerHandle, reason: string) => void;
+}
+
+/**
+ * One worker thread and its task queue. It runs one task at a time, so a deadline measures
+ * exactly one guest call, and killing the worker on that deadline loses no other call in
+ * flight: calls still queued are handed back to the sandbox to run elsewhere.
+ */
+export class WorkerHandle {
+  readonly id: number;
+  /** Plugin key → the load of its glue and modules into this worker. */
+  readonly loads = new Map<string, Promise<void>>();
+  readonly instanceIds = new Set<number>();
+  #worker: Worker;
+  #hostChannel: Channel;
+  #taskChannel: Channel;
+  #lanes: Record<Lane, Queued[]> = { call: [], background: [] };
+  #current: (Queued & { timer: NodeJS.Timeout | undefined }) | undefined;
+  #alive = true;
+  #exitReason = "closed";
+  #options: WorkerHandleOptions;
+
+  constructor(id: number, options: WorkerHandleOptions) {
+    this.id = id;
+    this.#options = options;
+    const hostBuffer = createChannelBuffer();
+    const taskBuffer = createChannelBuffer();
+    const hostPorts = new MessageChannel();
+    const taskPorts = new MessageChannel();
+    this.#hostChannel = new Channel(hostBuffer, hostPorts.port1);
+    this.#taskChannel = new Channel(taskBuffer, taskPorts.port1);
+    const init: WorkerInit = {
+      hostBuffer,
+      hostPort: hostPorts.port2,
+      taskBuffer,
+      taskPort: taskPorts.port2,
+      maxResultBytes: options.maxResultBytes,
+    };
+    this.#worker = new Worker(WORKER_FILE, {
+      workerData: init,
+      transferList: [hostPorts.port2, taskPorts.port2],
+      env: {}, // no secret, key or token ever enters a worker
+      execArgv: [],
+      stdout: true,
+      stderr: true,
+      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb },
+    });
+    this.#worker.on("error", (error) => this.#die(`worker crashed: ${error.message}`));
+    this.#worker.on("exit", (code) => this.#die(`worker exited with code ${code}`));
+    void this.#hostChannel.serveAsync((request) => options.serveHostCall(request as HostRequest));
+  }
+
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  /** Queued plus running tasks: the load measure for placing new instances. */
+  get load(): number {
+    return this.#lanes.call.length + this.#lanes.background.length + (this.#current ? 1 : 0);
+  }
+
+  run(task: WorkerTask, options: { lane: Lane; timeoutMs: number }): Promise<WorkerReply> {
+    if (!this.#alive) return Promise.reject(lost(this.#exitReason));
+    return new Promise((resolve, reject) => {
+      this.#lanes[options.lane].push({ task, timeoutMs: options.timeoutMs, resolve, reject });
+      this.#pump();
+    });
+  }
+
+  /** Posts a task that needs no reply ordering guarantees beyond the queue (e.g. destroy). */
+  post(task: WorkerTask): void {
+    if (this.#alive) void this.run(task, { lane: "background", timeoutMs: 5_000 }).catch(() => {});
+  }
+
+  async terminate(reason: string): Promise<void> {
+    if (!this.#alive) return;
+    this.#die(reason);
+  }
+
+  #pump(): void {
+    if (this.#current || !this.#alive) return;
+    const next = this.#lanes.call.shift() ?? this.#lanes.background.shift();
+    if (!next) return;
+    const timer =
+      next.timeoutMs > 0
+        ? setTimeout(() => this.#die(`deadline of ${next.timeoutMs} ms exceeded`, next), next.timeoutMs)
+        : undefined;
+    const current = { ...next, timer };
+    this.#current = current;
+    this.#taskChannel.request(next.task, { clone: next.task.type === "load" }).then(
+      (reply) => {
+        if (this.#current === current) this.#settle(reply as WorkerReply);
+      },
+      (error: unknown) => {
+        if (!(error instanceof ChannelClosedError)) this.#die(`task channel failed: ${(error as Error).message}`);
+      },
+    );
+  }
+
+  #settle(reply: WorkerReply): void {
+    const current = this.#current;
+    if (!current) return;
+    this.#current = undefined;
+    if (current.timer) clearTimeout(current.timer);
+    current.resolve(reply);
+    this.#pump();
+  }
+
+  /**
+   * Ends the worker. The task that caused it (a deadline) fails with `deadline_exceeded`; every
+   * other task fails with `instance_lost`, which callers answer by rebuilding elsewhere.
+   */
+  #die(reason: string, culprit?: Queued): void {
+    if (!this.#alive) return;
+    this.#alive = false;
+    this.#exitReason = reason;
+    this.#hostChannel.close();
+    this.#taskChannel.close();
+    void this.#worker.terminate();
+    const current = this.#current;
+    this.#current = undefined;
+    if (current) {
+      if (current.timer) clearTimeout(current.timer);
+      current.reject(current === culprit || (culprit && current.task === culprit.task) ? deadline(reason) : lost(reason));
+    }
+    for (const queued of [...this.#lanes.call, ...this.#lanes.background]) queued.reject(lost(reason));
+    this.#lanes = { call: [], background: [] };
+    this.#options.onExit(this, reason);
+  }
+}
+
+function lost(reason: string): SandboxError {
+  return new SandboxError("instance_lost", `sandbox worker is gone (${reason}); the instance must be rebuilt`);
+}
+
+function deadline(reason: string): SandboxError {
+  return new SandboxError("deadline_exceeded", `the guest call was stopped: ${reason}`);
+}

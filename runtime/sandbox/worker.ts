@@ -1,0 +1,138 @@
+/**
+ * A sandbox worker: holds plugin instances of any runs and executes one task at a time.
+ *
+ * It holds no secret, grant or policy: every host import is a blocking round trip to the main
+ * thread, tagged with the calling instance's id, where the instance's binding decides.
+ */
+import { workerData } from "node:worker_threads";
+import { Channel } from "./channel.js";
+import type { GuestFailure, HostResponse, WorkerInit, WorkerReply, WorkerTask } from "./protocol.js";
+
+type Instantiate = (
+  getCoreModule: (name: string) => WebAssembly.Module,
+  imports: Record<string, unknown>,
+  instantiateCore: (module: WebAssembly.Module, imports: WebAssembly.Imports) => WebAssembly.Instance,
+) => unknown;
+
+interface GuestExports {
+  tools: { describe(): unknown; call(name: string, input: string): unknown };
+}
+
+const init = workerData as WorkerInit;
+const hostChannel = new Channel(init.hostBuffer, init.hostPort);
+const taskChannel = new Channel(init.taskBuffer, init.taskPort);
+const plugins = new Map<string, { instantiate: Instantiate; modules: Record<string, WebAssembly.Module> }>();
+const instances = new Map<number, { guest: GuestExports; memories: WebAssembly.Memory[] }>();
+const HOST_IMPORT = /^clawhive:host\/([a-z][a-z0-9-]*)(?:@0\.\d+\.\d+)?$/;
+
+/** The import object of one instance: every host function is a bridge call tagged with its id. */
+function hostImports(instanceId: number): Record<string, unknown> {
+  const interfaces = new Map<string, unknown>();
+  return new Proxy({} as Record<string, unknown>, {
+    get(_target, key) {
+      if (typeof key !== "string") return undefined;
+      const match = HOST_IMPORT.exec(key);
+      if (!match) return undefined; // anything but clawhive:host is not provided
+      const iface = match[1]!;
+      let functions = interfaces.get(iface);
+      if (!functions) {
+        const cache = new Map<string, (...args: unknown[]) => unknown>();
+        functions = new Proxy({}, {
+          get(_t, fn) {
+            if (typeof fn !== "string") return undefined;
+            let f = cache.get(fn);
+            if (!f) {
+              f = (...args: unknown[]) => {
+                const response = hostChannel.requestSync([instanceId, iface, fn, args]) as HostResponse;
+                if (response.ok) return response.value;
+                throw response.error; // jco lowers a thrown non-Error value as the WIT error case
+              };
+              cache.set(fn, f);
+            }
+            return f;
+          },
+        });
+        interfaces.set(iface, functions);
+      }
+      return functions;
+    },
+  });
+}
+
+async function run(task: WorkerTask): Promise<WorkerReply> {
+  const started = performance.now();
+  const done = (reply: { ok: true; value: unknown } | { ok: false; failure: GuestFailure }): WorkerReply => ({
+    ...reply,
+    elapsedUs: Math.round((performance.now() - started) * 1000),
+  });
+  switch (task.type) {
+    case "ping":
+      // A health probe that also lets tests check what a worker can see of its process.
+      return done({ ok: true, value: { envKeys: Object.keys(process.env).length, instances: instances.size } });
+    case "load": {
+      const url = `data:text/javascript;base64,${Buffer.from(task.glue).toString("base64")}`;
+      const glue = (await import(url)) as { instantiate: Instantiate };
+      plugins.set(task.pluginKey, { instantiate: glue.instantiate, modules: task.modules });
+      return done({ ok: true, value: null });
+    }
+    case "create": {
+      const plugin = plugins.get(task.pluginKey);
+      if (!plugin) return done({ ok: false, failure: { kind: "trap", message: `plugin ${task.pluginKey} not loaded` } });
+      const memories: WebAssembly.Memory[] = [];
+      try {
+        const exports = plugin.instantiate(
+          (name) => {
+            const module = plugin.modules[name];
+            if (!module) throw new Error(`core module ${name} missing`);
+            return module;
+          },
+          hostImports(task.instanceId),
+          (module, imports) => {
+            const instance = new WebAssembly.Instance(module, imports);
+            // Kept to tell a memory-cap failure from other traps.
+            for (const value of Object.values(instance.exports)) if (value instanceof WebAssembly.Memory) memories.push(value);
+            return instance;
+          },
+        );
+        if (exports instanceof Promise) throw new Error("instantiation did not complete synchronously");
+        instances.set(task.instanceId, { guest: exports as GuestExports, memories });
+        return done({ ok: true, value: null });
+      } catch (error) {
+        return done({ ok: false, failure: { kind: "trap", message: describeError(error) } });
+      }
+    }
+    case "destroy":
+      instances.delete(task.instanceId);
+      return done({ ok: true, value: null });
+    case "call":
+      return done(callGuest(task.instanceId, task.method, task.args));
+  }
+}
+
+function callGuest(instanceId: number, method: "describe" | "call", args: unknown[]): { ok: true; value: unknown } | { ok: false; failure: GuestFailure } {
+  const instance = instances.get(instanceId);
+  if (!instance) return { ok: false, failure: { kind: "no-instance" } };
+  const guest = instance.guest;
+  try {
+    const value = method === "describe" ? guest.tools.describe() : guest.tools.call(String(args[0]), String(args[1]));
+    const bytes = typeof value === "string" ? Buffer.byteLength(value) : 0;
+    if (bytes > init.maxResultBytes) return { ok: false, failure: { kind: "result-too-large", bytes } };
+    return { ok: true, value };
+  } catch (error) {
+    if (error && typeof error === "object" && "payload" in error && !(error instanceof WebAssembly.RuntimeError)) {
+      return { ok: false, failure: { kind: "tool-error", payload: (error as { payload: unknown }).payload } };
+    }
+    // A trap poisons the instance ("cannot enter component instance" ever after): drop it.
+    instances.delete(instanceId);
+    const memoryBytes = instance.memories.reduce((n, m) => Math.max(n, m.buffer.byteLength), 0);
+    return { ok: false, failure: { kind: "trap", message: describeError(error), memoryBytes } };
+  }
+}
+
+function describeError(error: unknown): string {
+  if (error instanceof Error) return `${error.name}: ${error.message}`;
+  return String(error);
+}
+
+// Idle between tasks in Atomics.wait; tasks run strictly one at a time, even the async `load`.
+void taskChannel.serveBlocking((task) => run(task as WorkerTask));
