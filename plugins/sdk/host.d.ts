@@ -1,0 +1,72 @@
+/**
+ * What a plugin imports from the host: `wit/host/*.wit` (package `clawhive:host@0.1.0`) as
+ * componentize-js lifts it into the guest. Kept by hand; check it against
+ * `jco guest-types` output whenever the WIT changes. Naming follows jco: functions and record
+ * fields in camelCase, enums as string unions, `list<u8>` as `Uint8Array`, `u64` as `bigint`.
+ *
+ * A failed host call does not return its `host-error`: it throws a `ComponentError` whose
+ * `payload` is the variant. Use `hostError(e)` from the SDK to read it.
+ */
+
+declare module "clawhive:host/types@0.1.0" {
+  /**
+   * Why the policy refused a host call. `reason` is a stable, machine-readable code
+   * (for example `outside-mount`, `read-only-mount`, `sensitive-name`, `unbound-instance`).
+   */
+  export interface Denial {
+    capability: string;
+    reason: string;
+    message: string;
+  }
+
+  /** The error of every host call. */
+  export type HostError =
+    | { tag: "denied"; val: Denial }
+    | { tag: "not-found"; val: string }
+    | { tag: "invalid-input"; val: string }
+    | { tag: "io"; val: string };
+}
+
+declare module "clawhive:host/fs@0.1.0" {
+  export type HostError = import("clawhive:host/types@0.1.0").HostError;
+
+  export type EntryKind = "file" | "directory" | "symlink" | "other";
+
+  export interface Entry {
+    name: string;
+    kind: EntryKind;
+    size: bigint;
+  }
+
+  export interface StatInfo {
+    kind: EntryKind;
+    size: bigint;
+    modifiedMs: bigint;
+  }
+
+  export type MountMode = "ro" | "rw";
+
+  export interface MountInfo {
+    guest: string;
+    mode: MountMode;
+  }
+
+  /** The mounts this instance was bound with. */
+  export function mounts(): MountInfo[];
+  export function read(path: string): Uint8Array;
+  /** Creates or truncates the file. The parent directory must exist. */
+  export function write(path: string, data: Uint8Array): void;
+  export function listDir(path: string): Entry[];
+  export function stat(path: string): StatInfo;
+  /** Removes a file or an empty directory. */
+  export function remove(path: string): void;
+  /** Creates a directory and any missing parents. */
+  export function mkdir(path: string): void;
+}
+
+declare module "clawhive:host/log@0.1.0" {
+  export type Level = "debug" | "info" | "warn" | "error";
+
+  /** A line into the run's log (size- and rate-limited by the host). */
+  export function write(level: Level, message: string): void;
+}
