@@ -1,0 +1,58 @@
+/** The `clawhive` command line: one file per command, this file only dispatches. */
+import { ClawhiveError } from "../errors.js";
+import { callCommand, callHelp } from "./call.js";
+import { serveCommand, serveHelp } from "./serve.js";
+import { toolsCommand, toolsHelp } from "./tools.js";
+import { VERSION } from "./version.js";
+
+const commands: Record<string, { run: (argv: string[]) => Promise<number>; help: string; summary: string }> = {
+  serve: { run: serveCommand, help: serveHelp, summary: "start the runtime and its HTTP API" },
+  tools: { run: toolsCommand, help: toolsHelp, summary: "list the tools of the loaded plugins" },
+  call: { run: callCommand, help: callHelp, summary: "run one tool in a fresh, sandboxed run" },
+};
+
+const usage = `clawhive ${VERSION} — every agent tool a WebAssembly component, sandboxed per task
+
+Usage: clawhive <command> [options]
+
+Commands:
+${Object.entries(commands).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`).join("\n")}
+
+Run 'clawhive <command> --help' for a command's options.`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "help" || name === "--help" || name === "-h") {
+    console.log(usage);
+    return 0;
+  }
+  if (name === "--version" || name === "-v") {
+    console.log(VERSION);
+    return 0;
+  }
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!command) {
+    console.error(`clawhive: unknown command '${name}'\n\n${usage}`);
+    return 2;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    console.log(command.help);
+    return 0;
+  }
+  return command.run(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof ClawhiveError) {
+      console.error(`clawhive: ${error.message}`);
+      process.exitCode = error.status >= 500 ? 1 : 2;
+    } else {
+      console.error(`clawhive: unexpected error: ${(error as Error).stack ?? String(error)}`);
+      process.exitCode = 1;
+    }
+  },
+);
