@@ -10,10 +10,10 @@ export function defaultBuildCacheDir(): string {
   return process.env.CLAWHIVE_BUILD_CACHE ?? join(PROJECT_ROOT, ".clawhive", "build");
 }
 
-/** First-party plugin folders (those with a plugin.json), and optionally the test plugins. */
+/** First-party plugin folders (those with a plugin.json), and optionally the test and bench plugins. */
 export async function pluginSourceDirs(options: { includeTests?: boolean } = {}): Promise<string[]> {
   const roots = [join(PROJECT_ROOT, "plugins")];
-  if (options.includeTests) roots.push(join(PROJECT_ROOT, "test", "plugins"));
+  if (options.includeTests) roots.push(join(PROJECT_ROOT, "test", "plugins"), join(PROJECT_ROOT, "bench", "plugins"));
   const dirs: string[] = [];
   for (const root of roots) {
     let names: string[];

@@ -28,6 +28,9 @@ const PORT_CLONE = 2;
 
 export const DEFAULT_CHANNEL_BYTES = 1 << 20;
 
+/** `poll` found no response yet. */
+export const NOT_READY: unique symbol = Symbol("not ready");
+
 export class ChannelClosedError extends Error {
   constructor() {
     super("channel closed");
@@ -43,6 +46,8 @@ export class Channel {
   readonly #control: Int32Array;
   readonly #data: Uint8Array;
   readonly #port: MessagePort;
+  #server: ((message: unknown) => Promise<unknown>) | undefined;
+  #serving = false;
 
   constructor(buffer: SharedArrayBuffer, port: MessagePort) {
     this.#control = new Int32Array(buffer, 0, 4);
@@ -85,6 +90,30 @@ export class Channel {
     return response;
   }
 
+  /** Sends a request without waiting (main side); pair with `poll` and `wait`. */
+  send(message: unknown, options: { clone?: boolean } = {}): void {
+    this.#put(message, options.clone ?? false);
+    this.#signal(REQUEST);
+  }
+
+  /** The response if it has arrived, else `NOT_READY`. Throws once the channel is closed. */
+  poll(): unknown {
+    const state = Atomics.load(this.#control, STATE);
+    if (state === DEAD) throw new ChannelClosedError();
+    if (state !== RESPONSE) return NOT_READY;
+    const response = this.#take();
+    Atomics.store(this.#control, STATE, IDLE);
+    return response;
+  }
+
+  /** Resolves when the state word changes (or at once if it already has). */
+  async wait(): Promise<void> {
+    const state = Atomics.load(this.#control, STATE);
+    if (state === RESPONSE || state === DEAD) return;
+    const waited = Atomics.waitAsync(this.#control, STATE, state);
+    if (waited.async) await waited.value;
+  }
+
   /** Serves requests until closed, blocking between them (worker side). */
   async serveBlocking(serve: (message: unknown) => unknown): Promise<void> {
     for (;;) {
@@ -100,20 +129,46 @@ export class Channel {
     }
   }
 
-  /** Serves requests until closed, awaiting between them (main side). */
+  /**
+   * Serves requests until closed, awaiting between them (main side). `serveReady` may also be
+   * called from elsewhere (a poll loop) to pick a request up sooner than `waitAsync` would.
+   */
   async serveAsync(serve: (message: unknown) => Promise<unknown>): Promise<void> {
+    this.#server = serve;
     for (;;) {
       const state = Atomics.load(this.#control, STATE);
       if (state === DEAD) return;
-      if (state !== REQUEST) {
-        const waited = Atomics.waitAsync(this.#control, STATE, state);
-        if (waited.async) await waited.value;
+      if (state === REQUEST && !this.#serving) {
+        this.serveReady();
         continue;
       }
-      const response = await serve(this.#take());
-      if (Atomics.load(this.#control, STATE) === DEAD) return;
-      this.#respond(response);
+      const waited = Atomics.waitAsync(this.#control, STATE, state);
+      if (waited.async) await waited.value;
     }
+  }
+
+  /** True while a request is being served. */
+  get serving(): boolean {
+    return this.#serving;
+  }
+
+  /** Starts serving a waiting request, if there is one and none is being served. */
+  serveReady(): boolean {
+    const serve = this.#server;
+    if (!serve || this.#serving || Atomics.load(this.#control, STATE) !== REQUEST) return false;
+    this.#serving = true;
+    const request = this.#take();
+    void serve(request).then(
+      (response) => this.#finishServing(response),
+      (error: unknown) => this.#finishServing({ ok: false, error: { tag: "io", val: `host call failed: ${(error as Error).message}` } }),
+    );
+    return true;
+  }
+
+  #finishServing(response: unknown): void {
+    this.#serving = false;
+    if (Atomics.load(this.#control, STATE) === DEAD) return;
+    this.#respond(response);
   }
 
   /** Wakes both sides for good. */

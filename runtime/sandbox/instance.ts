@@ -27,6 +27,7 @@ export class Instance {
   #state: InstanceState = "ready";
   #lost = false;
   #host: InstanceHost;
+  #lastGuestUs = 0;
 
   constructor(plugin: SandboxPlugin, placement: { guestId: number; worker: WorkerHandle }, host: InstanceHost) {
     this.plugin = plugin;
@@ -47,6 +48,10 @@ export class Instance {
   }
   get worker(): WorkerHandle {
     return this.#worker;
+  }
+  /** How long the last task took inside the worker (guest code plus its host calls), in µs. */
+  get lastGuestUs(): number {
+    return this.#lastGuestUs;
   }
 
   bind(binding: Binding): void {
@@ -102,6 +107,7 @@ export class Instance {
         this.destroy(error instanceof SandboxError ? error.code : "failed");
         throw error;
       }
+      this.#lastGuestUs = reply.elapsedUs;
       return this.#unwrap(reply);
     }
   }

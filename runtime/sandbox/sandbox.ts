@@ -38,6 +38,7 @@ export class Sandbox {
       memoryMaxMb: options.memoryMaxMb ?? 256,
       maxHeapMb: options.maxHeapMb ?? 512,
       poolSize: options.poolSize ?? 1,
+      spinMs: options.spinMs ?? 0.5,
     };
     this.#onEvent = options.onEvent ?? (() => {});
     this.#host = {
@@ -225,6 +226,7 @@ export class Sandbox {
     return new WorkerHandle(this.#nextWorkerId++, {
       maxResultBytes: this.options.maxResultBytes,
       maxHeapMb: this.options.maxHeapMb,
+      spinMs: this.options.spinMs,
       serveHostCall: (request) => this.#serve(request),
       onExit: (handle, reason) => this.#onWorkerExit(handle, reason),
     });

@@ -63,7 +63,7 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
   const started = performance.now();
   const done = (reply: { ok: true; value: unknown } | { ok: false; failure: GuestFailure }): WorkerReply => ({
     ...reply,
-    elapsedUs: Math.round((performance.now() - started) * 1000),
+    elapsedUs: Math.round((performance.now() - started) * 10_000) / 10,
   });
   switch (task.type) {
     case "ping":

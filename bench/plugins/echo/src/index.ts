@@ -1,0 +1,24 @@
+// Minimal on purpose: describe makes no host call, so its core module can also be
+// instantiated with stub imports for the raw-wasm floor.
+import { mounts } from "clawhive:host/fs@0.1.0";
+
+const descriptors = [
+  { name: "echo", description: "Returns its input.", inputSchema: '{"type":"object"}', capabilities: [] as string[], risk: "safe" as const },
+  { name: "hostloop", description: "Makes n host calls.", inputSchema: '{"type":"object"}', capabilities: ["fs.read"], risk: "safe" as const },
+];
+
+export const tools = {
+  describe() {
+    return descriptors;
+  },
+  call(name: string, input: string): string {
+    if (name === "echo") return input;
+    if (name === "hostloop") {
+      const n = Number((JSON.parse(input) as { n?: number }).n ?? 1);
+      let seen = 0;
+      for (let i = 0; i < n; i++) seen += mounts().length;
+      return JSON.stringify({ n, seen });
+    }
+    throw { tag: "not-found", val: `no tool ${name}` };
+  },
+};
