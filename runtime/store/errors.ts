@@ -1,0 +1,55 @@
+import { ClawhiveError } from "../errors.js";
+
+/**
+ * Why a store call failed. `store_busy`: another connection held the lock past the busy
+ * timeout; `store_constraint`: a constraint (primary key, unique, foreign key, check) refused a
+ * write; `store_closed`: the store was closed; `store_failed`: anything else the database said;
+ * `migration_mismatch`: an applied migration differs from the code's.
+ */
+export type StoreErrorCode =
+  | "store_busy"
+  | "store_constraint"
+  | "store_closed"
+  | "store_failed"
+  | "migration_mismatch";
+
+export class StoreError extends ClawhiveError {
+  declare readonly code: StoreErrorCode;
+  /** The SQLite result code name when the database gave one, e.g. `SQLITE_CONSTRAINT_PRIMARYKEY`. */
+  readonly sqliteCode: string | undefined;
+
+  constructor(code: StoreErrorCode, message: string, options: { sqliteCode?: string; cause?: unknown } = {}) {
+    super(code, message, { status: code === "store_busy" ? 503 : 500, cause: options.cause });
+    this.sqliteCode = options.sqliteCode;
+  }
+}
+
+/**
+ * Wraps what a driver threw (libsql's `SqliteError`, `@libsql/client`'s `LibsqlError`, or a
+ * network error) into a `StoreError`, keeping the SQLite code so callers can tell a busy database
+ * from a constraint without parsing messages.
+ */
+export function toStoreError(error: unknown, context: string): StoreError {
+  if (error instanceof StoreError) return error;
+  const sqliteCode = sqliteCodeOf(error);
+  const detail = error instanceof Error ? error.message : String(error);
+  const message = `${context}: ${detail}`;
+  if (sqliteCode === undefined) return new StoreError("store_failed", message, { cause: error });
+  return new StoreError(codeFor(sqliteCode), message, { sqliteCode, cause: error });
+}
+
+function codeFor(sqliteCode: string): StoreErrorCode {
+  if (sqliteCode.startsWith("SQLITE_BUSY") || sqliteCode.startsWith("SQLITE_LOCKED")) return "store_busy";
+  if (sqliteCode.startsWith("SQLITE_CONSTRAINT")) return "store_constraint";
+  if (sqliteCode === "CLIENT_CLOSED") return "store_closed";
+  return "store_failed";
+}
+
+// libsql puts the extended name in `code`; @libsql/client puts the primary name in `code` and the
+// extended one in `extendedCode`. Prefer the extended name: it says which constraint failed.
+function sqliteCodeOf(error: unknown): string | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const record = error as { code?: unknown; extendedCode?: unknown };
+  if (typeof record.extendedCode === "string" && record.extendedCode !== "") return record.extendedCode;
+  return typeof record.code === "string" && record.code !== "" ? record.code : undefined;
+}

@@ -1,0 +1,23 @@
+/** The store room: libSQL connections (embedded file, `:memory:`, server) and migrations. */
+export { openStore } from "./open.js";
+export type { OpenStoreOptions } from "./open.js";
+export { applyMigrations } from "./migrations.js";
+export type { Migration, MigrationReport } from "./migrations.js";
+export { StoreError } from "./errors.js";
+export type { StoreErrorCode } from "./errors.js";
+export { systemClock } from "./clock.js";
+export type { Clock } from "./clock.js";
+export { parseStoreUrl } from "./url.js";
+export type { StoreLocation } from "./url.js";
+export type {
+  BatchOptions,
+  QueryResult,
+  Row,
+  SqlArgs,
+  SqlExecutor,
+  SqlValue,
+  Statement,
+  Store,
+  StoreKind,
+  TransactionMode,
+} from "./types.js";

@@ -1,0 +1,88 @@
+import { InvalidInputError } from "../errors.js";
+import type { Clock } from "./clock.js";
+import { ClientStore } from "./client.js";
+import { EmbeddedStore } from "./embedded.js";
+import { StoreError } from "./errors.js";
+import { applyMigrations } from "./migrations.js";
+import type { Migration } from "./migrations.js";
+import type { Store } from "./types.js";
+import { describeLocation, parseStoreUrl } from "./url.js";
+import type { StoreLocation } from "./url.js";
+
+export interface OpenStoreOptions {
+  /** `file:<path>` (the embedded default), `:memory:`, or a `libsql://` / `https://` server URL. */
+  readonly url: string;
+  /** For a server URL. Never put it in the URL: URLs reach logs. */
+  readonly authToken?: string;
+  /**
+   * How long a local write waits for another connection's lock before failing with
+   * `store_busy`. Default 5000 ms: without one, a second process on the same file fails at once.
+   */
+  readonly busyTimeoutMs?: number;
+  /**
+   * Local files only. `normal` (default): in WAL mode a commit is durable once `write()` returns,
+   * so it survives a kill of the process but not a power loss or kernel crash. `full` also
+   * fsyncs the WAL at every commit: durable against power loss, at a much higher cost per commit.
+   */
+  readonly synchronous?: "normal" | "full";
+  /** Applied in order before the store is returned (see `applyMigrations`). */
+  readonly migrations?: readonly Migration[];
+  /**
+   * Files and `:memory:` default to `embedded`; a server URL always uses `client`. Choosing
+   * `client` for a file runs the server driver's code path locally (the conformance suite does).
+   */
+  readonly driver?: "embedded" | "client";
+  readonly clock?: Clock;
+  /** Resolves a relative `file:` path; default `process.cwd()`. */
+  readonly cwd?: string;
+}
+
+/** Opens a store, configures a local database (WAL, busy timeout, foreign keys) and migrates it. */
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  const location = parseStoreUrl(options.url, options.cwd === undefined ? {} : { cwd: options.cwd });
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new InvalidInputError(`busyTimeoutMs: ${busyTimeoutMs} must be a non-negative integer`, { field: "busyTimeoutMs" });
+  }
+  const store = createDriver(location, { ...options, busyTimeoutMs });
+  try {
+    if (location.kind !== "remote") await configureLocal(store, { busyTimeoutMs, synchronous: options.synchronous ?? "normal" });
+    if (options.migrations !== undefined && options.migrations.length > 0) {
+      await applyMigrations(store, options.migrations, options.clock === undefined ? {} : { clock: options.clock });
+    }
+    return store;
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+function createDriver(location: StoreLocation, options: OpenStoreOptions & { busyTimeoutMs: number }): Store {
+  const shown = describeLocation(location);
+  if (location.kind === "remote" || options.driver === "client") {
+    return new ClientStore({
+      kind: location.kind,
+      url: location.url,
+      location: shown,
+      busyTimeoutMs: options.busyTimeoutMs,
+      ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
+    });
+  }
+  const path = location.kind === "file" ? location.path : ":memory:";
+  return new EmbeddedStore({ kind: location.kind, path, location: shown, busyTimeoutMs: options.busyTimeoutMs });
+}
+
+async function configureLocal(store: Store, options: { busyTimeoutMs: number; synchronous: "normal" | "full" }): Promise<void> {
+  // Set even though the driver was given the timeout: the pragma is what SQLite reads, and tests
+  // check it here.
+  await store.execute(`PRAGMA busy_timeout = ${options.busyTimeoutMs}`);
+  await store.execute("PRAGMA foreign_keys = ON");
+  if (store.kind !== "file") return;
+  const mode = await store.execute("PRAGMA journal_mode = WAL");
+  const journal = String(mode.rows[0]?.journal_mode ?? "");
+  if (journal.toLowerCase() !== "wal") {
+    // WAL needs shared memory beside the file; some network filesystems cannot provide it.
+    throw new StoreError("store_failed", `store ${store.location}: could not switch to WAL (journal_mode is ${journal}); put the file on a local filesystem`);
+  }
+  await store.execute(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+}
