@@ -1,0 +1,40 @@
+import { createHash } from "node:crypto";
+import { canonicalJson } from "./json.js";
+import { BODY_COLUMNS } from "./schema.js";
+import type { BodyColumn, RecordBody } from "./schema.js";
+
+/** The prev_hash of the first record. */
+export const GENESIS_HASH = "0".repeat(64);
+
+const DOMAIN = "clawhive-audit-v1";
+
+/**
+ * The canonical text of a record's content. Built from the values exactly as stored, so
+ * `verify()` recomputes it from a row without knowing how the writer produced them.
+ */
+export function bodyText(body: RecordBody): string {
+  // Equal to canonicalJson of the body object, written directly: the columns are fixed and their
+  // values are only strings, finite numbers and null, so the keys can be sorted once.
+  let out = "{";
+  for (let i = 0; i < SORTED_COLUMNS.length; i++) {
+    const column = SORTED_COLUMNS[i] as BodyColumn;
+    const value = body[column];
+    if (value === undefined) throw new TypeError(`audit record body: column ${column} is missing`);
+    if (typeof value === "number" && !Number.isFinite(value)) return canonicalJson(body);
+    out += (KEY_PREFIXES[i] as string) + (value === null ? "null" : JSON.stringify(value));
+  }
+  return `${out}}`;
+}
+
+const SORTED_COLUMNS: readonly BodyColumn[] = [...BODY_COLUMNS].sort();
+const KEY_PREFIXES = SORTED_COLUMNS.map((column, i) => `${i === 0 ? "" : ","}${JSON.stringify(column)}:`);
+
+/**
+ * sha256 over the domain tag, the record's seq, the previous record's hash and its canonical
+ * content, newline-separated (seq is digits and the hash hex, so the framing is unambiguous).
+ * Covering seq means moving a record to another position changes its hash; covering prev_hash
+ * chains it to everything before.
+ */
+export function chainHash(seq: number, prevHash: string, body: string): string {
+  return createHash("sha256").update(`${DOMAIN}\n${seq}\n${prevHash}\n${body}`).digest("hex");
+}

@@ -1,0 +1,175 @@
+import { StoreError } from "../store/index.js";
+import type { Statement, Store } from "../store/index.js";
+import { bodyText, chainHash, GENESIS_HASH } from "./chain.js";
+import { AuditError } from "./errors.js";
+import { ALL_COLUMNS, BODY_COLUMNS, INSERT_SQL } from "./schema.js";
+import type { RecordBody } from "./schema.js";
+import type { ChainHead } from "./types.js";
+
+export interface ChainedBody {
+  readonly seq: number;
+  readonly prevHash: string;
+  readonly hash: string;
+  readonly body: RecordBody;
+}
+
+export interface GroupCommitStats {
+  readonly batches: number;
+  readonly records: number;
+  /** Batches retried because another writer (process or store handle) took the next seq first. */
+  readonly conflicts: number;
+}
+
+interface Pending {
+  readonly body: RecordBody;
+  readonly text: string;
+  readonly resolve: (row: ChainedBody) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+const HEAD_SQL = "SELECT seq, hash FROM audit_records ORDER BY seq DESC LIMIT 1";
+
+/**
+ * Group commit for the audit chain. Appends that arrive while the event loop is busy are queued
+ * and written by one transaction on the next turn (`setImmediate`), or at once when `maxBatch`
+ * are pending; each caller's promise settles when its batch commits or fails. One flush runs at a
+ * time and the queue is FIFO, so within a process the chain order is the order of the calls.
+ *
+ * Across processes (or two store handles) the head is optimistic: the writer chains from the head
+ * it last wrote and inserts seq = head + 1. If another writer got there first, the primary key
+ * refuses the insert, the whole batch rolls back, and the writer re-reads the head and rechains.
+ * This needs no transaction held across awaits, so it behaves the same embedded and over a
+ * server (one batch request), and two handles in one process never block each other's thread.
+ */
+export class GroupCommit {
+  readonly #store: Store;
+  readonly #maxBatch: number;
+  readonly #maxAttempts: number;
+  #pending: Pending[] = [];
+  #scheduled = false;
+  #flushing: Promise<void> | null = null;
+  /** undefined: unknown, read it; null: the table is empty. */
+  #head: ChainHead | null | undefined = undefined;
+  #stats = { batches: 0, records: 0, conflicts: 0 };
+
+  constructor(store: Store, options: { maxBatch: number; maxAttempts?: number }) {
+    this.#store = store;
+    this.#maxBatch = options.maxBatch;
+    this.#maxAttempts = options.maxAttempts ?? 100;
+  }
+
+  get stats(): GroupCommitStats {
+    return { ...this.#stats };
+  }
+
+  append(body: RecordBody): Promise<ChainedBody> {
+    // Serialise now, in the caller's turn: a body that cannot be hashed fails its own caller
+    // rather than the batch it would have joined.
+    const text = bodyText(body);
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ body, text, resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  /** Resolves once everything queued so far has been written or has failed. */
+  async drain(): Promise<void> {
+    while (this.#pending.length > 0 || this.#flushing !== null) {
+      await (this.#flushing ?? this.#flushNow());
+    }
+  }
+
+  #schedule(): void {
+    if (this.#flushing !== null || this.#scheduled) return;
+    if (this.#pending.length >= this.#maxBatch) {
+      void this.#flushNow();
+      return;
+    }
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      if (this.#flushing === null) void this.#flushNow();
+    });
+  }
+
+  #flushNow(): Promise<void> {
+    const batch = this.#pending.splice(0, this.#maxBatch);
+    const flushing = this.#write(batch).finally(() => {
+      this.#flushing = null;
+      if (this.#pending.length > 0) this.#schedule();
+    });
+    this.#flushing = flushing;
+    return flushing;
+  }
+
+  async #write(batch: readonly Pending[]): Promise<void> {
+    if (batch.length === 0) return;
+    try {
+      const rows = await this.#commit(batch);
+      this.#stats.batches++;
+      this.#stats.records += rows.length;
+      rows.forEach((row, i) => batch[i]?.resolve(row));
+    } catch (error) {
+      // The head is unknown after a failure; read it again before the next batch.
+      this.#head = undefined;
+      const failure = toAuditError(error, batch.length);
+      for (const item of batch) item.reject(failure);
+    }
+  }
+
+  async #commit(batch: readonly Pending[]): Promise<ChainedBody[]> {
+    for (let attempt = 1; ; attempt++) {
+      const head = this.#head === undefined ? await this.#readHead() : this.#head;
+      const rows = chain(batch, head);
+      try {
+        await this.#store.batch(rows.map(insertStatement), { mode: "write" });
+        const last = rows[rows.length - 1] as ChainedBody;
+        this.#head = { seq: last.seq, hash: last.hash };
+        return rows;
+      } catch (error) {
+        if (!(await this.#lostRace(error, head)) || attempt >= this.#maxAttempts) throw error;
+        this.#stats.conflicts++;
+      }
+    }
+  }
+
+  /** A primary-key refusal because another writer advanced the head: chain again from there. */
+  async #lostRace(error: unknown, used: ChainHead | null): Promise<boolean> {
+    if (!(error instanceof StoreError) || error.code !== "store_constraint") return false;
+    const head = await this.#readHead();
+    return (head?.seq ?? 0) > (used?.seq ?? 0);
+  }
+
+  async #readHead(): Promise<ChainHead | null> {
+    const result = await this.#store.execute(HEAD_SQL);
+    const row = result.rows[0];
+    this.#head = row === undefined ? null : { seq: Number(row.seq), hash: String(row.hash) };
+    return this.#head;
+  }
+}
+
+function chain(batch: readonly Pending[], head: ChainHead | null): ChainedBody[] {
+  let seq = head?.seq ?? 0;
+  let prevHash = head?.hash ?? GENESIS_HASH;
+  return batch.map((item) => {
+    seq++;
+    const hash = chainHash(seq, prevHash, item.text);
+    const row = { seq, prevHash, hash, body: item.body };
+    prevHash = hash;
+    return row;
+  });
+}
+
+function insertStatement(row: ChainedBody): Statement {
+  const args: (string | number | null)[] = [row.seq, row.prevHash, row.hash];
+  for (const column of BODY_COLUMNS) args.push(row.body[column]);
+  if (args.length !== ALL_COLUMNS.length) throw new Error("audit insert: column count drifted from the schema");
+  return { sql: INSERT_SQL, args };
+}
+
+function toAuditError(error: unknown, size: number): AuditError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return new AuditError("audit_write_failed", `audit append: the batch of ${size} record(s) was not written: ${detail}`, {
+    cause: error,
+  });
+}

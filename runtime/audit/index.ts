@@ -1,0 +1,36 @@
+/** The audit room: the append-only, hash-chained log of every ToolCall and host-proxy call. */
+export { openAuditLog, LibsqlAuditLog } from "./libsql-audit-log.js";
+export type { AuditLogOptions } from "./libsql-audit-log.js";
+export { withAudit } from "./with-audit.js";
+export type { AuditedEffect } from "./with-audit.js";
+export { auditMigrations } from "./schema.js";
+export { AuditError } from "./errors.js";
+export type { AuditErrorCode } from "./errors.js";
+export { canonicalJson } from "./json.js";
+export type { JsonValue } from "./json.js";
+export { DEFAULT_SECRET_KEYS, REDACTED } from "./redact.js";
+export type { RedactionOptions, RedactionSubject } from "./redact.js";
+export type { GroupCommitStats } from "./group-commit.js";
+export type {
+  AuditDecision,
+  AuditErrorInfo,
+  AuditKind,
+  AuditLog,
+  AuditPage,
+  AuditQuery,
+  AuditRecord,
+  AuditStatus,
+  AuditSubject,
+  ChainHead,
+  Denial,
+  DenialInput,
+  HostCallRef,
+  InFlightIntent,
+  IntentInput,
+  OutcomeInput,
+  ToolCallRef,
+  VerifyIssue,
+  VerifyIssueKind,
+  VerifyOptions,
+  VerifyReport,
+} from "./types.js";

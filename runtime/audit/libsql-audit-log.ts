@@ -1,0 +1,112 @@
+import { applyMigrations, systemClock } from "../store/index.js";
+import type { Clock, Store } from "../store/index.js";
+import { denialBody, intentBody, outcomeBody } from "./body.js";
+import { AuditError } from "./errors.js";
+import { GroupCommit } from "./group-commit.js";
+import type { ChainedBody, GroupCommitStats } from "./group-commit.js";
+import { buildQuery, encodeCursor } from "./query.js";
+import { toRecord, rowToRecord } from "./record.js";
+import { Redactor } from "./redact.js";
+import type { RedactionOptions } from "./redact.js";
+import { auditMigrations } from "./schema.js";
+import type { RecordBody } from "./schema.js";
+import type {
+  AuditLog,
+  AuditPage,
+  AuditQuery,
+  AuditRecord,
+  DenialInput,
+  IntentInput,
+  OutcomeInput,
+  VerifyOptions,
+  VerifyReport,
+} from "./types.js";
+import { verifyChain } from "./verify.js";
+
+export interface AuditLogOptions {
+  readonly clock?: Clock;
+  readonly redaction?: RedactionOptions;
+  /** Most records per commit. Default 256. */
+  readonly maxBatch?: number;
+}
+
+/**
+ * Opens the audit log on a store, applying the audit migrations first (idempotent: a store the
+ * composition root already migrated costs one read).
+ */
+export async function openAuditLog(store: Store, options: AuditLogOptions = {}): Promise<LibsqlAuditLog> {
+  await applyMigrations(store, auditMigrations, options.clock === undefined ? {} : { clock: options.clock });
+  return new LibsqlAuditLog(store, options);
+}
+
+/** The `AuditLog` on libSQL: group-committed, hash-chained appends into `audit_records`. */
+export class LibsqlAuditLog implements AuditLog {
+  readonly #store: Store;
+  readonly #clock: Clock;
+  readonly #redactor: Redactor;
+  readonly #writer: GroupCommit;
+  // Outcomes already appended in this process: a second one for an intent is a caller bug.
+  readonly #settled = new WeakSet<AuditRecord>();
+  #closed = false;
+
+  /** Use `openAuditLog`, which migrates the store first. */
+  constructor(store: Store, options: AuditLogOptions = {}) {
+    this.#store = store;
+    this.#clock = options.clock ?? systemClock;
+    this.#redactor = new Redactor(options.redaction);
+    this.#writer = new GroupCommit(store, { maxBatch: options.maxBatch ?? 256 });
+  }
+
+  get stats(): GroupCommitStats {
+    return this.#writer.stats;
+  }
+
+  appendIntent(intent: IntentInput): Promise<AuditRecord> {
+    return this.#append(() => intentBody(intent, this.#context()));
+  }
+
+  async appendOutcome(intent: AuditRecord, outcome: OutcomeInput): Promise<AuditRecord> {
+    if (this.#settled.has(intent)) {
+      throw new AuditError("audit_outcome_failed", `audit outcome: intent ${intent.seq} already has an outcome; record it once`);
+    }
+    this.#settled.add(intent);
+    try {
+      return await this.#append(() => outcomeBody(intent, outcome, this.#context()));
+    } catch (error) {
+      this.#settled.delete(intent);
+      throw error;
+    }
+  }
+
+  appendDenial(denial: DenialInput): Promise<AuditRecord> {
+    return this.#append(() => denialBody(denial, this.#context()));
+  }
+
+  async query(query: AuditQuery = {}): Promise<AuditPage> {
+    const { statement, limit, order } = buildQuery(query);
+    const result = await this.#store.execute(statement);
+    const records = result.rows.slice(0, limit).map(rowToRecord);
+    const last = records[records.length - 1];
+    const more = result.rows.length > limit;
+    return { records, nextCursor: more && last !== undefined ? encodeCursor(last.seq, order) : null };
+  }
+
+  verify(options: VerifyOptions = {}): Promise<VerifyReport> {
+    return verifyChain(this.#store, options);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#writer.drain();
+  }
+
+  async #append(build: () => RecordBody): Promise<AuditRecord> {
+    if (this.#closed) throw new AuditError("audit_closed", "audit append: the log is closed; the effect must not run");
+    const chained: ChainedBody = await this.#writer.append(build());
+    return toRecord(chained, chained.body);
+  }
+
+  #context(): { redactor: Redactor; at: number } {
+    return { redactor: this.#redactor, at: this.#clock.now() };
+  }
+}

@@ -1,0 +1,202 @@
+import type { JsonValue } from "./json.js";
+
+export type AuditKind = "tool_call" | "host_call";
+/** `intent`: an allowed effect about to run; `ok`/`error`: its outcome; `denied`: refused, one record. */
+export type AuditStatus = "intent" | "ok" | "error" | "denied";
+export type AuditDecision = "allow" | "deny";
+
+export interface ToolCallRef {
+  readonly id: string;
+  readonly name: string;
+}
+
+export interface HostCallRef {
+  /** The proxy, e.g. `fs`, `http`. */
+  readonly proxy: string;
+  /** The proxy function, e.g. `read-file`. */
+  readonly function: string;
+}
+
+export interface Denial {
+  /** The capability that was missing, e.g. `fs.write`. */
+  readonly capability: string;
+  /** A stable reason code, e.g. `not_granted`, `approval_required`. */
+  readonly reason: string;
+  readonly message: string;
+}
+
+export interface AuditErrorInfo {
+  readonly code: string;
+  readonly message: string;
+}
+
+/** Who did what, where: the part an intent and a denial share. */
+export interface AuditSubject {
+  readonly kind: AuditKind;
+  readonly traceId: string;
+  readonly runId: string;
+  readonly agent: string;
+  readonly taskId?: string | null;
+  readonly stepId?: string | null;
+  readonly parentRunId?: string | null;
+  readonly plugin?: string | null;
+  readonly tool?: string | null;
+  /** Required for `tool_call` records. */
+  readonly toolCall?: ToolCallRef | null;
+  /** Required for `host_call` records. */
+  readonly hostCall?: HostCallRef | null;
+  /** The canonical arguments (host call) or input (tool call). Redacted before storage. */
+  readonly args?: JsonValue;
+  readonly requestedCapabilities?: readonly JsonValue[];
+  readonly grantedCapabilities?: readonly JsonValue[];
+  readonly approvalRequired?: boolean;
+  /** The policy room's word for it, e.g. `approved`, `rejected`, `expired`. */
+  readonly approvalResult?: string | null;
+}
+
+export type IntentInput = AuditSubject;
+
+export interface DenialInput extends AuditSubject {
+  readonly denial: Denial;
+}
+
+export interface OutcomeInput {
+  readonly status: "ok" | "error";
+  readonly error?: AuditErrorInfo | null;
+  /** Bytes of the result handed back (after serialisation). */
+  readonly resultSize?: number | null;
+}
+
+/** A durable record, as stored (already redacted). `seq` is its id and its place in the chain. */
+export interface AuditRecord {
+  readonly seq: number;
+  readonly prevHash: string;
+  readonly hash: string;
+  readonly kind: AuditKind;
+  readonly status: AuditStatus;
+  readonly decision: AuditDecision;
+  /** On an outcome: the seq of its intent. */
+  readonly intentSeq: number | null;
+  readonly traceId: string;
+  readonly taskId: string | null;
+  readonly runId: string;
+  readonly stepId: string | null;
+  readonly parentRunId: string | null;
+  readonly agent: string;
+  readonly plugin: string | null;
+  readonly tool: string | null;
+  readonly toolCall: ToolCallRef | null;
+  readonly hostCall: HostCallRef | null;
+  /** Canonical JSON of the redacted arguments; only a prefix of it when `argsTruncated`. */
+  readonly args: string | null;
+  readonly argsBytes: number | null;
+  readonly argsTruncated: boolean;
+  readonly requestedCapabilities: readonly JsonValue[];
+  readonly grantedCapabilities: readonly JsonValue[];
+  readonly approvalRequired: boolean;
+  readonly approvalResult: string | null;
+  readonly denial: Denial | null;
+  /** Milliseconds since the epoch; an outcome keeps its intent's start. */
+  readonly startAt: number;
+  readonly endAt: number | null;
+  readonly error: AuditErrorInfo | null;
+  readonly resultSize: number | null;
+}
+
+export interface AuditQuery {
+  readonly traceId?: string;
+  readonly runId?: string;
+  readonly agent?: string;
+  readonly tool?: string;
+  readonly kind?: AuditKind;
+  readonly status?: AuditStatus | readonly AuditStatus[];
+  /** The outcome of one intent. */
+  readonly intentSeq?: number;
+  /** `startAt >= since` (ms). */
+  readonly since?: number;
+  /** `startAt < until` (ms). */
+  readonly until?: number;
+  /** Default 100, at most 1000. */
+  readonly limit?: number;
+  /** From a previous page's `nextCursor`, with the same filters and order. */
+  readonly cursor?: string;
+  /** Chain order (`asc`, default) or newest first (`desc`). */
+  readonly order?: "asc" | "desc";
+}
+
+export interface AuditPage {
+  readonly records: readonly AuditRecord[];
+  /** Null on the last page. */
+  readonly nextCursor: string | null;
+}
+
+export interface ChainHead {
+  readonly seq: number;
+  readonly hash: string;
+}
+
+export type VerifyIssueKind =
+  /** The record's stored hash does not match its content: a field was changed. */
+  | "altered"
+  /** The record's prev_hash is not the previous record's hash: a record was inserted or reordered. */
+  | "broken_link"
+  /** Seqs jump here: records before this one were deleted. */
+  | "missing"
+  /** An outcome names no earlier, still-open intent. */
+  | "orphan_outcome"
+  /** The chain does not end at the head the caller recorded earlier: records were cut off. */
+  | "head_mismatch";
+
+export interface VerifyIssue {
+  readonly seq: number;
+  readonly kind: VerifyIssueKind;
+  readonly detail: string;
+}
+
+/** An intent with no outcome: the effect was in flight when the process stopped (or still is). */
+export interface InFlightIntent {
+  readonly seq: number;
+  readonly runId: string;
+  readonly traceId: string;
+  readonly tool: string | null;
+  readonly hostCall: HostCallRef | null;
+  readonly startAt: number;
+}
+
+export interface VerifyReport {
+  /** True when no record was altered, unlinked, deleted or cut off. In-flight intents do not count. */
+  readonly ok: boolean;
+  readonly records: number;
+  readonly head: ChainHead | null;
+  readonly issues: readonly VerifyIssue[];
+  readonly inFlight: readonly InFlightIntent[];
+}
+
+export interface VerifyOptions {
+  /** A head recorded earlier (e.g. exported off-box): detects records cut from the end. */
+  readonly expectedHead?: ChainHead;
+}
+
+/**
+ * The audit log of every ToolCall and host-proxy call, allowed or denied.
+ *
+ * **Fail closed.** `appendIntent()` resolves only once the intent is durable (committed). If it
+ * rejects — a store failure, a closed log, invalid input — the caller MUST NOT run the effect:
+ * an effect without a durable intent is an unaudited effect. `withAudit()` enforces this order.
+ *
+ * An allowed effect: `appendIntent()` → effect → `appendOutcome()`. A denial: `appendDenial()`,
+ * one record, no effect. Records are append-only and hash-chained in one linear order, even with
+ * many concurrent appenders and several processes on one store.
+ */
+export interface AuditLog {
+  /** Durable before it resolves; on rejection the effect must not run. */
+  appendIntent(intent: IntentInput): Promise<AuditRecord>;
+  /** Records how the effect of `intent` ended; call it exactly once per intent. */
+  appendOutcome(intent: AuditRecord, outcome: OutcomeInput): Promise<AuditRecord>;
+  appendDenial(denial: DenialInput): Promise<AuditRecord>;
+  query(query?: AuditQuery): Promise<AuditPage>;
+  /** Walks the whole chain: altered, unlinked and missing records, and intents without outcome. */
+  verify(options?: VerifyOptions): Promise<VerifyReport>;
+  /** Waits for pending appends, then refuses new ones. Does not close the store. */
+  close(): Promise<void>;
+}
