@@ -1,0 +1,99 @@
+/**
+ * `http.fetch`: which URLs a plugin may request. The http proxy canonicalises the URL (WHATWG
+ * URL: scheme, lowercase A-label host, port with the scheme default filled in) and resolves the
+ * host; this entry decides the canonical `{scheme, host, port, method}`. Which resolved
+ * addresses are private (loopback, RFC 1918, link-local, cloud metadata) is the proxy's call;
+ * `allow_addresses` is the grant's exact list of such addresses it may still reach.
+ */
+import * as v from "valibot";
+import { strictObject } from "./strict.js";
+import { HostPatternSchema, hostMatches, hostPatternCovers, isCanonicalIp } from "./host-pattern.js";
+import { unique } from "./names.js";
+import type { CapabilityEntry, Coverage, Decision } from "./types.js";
+import { ALLOW, COVERED, deny, firstUncovered, notCovered } from "./types.js";
+
+export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+const DEFAULT_PORTS = { http: 80, https: 443 } as const;
+
+// Canonical form only: the proxy compares the resolved address as a string, so `::FFFF:a.b.c.d`
+// or `010.0.0.1` would never match and would only look like an allowance.
+const IpSchema = v.pipe(
+  v.string(),
+  v.ip("expected an IPv4 or IPv6 address"),
+  v.check(isCanonicalIp, "write the address in canonical form (lowercase, shortest IPv6, no leading zeros)"),
+);
+
+const HttpResourceSchema = strictObject({
+  schemes: v.pipe(v.optional(v.array(v.picklist(["https", "http"])), () => ["https" as const]), v.check((items) => unique(items), "schemes must be unique")),
+  hosts: v.pipe(v.array(HostPatternSchema), v.minLength(1, "expected at least one host pattern"), v.check((items) => unique(items), "host patterns must be unique")),
+  ports: v.pipe(
+    v.optional(v.array(v.pipe(v.number(), v.integer("expected an integer port"), v.minValue(1), v.maxValue(65535)))),
+    v.description("allowed ports; when absent, only each scheme's default port (443, 80)"),
+  ),
+  methods: v.pipe(v.optional(v.array(v.picklist(HTTP_METHODS)), () => ["GET" as const, "HEAD" as const]), v.check((items) => unique(items), "methods must be unique")),
+  allow_addresses: v.pipe(
+    v.optional(v.array(IpSchema), () => []),
+    v.description("private or loopback addresses a request may still reach, exactly as listed"),
+  ),
+});
+export type HttpResource = v.InferOutput<typeof HttpResourceSchema>;
+
+/** A request after the http proxy's canonicalisation: `port` always filled in. */
+export interface HttpRequest {
+  scheme: string;
+  host: string;
+  port: number;
+  method: string;
+}
+
+/** The ports a grant allows: its list, or the default port of each allowed scheme. */
+export function effectivePorts(grant: HttpResource): number[] {
+  return grant.ports ?? grant.schemes.map((s) => DEFAULT_PORTS[s]);
+}
+
+function subset<T>(outer: readonly T[], inner: readonly T[], path: string): Coverage {
+  const i = inner.findIndex((x) => !outer.includes(x));
+  return i === -1 ? COVERED : notCovered(`${path}[${i}]`, `${JSON.stringify(inner[i])} is not allowed by the wider grant`);
+}
+
+function httpCovers(outer: HttpResource, inner: HttpResource): Coverage {
+  return firstUncovered(
+    () => subset(outer.schemes, inner.schemes, "schemes"),
+    () => {
+      const i = inner.hosts.findIndex((h) => !outer.hosts.some((o) => hostPatternCovers(o, h)));
+      return i === -1 ? COVERED : notCovered(`hosts[${i}]`, `${JSON.stringify(inner.hosts[i])} is not within ${JSON.stringify(outer.hosts)}`);
+    },
+    () => subset(effectivePorts(outer), effectivePorts(inner), "ports"),
+    () => subset(outer.methods, inner.methods, "methods"),
+    () => subset(outer.allow_addresses, inner.allow_addresses, "allow_addresses"),
+  );
+}
+
+function httpMatches(grant: HttpResource, request: HttpRequest): Decision {
+  const url = `${request.method} ${request.scheme}://${request.host}:${request.port}`;
+  if (!(grant.schemes as readonly string[]).includes(request.scheme)) {
+    return deny("http.fetch", "scheme-not-allowed", `${url}: scheme ${request.scheme} is not granted (${grant.schemes.join(", ")})`);
+  }
+  if (!grant.hosts.some((p) => hostMatches(p, request.host))) {
+    return deny("http.fetch", "host-not-allowed", `${url}: host ${request.host} matches no granted host pattern`);
+  }
+  if (!effectivePorts(grant).includes(request.port)) {
+    return deny("http.fetch", "port-not-allowed", `${url}: port ${request.port} is not granted`);
+  }
+  if (!(grant.methods as readonly string[]).includes(request.method)) {
+    return deny("http.fetch", "method-not-allowed", `${url}: method ${request.method} is not granted (${grant.methods.join(", ")})`);
+  }
+  return ALLOW;
+}
+
+export const httpFetch: CapabilityEntry<HttpResource, HttpRequest> = {
+  name: "http.fetch",
+  description: "Make HTTP requests to the granted schemes, hosts, ports and methods.",
+  resource: HttpResourceSchema,
+  defaultRisk: "guarded",
+  riskReason:
+    "every request carries data out (even a GET, in its URL): the network is the exfiltration channel for whatever the agent has read, so it is gated like a write",
+  covers: httpCovers,
+  matches: httpMatches,
+};
