@@ -1,0 +1,103 @@
+/**
+ * The agent manifest (`capabilities/<name>.yaml`) as a valibot schema: structure and
+ * per-field syntax. Checks that span fields (checks.ts), touch the disk (host-dirs.ts) or span
+ * manifests (load.ts) run after it. This schema is also the source of `capabilities/schema.json`,
+ * so it sticks to what JSON Schema can say, plus `check`s the JSON Schema simply omits.
+ */
+import { validRange } from "semver";
+import * as v from "valibot";
+import { AgentNameListSchema, AgentNameSchema, CapabilityGrantSchema, NAME_MESSAGE, NAME_REGEX, strictObject, unique } from "../policy/catalogue/index.js";
+import { RiskSchema } from "../plugins/manifest.js";
+import { DANGER_IDS } from "./danger-ids.js";
+
+/** Same rule as plugin manifests' tool names (runtime/plugins/manifest.ts). */
+const TOOL_REGEX = /^[a-z][a-z0-9_]{0,62}$/;
+const TOOL_MESSAGE = "expected a tool name: a lowercase letter, then lowercase letters, digits or '_'";
+/** `plugin.tool`, e.g. `files.write_file`. */
+const TOOL_REF_REGEX = /^[a-z][a-z0-9-]{0,62}\.[a-z][a-z0-9_]{0,62}$/;
+
+const int = (min: number, max: number) => v.pipe(v.number(), v.integer("expected a whole number"), v.minValue(min), v.maxValue(max));
+
+const ModelSchema = strictObject({
+  provider: v.picklist(["openai", "anthropic", "openai-compatible"]),
+  id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/, "expected a model id like claude-sonnet-4-5 or gpt-4.1")),
+  base_url: v.pipe(
+    v.optional(v.pipe(v.string(), v.url("expected an absolute URL like https://api.example.com/v1"))),
+    v.description("required for openai-compatible; https unless the host is loopback"),
+  ),
+  api_key_secret: v.pipe(
+    v.optional(
+      v.pipe(
+        v.string(),
+        // Checked before the name rule: a pasted key gets the message that matters.
+        v.check((s) => !/^(sk-|sk_|xai-|AIza)/.test(s) && s.length <= 63, "this looks like an API key: store the key as a secret and put the secret's name here"),
+        v.regex(/^[a-z][a-z0-9_-]{0,62}$/, "expected the name of a stored secret: lowercase letters, digits, '_' or '-'"),
+      ),
+    ),
+    v.description("the name of the secret holding the API key; never the key itself"),
+  ),
+  max_tokens: v.optional(int(1, 1_000_000), 4096),
+  temperature: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(2))),
+});
+
+const PluginRefSchema = strictObject({
+  name: v.pipe(v.string(), v.regex(NAME_REGEX, NAME_MESSAGE)),
+  version: v.pipe(
+    v.string(),
+    v.check((s) => s.trim() !== "" && validRange(s) !== null, "expected a semver range like ^1.2.0, ~0.3 or >=1 <2"),
+    v.description("semver range of acceptable plugin versions"),
+  ),
+  tools: v.pipe(
+    v.optional(v.pipe(v.array(v.pipe(v.string(), v.regex(TOOL_REGEX, TOOL_MESSAGE))), v.minLength(1), v.check((items) => unique(items), "tool names must be unique"))),
+    v.description("the plugin tools offered to the model; all of them when absent"),
+  ),
+});
+
+const ToolRefSchema = v.pipe(v.string(), v.regex(TOOL_REF_REGEX, "expected plugin.tool, e.g. files.write_file"));
+
+const LimitsSchema = strictObject({
+  max_tool_rounds: v.optional(int(1, 1000), 20),
+  run_timeout_ms: v.optional(int(1000, 86_400_000), 600_000),
+  call_timeout_ms: v.optional(int(100, 3_600_000), 30_000),
+  memory_mb: v.pipe(v.optional(int(16, 4096), 256), v.description("wasm memory cap per plugin instance")),
+});
+
+const ApprovalsSchema = strictObject({
+  guarded: v.pipe(
+    v.optional(v.picklist(["ask", "run"]), "ask"),
+    v.description("default scope of an approval of a Guarded ToolCall: ask = this call only (once), run = the rest of the run"),
+  ),
+  expiry_minutes: v.optional(int(1, 10_080), 60),
+  raise_risk: v.optional(v.array(strictObject({ tool: ToolRefSchema, to: RiskSchema })), () => []),
+  lower_risk: v.pipe(
+    v.optional(v.array(strictObject({ tool: ToolRefSchema, to: RiskSchema, acknowledged: v.optional(v.boolean()) })), () => []),
+    v.description("each entry needs acknowledged: true"),
+  ),
+});
+
+export const AgentManifestSchema = strictObject({
+  name: AgentNameSchema,
+  description: v.pipe(v.string(), v.minLength(1, "expected a description"), v.maxLength(500)),
+  model: ModelSchema,
+  system_prompt: v.pipe(v.string(), v.minLength(1, "expected a system prompt"), v.maxLength(100_000)),
+  plugins: v.optional(v.array(PluginRefSchema), () => []),
+  grants: v.pipe(v.optional(CapabilityGrantSchema, () => ({})), v.description("capability → resource; what is absent is denied")),
+  limits: v.optional(LimitsSchema, () => ({})),
+  approvals: v.optional(ApprovalsSchema, () => ({})),
+  sub_agents: v.optional(AgentNameListSchema, () => []),
+  skills: v.optional(
+    v.pipe(v.array(v.pipe(v.string(), v.regex(NAME_REGEX, NAME_MESSAGE))), v.check((items) => unique(items), "skill names must be unique")),
+    () => [],
+  ),
+  acknowledge: v.pipe(
+    v.optional(v.pipe(v.array(v.picklist(DANGER_IDS)), v.check((items) => unique(items), "ids must be unique")), () => []),
+    v.description("ids of dangerous combinations the author accepts"),
+  ),
+});
+
+export type AgentManifestInput = v.InferInput<typeof AgentManifestSchema>;
+export type AgentManifest = v.InferOutput<typeof AgentManifestSchema>;
+export type AgentModel = AgentManifest["model"];
+export type AgentPluginRef = AgentManifest["plugins"][number];
+export type AgentLimits = AgentManifest["limits"];
+export type AgentApprovals = AgentManifest["approvals"];
