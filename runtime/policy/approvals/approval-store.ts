@@ -1,0 +1,114 @@
+import { InvalidInputError } from "../../errors.js";
+import { applyMigrations } from "../../store/index.js";
+import type { Clock, Store } from "../../store/index.js";
+import { randomUUID } from "node:crypto";
+import { consumeEffect, consumeToolCall, findDenied } from "./consume.js";
+import type { ApprovalContext } from "./context.js";
+import { decideApproval } from "./decide.js";
+import { getApproval, listApprovals, pendingForRun } from "./query.js";
+import { requestApproval } from "./request.js";
+import { approvalMigrations } from "./schema.js";
+import type {
+  Approval,
+  ApprovalRequestInput,
+  DecideInput,
+  DeniedMatch,
+  EffectMatch,
+  ListApprovalsOptions,
+  ToolCallMatch,
+} from "./types.js";
+
+export interface ApprovalStoreOptions {
+  /** Decides expiry; tests move it. */
+  readonly clock: Clock;
+  /** How long a request waits for a decision. Default 60. */
+  readonly expiryMinutes?: number;
+  /**
+   * How long an approval stays usable once granted, counted from the decision. Default
+   * `expiryMinutes`. A `run` approval lapses after it too: a long run asks again.
+   */
+  readonly approvedExpiryMinutes?: number;
+  /** Default `apr_` + a random UUID. */
+  readonly newId?: () => string;
+}
+
+const DEFAULT_EXPIRY_MINUTES = 60;
+const MINUTE_MS = 60_000;
+
+/**
+ * Approvals of Guarded ToolCalls and Unsafe effects (DESIGN: Policy), in the `approvals` table.
+ * Holds no state of its own beyond its options: every answer comes from the store, so several
+ * runtime nodes sharing a libSQL server see one set of approvals.
+ */
+export class ApprovalStore {
+  readonly #ctx: ApprovalContext;
+
+  /** Applies the `approvals` migrations, then returns the store. */
+  static async open(store: Store, options: ApprovalStoreOptions): Promise<ApprovalStore> {
+    await applyMigrations(store, approvalMigrations, { clock: options.clock });
+    return new ApprovalStore(store, options);
+  }
+
+  /** For a store already migrated (`approvalMigrations` passed to `openStore`). */
+  constructor(store: Store, options: ApprovalStoreOptions) {
+    const pending = minutes(options.expiryMinutes ?? DEFAULT_EXPIRY_MINUTES, "expiryMinutes");
+    const approved = minutes(options.approvedExpiryMinutes ?? options.expiryMinutes ?? DEFAULT_EXPIRY_MINUTES, "approvedExpiryMinutes");
+    this.#ctx = {
+      store,
+      clock: options.clock,
+      newId: options.newId ?? (() => `apr_${randomUUID()}`),
+      pendingMs: pending * MINUTE_MS,
+      approvedMs: approved * MINUTE_MS,
+    };
+  }
+
+  /** Files a pending approval, or returns the pending one with the same binding. */
+  request(input: ApprovalRequestInput): Promise<Approval> {
+    return requestApproval(this.#ctx, input);
+  }
+
+  /**
+   * Records a person's decision on a pending, unexpired approval. Throws `ApprovalError`
+   * (`approval_not_found` 404, `approval_not_pending` 409, `approval_expired` 410) or
+   * `InvalidInputError` (`scope: run` on an effect, an unknown decision, no `by`).
+   */
+  decide(id: string, input: DecideInput): Promise<Approval> {
+    return decideApproval(this.#ctx, { ...input, id });
+  }
+
+  /** The approval that lets this ToolCall run (spending a `once`), or `undefined`. */
+  consumeToolCall(match: ToolCallMatch): Promise<Approval | undefined> {
+    return consumeToolCall(this.#ctx, match);
+  }
+
+  /** The single-use approval for exactly this host call (spent), or `undefined`. */
+  consumeEffect(match: EffectMatch): Promise<Approval | undefined> {
+    return consumeEffect(this.#ctx, match);
+  }
+
+  /** The newest denial covering this ToolCall or host call, or `undefined`. */
+  findDenied(match: DeniedMatch): Promise<Approval | undefined> {
+    return findDenied(this.#ctx, match);
+  }
+
+  get(id: string): Promise<Approval | undefined> {
+    return getApproval(this.#ctx, id);
+  }
+
+  /** Newest first; expired requests are reported `expired`. */
+  list(options: ListApprovalsOptions = {}): Promise<Approval[]> {
+    return listApprovals(this.#ctx, options);
+  }
+
+  /** What the run waits on, oldest first. */
+  pendingForRun(runId: string): Promise<Approval[]> {
+    return pendingForRun(this.#ctx, runId);
+  }
+}
+
+function minutes(value: number, field: string): number {
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new InvalidInputError(`${field}: ${value} must be a positive number of minutes`, { field });
+  }
+  return value;
+}

@@ -1,0 +1,22 @@
+import { ClawhiveError } from "../../errors.js";
+
+/**
+ * Why an approval could not be decided. `approval_not_found` (404): no approval has this id.
+ * `approval_not_pending` (409): someone already decided it (or it was used). `approval_expired`
+ * (410): its deadline passed; the run has to ask again.
+ */
+export type ApprovalErrorCode = "approval_not_found" | "approval_not_pending" | "approval_expired";
+
+const STATUS: Record<ApprovalErrorCode, number> = {
+  approval_not_found: 404,
+  approval_not_pending: 409,
+  approval_expired: 410,
+};
+
+export class ApprovalError extends ClawhiveError {
+  declare readonly code: ApprovalErrorCode;
+
+  constructor(code: ApprovalErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(code, message, { status: STATUS[code], cause: options.cause });
+  }
+}

@@ -1,0 +1,124 @@
+import { canonicalJson } from "../../audit/index.js";
+import { InvalidInputError } from "../../errors.js";
+import { StoreError } from "../../store/index.js";
+import type { SqlValue } from "../../store/index.js";
+import type { ApprovalContext } from "./context.js";
+import { argsHash, sha256Hex } from "./hash.js";
+import { expireDue } from "./query.js";
+import { approvalFromRow } from "./row.js";
+import { SELECT } from "./schema.js";
+import type { Approval, ApprovalRequestInput } from "./types.js";
+
+/** Same rule as agent manifests' tool references (runtime/agents/schema.ts): `plugin.tool`. */
+const TOOL_REF = /^[a-z][a-z0-9-]{0,62}\.[a-z][a-z0-9_]{0,62}$/;
+const RISKS = ["safe", "guarded", "unsafe"];
+const REQUIRED_TEXT = ["runId", "traceId", "agent", "stepId", "toolCallId", "reason"] as const;
+
+const INSERT_COLUMNS = [
+  "id", "kind", "status", "run_id", "trace_id", "agent", "parent_run_id", "step_id", "tool_call_id", "tool",
+  "input", "args_hash", "capability", "effect", "effect_hash", "risk", "reason", "context", "dedupe_key",
+  "created_at", "expires_at",
+] as const;
+const INSERT_SQL = `INSERT INTO approvals (${INSERT_COLUMNS.join(", ")}) VALUES (${INSERT_COLUMNS.map(() => "?").join(", ")})`;
+
+/**
+ * Files a pending approval, or returns the pending one with the same binding. The unique index
+ * on pending `dedupe_key` is what makes that hold across concurrent requests: a loser's insert
+ * fails on it and reads the winner's row.
+ */
+export async function requestApproval(ctx: ApprovalContext, input: ApprovalRequestInput): Promise<Approval> {
+  const row = rowFor(ctx, input);
+  // A pending row past its deadline still holds the binding's unique slot: free it first.
+  await expireDue(ctx, { dedupeKey: row.dedupe_key });
+  const existing = await pendingByKey(ctx, row.dedupe_key);
+  if (existing !== undefined) return existing;
+  try {
+    await ctx.store.execute({ sql: INSERT_SQL, args: INSERT_COLUMNS.map((c) => row[c]) });
+  } catch (error) {
+    if (!(error instanceof StoreError && error.code === "store_constraint")) throw error;
+    const winner = await pendingByKey(ctx, row.dedupe_key);
+    if (winner === undefined) throw error;
+    return winner;
+  }
+  const created = await pendingByKey(ctx, row.dedupe_key);
+  if (created === undefined) throw new Error(`approvals: inserted ${row.id} but cannot read it back`);
+  return created;
+}
+
+async function pendingByKey(ctx: ApprovalContext, dedupeKey: string): Promise<Approval | undefined> {
+  const result = await ctx.store.execute({
+    sql: `${SELECT} WHERE dedupe_key = ? AND status = 'pending' AND expires_at > ?`,
+    args: [dedupeKey, ctx.clock.now()],
+  });
+  const row = result.rows[0];
+  return row === undefined ? undefined : approvalFromRow(row);
+}
+
+type InsertRow = Record<(typeof INSERT_COLUMNS)[number], SqlValue> & { id: string; dedupe_key: string };
+
+/** Validates the request and canonicalises its arguments once: what is shown is what is hashed. */
+function rowFor(ctx: ApprovalContext, input: ApprovalRequestInput): InsertRow {
+  validate(input);
+  const inputJson = canonicalJsonOf(input.input, "input");
+  const effectJson = input.kind === "effect" ? canonicalJsonOf(input.effect, "effect") : null;
+  const args = sha256Hex(inputJson);
+  const effectHash = effectJson === null ? null : sha256Hex(effectJson);
+  const capability = input.kind === "effect" ? input.capability : null;
+  const now = ctx.clock.now();
+  return {
+    id: ctx.newId(),
+    kind: input.kind,
+    status: "pending",
+    run_id: input.runId,
+    trace_id: input.traceId,
+    agent: input.agent,
+    parent_run_id: input.parentRunId ?? null,
+    step_id: input.stepId,
+    tool_call_id: input.toolCallId,
+    tool: input.tool,
+    input: inputJson,
+    args_hash: args,
+    capability,
+    effect: effectJson,
+    effect_hash: effectHash,
+    risk: input.risk,
+    reason: input.reason,
+    context: input.context ?? null,
+    dedupe_key: argsHash([input.kind, input.runId, input.stepId, input.tool, capability, args, effectHash]),
+    created_at: now,
+    expires_at: now + ctx.pendingMs,
+  };
+}
+
+function validate(input: ApprovalRequestInput): void {
+  const kind: unknown = input.kind;
+  if (kind !== "tool_call" && kind !== "effect") {
+    throw new InvalidInputError(`kind: ${JSON.stringify(kind)} must be tool_call or effect`, { field: "kind" });
+  }
+  for (const field of REQUIRED_TEXT) {
+    const value: unknown = input[field];
+    if (typeof value !== "string" || value === "") {
+      throw new InvalidInputError(`${field}: must be a non-empty string`, { field });
+    }
+  }
+  if (!TOOL_REF.test(input.tool)) {
+    throw new InvalidInputError(`tool: ${JSON.stringify(input.tool)} must be plugin.tool, e.g. files.write_file`, { field: "tool" });
+  }
+  if (!RISKS.includes(input.risk)) {
+    throw new InvalidInputError(`risk: ${JSON.stringify(input.risk)} must be one of ${RISKS.join(", ")}`, { field: "risk" });
+  }
+  if (input.kind === "effect" && (typeof input.capability !== "string" || input.capability === "")) {
+    throw new InvalidInputError("capability: an effect approval names the capability of its host call", { field: "capability" });
+  }
+}
+
+/** Renames canonicalJson's `$…` path to the request field, so the error says which argument failed. */
+function canonicalJsonOf(value: unknown, field: "input" | "effect"): string {
+  try {
+    return canonicalJson(value);
+  } catch (error) {
+    if (!(error instanceof InvalidInputError)) throw error;
+    const path = (error.field ?? "$").replace(/^\$/, field);
+    throw new InvalidInputError(error.message.replace(/^canonical JSON \$\S*/, `${path}:`), { field: path, cause: error });
+  }
+}

@@ -1,0 +1,86 @@
+import type { Migration } from "../../store/index.js";
+
+/**
+ * The approvals table. Times are epoch ms. `dedupe_key` names the binding (kind, run, step, tool,
+ * capability, hashes) and is unique among `pending` rows, so a run that asks twice for the same
+ * thing — a retry, two runtime nodes — gets one request for the person, not two; once decided,
+ * the same binding may be asked again. The CHECKs keep an effect from ever carrying `run` scope
+ * and keep the effect columns all set or all null, whatever code writes the row.
+ */
+export const approvalMigrations: readonly Migration[] = [
+  {
+    room: "approvals",
+    version: 1,
+    name: "create approvals",
+    statements: [
+      `CREATE TABLE approvals (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('tool_call', 'effect')),
+        status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'expired', 'used')),
+        scope TEXT CHECK (scope IN ('once', 'run')),
+        run_id TEXT NOT NULL,
+        trace_id TEXT NOT NULL,
+        agent TEXT NOT NULL,
+        parent_run_id TEXT,
+        step_id TEXT NOT NULL,
+        tool_call_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        input TEXT NOT NULL,
+        args_hash TEXT NOT NULL,
+        capability TEXT,
+        effect TEXT,
+        effect_hash TEXT,
+        risk TEXT NOT NULL CHECK (risk IN ('safe', 'guarded', 'unsafe')),
+        reason TEXT NOT NULL,
+        context TEXT,
+        dedupe_key TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        decision TEXT CHECK (decision IN ('approve', 'deny')),
+        decided_by TEXT,
+        decided_at INTEGER,
+        decision_reason TEXT,
+        used_at INTEGER,
+        use_count INTEGER NOT NULL DEFAULT 0,
+        CHECK (kind = 'tool_call' OR scope IS NULL OR scope = 'once'),
+        CHECK ((kind = 'effect') = (capability IS NOT NULL AND effect IS NOT NULL AND effect_hash IS NOT NULL))
+      ) STRICT`,
+      "CREATE UNIQUE INDEX approvals_pending_binding ON approvals (dedupe_key) WHERE status = 'pending'",
+      "CREATE INDEX approvals_run_tool ON approvals (run_id, tool, status)",
+      "CREATE INDEX approvals_status_expiry ON approvals (status, expires_at)",
+    ],
+  },
+];
+
+export const COLUMNS = [
+  "id",
+  "kind",
+  "status",
+  "scope",
+  "run_id",
+  "trace_id",
+  "agent",
+  "parent_run_id",
+  "step_id",
+  "tool_call_id",
+  "tool",
+  "input",
+  "args_hash",
+  "capability",
+  "effect",
+  "effect_hash",
+  "risk",
+  "reason",
+  "context",
+  "dedupe_key",
+  "created_at",
+  "expires_at",
+  "decision",
+  "decided_by",
+  "decided_at",
+  "decision_reason",
+  "used_at",
+  "use_count",
+] as const;
+
+export const SELECT = `SELECT ${COLUMNS.join(", ")} FROM approvals`;
