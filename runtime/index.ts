@@ -2,6 +2,7 @@
 export { Runtime } from "./runtime.js";
 export type { RuntimeOptions } from "./runtime.js";
 export { Run } from "./runs/run.js";
-export type { RunGrant, RunGrantInput } from "./runs/grant.js";
-export type { RunEvent, ToolCallError, ToolCallOutcome, ToolInfo } from "./runs/types.js";
+export type { ApprovalNeeded, RunEvent, ToolCallError, ToolCallOutcome, ToolInfo } from "./runs/types.js";
+export type { CallToolOptions } from "./runs/run.js";
+export type { LeastPrivilegeReport } from "./runs/report.js";
 export { ClawhiveError, InvalidInputError, NotFoundError, ConflictError, PluginError, SandboxError } from "./errors.js";

@@ -1,63 +1,97 @@
+import { randomBytes, randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
-import { resolve } from "node:path";
-import { InvalidInputError, PluginError } from "./errors.js";
+import { join, resolve } from "node:path";
+import type { AgentManifest } from "./agents/index.js";
+import { openAuditLog, type AuditLog } from "./audit/index.js";
+import { ConflictError, InvalidInputError, NotFoundError, PluginError } from "./errors.js";
+import { ApprovalStore } from "./policy/approvals/index.js";
 import { buildPlugin } from "./plugins/build.js";
-import { defaultBuildCacheDir, pluginSourceDirs } from "./plugins/locations.js";
-import { parseRunGrant, type RunGrant } from "./runs/grant.js";
-import { Run } from "./runs/run.js";
+import { defaultBuildCacheDir, pluginSourceDirs, PROJECT_ROOT } from "./plugins/locations.js";
+import { agentMounts, defaultStoreUrl, loadAgents, parseInlineAgent, parseTaskGrants } from "./runs/agent-setup.js";
+import { agentTools } from "./runs/agent-tools.js";
+import { RunRecords, runMigrations } from "./runs/records.js";
+import { Run, type RunServices } from "./runs/run.js";
 import type { ToolInfo } from "./runs/types.js";
 import { Sandbox, type SandboxOptions, type SandboxPlugin } from "./sandbox/index.js";
+import { applyMigrations, openStore, systemClock, type Clock, type Store } from "./store/index.js";
 
 export interface RuntimeOptions {
   /** Where the runtime keeps its state; relative mount paths resolve against it. */
   dataDir: string;
+  /** libSQL store: a `file:` path or a server URL. Default `file:<dataDir>/clawhive.db`. */
+  storeUrl?: string;
+  storeAuthToken?: string;
+  /** Agent manifests folder. Default: the project's `capabilities/`. */
+  agentsDir?: string;
   sandbox?: SandboxOptions;
   /** Plugin source folders to build (if needed) and load. Default: the first-party plugins. */
   pluginDirs?: string[];
   /** Node-local cache of plugin builds. Default: the project's `.clawhive/build`. */
   buildCacheDir?: string;
+  /** Secret values to keep out of the audit log. */
+  secrets?: () => string[];
+  clock?: Clock;
   /** Progress lines for long work (plugin builds). */
   onProgress?: (line: string) => void;
 }
 
 /**
- * The core every front end wraps (HTTP API, CLI, tests): loaded plugins, their tools, a sandbox,
- * and runs started on it.
+ * The core every front end wraps (HTTP API, CLI, tests): loaded plugins and agents, the store
+ * with its audit log and approvals, a sandbox, and runs started on it.
  */
 export class Runtime {
   readonly dataDir: string;
   readonly sandbox: Sandbox;
+  readonly store: Store;
+  readonly audit: AuditLog;
+  readonly approvals: ApprovalStore;
+  readonly records: RunRecords;
+  readonly clock: Clock;
   #plugins: Map<string, SandboxPlugin>;
   #tools: ToolInfo[];
+  #agents: Map<string, AgentManifest>;
   #runs = new Map<string, Run>();
   #closed = false;
 
-  private constructor(dataDir: string, sandbox: Sandbox, plugins: Map<string, SandboxPlugin>, tools: ToolInfo[]) {
-    this.dataDir = dataDir;
-    this.sandbox = sandbox;
-    this.#plugins = plugins;
-    this.#tools = tools;
+  private constructor(parts: {
+    dataDir: string;
+    sandbox: Sandbox;
+    store: Store;
+    audit: AuditLog;
+    approvals: ApprovalStore;
+    clock: Clock;
+    plugins: Map<string, SandboxPlugin>;
+    tools: ToolInfo[];
+    agents: Map<string, AgentManifest>;
+  }) {
+    this.dataDir = parts.dataDir;
+    this.sandbox = parts.sandbox;
+    this.store = parts.store;
+    this.audit = parts.audit;
+    this.approvals = parts.approvals;
+    this.records = new RunRecords(parts.store);
+    this.clock = parts.clock;
+    this.#plugins = parts.plugins;
+    this.#tools = parts.tools;
+    this.#agents = parts.agents;
   }
 
   static async create(options: RuntimeOptions): Promise<Runtime> {
     const dataDir = resolve(options.dataDir);
     await mkdir(dataDir, { recursive: true });
+    const clock = options.clock ?? systemClock;
+    const agents = await loadAgents(options.agentsDir ?? join(PROJECT_ROOT, "capabilities"), { dataDir });
+    const store = await openStore({ url: options.storeUrl ?? defaultStoreUrl(dataDir), authToken: options.storeAuthToken, clock });
     const sandbox = new Sandbox(options.sandbox);
     try {
-      const dirs = options.pluginDirs ?? (await pluginSourceDirs());
-      const plugins = new Map<string, SandboxPlugin>();
-      const tools: ToolInfo[] = [];
-      for (const dir of dirs) {
-        const artifact = await buildPlugin(dir, { cacheDir: options.buildCacheDir ?? defaultBuildCacheDir(), onProgress: options.onProgress });
-        const name = artifact.manifest.name;
-        if (plugins.has(name)) throw new PluginError("plugin_name_clash", `two plugins are named ${name}: ${dir}`);
-        const plugin = await sandbox.load(artifact);
-        plugins.set(name, plugin);
-        tools.push(...(await describeTools(sandbox, plugin)));
-      }
-      return new Runtime(dataDir, sandbox, plugins, tools);
+      await applyMigrations(store, runMigrations, { clock });
+      const audit = await openAuditLog(store, { clock, ...(options.secrets ? { redaction: { secrets: options.secrets } } : {}) });
+      const approvals = await ApprovalStore.open(store, { clock });
+      const { plugins, tools } = await loadPlugins(sandbox, options);
+      return new Runtime({ dataDir, sandbox, store, audit, approvals, clock, plugins, tools, agents });
     } catch (error) {
       await sandbox.close();
+      await store.close();
       throw error;
     }
   }
@@ -76,24 +110,52 @@ export class Runtime {
     }));
   }
 
+  agents(): AgentManifest[] {
+    return [...this.#agents.values()];
+  }
+
+  /** Adds (or replaces) an agent given as an object, validated like a manifest file. */
+  async defineAgent(manifest: unknown): Promise<AgentManifest> {
+    const parsed = await parseInlineAgent(manifest, { dataDir: this.dataDir });
+    this.#agents.set(parsed.name, parsed);
+    return parsed;
+  }
+
   /**
-   * Starts a run with `grants` (validated here: this is an edge). Its instances are created on
-   * first use and bound to exactly these grants.
+   * Starts a run of `agent`. `grants` is the task's narrower request (validated to lie within
+   * the agent's grant); its instances are created on first use and bound to exactly these.
    */
-  async startRun(options: { grants?: unknown; traceId?: string } = {}): Promise<Run> {
-    if (this.#closed) throw new InvalidInputError("the runtime is closed");
-    const grant: RunGrant = parseRunGrant(options.grants ?? {}, { baseDir: this.dataDir });
-    const run = new Run(grant, {
-      sandbox: this.sandbox,
-      plugins: this.#plugins,
-      tools: this.#tools,
-      memoryCapBytes: this.sandbox.options.memoryMaxMb * 1024 * 1024,
-    }, { traceId: options.traceId });
-    this.#runs.set(run.id, run);
-    run.onEvent((event) => {
-      if (event.type === "run-ended") this.#runs.delete(run.id);
+  async startRun(options: { agent: string; task?: string; grants?: unknown; traceId?: string; parentRunId?: string }): Promise<Run> {
+    if (this.#closed) throw new ConflictError("runtime_closed", "the runtime is closed");
+    const agent = this.#agent(options.agent);
+    const taskGrants = options.grants === undefined ? undefined : parseTaskGrants(options.grants, agent);
+    const id = `run_${randomUUID()}`;
+    const traceId = options.traceId ?? randomBytes(16).toString("hex");
+    const taskId = `task_${randomUUID()}`;
+    await this.records.create({
+      id,
+      traceId,
+      taskId,
+      parentRunId: options.parentRunId ?? null,
+      agent: agent.name,
+      task: options.task ?? null,
+      taskGrants: taskGrants ?? null,
+      createdAt: this.clock.now(),
     });
-    return run;
+    return this.#track(this.#build({ id, traceId, taskId, parentRunId: options.parentRunId ?? null, agent, taskGrants }));
+  }
+
+  /** A live run of this process, or one rebuilt from the store (after a restart, or another node's). */
+  async resumeRun(id: string): Promise<Run> {
+    const live = this.#runs.get(id);
+    if (live) return live;
+    const record = await this.records.get(id);
+    if (!record) throw new NotFoundError(`no run ${id}`);
+    if (record.status === "ended") throw new ConflictError("run_ended", `run ${id} has ended`);
+    const agent = this.#agent(record.agent);
+    const taskGrants = record.taskGrants === null ? undefined : parseTaskGrants(record.taskGrants, agent);
+    const run = this.#build({ id, traceId: record.traceId, taskId: record.taskId, parentRunId: record.parentRunId, agent, taskGrants, status: record.status, pending: record.pending });
+    return this.#track(run);
   }
 
   getRun(id: string): Run | undefined {
@@ -103,9 +165,79 @@ export class Runtime {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await Promise.allSettled([...this.#runs.values()].map((run) => run.end()));
+    // Live runs are left as they are in the store: another process (or a restart) resumes them.
+    this.#runs.clear();
     await this.sandbox.close();
+    await this.audit.close();
+    await this.store.close();
   }
+
+  #agent(name: string): AgentManifest {
+    if (typeof name !== "string" || name.length === 0) throw new InvalidInputError("agent: expected an agent name", { field: "agent" });
+    const agent = this.#agents.get(name);
+    if (!agent) throw new NotFoundError(`no agent ${name}; known agents: ${[...this.#agents.keys()].join(", ") || "none"}`);
+    return agent;
+  }
+
+  #build(input: {
+    id: string;
+    traceId: string;
+    taskId: string;
+    parentRunId: string | null;
+    agent: AgentManifest;
+    taskGrants: ReturnType<typeof parseTaskGrants> | undefined;
+    status?: Run["status"];
+    pending?: Run["pending"];
+  }): Run {
+    const { mounts, allowSensitive } = agentMounts(input.agent);
+    const services: RunServices = {
+      sandbox: this.sandbox,
+      plugins: this.#plugins,
+      audit: this.audit,
+      approvals: this.approvals,
+      records: this.records,
+      now: () => this.clock.now(),
+    };
+    return new Run(
+      {
+        id: input.id,
+        traceId: input.traceId,
+        taskId: input.taskId,
+        parentRunId: input.parentRunId,
+        agent: input.agent,
+        tools: agentTools(input.agent, { plugins: this.#plugins, tools: this.#tools }),
+        layers: { agent: { name: input.agent.name, grants: input.agent.grants }, task: input.taskGrants },
+        mounts,
+        allowSensitive,
+        status: input.status,
+        pending: input.pending,
+      },
+      services,
+    );
+  }
+
+  #track(run: Run): Run {
+    this.#runs.set(run.id, run);
+    run.onEvent((event) => {
+      if (event.type === "run-ended") this.#runs.delete(run.id);
+    });
+    return run;
+  }
+}
+
+async function loadPlugins(sandbox: Sandbox, options: RuntimeOptions): Promise<{ plugins: Map<string, SandboxPlugin>; tools: ToolInfo[] }> {
+  const dirs = options.pluginDirs ?? (await pluginSourceDirs());
+  const plugins = new Map<string, SandboxPlugin>();
+  const tools: ToolInfo[] = [];
+  for (const dir of dirs) {
+    const artifact = await buildPlugin(dir, { cacheDir: options.buildCacheDir ?? defaultBuildCacheDir(), onProgress: options.onProgress });
+    const name = artifact.manifest.name;
+    if (plugins.has(name)) throw new PluginError("plugin_name_clash", `two plugins are named ${name}: ${dir}`);
+    const plugin = await sandbox.load(artifact);
+    plugins.set(name, plugin);
+    tools.push(...(await describeTools(sandbox, plugin)));
+  }
+  return { plugins, tools };
 }
 
 async function describeTools(sandbox: Sandbox, plugin: SandboxPlugin): Promise<ToolInfo[]> {
@@ -125,14 +257,6 @@ async function describeTools(sandbox: Sandbox, plugin: SandboxPlugin): Promise<T
     if (undeclared.length > 0) {
       throw new PluginError("capability_undeclared", `plugin ${manifest.name}: tool ${d.name} uses ${undeclared.join(", ")}, not declared in plugin.json`);
     }
-    return {
-      plugin: manifest.name,
-      name: d.name,
-      qualifiedName: `${manifest.name}.${d.name}`,
-      description: d.description,
-      inputSchema,
-      capabilities: d.capabilities,
-      risk: d.risk,
-    };
+    return { plugin: manifest.name, name: d.name, qualifiedName: `${manifest.name}.${d.name}`, description: d.description, inputSchema, capabilities: d.capabilities, risk: d.risk };
   });
 }

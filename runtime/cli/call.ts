@@ -1,23 +1,31 @@
+import { resolve } from "node:path";
 import { InvalidInputError } from "../errors.js";
 import { Runtime } from "../runtime.js";
 import { parseCommandArgs, parseMountFlag } from "./args.js";
 
-export const callHelp = `clawhive call — run one tool in a fresh run, then end the run
+export const callHelp = `clawhive call — run one tool in a fresh run of an agent, then end the run
 
+  clawhive call TOOL [JSON-INPUT] --agent NAME
   clawhive call TOOL [JSON-INPUT] --mount GUEST=HOST[:ro|rw] ...
 
   TOOL              plugin.tool or a bare tool name, e.g. files.read_file
   JSON-INPUT        the tool's input as JSON (default {})
-  --mount M         grant a mount, e.g. --mount /work=./project:rw (read-only unless :rw)
+  --agent NAME      run as this agent (capabilities/NAME.yaml): its grants apply
+  --mount M         run as an ad-hoc agent granted only these mounts, e.g. /work=./project:rw
+                    (read-only unless :rw); it may use every loaded plugin
   --timeout MS      deadline of the call
   --json            print the whole outcome as JSON
   --data-dir DIR    (default ./.clawhive)
 
-  Exit codes: 0 the tool returned output; 1 the tool returned an error; 2 bad usage.`;
+  A Guarded tool (a write) pauses for a person's approval: the run id and approval id are
+  printed; decide with 'clawhive approvals approve ID' and continue with 'clawhive resume RUN'.
+
+  Exit codes: 0 output; 1 the tool returned an error; 3 waiting for approval; 2 bad usage.`;
 
 export async function callCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     mount: { type: "string", multiple: true },
+    agent: { type: "string" },
     timeout: { type: "string" },
     json: { type: "boolean" },
     "data-dir": { type: "string" },
@@ -33,16 +41,39 @@ export async function callCommand(argv: string[]): Promise<number> {
   const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new InvalidInputError("--timeout: expected milliseconds > 0", { field: "timeout" });
   const mounts = ((values.mount as string[] | undefined) ?? []).map(parseMountFlag);
+  const agentName = values.agent as string | undefined;
+  if (!agentName && mounts.length === 0) throw new InvalidInputError("name an agent (--agent NAME) or grant mounts (--mount GUEST=HOST[:rw])", { field: "agent" });
+  if (agentName && mounts.length > 0) throw new InvalidInputError("--agent and --mount do not combine: an agent's grants come from its manifest", { field: "mount" });
   const runtime = await Runtime.create({ dataDir: (values["data-dir"] as string | undefined) ?? ".clawhive", sandbox: { poolSize: 0 }, onProgress: (l) => console.error(l) });
   try {
-    const run = await runtime.startRun({ grants: { fs: { mounts: mounts.map((m) => ({ ...m, host: m.host })) } } });
+    const agent = agentName ?? (await runtime.defineAgent(adHocAgent(mounts, runtime.plugins()))).name;
+    const run = await runtime.startRun({ agent, task: `clawhive call ${tool}` });
     const outcome = await run.callTool(tool, input, timeoutMs === undefined ? {} : { timeoutMs });
-    await run.end();
-    if (values.json) console.log(JSON.stringify(outcome, null, 2));
+    if (outcome.status !== "approval_required") await run.end();
+    if (values.json) console.log(JSON.stringify({ run: run.id, ...outcome }, null, 2));
     else if (outcome.status === "ok") console.log(typeof outcome.output === "string" ? outcome.output : JSON.stringify(outcome.output, null, 2));
-    else console.error(`${tool}: ${outcome.error.kind}: ${outcome.error.message}`);
-    return outcome.status === "ok" ? 0 : 1;
+    else if (outcome.status === "error") console.error(`${tool}: ${outcome.error.kind}: ${outcome.error.message}`);
+    else {
+      console.error(`${tool}: waiting for approval ${outcome.approval.id} (${outcome.approval.reason})`);
+      console.error(`  run ${run.id}: approve with 'clawhive approvals approve ${outcome.approval.id}', then 'clawhive resume ${run.id}'`);
+    }
+    return outcome.status === "ok" ? 0 : outcome.status === "error" ? 1 : 3;
   } finally {
     await runtime.close();
   }
+}
+
+/** The agent a `--mount` call runs as: exactly those mounts, every loaded plugin, nothing else. */
+function adHocAgent(mounts: Array<{ guest: string; host: string; mode: "ro" | "rw" }>, plugins: Array<{ name: string }>): unknown {
+  const grants: Record<string, unknown> = { "fs.read": { mounts: mounts.map((m) => ({ guest: m.guest, host: resolve(m.host) })) }, log: {} };
+  const writable = mounts.filter((m) => m.mode === "rw");
+  if (writable.length > 0) grants["fs.write"] = { mounts: writable.map((m) => ({ guest: m.guest, host: resolve(m.host), mode: "rw" })) };
+  return {
+    name: "cli",
+    description: "Ad-hoc agent of one clawhive call: only the mounts given on the command line.",
+    model: { provider: "anthropic", id: "none" },
+    system_prompt: "Not used: tools are called directly.",
+    plugins: plugins.map((p) => ({ name: p.name, version: "*" })),
+    grants,
+  };
 }

@@ -1,16 +1,37 @@
-import { createFsProxy, fsHostFunctions, type FsProxy } from "../../host-proxies/fs/index.js";
+import { createFsProxy, fsHostFunctions, type FsMount, type FsProxy } from "../../host-proxies/fs/index.js";
 import { createLogProxy, logHostFunctions, type LogLine } from "../../host-proxies/log/index.js";
-import { HostProxyError, type HostCall, type HostCallHandler, type HostCallResult } from "../../host-proxies/types.js";
-import type { PluginManifest } from "../plugins/manifest.js";
-import type { RunGrant } from "./grant.js";
+import { HostProxyError, type Denial, type HostCall, type HostCallHandler, type HostCallResult } from "../../host-proxies/types.js";
+import type { AuditLog, AuditSubject } from "../audit/index.js";
+import { decideHostCall, type CallingTool, type PolicyLayers } from "../policy/engine.js";
+import { hostCallRequest, isDenial, type CapabilityRequest } from "../policy/host-call-request.js";
+import { riskAbove } from "../policy/catalogue/index.js";
+import type { Risk } from "../plugins/manifest.js";
 
 type HostFunctions = Record<string, (args: unknown[]) => Promise<unknown>>;
 
-/** The capability each host function needs. Anything not listed here is not a host function. */
-const CAPABILITY: Record<string, Record<string, string>> = {
-  fs: { mounts: "fs.read", read: "fs.read", listDir: "fs.read", stat: "fs.read", write: "fs.write", remove: "fs.write", mkdir: "fs.write" },
-  log: { write: "log" },
-};
+/** The ToolCall a host call belongs to: set by the run around each guest call. */
+export interface ActiveToolCall {
+  tool: CallingTool;
+  qualifiedName: string;
+  toolCallId: string;
+  stepId: string;
+  /** The tool's effective risk: an Unsafe tool's effects each need their own approval. */
+  risk: Risk;
+}
+
+/** What the run supplies to serve, decide and record its instances' host calls. */
+export interface HostContextOptions {
+  layers: PolicyLayers;
+  mounts: readonly FsMount[];
+  allowSensitive: readonly string[];
+  audit: AuditLog;
+  subject: () => Omit<AuditSubject, "kind">;
+  active: () => ActiveToolCall | undefined;
+  /** Consumes a matching single-use approval for an Unsafe effect; false when none. */
+  approveEffect: (call: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }) => Promise<boolean>;
+  onLog: (line: LogLine) => void;
+  onHostCall?: (event: { call: HostCall; capability: string; result: HostCallResult; approvalRequired: boolean }) => void;
+}
 
 export interface HostContext {
   handler: HostCallHandler;
@@ -19,53 +40,71 @@ export interface HostContext {
 }
 
 /**
- * The host side of one instance: proxies built from the run's grant when the instance is bound
- * (mount handles opened now, fixed for the instance's life), and a handler that serves a host
- * call only if both the plugin's manifest and the run's grant allow its capability.
+ * The host side of one instance: proxies built when the instance is bound (mount handles opened
+ * now, fixed for the instance's life), and a handler that, for every host call, canonicalises,
+ * asks the policy, records the decision, and only then acts on the same canonical value.
  */
-export async function createHostContext(
-  grant: RunGrant,
-  options: { plugin: PluginManifest; onLog: (line: LogLine) => void; onHostCall?: (call: HostCall, result: HostCallResult) => void },
-): Promise<HostContext> {
-  const tables: Record<string, HostFunctions> = {};
+export async function createHostContext(options: HostContextOptions): Promise<HostContext> {
+  const tables: Record<string, HostFunctions> = Object.create(null) as Record<string, HostFunctions>;
   let fsProxy: FsProxy | undefined;
-  if (grant.fs && grant.fs.mounts.length > 0) {
-    fsProxy = await createFsProxy(grant.fs.mounts, {
-      allowSensitive: grant.fs.allowSensitive,
-      maxReadBytes: grant.fs.maxReadBytes,
-      maxWriteBytes: grant.fs.maxWriteBytes,
-    });
+  if (options.mounts.length > 0) {
+    fsProxy = await createFsProxy(options.mounts, { allowSensitive: options.allowSensitive });
     tables.fs = fsHostFunctions(fsProxy);
   }
-  if (grant.log) tables.log = logHostFunctions(createLogProxy(options.onLog));
-  const declared = new Set(options.plugin.capabilities);
+  tables.log = logHostFunctions(createLogProxy(options.onLog));
   let closed = false;
 
-  const serve = async (call: HostCall): Promise<HostCallResult> => {
-    const capability = Object.hasOwn(CAPABILITY, call.iface) ? CAPABILITY[call.iface]![call.fn] : undefined;
-    if (!capability || !Object.hasOwn(CAPABILITY[call.iface]!, call.fn)) {
-      return denied(`${call.iface}.${call.fn}`, "unknown-function", `there is no host function ${call.iface}.${call.fn}`);
+  const serve = async (call: HostCall): Promise<{ result: HostCallResult; capability: string; approvalRequired: boolean }> => {
+    const active = options.active();
+    const request = hostCallRequest(call);
+    if (isDenial(request)) return { ...(await deny(options, call, undefined, request)), capability: request.capability };
+    if (closed || !active) {
+      const denial = { capability: request.capability, reason: "no-tool-call", message: "host calls are served only during a tool call of a live run" };
+      return { ...(await deny(options, call, request, denial)), capability: request.capability };
     }
-    if (closed) return denied(capability, "instance-closed", "the instance's grants ended with it");
-    if (!declared.has(capability)) {
-      return denied(capability, "not-declared", `plugin ${options.plugin.name} does not declare ${capability} in its manifest`);
+    const decision = decideHostCall(options.layers, active.tool, request);
+    if (decision.kind === "deny") return { ...(await deny(options, call, request, decision.denial)), capability: request.capability };
+    const unsafe = decision.kind === "approval-required" || (active.risk === "unsafe" && riskAbove(decision.risk, "safe"));
+    if (unsafe && !(await options.approveEffect({ active, capability: request.capability, canonical: request.canonical }))) {
+      const denial = {
+        capability: request.capability,
+        reason: "approval-required",
+        message: `this ${request.capability} effect needs a person's approval; the run pauses until it is decided`,
+      };
+      return { ...(await deny(options, call, request, denial, true)), capability: request.capability, approvalRequired: true };
     }
     const fns = tables[call.iface];
-    const write = capability === "fs.write" && !grant.fs?.mounts.some((m) => m.mode === "rw");
-    if (!fns || write) return denied(capability, "not-granted", `the run was not granted ${capability}`);
-    try {
-      return { ok: true, value: await fns[call.fn]!(call.args) };
-    } catch (error) {
-      if (error instanceof HostProxyError) return { ok: false, error: error.hostError };
-      return { ok: false, error: { tag: "io", val: "host call failed" } };
+    const fn = fns?.[call.fn];
+    if (!fn) {
+      const denial = { capability: request.capability, reason: "not-granted", message: `no ${call.iface} proxy is bound to this instance` };
+      return { ...(await deny(options, call, request, denial)), capability: request.capability };
     }
+    // Fail closed: the intent is durable before the effect, or the effect does not happen.
+    const intent = await options.audit.appendIntent(subject(options, call, request, unsafe ? "approved" : null));
+    let result: HostCallResult;
+    try {
+      result = { ok: true, value: await fn(call.args) };
+    } catch (error) {
+      result = { ok: false, error: error instanceof HostProxyError ? error.hostError : { tag: "io", val: "host call failed" } };
+    }
+    await options.audit.appendOutcome(intent, outcomeOf(result));
+    return { result, capability: request.capability, approvalRequired: unsafe };
   };
 
   return {
     handler: async (call) => {
-      const result = await serve(call);
-      options.onHostCall?.(call, result);
-      return result;
+      let served: { result: HostCallResult; capability: string; approvalRequired: boolean };
+      try {
+        served = await serve(call);
+      } catch {
+        // The audit write failed (or the policy threw): refuse rather than act unrecorded.
+        served = { result: { ok: false, error: { tag: "io", val: "the call could not be recorded, so it was not made" } }, capability: call.iface, approvalRequired: false };
+      }
+      options.onHostCall?.({ call, ...served });
+      // log.write returns nothing in WIT, so no error can be lowered to the guest (it would
+      // trap): a refused line is dropped; the refusal is in the audit log all the same.
+      if (call.iface === "log" && !served.result.ok) return { ok: true, value: undefined };
+      return served.result;
     },
     close: async () => {
       closed = true;
@@ -74,6 +113,41 @@ export async function createHostContext(
   };
 }
 
-function denied(capability: string, reason: string, message: string): HostCallResult {
-  return { ok: false, error: { tag: "denied", val: { capability, reason, message } } };
+async function deny(
+  options: HostContextOptions,
+  call: HostCall,
+  request: CapabilityRequest | undefined,
+  denial: Denial,
+  approvalRequired = false,
+): Promise<{ result: HostCallResult; approvalRequired: boolean }> {
+  await options.audit.appendDenial({ ...subject(options, call, request, null), approvalRequired, denial });
+  return { result: { ok: false, error: { tag: "denied", val: denial } }, approvalRequired };
+}
+
+function subject(options: HostContextOptions, call: HostCall, request: CapabilityRequest | undefined, approvalResult: string | null): AuditSubject {
+  const active = options.active();
+  return {
+    ...options.subject(),
+    kind: "host_call",
+    stepId: active?.stepId ?? null,
+    plugin: active?.tool.plugin.name ?? null,
+    tool: active?.qualifiedName ?? null,
+    toolCall: active ? { id: active.toolCallId, name: active.qualifiedName } : null,
+    hostCall: { proxy: call.iface, function: call.fn },
+    args: (request?.canonical ?? { fn: call.fn }) as never,
+    requestedCapabilities: request ? [request.capability] : [],
+    grantedCapabilities: Object.keys(options.layers.agent.grants),
+    approvalRequired: approvalResult !== null,
+    approvalResult,
+  };
+}
+
+function outcomeOf(result: HostCallResult): { status: "ok" | "error"; error?: { code: string; message: string }; resultSize?: number } {
+  if (result.ok) {
+    const value = result.value;
+    const size = value instanceof Uint8Array ? value.byteLength : value === undefined ? 0 : JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v)).length;
+    return { status: "ok", resultSize: size };
+  }
+  const text = result.error.tag === "denied" ? result.error.val.message : result.error.val;
+  return { status: "error", error: { code: result.error.tag, message: text } };
 }

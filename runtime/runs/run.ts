@@ -1,49 +1,107 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { ClawhiveError, ConflictError, NotFoundError, SandboxError } from "../errors.js";
-import { GuestToolError, type Instance, type Sandbox, type SandboxPlugin } from "../sandbox/index.js";
-import type { RunGrant } from "./grant.js";
-import { createHostContext, type HostContext } from "./host-context.js";
-import type { RunEvent, ToolCallError, ToolCallOutcome, ToolInfo } from "./types.js";
+import { ConflictError, NotFoundError } from "../errors.js";
+import type { AgentManifest } from "../agents/index.js";
+import { agentRiskOverride } from "../agents/index.js";
+import type { AuditLog, AuditSubject } from "../audit/index.js";
+import { argsHash, type Approval, type ApprovalStore } from "../policy/approvals/index.js";
+import type { CapabilityGrant } from "../policy/catalogue/index.js";
+import { parseTaskGrants } from "./agent-setup.js";
+import { toolRisk, type PolicyLayers } from "../policy/engine.js";
+import type { FsMount } from "../../host-proxies/fs/index.js";
+import type { Sandbox, SandboxPlugin } from "../sandbox/index.js";
+import type { ActiveToolCall } from "./host-context.js";
+import { ToolExecutor } from "./executor.js";
+import type { PendingToolCall, RunRecords, RunStatus } from "./records.js";
+import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
+import type { ApprovalNeeded, RunEvent, ToolCallOutcome, ToolInfo } from "./types.js";
 
 /** What a run needs from the runtime that starts it. */
-export interface RunHost {
+export interface RunServices {
   sandbox: Sandbox;
   plugins: ReadonlyMap<string, SandboxPlugin>;
-  tools: readonly ToolInfo[];
-  memoryCapBytes: number;
+  audit: AuditLog;
+  approvals: ApprovalStore;
+  records: RunRecords;
+  now: () => number;
 }
 
-interface Slot {
-  instance: Instance;
-  context: HostContext;
+/** What is fixed when a run starts. */
+export interface RunSetup {
+  id: string;
+  traceId: string;
+  taskId: string;
+  parentRunId: string | null;
+  agent: AgentManifest;
+  /** The agent's tools (already narrowed to its plugin list). */
+  tools: readonly ToolInfo[];
+  layers: PolicyLayers;
+  mounts: readonly FsMount[];
+  allowSensitive: readonly string[];
+  status?: RunStatus;
+  pending?: PendingToolCall | null;
+}
+
+export interface CallToolOptions {
+  /** The step this call belongs to; a replay after an approval reuses its step. */
+  stepId?: string;
+  /** Restores, for this step only, what the task narrowed away (a grant within the agent's). */
+  elevation?: unknown;
+  timeoutMs?: number;
+  /** The text that led to the call, shown to the person asked to approve it. */
+  context?: string;
 }
 
 /**
- * One execution of a task. Owns its plugin instances (one per plugin, created on first use,
- * bound to the run's grant) and ends them when it ends. After a trap or a deadline the next call
- * gets a fresh instance with the same grant.
+ * One execution of a Task for an Agent. Every ToolCall passes the risk gate (Guarded calls wait
+ * for an approval), runs on the run's own instances, and every host call it makes passes the
+ * grant gate; all of it is audited under the run's trace id. A run waiting for a person holds
+ * no instance, and is resumed (also by another runtime process) by replaying its ToolCall.
  */
 export class Run {
   readonly id: string;
   readonly traceId: string;
-  readonly grant: RunGrant;
+  readonly taskId: string;
+  readonly agent: AgentManifest;
   readonly events: RunEvent[] = [];
-  #host: RunHost;
-  #slots = new Map<string, Promise<Slot>>();
+  #setup: RunSetup;
+  #services: RunServices;
+  #executor: ToolExecutor;
   #listeners = new Set<(event: RunEvent) => void>();
-  #ended = false;
+  #status: RunStatus;
+  #pending: PendingToolCall | null;
+  #nextStep = 1;
   #nextCall = 1;
-  #currentCall: string | undefined;
+  #report: ReportBuilder;
 
-  constructor(grant: RunGrant, host: RunHost, options: { traceId?: string } = {}) {
-    this.id = `run_${randomUUID()}`;
-    this.traceId = options.traceId ?? randomBytes(16).toString("hex");
-    this.grant = grant;
-    this.#host = host;
+  constructor(setup: RunSetup, services: RunServices) {
+    this.id = setup.id;
+    this.traceId = setup.traceId;
+    this.taskId = setup.taskId;
+    this.agent = setup.agent;
+    this.#setup = setup;
+    this.#services = services;
+    this.#status = setup.status ?? "active";
+    this.#pending = setup.pending ?? null;
+    this.#report = new ReportBuilder(Object.keys(setup.layers.task ?? setup.layers.agent.grants));
+    this.#executor = new ToolExecutor(setup, services, {
+      subject: () => this.#subject(),
+      emit: (event) => this.#emit(event),
+      report: this.#report,
+    });
   }
 
+  get status(): RunStatus {
+    return this.#status;
+  }
   get ended(): boolean {
-    return this.#ended;
+    return this.#status === "ended";
+  }
+  /** The ToolCall waiting for a person, if any. */
+  get pending(): PendingToolCall | null {
+    return this.#pending;
+  }
+  /** The tools this run may call. */
+  get tools(): readonly ToolInfo[] {
+    return this.#setup.tools;
   }
 
   onEvent(listener: (event: RunEvent) => void): () => void {
@@ -52,54 +110,160 @@ export class Run {
   }
 
   /**
-   * Calls a tool by `plugin.tool` (or by bare name when only one plugin has it). Tool-level
-   * failures come back as an `error` outcome; caller mistakes (ended run, unknown tool) throw.
+   * Calls a tool by `plugin.tool` (or a bare name when only one plugin has it). Tool-level
+   * failures and pauses for approval come back as outcomes; caller mistakes throw.
    */
-  async callTool(name: string, input: unknown, options: { timeoutMs?: number } = {}): Promise<ToolCallOutcome> {
-    if (this.#ended) throw new ConflictError("run_ended", `run ${this.id} has ended; start a new run`);
+  async callTool(name: string, input: unknown, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
+    if (this.#status === "ended") throw new ConflictError("run_ended", `run ${this.id} has ended; start a new run`);
+    if (this.#status === "awaiting_approval") {
+      throw new ConflictError("run_awaiting_approval", `run ${this.id} waits for approval ${this.#pending?.approvalId}; decide it, then resume the run`);
+    }
     const tool = this.#resolve(name);
+    const elevation = options.elevation === undefined ? undefined : parseTaskGrants(options.elevation, this.agent, { field: "elevation" });
+    const stepId = options.stepId ?? `step_${this.#nextStep++}`;
+    return this.#call(tool, input ?? {}, { ...options, elevation, stepId, toolApproved: false });
+  }
+
+  /**
+   * Replays the paused ToolCall once its approval is decided. Returns the ToolCall's new
+   * outcome (which may pause again for another effect), or `undefined` if nothing was pending.
+   */
+  async resume(): Promise<ToolCallOutcome | undefined> {
+    const pending = this.#pending;
+    if (!pending || this.#status !== "awaiting_approval") return undefined;
+    const approval = await this.#services.approvals.get(pending.approvalId);
+    const tool = this.#resolve(pending.tool);
+    if (!approval || approval.status === "pending") return this.#stillWaiting(tool, pending, approval);
+    await this.#setPending(null);
+    this.#report.approval({ id: approval.id, kind: approval.kind, tool: approval.tool, outcome: approval.status });
+    if (approval.status !== "approved" && approval.status !== "used") {
+      const kind = approval.status === "expired" ? "approval-expired" : "approval-denied";
+      const message = `approval ${approval.id} was ${approval.status}${approval.decisionReason ? `: ${approval.decisionReason}` : ""}`;
+      return { id: `call_${this.#nextCall++}`, tool: tool.qualifiedName, stepId: pending.stepId, status: "error", error: { kind, message }, durationMs: 0 };
+    }
+    return this.#call(tool, pending.input, { stepId: pending.stepId, toolApproved: pending.toolApproved === true });
+  }
+
+  /** Ends the run: destroys its instances, closes their grants, stores its report. */
+  async end(): Promise<LeastPrivilegeReport> {
+    const report = this.#report.build();
+    if (this.#status === "ended") return report;
+    this.#status = "ended";
+    await this.#executor.releaseAll("run ended");
+    await this.#services.records.end(this.id, report, this.#services.now());
+    this.#emit({ type: "run-ended", at: this.#services.now() });
+    return report;
+  }
+
+  /** The least-privilege report so far. */
+  report(): LeastPrivilegeReport {
+    return this.#report.build();
+  }
+
+  async #call(tool: ToolInfo, input: unknown, options: Omit<CallToolOptions, "elevation"> & { elevation?: CapabilityGrant | undefined; stepId: string; toolApproved: boolean }): Promise<ToolCallOutcome> {
     const id = `call_${this.#nextCall++}`;
     const started = performance.now();
-    this.#emit({ type: "tool-call", id, tool: tool.qualifiedName, input, at: Date.now() });
-    let outcome: ToolCallOutcome;
-    try {
-      const slot = await this.#slot(tool.plugin);
-      this.#currentCall = id;
-      const text = await slot.instance.call(tool.name, JSON.stringify(input ?? {}), options);
-      outcome = { id, tool: tool.qualifiedName, status: "ok", output: parseOutput(text), durationMs: performance.now() - started };
-    } catch (error) {
-      outcome = { id, tool: tool.qualifiedName, status: "error", error: this.#toError(error), durationMs: performance.now() - started };
-    } finally {
-      this.#currentCall = undefined;
+    this.#emit({ type: "tool-call", id, tool: tool.qualifiedName, stepId: options.stepId, input, at: this.#services.now() });
+    const calling = { plugin: this.#services.plugins.get(tool.plugin)!.manifest, name: tool.name, capabilities: tool.capabilities };
+    const risk = toolRisk(calling, { agentOverride: agentRiskOverride(this.agent, tool.qualifiedName) }).risk;
+    const active: ActiveToolCall = { tool: calling, qualifiedName: tool.qualifiedName, toolCallId: id, stepId: options.stepId, risk };
+    let toolApproved = options.toolApproved;
+    if (risk === "guarded" && !toolApproved) {
+      const approval = await this.#services.approvals.consumeToolCall({ runId: this.id, stepId: options.stepId, tool: tool.qualifiedName, argsHash: argsHash(input) });
+      if (!approval) return this.#pause(active, input, started, await this.#requestToolApproval(active, input, options.context));
+      this.#report.approval({ id: approval.id, kind: approval.kind, tool: approval.tool, outcome: "approved" });
+      toolApproved = true;
     }
-    this.#emit({
-      type: "tool-result",
-      id,
-      tool: tool.qualifiedName,
-      status: outcome.status,
-      ...(outcome.status === "error" ? { error: outcome.error } : {}),
-      durationMs: outcome.durationMs,
-      at: Date.now(),
-    });
+    const result = await this.#executor.execute(active, input, { elevation: options.elevation, timeoutMs: options.timeoutMs, approvalResult: toolApproved ? "approved" : null, context: options.context });
+    if (result.effectApproval) return this.#pause(active, input, started, result.effectApproval, toolApproved);
+    const outcome: ToolCallOutcome = result.ok
+      ? { id, tool: tool.qualifiedName, stepId: options.stepId, status: "ok", output: result.output, durationMs: performance.now() - started }
+      : { id, tool: tool.qualifiedName, stepId: options.stepId, status: "error", error: result.error!, durationMs: performance.now() - started };
+    this.#finish(outcome);
     return outcome;
   }
 
-  /** Ends the run: destroys its instances and closes their grants. Idempotent. */
-  async end(): Promise<void> {
-    if (this.#ended) return;
-    this.#ended = true;
-    const slots = await Promise.allSettled(this.#slots.values());
-    this.#slots.clear();
-    for (const slot of slots) {
-      if (slot.status !== "fulfilled") continue;
-      slot.value.instance.destroy("run ended");
-      await slot.value.context.close();
-    }
-    this.#emit({ type: "run-ended", at: Date.now() });
+  async #requestToolApproval(active: ActiveToolCall, input: unknown, context: string | undefined): Promise<Approval> {
+    const approval = await this.#services.approvals.request({
+      kind: "tool_call",
+      runId: this.id,
+      traceId: this.traceId,
+      agent: this.agent.name,
+      parentRunId: this.#setup.parentRunId,
+      stepId: active.stepId,
+      toolCallId: active.toolCallId,
+      tool: active.qualifiedName,
+      input,
+      risk: active.risk,
+      reason: `${active.qualifiedName} is Guarded: it needs a person's approval before it runs`,
+      context: context ?? null,
+    });
+    await this.#services.audit.appendDenial({
+      ...this.#subject(),
+      kind: "tool_call",
+      stepId: active.stepId,
+      plugin: active.tool.plugin.name,
+      tool: active.qualifiedName,
+      toolCall: { id: active.toolCallId, name: active.qualifiedName },
+      args: input as never,
+      requestedCapabilities: active.tool.capabilities as string[],
+      approvalRequired: true,
+      approvalResult: "pending",
+      denial: { capability: active.tool.capabilities.join(",") || "tool", reason: "approval-required", message: `approval ${approval.id} is needed` },
+    });
+    return approval;
+  }
+
+  /** Pauses the run on `approval`: the run holds no instance while it waits. */
+  async #pause(active: ActiveToolCall, input: unknown, started: number, approval: Approval, toolApproved = false): Promise<ToolCallOutcome> {
+    await this.#executor.releaseAll("paused for approval");
+    await this.#setPending({ tool: active.qualifiedName, input, stepId: active.stepId, approvalId: approval.id, ...(toolApproved ? { toolApproved } : {}) });
+    const needed: ApprovalNeeded = { id: approval.id, kind: approval.kind, tool: approval.tool, reason: approval.reason, expiresAt: approval.expiresAt };
+    this.#emit({ type: "approval-required", toolCallId: active.toolCallId, approval: needed, at: this.#services.now() });
+    const outcome: ToolCallOutcome = {
+      id: active.toolCallId,
+      tool: active.qualifiedName,
+      stepId: active.stepId,
+      status: "approval_required",
+      approval: needed,
+      durationMs: performance.now() - started,
+    };
+    this.#finish(outcome);
+    return outcome;
+  }
+
+  #stillWaiting(tool: ToolInfo, pending: PendingToolCall, approval: Approval | undefined): ToolCallOutcome {
+    const needed: ApprovalNeeded = {
+      id: pending.approvalId,
+      kind: approval?.kind ?? "tool_call",
+      tool: tool.qualifiedName,
+      reason: approval?.reason ?? "approval not found",
+      expiresAt: approval?.expiresAt ?? 0,
+    };
+    return { id: `call_${this.#nextCall++}`, tool: tool.qualifiedName, stepId: pending.stepId, status: "approval_required", approval: needed, durationMs: 0 };
+  }
+
+  async #setPending(pending: PendingToolCall | null): Promise<void> {
+    this.#pending = pending;
+    this.#status = pending ? "awaiting_approval" : "active";
+    await this.#services.records.setPending(this.id, pending);
+  }
+
+  #finish(outcome: ToolCallOutcome): void {
+    this.#report.toolCall(outcome.status);
+    this.#emit({
+      type: "tool-result",
+      id: outcome.id,
+      tool: outcome.tool,
+      status: outcome.status,
+      ...(outcome.status === "error" ? { error: outcome.error } : {}),
+      durationMs: outcome.durationMs,
+      at: this.#services.now(),
+    });
   }
 
   #resolve(name: string): ToolInfo {
-    const tools = this.#host.tools;
+    const tools = this.#setup.tools;
     const exact = tools.find((t) => t.qualifiedName === name);
     if (exact) return exact;
     const bare = tools.filter((t) => t.name === name);
@@ -107,85 +271,19 @@ export class Run {
     if (bare.length > 1) {
       throw new ConflictError("ambiguous_tool", `tool ${name} is offered by ${bare.map((t) => t.plugin).join(", ")}; name it as plugin.tool`);
     }
-    throw new NotFoundError(`unknown tool ${name}; known tools: ${tools.map((t) => t.qualifiedName).join(", ")}`);
+    throw new NotFoundError(`agent ${this.agent.name} has no tool ${name}; its tools: ${tools.map((t) => t.qualifiedName).join(", ") || "none"}`);
   }
 
-  /** The run's instance of `plugin`, bound on first use and replaced once dead. */
-  async #slot(pluginName: string): Promise<Slot> {
-    const existing = this.#slots.get(pluginName);
-    if (existing) {
-      const slot = await existing;
-      if (slot.instance.state !== "dead") return slot;
-      this.#emit({ type: "instance", plugin: pluginName, action: "replaced", at: Date.now() });
-    }
-    const plugin = this.#host.plugins.get(pluginName);
-    if (!plugin) throw new NotFoundError(`plugin ${pluginName} is not loaded`);
-    const creating = this.#bind(plugin, existing ? (await existing).context : undefined);
-    this.#slots.set(pluginName, creating);
-    creating.catch(() => this.#slots.delete(pluginName));
-    return creating;
-  }
-
-  async #bind(plugin: SandboxPlugin, previous: HostContext | undefined): Promise<Slot> {
-    // A replaced instance gets the same grant but fresh handles: nothing outlives its instance.
-    await previous?.close();
-    const context = await createHostContext(this.grant, {
-      plugin: plugin.manifest,
-      onLog: (line) => this.#emit({ type: "log", plugin: plugin.manifest.name, ...line, at: Date.now() }),
-      onHostCall: (call, result) =>
-        this.#emit({
-          type: "host-call",
-          toolCallId: this.#currentCall,
-          call: `${call.iface}.${call.fn}`,
-          ok: result.ok,
-          ...(!result.ok && result.error.tag === "denied" ? { denial: result.error.val } : {}),
-          at: Date.now(),
-        }),
-    });
-    try {
-      const instance = await this.#host.sandbox.acquire(plugin, { label: this.id, handler: context.handler });
-      this.#emit({ type: "instance", plugin: plugin.manifest.name, action: "bound", at: Date.now() });
-      return { instance, context };
-    } catch (error) {
-      await context.close();
-      throw error;
-    }
-  }
-
-  #toError(error: unknown): ToolCallError {
-    if (error instanceof GuestToolError) {
-      const payload = error.payload as { tag?: string; val?: unknown };
-      const tag = typeof payload?.tag === "string" ? payload.tag : "failed";
-      if (tag === "denied" && payload.val && typeof payload.val === "object") {
-        const denial = payload.val as { capability: string; reason: string; message: string };
-        return { kind: "denied", message: denial.message, denial };
-      }
-      return { kind: tag, message: typeof payload?.val === "string" ? payload.val : error.message };
-    }
-    if (error instanceof SandboxError) {
-      const kinds: Record<string, string> = {
-        plugin_trapped: "trapped",
-        deadline_exceeded: "deadline",
-        memory_cap: "memory-cap",
-        result_too_large: "result-too-large",
-        instance_lost: "instance-lost",
-      };
-      return { kind: kinds[error.code] ?? error.code, message: error.message };
-    }
-    if (error instanceof ClawhiveError) return { kind: error.code, message: error.message };
-    return { kind: "failed", message: (error as Error).message ?? String(error) };
+  #subject(): Omit<AuditSubject, "kind"> {
+    return { traceId: this.traceId, runId: this.id, taskId: this.taskId, parentRunId: this.#setup.parentRunId, agent: this.agent.name };
   }
 
   #emit(event: RunEvent): void {
+    if (event.type === "host-call") {
+      if (event.ok) this.#report.used(event.capability);
+      if (event.denial) this.#report.denied(event.denial);
+    }
     this.events.push(event);
     for (const listener of this.#listeners) listener(event);
-  }
-}
-
-function parseOutput(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
   }
 }

@@ -15,7 +15,7 @@ export interface ToolInfo {
 /**
  * Why a tool call did not return output. `kind` is the tool's own WIT error case (`denied`,
  * `invalid-input`, `not-found`, `failed`) or what the sandbox saw (`trapped`, `deadline`,
- * `memory-cap`, `result-too-large`, `instance-lost`).
+ * `memory-cap`, `result-too-large`, `instance-lost`), or `approval-denied` / `approval-expired`.
  */
 export interface ToolCallError {
   kind: string;
@@ -23,14 +23,32 @@ export interface ToolCallError {
   denial?: Denial;
 }
 
+/** The approval a paused ToolCall waits for. */
+export interface ApprovalNeeded {
+  id: string;
+  kind: "tool_call" | "effect";
+  tool: string;
+  reason: string;
+  expiresAt: number;
+}
+
+interface OutcomeBase {
+  id: string;
+  tool: string;
+  stepId: string;
+  durationMs: number;
+}
+
 export type ToolCallOutcome =
-  | { id: string; tool: string; status: "ok"; output: unknown; durationMs: number }
-  | { id: string; tool: string; status: "error"; error: ToolCallError; durationMs: number };
+  | (OutcomeBase & { status: "ok"; output: unknown })
+  | (OutcomeBase & { status: "error"; error: ToolCallError })
+  | (OutcomeBase & { status: "approval_required"; approval: ApprovalNeeded });
 
 export type RunEvent =
-  | { type: "tool-call"; id: string; tool: string; input: unknown; at: number }
-  | { type: "tool-result"; id: string; tool: string; status: "ok" | "error"; error?: ToolCallError; durationMs: number; at: number }
-  | { type: "host-call"; toolCallId: string | undefined; call: string; ok: boolean; denial?: Denial; at: number }
+  | { type: "tool-call"; id: string; tool: string; stepId: string; input: unknown; at: number }
+  | { type: "tool-result"; id: string; tool: string; status: ToolCallOutcome["status"]; error?: ToolCallError; durationMs: number; at: number }
+  | { type: "approval-required"; toolCallId: string; approval: ApprovalNeeded; at: number }
+  | { type: "host-call"; toolCallId: string | undefined; call: string; capability: string; ok: boolean; denial?: Denial; at: number }
   | { type: "log"; plugin: string; level: LogLevel; message: string; dropped: number; at: number }
-  | { type: "instance"; plugin: string; action: "bound" | "replaced"; reason?: string; at: number }
+  | { type: "instance"; plugin: string; action: "bound" | "replaced" | "released"; reason?: string; at: number }
   | { type: "run-ended"; at: number };

@@ -107,6 +107,13 @@ export class Sandbox {
     return replies.map((reply, i) => ({ workerId: alive[i]!.id, ...(reply.ok ? (reply.value as { envKeys: number; instances: number }) : { envKeys: -1, instances: -1 }) }));
   }
 
+  /** Live instances bound with `label` (a run id): how the runtime shows a run holds none. */
+  instancesOf(label: string): number {
+    let count = 0;
+    for (const instance of this.#instances.values()) if (instance.binding?.label === label) count++;
+    return count;
+  }
+
   stats(): { workers: number; instances: number; pooled: number } {
     let pooled = 0;
     for (const pool of this.#pools.values()) pooled += pool.length;

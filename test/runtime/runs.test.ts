@@ -3,7 +3,7 @@ import { readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Runtime } from "../../runtime/index.js";
-import { tempDir, testRuntime } from "../helpers/runtime.js";
+import { defineTestAgent, tempDir, testRuntime } from "../helpers/runtime.js";
 
 let runtime: Runtime;
 let dispose: () => Promise<void>;
@@ -25,10 +25,14 @@ after(async () => {
   for (const dir of [alpha, beta, outside]) await rm(dir, { recursive: true, force: true });
 });
 
-const mount = (host: string, mode: "ro" | "rw" = "rw") => ({ fs: { mounts: [{ guest: "/work", host, mode }] } });
+let counter = 0;
+/** A fresh agent granted `host` at /work (writes lowered to Safe: approvals are tested elsewhere). */
+const mount = async (host: string, mode: "ro" | "rw" = "rw") => ({
+  agent: await defineTestAgent(runtime, `t${++counter}`, { mounts: [{ guest: "/work", host, mode }], lowerToSafe: ["files.write_file", "files.edit_file"] }),
+});
 
 test("two concurrent runs with different mounts each see only their own", async () => {
-  const [a, b] = await Promise.all([runtime.startRun({ grants: mount(alpha) }), runtime.startRun({ grants: mount(beta) })]);
+  const [a, b] = await Promise.all([runtime.startRun(await mount(alpha)), runtime.startRun(await mount(beta))]);
   const reads = await Promise.all(
     Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? a : b).callTool("files.read_file", { path: "/work/who.txt" })),
   );
@@ -69,7 +73,7 @@ const escapes: Array<{ name: string; tool: string; input: Record<string, unknown
 for (const row of escapes) {
   test(`escape table: ${row.name}`, async () => {
     await row.setup?.();
-    const run = await runtime.startRun({ grants: mount(alpha) });
+    const run = await runtime.startRun(await mount(alpha));
     const outcome = await run.callTool(row.tool, row.input);
     await run.end();
     if (row.expect === "ok") {
@@ -82,24 +86,24 @@ for (const row of escapes) {
 }
 
 test("a read-only mount refuses writes; control: the same write on a rw mount", async () => {
-  const ro = await runtime.startRun({ grants: mount(alpha, "ro") });
+  const ro = await runtime.startRun(await mount(alpha, "ro"));
   const denied = await ro.callTool("files.write_file", { path: "/work/ro.txt", content: "x" });
   assert.equal(denied.status, "error");
-  const rw = await runtime.startRun({ grants: mount(alpha, "rw") });
+  const rw = await runtime.startRun(await mount(alpha, "rw"));
   assert.equal((await rw.callTool("files.write_file", { path: "/work/rw.txt", content: "x" })).status, "ok");
   assert.equal(await readFile(join(alpha, "rw.txt"), "utf8"), "x");
   await Promise.all([ro.end(), rw.end()]);
 });
 
 test("no grant means no files: deny by default", async () => {
-  const run = await runtime.startRun({});
+  const run = await runtime.startRun({ agent: await defineTestAgent(runtime, "nothing") });
   const outcome = await run.callTool("files.read_file", { path: "/work/who.txt" });
   assert.equal(outcome.status, "error");
   await run.end();
 });
 
 test("a trap yields a typed error and the run's next call gets a fresh instance", async () => {
-  const run = await runtime.startRun({ grants: mount(alpha) });
+  const run = await runtime.startRun(await mount(alpha));
   await run.callTool("probe.count", {});
   assert.equal(((await run.callTool("probe.count", {})) as { output: { counter: number } }).output.counter, 2);
   const trapped = await run.callTool("probe.trap", {});
@@ -112,7 +116,7 @@ test("a trap yields a typed error and the run's next call gets a fresh instance"
 });
 
 test("a deadline stops the call and the next call gets a fresh instance", async () => {
-  const run = await runtime.startRun({});
+  const run = await runtime.startRun({ agent: await defineTestAgent(runtime, "looper") });
   const outcome = await run.callTool("probe.loop", {}, { timeoutMs: 200 });
   assert.equal((outcome as { error: { kind: string } }).error.kind, "deadline");
   assert.equal((await run.callTool("probe.echo", { x: 1 })).status, "ok");
@@ -120,28 +124,29 @@ test("a deadline stops the call and the next call gets a fresh instance", async 
 });
 
 test("calls after a run ends are refused", async () => {
-  const run = await runtime.startRun({ grants: mount(alpha) });
+  const run = await runtime.startRun(await mount(alpha));
   assert.equal((await run.callTool("files.read_file", { path: "/work/who.txt" })).status, "ok");
   await run.end();
   await assert.rejects(run.callTool("files.read_file", { path: "/work/who.txt" }), { code: "run_ended" });
 });
 
-test("bad grants are refused with the field named", async () => {
-  await assert.rejects(runtime.startRun({ grants: { fs: { mounts: [{ guest: "work", host: alpha }] } } }), { field: "grants.fs.mounts.0.guest" });
-  await assert.rejects(runtime.startRun({ grants: { fs: { mounts: [{ guest: "/w", host: join(alpha, "missing") }] } } }), {
-    field: "grants.fs.mounts[0].host",
-  });
-  await assert.rejects(runtime.startRun({ grants: { net: true } }), { code: "invalid_input" });
+test("bad task grants are refused with the field named", async () => {
+  const { agent } = await mount(alpha, "ro");
+  await assert.rejects(runtime.startRun({ agent, grants: { "fs.read": { mounts: [{ guest: "work", host: alpha }] } } }), { code: "invalid_input" });
+  await assert.rejects(runtime.startRun({ agent, grants: { net: true } }), { code: "invalid_input" });
+  // Wider than the agent: a task may only narrow.
+  await assert.rejects(runtime.startRun({ agent, grants: { "fs.read": { mounts: [{ guest: "/work", host: beta }] } } }), { code: "invalid_input" });
+  await assert.rejects(runtime.startRun({ agent: "no-such-agent" }), { code: "not_found" });
 });
 
 test("unknown and ambiguous tools are refused", async () => {
-  const run = await runtime.startRun({});
+  const run = await runtime.startRun({ agent: await defineTestAgent(runtime, "unknown-tools") });
   await assert.rejects(run.callTool("nope", {}), { code: "not_found" });
   await run.end();
 });
 
 test("guest logs reach the run's events", async () => {
-  const run = await runtime.startRun({});
+  const run = await runtime.startRun({ agent: await defineTestAgent(runtime, "logger") });
   await run.callTool("probe.log", { message: "hello from the guest" });
   assert.ok(run.events.some((e) => e.type === "log" && e.message === "hello from the guest"));
   await run.end();

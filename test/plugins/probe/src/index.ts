@@ -25,7 +25,7 @@ export const tools_ = {
       name,
       description: name === "echo" ? `echo (describe host call: ${describeProbe})` : name,
       inputSchema: '{"type":"object"}',
-      capabilities: name === "write" ? ["fs.write"] : name === "read" || name === "mounts" ? ["fs.read"] : [],
+      capabilities: name === "write" ? ["fs.write"] : name === "read" || name === "mounts" ? ["fs.read"] : name === "log" ? ["log"] : [],
       risk: (name === "write" ? "guarded" : "safe") as "safe" | "guarded" | "unsafe",
     }));
   },

@@ -1,0 +1,48 @@
+/**
+ * Which capability a host call needs, and the request the catalogue's matchers decide on.
+ * A host function not listed here does not exist for the policy: it is denied.
+ */
+import type { FsOp } from "../../host-proxies/fs/index.js";
+import type { Denial, HostCall } from "../../host-proxies/types.js";
+import type { CapabilityName } from "./catalogue/index.js";
+
+export interface CapabilityRequest {
+  capability: CapabilityName;
+  /** The request in the shape the capability's matcher takes (`RequestOf<capability>`). */
+  request: unknown;
+  /** What is recorded and what an approval binds to: the call's arguments, canonical. */
+  canonical: Record<string, unknown>;
+}
+
+const FS_OPS: Record<string, FsOp> = {
+  read: "read",
+  listDir: "list",
+  stat: "stat",
+  write: "write",
+  remove: "remove",
+  mkdir: "mkdir",
+};
+
+export function hostCallRequest(call: HostCall): CapabilityRequest | Denial {
+  if (call.iface === "fs") {
+    if (call.fn === "mounts") return { capability: "fs.read", request: null, canonical: { fn: "mounts" } };
+    const op = Object.hasOwn(FS_OPS, call.fn) ? FS_OPS[call.fn] : undefined;
+    const path = call.args[0];
+    if (!op) return unknownFunction(call);
+    if (typeof path !== "string") return { capability: `fs.${op === "read" || op === "list" || op === "stat" ? "read" : "write"}`, reason: "invalid-input", message: `fs.${call.fn}: expected a path string` };
+    const capability: CapabilityName = op === "read" || op === "list" || op === "stat" ? "fs.read" : "fs.write";
+    const canonical: Record<string, unknown> = { fn: call.fn, path };
+    if (op === "write" && call.args[1] instanceof Uint8Array) canonical.bytes = call.args[1].byteLength;
+    return { capability, request: { op, path }, canonical };
+  }
+  if (call.iface === "log" && call.fn === "write") return { capability: "log", request: {}, canonical: { fn: "write", level: call.args[0] } };
+  return unknownFunction(call);
+}
+
+function unknownFunction(call: HostCall): Denial {
+  return { capability: `${call.iface}.${call.fn}`, reason: "unknown-function", message: `there is no host function ${call.iface}.${call.fn}` };
+}
+
+export function isDenial(value: CapabilityRequest | Denial): value is Denial {
+  return "reason" in value;
+}

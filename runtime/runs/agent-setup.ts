@@ -1,0 +1,77 @@
+import { mkdir } from "node:fs/promises";
+import { join, relative, resolve, isAbsolute } from "node:path";
+import { stringify } from "yaml";
+import * as v from "valibot";
+import { loadAgentManifests, parseAgentManifest, type AgentManifest } from "../agents/index.js";
+import { InvalidInputError } from "../errors.js";
+import { CapabilityGrantSchema, grantCovers, type CapabilityGrant } from "../policy/catalogue/index.js";
+import type { FsMount } from "../../host-proxies/fs/index.js";
+
+/**
+ * Loads the agents of `dir`. Mount folders that resolve inside the data dir are created first
+ * (a fresh data dir has no workspace yet); folders elsewhere must exist.
+ */
+export async function loadAgents(dir: string, options: { dataDir: string }): Promise<Map<string, AgentManifest>> {
+  const lint = await loadAgentManifests(dir, { baseDir: options.dataDir, checkHostDirs: false });
+  for (const { manifest } of lint.values()) await createDataDirMounts(manifest, options.dataDir);
+  const loaded = await loadAgentManifests(dir, { baseDir: options.dataDir });
+  return new Map([...loaded].map(([name, parsed]) => [name, parsed.manifest]));
+}
+
+/** Validates an agent given as an object (programmatic API, ad-hoc CLI runs) like a file. */
+export async function parseInlineAgent(manifest: unknown, options: { dataDir: string }): Promise<AgentManifest> {
+  const name = manifest && typeof manifest === "object" && "name" in manifest ? String((manifest as { name: unknown }).name) : "agent";
+  const text = stringify(manifest);
+  const lint = parseAgentManifest(text, { file: `<agent ${name}>`, baseDir: options.dataDir, checkHostDirs: false });
+  await createDataDirMounts(lint.manifest, options.dataDir);
+  return parseAgentManifest(text, { file: `<agent ${name}>`, baseDir: options.dataDir }).manifest;
+}
+
+async function createDataDirMounts(manifest: AgentManifest, dataDir: string): Promise<void> {
+  for (const mount of grantMountsOf(manifest.grants)) {
+    const host = resolve(dataDir, mount.host);
+    const inside = relative(resolve(dataDir), host);
+    if (!inside.startsWith("..") && !isAbsolute(inside)) await mkdir(host, { recursive: true });
+  }
+}
+
+function grantMountsOf(grants: CapabilityGrant): Array<{ guest: string; host: string }> {
+  return [...(grants["fs.read"]?.mounts ?? []), ...(grants["fs.write"]?.mounts ?? []), ...((grants["shell.exec"] as { mounts?: Array<{ guest: string; host: string }> } | undefined)?.mounts ?? [])];
+}
+
+/**
+ * The mount table of an agent's instances: every guest path of its fs grants, read-write where
+ * fs.write names it. The policy still checks each call against each layer's own grant.
+ */
+export function agentMounts(agent: AgentManifest): { mounts: FsMount[]; allowSensitive: string[] } {
+  const byGuest = new Map<string, FsMount>();
+  for (const mount of agent.grants["fs.read"]?.mounts ?? []) byGuest.set(mount.guest, { guest: mount.guest, host: mount.host, mode: "ro" });
+  for (const mount of agent.grants["fs.write"]?.mounts ?? []) byGuest.set(mount.guest, { guest: mount.guest, host: mount.host, mode: "rw" });
+  const allowSensitive = [...new Set([...(agent.grants["fs.read"]?.allow_sensitive ?? []), ...(agent.grants["fs.write"]?.allow_sensitive ?? [])])];
+  return { mounts: [...byGuest.values()], allowSensitive };
+}
+
+/**
+ * A task's narrower grant, or a step's elevation: valid, and within the agent's grant (grants
+ * only ever narrow; an elevation restores at most what the agent has).
+ */
+export function parseTaskGrants(input: unknown, agent: AgentManifest, options: { field?: string } = {}): CapabilityGrant {
+  const field = options.field ?? "grants";
+  const parsed = v.safeParse(CapabilityGrantSchema, input);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const path = (issue && v.getDotPath(issue)) ?? "";
+    throw new InvalidInputError(`${field}${path ? `.${path}` : ""}: ${issue?.message ?? "invalid"}`, { field: `${field}${path ? `.${path}` : ""}` });
+  }
+  const grants = parsed.output as CapabilityGrant;
+  const coverage = grantCovers(agent.grants, grants);
+  if (!coverage.covered) {
+    throw new InvalidInputError(`${field}.${coverage.path}: ${coverage.reason}; it may only narrow agent ${agent.name}'s grant`, { field: `${field}.${coverage.path}` });
+  }
+  return grants;
+}
+
+export const DEFAULT_STORE_FILE = "clawhive.db";
+export function defaultStoreUrl(dataDir: string): string {
+  return `file:${join(dataDir, DEFAULT_STORE_FILE)}`;
+}

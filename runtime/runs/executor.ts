@@ -1,0 +1,228 @@
+import { ClawhiveError, SandboxError } from "../errors.js";
+import type { AuditRecord, AuditSubject } from "../audit/index.js";
+import { argsHash, type Approval } from "../policy/approvals/index.js";
+import type { CapabilityGrant } from "../policy/catalogue/index.js";
+import { GuestToolError, type Instance, type SandboxPlugin } from "../sandbox/index.js";
+import { createHostContext, type ActiveToolCall, type HostContext } from "./host-context.js";
+import type { ReportBuilder } from "./report.js";
+import type { RunServices, RunSetup } from "./run.js";
+import type { RunEvent, ToolCallError } from "./types.js";
+
+interface Slot {
+  instance: Instance;
+  context: HostContext;
+  active: ActiveToolCall | undefined;
+  /** The first Unsafe effect of the current call that had no approval. */
+  effectApproval: Approval | undefined;
+  /**
+   * Calls on one instance run one at a time (the worker would serialise them anyway), so a
+   * host call is always attributed to the ToolCall that made it.
+   */
+  turn: Promise<unknown>;
+}
+
+export type Execution =
+  | { ok: true; output: unknown; effectApproval?: undefined }
+  | { ok: false; error: ToolCallError; effectApproval?: undefined }
+  | { ok: false; effectApproval: Approval; error?: undefined };
+
+interface Hooks {
+  subject: () => Omit<AuditSubject, "kind">;
+  emit: (event: RunEvent) => void;
+  report: ReportBuilder;
+}
+
+/**
+ * Runs a run's ToolCalls on its instances: one per plugin, bound on first use and replaced
+ * after a trap, a deadline or a pause; a step with an elevation gets its own fresh instance,
+ * released when the step ends, so the elevation never reaches another step.
+ */
+export class ToolExecutor {
+  #setup: RunSetup;
+  #services: RunServices;
+  #hooks: Hooks;
+  #slots = new Map<string, Promise<Slot>>();
+
+  constructor(setup: RunSetup, services: RunServices, hooks: Hooks) {
+    this.#setup = setup;
+    this.#services = services;
+    this.#hooks = hooks;
+  }
+
+  async execute(
+    active: ActiveToolCall,
+    input: unknown,
+    options: { elevation?: CapabilityGrant | undefined; timeoutMs?: number | undefined; approvalResult: string | null; context?: string | undefined },
+  ): Promise<Execution> {
+    let intent: AuditRecord;
+    try {
+      intent = await this.#services.audit.appendIntent(this.#toolSubject(active, input, options.approvalResult));
+    } catch (error) {
+      return { ok: false, error: { kind: "audit-failed", message: `the call was not made because it could not be recorded: ${(error as Error).message}` } };
+    }
+    let slot: Slot | undefined;
+    let execution: Execution;
+    let release_: () => void = () => {};
+    try {
+      slot = options.elevation ? await this.#bind(this.#pluginOf(active), options.elevation) : await this.#slot(active.tool.plugin.name);
+      const previous = slot.turn;
+      slot.turn = new Promise<void>((resolve) => (release_ = resolve));
+      await previous;
+      if (slot.instance.state === "dead") slot = await this.#slot(active.tool.plugin.name);
+      slot.active = active;
+      slot.effectApproval = undefined;
+      const timeoutMs = options.timeoutMs ?? this.#setup.agent.limits.call_timeout_ms;
+      const text = await slot.instance.call(active.tool.name, JSON.stringify(input), { timeoutMs });
+      execution = slot.effectApproval ? { ok: false, effectApproval: slot.effectApproval } : { ok: true, output: parseOutput(text) };
+    } catch (error) {
+      execution = slot?.effectApproval ? { ok: false, effectApproval: slot.effectApproval } : { ok: false, error: toToolCallError(error) };
+    } finally {
+      if (slot) slot.active = undefined;
+      if (slot && options.elevation) await release(slot, "elevated step ended");
+      release_();
+    }
+    await this.#services.audit
+      .appendOutcome(intent, execution.ok ? { status: "ok", resultSize: JSON.stringify(execution.output ?? null).length } : { status: "error", error: { code: execution.effectApproval ? "approval-required" : execution.error!.kind, message: execution.effectApproval ? `effect approval ${execution.effectApproval.id} is needed` : execution.error!.message } })
+      .catch(() => {});
+    return execution;
+  }
+
+  /** Destroys every instance of the run and closes its grants. */
+  async releaseAll(reason: string): Promise<void> {
+    const slots = await Promise.allSettled(this.#slots.values());
+    this.#slots.clear();
+    for (const slot of slots) if (slot.status === "fulfilled") await release(slot.value, reason);
+  }
+
+  #pluginOf(active: ActiveToolCall): SandboxPlugin {
+    return this.#services.plugins.get(active.tool.plugin.name)!;
+  }
+
+  async #slot(pluginName: string): Promise<Slot> {
+    const existing = this.#slots.get(pluginName);
+    if (existing) {
+      const slot = await existing.catch(() => undefined);
+      if (slot && slot.instance.state !== "dead") return slot;
+      if (slot) {
+        await slot.context.close();
+        this.#hooks.emit({ type: "instance", plugin: pluginName, action: "replaced", at: this.#services.now() });
+      }
+    }
+    const creating = this.#bind(this.#services.plugins.get(pluginName)!, undefined);
+    this.#slots.set(pluginName, creating);
+    creating.catch(() => this.#slots.delete(pluginName));
+    return creating;
+  }
+
+  async #bind(plugin: SandboxPlugin, elevation: CapabilityGrant | undefined): Promise<Slot> {
+    const slot = { active: undefined, effectApproval: undefined, turn: Promise.resolve() } as Partial<Slot> as Slot;
+    slot.context = await createHostContext({
+      layers: elevation ? { ...this.#setup.layers, elevation } : this.#setup.layers,
+      mounts: this.#setup.mounts,
+      allowSensitive: this.#setup.allowSensitive,
+      audit: this.#services.audit,
+      subject: this.#hooks.subject,
+      active: () => slot.active,
+      approveEffect: (effect) => this.#approveEffect(slot, effect),
+      onLog: (line) => this.#hooks.emit({ type: "log", plugin: plugin.manifest.name, ...line, at: this.#services.now() }),
+      onHostCall: ({ call, capability, result }) =>
+        this.#hooks.emit({
+          type: "host-call",
+          toolCallId: slot.active?.toolCallId,
+          call: `${call.iface}.${call.fn}`,
+          capability,
+          ok: result.ok,
+          ...(!result.ok && result.error.tag === "denied" ? { denial: result.error.val } : {}),
+          at: this.#services.now(),
+        }),
+    });
+    try {
+      slot.instance = await this.#services.sandbox.acquire(plugin, { label: this.#setup.id, handler: slot.context.handler });
+    } catch (error) {
+      await slot.context.close();
+      throw error;
+    }
+    this.#hooks.emit({ type: "instance", plugin: plugin.manifest.name, action: "bound", at: this.#services.now() });
+    return slot;
+  }
+
+  /** An Unsafe effect runs only on its own single-use approval; else one is requested. */
+  async #approveEffect(slot: Slot, effect: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }): Promise<boolean> {
+    const effectHash = argsHash(effect.canonical);
+    const granted = await this.#services.approvals.consumeEffect({ runId: this.#setup.id, tool: effect.active.qualifiedName, capability: effect.capability, effectHash });
+    if (granted) {
+      this.#hooks.report.approval({ id: granted.id, kind: granted.kind, tool: granted.tool, outcome: "approved" });
+      return true;
+    }
+    slot.effectApproval ??= await this.#services.approvals.request({
+      kind: "effect",
+      runId: this.#setup.id,
+      traceId: this.#setup.traceId,
+      agent: this.#setup.agent.name,
+      parentRunId: this.#setup.parentRunId,
+      stepId: effect.active.stepId,
+      toolCallId: effect.active.toolCallId,
+      tool: effect.active.qualifiedName,
+      input: effect.canonical,
+      capability: effect.capability,
+      effect: effect.canonical,
+      risk: "unsafe",
+      reason: `${effect.active.qualifiedName} is Unsafe: this exact ${effect.capability} effect needs its own approval`,
+      context: null,
+    });
+    return false;
+  }
+
+  #toolSubject(active: ActiveToolCall, input: unknown, approvalResult: string | null): AuditSubject {
+    return {
+      ...this.#hooks.subject(),
+      kind: "tool_call",
+      stepId: active.stepId,
+      plugin: active.tool.plugin.name,
+      tool: active.qualifiedName,
+      toolCall: { id: active.toolCallId, name: active.qualifiedName },
+      args: input as never,
+      requestedCapabilities: active.tool.capabilities as string[],
+      grantedCapabilities: Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants),
+      approvalRequired: approvalResult !== null,
+      approvalResult,
+    };
+  }
+}
+
+async function release(slot: Slot, reason: string): Promise<void> {
+  slot.instance.destroy(reason);
+  await slot.context.close();
+}
+
+function parseOutput(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function toToolCallError(error: unknown): ToolCallError {
+  if (error instanceof GuestToolError) {
+    const payload = error.payload as { tag?: string; val?: unknown };
+    const tag = typeof payload?.tag === "string" ? payload.tag : "failed";
+    if (tag === "denied" && payload.val && typeof payload.val === "object") {
+      const denial = payload.val as { capability: string; reason: string; message: string };
+      return { kind: "denied", message: denial.message, denial };
+    }
+    return { kind: tag, message: typeof payload?.val === "string" ? payload.val : error.message };
+  }
+  if (error instanceof SandboxError) {
+    const kinds: Record<string, string> = {
+      plugin_trapped: "trapped",
+      deadline_exceeded: "deadline",
+      memory_cap: "memory-cap",
+      result_too_large: "result-too-large",
+      instance_lost: "instance-lost",
+    };
+    return { kind: kinds[error.code] ?? error.code, message: error.message };
+  }
+  if (error instanceof ClawhiveError) return { kind: error.code, message: error.message };
+  return { kind: "failed", message: (error as Error).message ?? String(error) };
+}

@@ -1,0 +1,186 @@
+import assert from "node:assert/strict";
+import { readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import type { Runtime, ToolCallOutcome } from "../../runtime/index.js";
+import { defineTestAgent, tempDir, testRuntime } from "../helpers/runtime.js";
+
+let runtime: Runtime;
+let dispose: () => Promise<void>;
+let work: string;
+let now = Date.UTC(2026, 10, 22, 12);
+const clock = { now: () => now };
+let n = 0;
+
+before(async () => {
+  ({ runtime, dispose } = await testRuntime({ clock, sandbox: { callTimeoutMs: 5_000 } }));
+  work = await tempDir();
+  await writeFile(join(work, "notes.txt"), "one\n");
+});
+after(async () => {
+  await dispose();
+  await rm(work, { recursive: true, force: true });
+});
+
+const agent = (options: Parameters<typeof defineTestAgent>[2] = {}) => defineTestAgent(runtime, `ap${++n}`, { mounts: [{ guest: "/work", host: work, mode: "rw" }], ...options });
+const approvalOf = (o: ToolCallOutcome) => {
+  assert.equal(o.status, "approval_required", JSON.stringify(o));
+  return (o as Extract<ToolCallOutcome, { status: "approval_required" }>).approval;
+};
+const write = (path: string, content: string) => ({ path: `/work/${path}`, content });
+
+test("a Guarded ToolCall waits for a person; once approved, the replay runs and the approval is spent", async () => {
+  const run = await runtime.startRun({ agent: await agent() });
+  const first = await run.callTool("files.write_file", write("a.txt", "A"), { context: "the user asked for a.txt" });
+  const approval = approvalOf(first);
+  assert.equal(approval.kind, "tool_call");
+  assert.equal(run.status, "awaiting_approval");
+  await assert.rejects(readFile(join(work, "a.txt")), { code: "ENOENT" });
+  // While waiting, the run takes no other call and holds no instance.
+  await assert.rejects(run.callTool("files.read_file", { path: "/work/notes.txt" }), { code: "run_awaiting_approval" });
+  assert.equal(runtime.sandbox.instancesOf(run.id), 0);
+  const stored = await runtime.approvals.get(approval.id);
+  assert.equal(stored?.context, "the user asked for a.txt");
+  await runtime.approvals.decide(approval.id, { decision: "approve", scope: "once", by: "alice" });
+  const replay = await run.resume();
+  assert.equal(replay?.status, "ok", JSON.stringify(replay));
+  assert.equal(await readFile(join(work, "a.txt"), "utf8"), "A");
+  assert.equal(await run.resume(), undefined, "nothing left to replay");
+  // A once-approval covers that call only: the same call again asks again.
+  approvalOf(await run.callTool("files.write_file", write("a.txt", "A")));
+  await run.end();
+});
+
+test("a replay with changed arguments is not covered by the approval", async () => {
+  const run = await runtime.startRun({ agent: await agent() });
+  const approval = approvalOf(await run.callTool("files.write_file", write("b.txt", "B"), { stepId: "s1" }));
+  await runtime.approvals.decide(approval.id, { decision: "approve", by: "alice" });
+  // Control: a different run cannot use it either; then the same step with other arguments.
+  const other = await runtime.startRun({ agent: run.agent.name });
+  approvalOf(await other.callTool("files.write_file", write("b.txt", "B"), { stepId: "s1" }));
+  const pending = run.pending!;
+  assert.equal(pending.stepId, "s1");
+  const replay = await run.resume();
+  assert.equal(replay?.status, "ok");
+  approvalOf(await run.callTool("files.write_file", write("b.txt", "CHANGED"), { stepId: "s1" }));
+  await Promise.all([run.end(), other.end()]);
+});
+
+test("scope run covers later calls of that tool in that run only", async () => {
+  const name = await agent();
+  const run = await runtime.startRun({ agent: name });
+  const approval = approvalOf(await run.callTool("files.write_file", write("c1.txt", "1")));
+  await runtime.approvals.decide(approval.id, { decision: "approve", scope: "run", by: "alice" });
+  assert.equal((await run.resume())?.status, "ok");
+  assert.equal((await run.callTool("files.write_file", write("c2.txt", "2"))).status, "ok");
+  approvalOf(await run.callTool("files.edit_file", { path: "/work/c2.txt", old_text: "2", new_text: "3" }));
+  const other = await runtime.startRun({ agent: name });
+  approvalOf(await other.callTool("files.write_file", write("c3.txt", "3")));
+  await Promise.all([run.end(), other.end()]);
+});
+
+test("a denied approval ends the ToolCall with approval-denied; nothing is written", async () => {
+  const run = await runtime.startRun({ agent: await agent() });
+  const approval = approvalOf(await run.callTool("files.write_file", write("d.txt", "D")));
+  await runtime.approvals.decide(approval.id, { decision: "deny", by: "bob", reason: "not today" });
+  const replay = await run.resume();
+  assert.equal(replay?.status, "error");
+  assert.equal((replay as { error: { kind: string } }).error.kind, "approval-denied");
+  await assert.rejects(readFile(join(work, "d.txt")), { code: "ENOENT" });
+  await run.end();
+});
+
+test("an approval expires", async () => {
+  const run = await runtime.startRun({ agent: await agent() });
+  const approval = approvalOf(await run.callTool("files.write_file", write("e.txt", "E")));
+  now += 24 * 60 * 60 * 1000;
+  await assert.rejects(runtime.approvals.decide(approval.id, { decision: "approve", by: "alice" }), { code: "approval_expired" });
+  const replay = await run.resume();
+  assert.equal((replay as { error: { kind: string } }).error.kind, "approval-expired");
+  await run.end();
+});
+
+test("an Unsafe tool's effect is approved on its own, bound to the exact host call", async () => {
+  const run = await runtime.startRun({ agent: await agent({ raise: [{ tool: "files.write_file", to: "unsafe" }] }) });
+  const first = await run.callTool("files.write_file", write("u.txt", "U"));
+  const approval = approvalOf(first);
+  assert.equal(approval.kind, "effect");
+  await assert.rejects(readFile(join(work, "u.txt")), { code: "ENOENT" });
+  const stored = await runtime.approvals.get(approval.id);
+  assert.deepEqual(stored?.effect, { bytes: 1, fn: "write", path: "/work/u.txt" });
+  assert.equal(runtime.sandbox.instancesOf(run.id), 0, "the paused run holds no instance");
+  await runtime.approvals.decide(approval.id, { decision: "approve", by: "alice" });
+  assert.equal((await run.resume())?.status, "ok");
+  assert.equal(await readFile(join(work, "u.txt"), "utf8"), "U");
+  // The same tool with other arguments is another effect: it needs a new approval.
+  assert.equal(approvalOf(await run.callTool("files.write_file", write("u2.txt", "U2"))).kind, "effect");
+  await run.end();
+});
+
+test("a step-level elevation restores a narrowed grant for its step only", async () => {
+  const name = await agent({ lowerToSafe: ["files.write_file"] });
+  const readOnly = { "fs.read": { mounts: [{ guest: "/work", host: work }] } };
+  const run = await runtime.startRun({ agent: name, grants: readOnly });
+  const denied = await run.callTool("files.write_file", write("f.txt", "F"));
+  assert.equal((denied as { error: { denial: { reason: string } } }).error.denial.reason, "narrowed-by-task");
+  const elevation = { "fs.write": { mounts: [{ guest: "/work", host: work, mode: "rw" }] } };
+  assert.equal((await run.callTool("files.write_file", write("f.txt", "F"), { elevation })).status, "ok");
+  const after = await run.callTool("files.write_file", write("f2.txt", "F2"));
+  assert.equal((after as { error: { denial: { reason: string } } }).error.denial.reason, "narrowed-by-task", "the elevation ended with its step");
+  const wider = { "fs.write": { mounts: [{ guest: "/other", host: await tempDir(), mode: "rw" }] } };
+  await assert.rejects(run.callTool("files.write_file", write("g.txt", "G"), { elevation: wider }), { code: "invalid_input" });
+  await run.end();
+});
+
+test("every call has its audit records, denials included, under the run's trace", async () => {
+  const run = await runtime.startRun({ agent: await agent() });
+  await run.callTool("files.read_file", { path: "/work/notes.txt" });
+  await run.callTool("files.read_file", { path: "/etc/passwd" });
+  const { records } = await runtime.audit.query({ runId: run.id, limit: 100 });
+  assert.ok(records.every((r) => r.traceId === run.traceId));
+  const host = records.filter((r) => r.kind === "host_call");
+  const tool = records.filter((r) => r.kind === "tool_call");
+  assert.deepEqual(tool.map((r) => r.status), ["intent", "ok", "intent", "error"]);
+  assert.deepEqual(host.map((r) => r.status), ["intent", "ok", "denied"]);
+  assert.equal(host[2]?.denial?.reason, "outside-mount");
+  assert.equal(host[0]?.hostCall?.function, "read");
+  const verify = await runtime.audit.verify();
+  assert.equal(verify.ok, true);
+  await run.end();
+});
+
+test("a failing audit write prevents the effect", async () => {
+  const run = await runtime.startRun({ agent: await agent({ lowerToSafe: ["files.write_file"] }) });
+  const audit = runtime.audit as { appendIntent: (...args: unknown[]) => Promise<unknown> };
+  const original = audit.appendIntent;
+  let calls = 0;
+  audit.appendIntent = async function (this: unknown, ...args: unknown[]) {
+    // The tool call's own intent passes; the host call's intent fails.
+    if (++calls === 2) throw new Error("disk full");
+    return original.apply(this, args);
+  };
+  try {
+    const outcome = await run.callTool("files.write_file", write("never.txt", "X"));
+    assert.equal(outcome.status, "error");
+    await assert.rejects(readFile(join(work, "never.txt")), { code: "ENOENT" });
+  } finally {
+    audit.appendIntent = original;
+  }
+  // Control: with the audit healthy, the same write happens.
+  assert.equal((await run.callTool("files.write_file", write("never.txt", "X"))).status, "ok");
+  await run.end();
+});
+
+test("the least-privilege report shows granted, used, unused and denied", async () => {
+  const run = await runtime.startRun({ agent: await agent() });
+  await run.callTool("files.read_file", { path: "/work/notes.txt" });
+  await run.callTool("files.read_file", { path: "/work/.env" });
+  const report = await run.end();
+  assert.deepEqual(report.granted, ["fs.read", "fs.write", "log"]);
+  assert.deepEqual(report.used, ["fs.read"]);
+  assert.deepEqual(report.unused, ["fs.write", "log"]);
+  assert.equal(report.denials[0]?.reason, "sensitive-name");
+  const record = await runtime.records.get(run.id);
+  assert.deepEqual(record?.report, report);
+  assert.equal(record?.status, "ended");
+});
