@@ -1,5 +1,7 @@
 /** The `clawhive` command line: one file per command, this file only dispatches. */
 import { ClawhiveError } from "../errors.js";
+import { agentCommand, agentHelp } from "./agent.js";
+import { auditCommand, auditHelp } from "./audit.js";
 import { callCommand, callHelp } from "./call.js";
 import { serveCommand, serveHelp } from "./serve.js";
 import { toolsCommand, toolsHelp } from "./tools.js";
@@ -9,6 +11,8 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; help:
   serve: { run: serveCommand, help: serveHelp, summary: "start the runtime and its HTTP API" },
   tools: { run: toolsCommand, help: toolsHelp, summary: "list the tools of the loaded plugins" },
   call: { run: callCommand, help: callHelp, summary: "run one tool in a fresh, sandboxed run" },
+  agent: { run: agentCommand, help: agentHelp, summary: "validate and list agent manifests" },
+  audit: { run: auditCommand, help: auditHelp, summary: "show the audit log (tail) and check its hash chain (verify)" },
 };
 
 const usage = `clawhive ${VERSION} — every agent tool a WebAssembly component, sandboxed per task

@@ -1,0 +1,62 @@
+/**
+ * Where the command line finds its state: the data dir, the store in it (or a shared libSQL
+ * server), and the agent manifests. Every command resolves these the same way — flag, then
+ * environment variable, then default — so `--data-dir` means one thing across the CLI.
+ */
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { ParseArgsConfig } from "node:util";
+import { NotFoundError } from "../errors.js";
+import { PROJECT_ROOT } from "../plugins/locations.js";
+import { openStore, parseStoreUrl } from "../store/index.js";
+import type { Store } from "../store/index.js";
+
+/** The parseArgs options of every command that reads the store. */
+export const STORE_FLAGS = {
+  "data-dir": { type: "string" },
+  store: { type: "string" },
+} as const satisfies NonNullable<ParseArgsConfig["options"]>;
+
+export const STORE_FLAGS_HELP = `  --data-dir DIR    where state lives (default ./.clawhive; env CLAWHIVE_DATA_DIR)
+  --store URL       the store (default file:<data dir>/clawhive.db; env CLAWHIVE_STORE_URL);
+                    a libsql:// or https:// server takes its token from CLAWHIVE_STORE_AUTH_TOKEN`;
+
+/** An empty variable counts as unset: `CLAWHIVE_DATA_DIR= clawhive …` should not mean the cwd. */
+function fromEnv(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === "" ? undefined : value;
+}
+
+function flag(values: Readonly<Record<string, unknown>>, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** `--data-dir`, else `CLAWHIVE_DATA_DIR`, else `.clawhive`; absolute. */
+export function resolveDataDir(values: Readonly<Record<string, unknown>>): string {
+  return resolve(flag(values, "data-dir") ?? fromEnv("CLAWHIVE_DATA_DIR") ?? ".clawhive");
+}
+
+/** `--store`, else `CLAWHIVE_STORE_URL`, else `file:<data dir>/clawhive.db`. */
+export function resolveStoreUrl(values: Readonly<Record<string, unknown>>): string {
+  return flag(values, "store") ?? fromEnv("CLAWHIVE_STORE_URL") ?? `file:${join(resolveDataDir(values), "clawhive.db")}`;
+}
+
+/** `--agents`, else `CLAWHIVE_AGENTS_DIR`, else `capabilities` in the project; absolute. */
+export function resolveAgentsDir(values: Readonly<Record<string, unknown>>): string {
+  return resolve(flag(values, "agents") ?? fromEnv("CLAWHIVE_AGENTS_DIR") ?? join(PROJECT_ROOT, "capabilities"));
+}
+
+/**
+ * Opens the store a command reads. A file store must already exist: a read-only command pointed
+ * at the wrong data dir should say so, not create an empty database there and report nothing.
+ */
+export async function openExistingStore(values: Readonly<Record<string, unknown>>): Promise<Store> {
+  const url = resolveStoreUrl(values);
+  const location = parseStoreUrl(url);
+  if (location.kind === "file" && !existsSync(location.path)) {
+    throw new NotFoundError(`no store at ${location.path}: pass the runtime's --data-dir or --store (or set CLAWHIVE_DATA_DIR)`);
+  }
+  const authToken = fromEnv("CLAWHIVE_STORE_AUTH_TOKEN");
+  return openStore({ url, ...(authToken === undefined ? {} : { authToken }) });
+}
