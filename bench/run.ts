@@ -7,6 +7,8 @@ import { readFile } from "node:fs/promises";
 import { measureExtism, measureRaw } from "./peers/index.js";
 import { latency, type Metric, type Metrics } from "./metrics.js";
 import { benchSandbox } from "./sandbox.js";
+import { benchAudit } from "./audit.js";
+import { benchPolicy } from "./policy.js";
 
 const json = process.argv.includes("--json");
 const quick = process.argv.includes("--quick");
@@ -18,6 +20,13 @@ const metrics: Metrics = {};
 log("sandbox …");
 const sandbox = await benchSandbox({ quick });
 Object.assign(metrics, sandbox.metrics);
+
+log("policy and audit on (file store) …");
+Object.assign(metrics, await benchPolicy({ quick }));
+
+log("audit log …");
+const audit = await benchAudit(quick ? { calls: 4000, serialCalls: 1000, warmup: 200 } : {});
+Object.assign(metrics, audit);
 
 log("raw wasm floor …");
 const raw = await measureRaw(new Uint8Array(await readFile(sandbox.probeCoreWasm)));

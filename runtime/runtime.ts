@@ -5,6 +5,8 @@ import type { AgentManifest } from "./agents/index.js";
 import { openAuditLog, type AuditLog } from "./audit/index.js";
 import { ConflictError, InvalidInputError, NotFoundError, PluginError } from "./errors.js";
 import { ApprovalStore } from "./policy/approvals/index.js";
+import type { CapabilityGrant } from "./policy/catalogue/index.js";
+import type { PolicyLayers } from "./policy/engine.js";
 import { buildPlugin } from "./plugins/build.js";
 import { defaultBuildCacheDir, pluginSourceDirs, PROJECT_ROOT } from "./plugins/locations.js";
 import { agentMounts, defaultStoreUrl, loadAgents, parseInlineAgent, parseTaskGrants } from "./runs/agent-setup.js";
@@ -142,7 +144,8 @@ export class Runtime {
       taskGrants: taskGrants ?? null,
       createdAt: this.clock.now(),
     });
-    return this.#track(this.#build({ id, traceId, taskId, parentRunId: options.parentRunId ?? null, agent, taskGrants }));
+    const parents = await this.#parentLayers(options.parentRunId ?? null);
+    return this.#track(this.#build({ id, traceId, taskId, parentRunId: options.parentRunId ?? null, agent, taskGrants, parents }));
   }
 
   /** A live run of this process, or one rebuilt from the store (after a restart, or another node's). */
@@ -154,7 +157,8 @@ export class Runtime {
     if (record.status === "ended") throw new ConflictError("run_ended", `run ${id} has ended`);
     const agent = this.#agent(record.agent);
     const taskGrants = record.taskGrants === null ? undefined : parseTaskGrants(record.taskGrants, agent);
-    const run = this.#build({ id, traceId: record.traceId, taskId: record.taskId, parentRunId: record.parentRunId, agent, taskGrants, status: record.status, pending: record.pending });
+    const parents = await this.#parentLayers(record.parentRunId);
+    const run = this.#build({ id, traceId: record.traceId, taskId: record.taskId, parentRunId: record.parentRunId, agent, taskGrants, parents, status: record.status, pending: record.pending });
     return this.#track(run);
   }
 
@@ -186,6 +190,7 @@ export class Runtime {
     parentRunId: string | null;
     agent: AgentManifest;
     taskGrants: ReturnType<typeof parseTaskGrants> | undefined;
+    parents: PolicyLayers["parents"];
     status?: Run["status"];
     pending?: Run["pending"];
   }): Run {
@@ -206,7 +211,7 @@ export class Runtime {
         parentRunId: input.parentRunId,
         agent: input.agent,
         tools: agentTools(input.agent, { plugins: this.#plugins, tools: this.#tools }),
-        layers: { agent: { name: input.agent.name, grants: input.agent.grants }, task: input.taskGrants },
+        layers: { agent: { name: input.agent.name, grants: input.agent.grants }, task: input.taskGrants, parents: input.parents },
         mounts,
         allowSensitive,
         status: input.status,
@@ -214,6 +219,25 @@ export class Runtime {
       },
       services,
     );
+  }
+
+  /**
+   * What every ancestor of a sub-agent run was allowed (its task's grant, or its agent's): each
+   * is one more layer the child's host calls must satisfy, whatever the child's manifest says.
+   */
+  async #parentLayers(parentRunId: string | null): Promise<NonNullable<PolicyLayers["parents"]>> {
+    const parents: Array<{ name: string; grants: CapabilityGrant }> = [];
+    let next = parentRunId;
+    while (next) {
+      if (parents.length >= 32) throw new ConflictError("run_chain_too_deep", `run ${parentRunId} has more than 32 ancestors`);
+      const record = await this.records.get(next);
+      if (!record) throw new NotFoundError(`parent run ${next} does not exist`);
+      const agent = this.#agent(record.agent);
+      const grants = record.taskGrants === null ? agent.grants : parseTaskGrants(record.taskGrants, agent);
+      parents.push({ name: agent.name, grants });
+      next = record.parentRunId;
+    }
+    return parents;
   }
 
   #track(run: Run): Run {

@@ -184,3 +184,15 @@ test("the least-privilege report shows granted, used, unused and denied", async 
   assert.deepEqual(record?.report, report);
   assert.equal(record?.status, "ended");
 });
+
+test("a child run is held to its parent's grant, whatever its own manifest says", async () => {
+  const parent = await runtime.startRun({ agent: await agent(), grants: { "fs.read": { mounts: [{ guest: "/work", host: work }] } } });
+  const child = await runtime.startRun({ agent: await agent({ lowerToSafe: ["files.write_file"] }), parentRunId: parent.id, traceId: parent.traceId });
+  const denied = await child.callTool("files.write_file", write("child.txt", "C"));
+  assert.equal((denied as { error: { denial: { reason: string } } }).error.denial.reason, "not-granted-to-parent");
+  // Control: what the parent may do, the child may do.
+  assert.equal((await child.callTool("files.read_file", { path: "/work/notes.txt" })).status, "ok");
+  const { records } = await runtime.audit.query({ traceId: parent.traceId, limit: 100 });
+  assert.ok(records.some((r) => r.runId === child.id && r.parentRunId === parent.id));
+  await Promise.all([child.end(), parent.end()]);
+});
