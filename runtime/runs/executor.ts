@@ -3,7 +3,7 @@ import type { AuditRecord, AuditSubject } from "../audit/index.js";
 import { argsHash, type Approval } from "../policy/approvals/index.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
 import { GuestToolError, type Instance, type SandboxPlugin } from "../sandbox/index.js";
-import { createHostContext, type ActiveToolCall, type HostContext } from "./host-context.js";
+import { createHostContext, toolCallSubject, type ActiveToolCall, type HostContext } from "./host-context.js";
 import type { ReportBuilder } from "./report.js";
 import type { RunServices, RunSetup } from "./run.js";
 import type { RunEvent, ToolCallError } from "./types.js";
@@ -174,19 +174,8 @@ export class ToolExecutor {
   }
 
   #toolSubject(active: ActiveToolCall, input: unknown, approvalResult: string | null): AuditSubject {
-    return {
-      ...this.#hooks.subject(),
-      kind: "tool_call",
-      stepId: active.stepId,
-      plugin: active.tool.plugin.name,
-      tool: active.qualifiedName,
-      toolCall: { id: active.toolCallId, name: active.qualifiedName },
-      args: input as never,
-      requestedCapabilities: active.tool.capabilities as string[],
-      grantedCapabilities: Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants),
-      approvalRequired: approvalResult !== null,
-      approvalResult,
-    };
+    const granted = Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants);
+    return toolCallSubject(this.#hooks.subject(), { active, input, granted, approvalResult });
   }
 }
 

@@ -33,6 +33,27 @@ export interface HostContextOptions {
   onHostCall?: (event: { call: HostCall; capability: string; result: HostCallResult; approvalRequired: boolean }) => void;
 }
 
+/** The audit subject of a ToolCall record (its intent, outcome, or the denial that paused it). */
+export function toolCallSubject(
+  base: Omit<AuditSubject, "kind">,
+  call: { active: ActiveToolCall; input: unknown; granted: readonly string[]; approvalResult: string | null },
+): AuditSubject {
+  const { active } = call;
+  return {
+    ...base,
+    kind: "tool_call",
+    stepId: active.stepId,
+    plugin: active.tool.plugin.name,
+    tool: active.qualifiedName,
+    toolCall: { id: active.toolCallId, name: active.qualifiedName },
+    args: call.input as never,
+    requestedCapabilities: active.tool.capabilities as string[],
+    grantedCapabilities: [...call.granted],
+    approvalRequired: call.approvalResult !== null,
+    approvalResult: call.approvalResult,
+  };
+}
+
 export interface HostContext {
   handler: HostCallHandler;
   /** Closes the instance's handles (mount roots). Its host calls fail afterwards. */

@@ -8,7 +8,7 @@ import { parseTaskGrants } from "./agent-setup.js";
 import { toolRisk, type PolicyLayers } from "../policy/engine.js";
 import type { FsMount } from "../../host-proxies/fs/index.js";
 import type { Sandbox, SandboxPlugin } from "../sandbox/index.js";
-import type { ActiveToolCall } from "./host-context.js";
+import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
 import { ToolExecutor } from "./executor.js";
 import type { PendingToolCall, RunRecords, RunStatus } from "./records.js";
 import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
@@ -198,17 +198,9 @@ export class Run {
       reason: `${active.qualifiedName} is Guarded: it needs a person's approval before it runs`,
       context: context ?? null,
     });
+    const granted = Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants);
     await this.#services.audit.appendDenial({
-      ...this.#subject(),
-      kind: "tool_call",
-      stepId: active.stepId,
-      plugin: active.tool.plugin.name,
-      tool: active.qualifiedName,
-      toolCall: { id: active.toolCallId, name: active.qualifiedName },
-      args: input as never,
-      requestedCapabilities: active.tool.capabilities as string[],
-      approvalRequired: true,
-      approvalResult: "pending",
+      ...toolCallSubject(this.#subject(), { active, input, granted, approvalResult: "pending" }),
       denial: { capability: active.tool.capabilities.join(",") || "tool", reason: "approval-required", message: `approval ${approval.id} is needed` },
     });
     return approval;
