@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { InvalidInputError } from "../errors.js";
 import { Runtime } from "../runtime.js";
 import { parseCommandArgs, parseMountFlag } from "./args.js";
+import { resolveAgentsDir, resolveDataDir } from "./store-path.js";
 
 export const callHelp = `clawhive call — run one tool in a fresh run of an agent, then end the run
 
@@ -11,6 +12,8 @@ export const callHelp = `clawhive call — run one tool in a fresh run of an age
   TOOL              plugin.tool or a bare tool name, e.g. files.read_file
   JSON-INPUT        the tool's input as JSON (default {})
   --agent NAME      run as this agent (capabilities/NAME.yaml): its grants apply
+  --agents DIR      where agent manifests live (default the project's capabilities/;
+                    env CLAWHIVE_AGENTS_DIR)
   --mount M         run as an ad-hoc agent granted only these mounts, e.g. /work=./project:rw
                     (read-only unless :rw); it may use every loaded plugin
   --timeout MS      deadline of the call
@@ -26,6 +29,7 @@ export async function callCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     mount: { type: "string", multiple: true },
     agent: { type: "string" },
+    agents: { type: "string" },
     timeout: { type: "string" },
     json: { type: "boolean" },
     "data-dir": { type: "string" },
@@ -44,7 +48,7 @@ export async function callCommand(argv: string[]): Promise<number> {
   const agentName = values.agent as string | undefined;
   if (!agentName && mounts.length === 0) throw new InvalidInputError("name an agent (--agent NAME) or grant mounts (--mount GUEST=HOST[:rw])", { field: "agent" });
   if (agentName && mounts.length > 0) throw new InvalidInputError("--agent and --mount do not combine: an agent's grants come from its manifest", { field: "mount" });
-  const runtime = await Runtime.create({ dataDir: (values["data-dir"] as string | undefined) ?? ".clawhive", sandbox: { poolSize: 0 }, onProgress: (l) => console.error(l) });
+  const runtime = await Runtime.create({ dataDir: resolveDataDir(values), agentsDir: resolveAgentsDir(values), sandbox: { poolSize: 0 }, onProgress: (l) => console.error(l) });
   try {
     const agent = agentName ?? (await runtime.defineAgent(adHocAgent(mounts, runtime.plugins()))).name;
     const run = await runtime.startRun({ agent, task: `clawhive call ${tool}` });

@@ -1,8 +1,11 @@
 /** The `clawhive` command line: one file per command, this file only dispatches. */
 import { ClawhiveError } from "../errors.js";
 import { agentCommand, agentHelp } from "./agent.js";
+import { approvalsCommand, approvalsHelp } from "./approvals.js";
 import { auditCommand, auditHelp } from "./audit.js";
 import { callCommand, callHelp } from "./call.js";
+import { resumeCommand, resumeHelp } from "./resume.js";
+import { runsCommand, runsHelp } from "./runs.js";
 import { serveCommand, serveHelp } from "./serve.js";
 import { toolsCommand, toolsHelp } from "./tools.js";
 import { VERSION } from "./version.js";
@@ -12,15 +15,20 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; help:
   tools: { run: toolsCommand, help: toolsHelp, summary: "list the tools of the loaded plugins" },
   call: { run: callCommand, help: callHelp, summary: "run one tool in a fresh, sandboxed run" },
   agent: { run: agentCommand, help: agentHelp, summary: "validate and list agent manifests" },
+  approvals: { run: approvalsCommand, help: approvalsHelp, summary: "list pending approvals with their full context; approve or deny one" },
+  resume: { run: resumeCommand, help: resumeHelp, summary: "continue a run once its approval is decided" },
+  runs: { run: runsCommand, help: runsHelp, summary: "list runs; show one with its least-privilege report" },
   audit: { run: auditCommand, help: auditHelp, summary: "show the audit log (tail) and check its hash chain (verify)" },
 };
+
+const WIDTH = Math.max(...Object.keys(commands).map((name) => name.length));
 
 const usage = `clawhive ${VERSION} — every agent tool a WebAssembly component, sandboxed per task
 
 Usage: clawhive <command> [options]
 
 Commands:
-${Object.entries(commands).map(([name, c]) => `  ${name.padEnd(8)} ${c.summary}`).join("\n")}
+${Object.entries(commands).map(([name, c]) => `  ${name.padEnd(WIDTH)} ${c.summary}`).join("\n")}
 
 Run 'clawhive <command> --help' for a command's options.`;
 

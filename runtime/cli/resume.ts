@@ -1,0 +1,108 @@
+import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
+import { ApprovalStore } from "../policy/approvals/index.js";
+import { RunRecords, runMigrations } from "../runs/records.js";
+import type { LeastPrivilegeReport } from "../runs/report.js";
+import type { Run } from "../runs/run.js";
+import type { ToolCallOutcome } from "../runs/types.js";
+import { Runtime } from "../runtime.js";
+import { applyMigrations, systemClock } from "../store/index.js";
+import { inert, jsonText } from "./render.js";
+import { parseCommandArgs } from "./args.js";
+import { reportLines } from "./runs.js";
+import { openExistingStore, resolveAgentsDir, resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+
+export const resumeHelp = `clawhive resume — continue a run that waited for an approval
+
+  clawhive resume RUN [--json]
+
+  Replays the ToolCall the run paused on, now that its approval is decided: approved, the
+  call runs; denied or expired, it fails. Unless the call pauses again (for another effect),
+  the run then ends and its least-privilege report is printed (to stderr).
+
+  --json            print the outcome and the report as JSON
+  --agents DIR      where agent manifests live (default the project's capabilities/;
+                    env CLAWHIVE_AGENTS_DIR): the run's agent must be there
+${STORE_FLAGS_HELP}
+
+  Exit codes: 0 output; 1 the tool returned an error (also a denied or expired approval), or
+  the run is unknown, ended or not waiting; 3 still waiting for approval; 2 bad usage.`;
+
+export async function resumeCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, agents: { type: "string" }, json: { type: "boolean" } });
+  const [id, ...extra] = positionals;
+  if (id === undefined || id === "" || extra.length > 0) throw new InvalidInputError("usage: clawhive resume RUN");
+  // Loading the plugins takes a second or two: answer what the store alone can answer first.
+  const ready = await checkResumable(values, id);
+  if (ready !== "resumable") return ready;
+  const authToken = process.env.CLAWHIVE_STORE_AUTH_TOKEN;
+  const runtime = await Runtime.create({
+    dataDir: resolveDataDir(values),
+    storeUrl: resolveStoreUrl(values),
+    ...(authToken ? { storeAuthToken: authToken } : {}),
+    agentsDir: resolveAgentsDir(values),
+    sandbox: { poolSize: 0 },
+    onProgress: (line) => console.error(line),
+  });
+  try {
+    let outcome: ToolCallOutcome | undefined;
+    let run: Run;
+    try {
+      run = await runtime.resumeRun(id);
+      outcome = await run.resume();
+    } catch (error) {
+      // The run's agent is not in this agents dir, or another process ended the run since the check.
+      if (error instanceof NotFoundError && error.message.startsWith("no agent ")) return refuse(`run ${id}: ${error.message}; pass the --agents DIR the run was started with`);
+      if (error instanceof NotFoundError || (error instanceof ConflictError && error.code === "run_ended")) return refuse(error.message);
+      throw error;
+    }
+    if (outcome === undefined) return refuse(`run ${id} is not waiting for an approval (another process may have resumed it); nothing to resume`);
+    const report = outcome.status === "approval_required" ? undefined : await run.end();
+    print(id, outcome, report, values.json === true);
+    return outcome.status === "ok" ? 0 : outcome.status === "error" ? 1 : 3;
+  } finally {
+    await runtime.close();
+  }
+}
+
+/** `resumable`, or the exit code of a run that cannot be resumed now (message printed). */
+async function checkResumable(values: Readonly<Record<string, unknown>>, id: string): Promise<"resumable" | number> {
+  const store = await openExistingStore(values);
+  try {
+    await applyMigrations(store, runMigrations, { clock: systemClock });
+    const record = await new RunRecords(store).get(id);
+    if (!record) return refuse(`no run ${id}; 'clawhive runs list' shows the runs in this store`);
+    if (record.status === "ended") {
+      const at = record.endedAt === null ? "" : ` at ${new Date(record.endedAt).toISOString()}`;
+      return refuse(`run ${id} has ended${at}; nothing to resume ('clawhive runs show ${id}' shows its report)`);
+    }
+    if (record.status !== "awaiting_approval" || !record.pending) return refuse(`run ${id} is ${record.status}, not waiting for an approval; nothing to resume`);
+    const approval = await (await ApprovalStore.open(store, { clock: systemClock })).get(record.pending.approvalId);
+    if (approval?.status === "pending") {
+      console.error(inert(`${record.pending.tool}: still waiting for approval ${approval.id} (expires ${new Date(approval.expiresAt).toISOString()})`, { newlines: false }));
+      console.error(inert(`  decide with 'clawhive approvals approve ${approval.id}' (or deny), then 'clawhive resume ${id}'`, { newlines: false }));
+      return 3;
+    }
+    return "resumable";
+  } finally {
+    await store.close();
+  }
+}
+
+function refuse(message: string): number {
+  console.error(`clawhive: ${inert(message, { newlines: false })}`);
+  return 1;
+}
+
+function print(runId: string, outcome: ToolCallOutcome, report: LeastPrivilegeReport | undefined, json: boolean): void {
+  if (json) {
+    console.log(jsonText({ run: runId, ...outcome, ...(report ? { report } : {}) }));
+    return;
+  }
+  if (outcome.status === "ok") console.log(typeof outcome.output === "string" ? inert(outcome.output) : jsonText(outcome.output));
+  else if (outcome.status === "error") console.error(inert(`${outcome.tool}: ${outcome.error.kind}: ${outcome.error.message}`));
+  else {
+    console.error(inert(`${outcome.tool}: waiting for approval ${outcome.approval.id} (${outcome.approval.reason})`, { newlines: false }));
+    console.error(inert(`  run ${runId}: approve with 'clawhive approvals approve ${outcome.approval.id}', then 'clawhive resume ${runId}'`, { newlines: false }));
+  }
+  if (report) console.error([`run ${inert(runId, { newlines: false })} ended; least-privilege report:`, ...reportLines(report)].join("\n"));
+}
