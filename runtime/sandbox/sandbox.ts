@@ -74,13 +74,31 @@ export class Sandbox {
    */
   async acquire(plugin: SandboxPlugin, binding: Binding): Promise<Instance> {
     this.#assertOpen();
-    const pool = this.#pools.get(plugin.key);
-    let instance = pool?.shift();
-    while (instance && (instance.state !== "ready" || !instance.worker.alive)) instance = pool?.shift();
+    let instance = this.#takePooled(plugin);
     if (!instance) instance = await this.#create(plugin, "call", false);
     instance.bind(binding);
-    this.#refill(plugin);
+    this.#refill(plugin, instance.worker);
     return instance;
+  }
+
+  /**
+   * The pooled instance whose worker is least busy: a worker refilling the pool is busy for an
+   * instantiation (~3 ms), and a first call queued behind that would wait for it.
+   */
+  #takePooled(plugin: SandboxPlugin): Instance | undefined {
+    const pool = this.#pools.get(plugin.key);
+    if (!pool) return undefined;
+    let best = -1;
+    for (let i = 0; i < pool.length; i++) {
+      const candidate = pool[i]!;
+      if (candidate.state !== "ready" || !candidate.worker.alive) continue;
+      if (best < 0 || candidate.worker.load < pool[best]!.worker.load) best = i;
+    }
+    if (best < 0) {
+      pool.length = 0;
+      return undefined;
+    }
+    return pool.splice(best, 1)[0];
   }
 
   /** Reads a plugin's tool descriptors from a fresh, unbound instance (its host calls are refused). */
@@ -93,11 +111,19 @@ export class Sandbox {
     }
   }
 
-  /** Fills the pool of `plugin` to its size and waits until it is full. */
-  async prewarm(plugin: SandboxPlugin): Promise<void> {
+  /**
+   * Fills the pool of `plugin` to its size and waits until it is full. Each pooled instance runs
+   * `describe` once while unbound (its host calls are refused): a fresh instance's first guest
+   * call pays for touching its memory (~0.5 ms), better paid before a run is waiting for it.
+   */
+  async prewarm(plugin: SandboxPlugin, options: { avoid?: WorkerHandle } = {}): Promise<void> {
     const pool = this.#pools.get(plugin.key) ?? [];
     this.#pools.set(plugin.key, pool);
-    while (pool.length < this.options.poolSize) pool.push(await this.#create(plugin, "background", true));
+    while (pool.length < this.options.poolSize) {
+      const instance = await this.#create(plugin, "background", true, options.avoid);
+      await instance.describe().catch(() => undefined);
+      if (instance.state === "ready") pool.push(instance);
+    }
   }
 
   /** Asks every live worker what it sees (environment size, instance count). */
@@ -138,9 +164,9 @@ export class Sandbox {
     return Object.freeze({ key, manifest: artifact.manifest, glue: files.glue, modules: Object.freeze(modules) });
   }
 
-  async #create(plugin: SandboxPlugin, lane: "call" | "background", pooled: boolean): Promise<Instance> {
+  async #create(plugin: SandboxPlugin, lane: "call" | "background", pooled: boolean, avoid?: WorkerHandle): Promise<Instance> {
     const started = performance.now();
-    const placement = await this.#place(plugin, lane);
+    const placement = await this.#place(plugin, lane, avoid);
     const instance = new Instance(plugin, placement, this.#host);
     this.#instances.set(placement.guestId, instance);
     this.#onEvent({
@@ -155,10 +181,10 @@ export class Sandbox {
   }
 
   /** Instantiates `plugin` in the least busy live worker; returns the guest's id there. */
-  async #place(plugin: SandboxPlugin, lane: "call" | "background"): Promise<{ guestId: number; worker: WorkerHandle }> {
+  async #place(plugin: SandboxPlugin, lane: "call" | "background", avoid?: WorkerHandle): Promise<{ guestId: number; worker: WorkerHandle }> {
     for (let attempt = 0; attempt < 3; attempt++) {
       this.#assertOpen();
-      const worker = this.#pickWorker();
+      const worker = this.#pickWorker(avoid);
       const guestId = this.#nextInstanceId++;
       try {
         await this.#ensureLoaded(worker, plugin);
@@ -190,16 +216,19 @@ export class Sandbox {
     return loading;
   }
 
-  #pickWorker(): WorkerHandle {
-    const alive = this.#workers.filter((w) => w.alive);
-    if (alive.length === 0) throw new SandboxError("sandbox_closed", "the sandbox has no live worker");
+  #pickWorker(avoid?: WorkerHandle): WorkerHandle {
+    const all = this.#workers.filter((w) => w.alive);
+    if (all.length === 0) throw new SandboxError("sandbox_closed", "the sandbox has no live worker");
+    const others = all.filter((w) => w !== avoid);
+    const alive = others.length > 0 ? others : all;
     return alive.reduce((best, w) => (w.load < best.load || (w.load === best.load && w.instanceIds.size < best.instanceIds.size) ? w : best));
   }
 
-  #refill(plugin: SandboxPlugin): void {
+  /** Refills in the background, away from `busy` (the worker about to serve a run's first call). */
+  #refill(plugin: SandboxPlugin, busy?: WorkerHandle): void {
     if (this.options.poolSize === 0 || this.#refilling.has(plugin.key) || this.#closed) return;
     this.#refilling.add(plugin.key);
-    this.prewarm(plugin)
+    this.prewarm(plugin, busy ? { avoid: busy } : {})
       .catch(() => {})
       .finally(() => this.#refilling.delete(plugin.key));
   }
