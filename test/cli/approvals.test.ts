@@ -7,48 +7,15 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { inert, jsonText } from "../../runtime/cli/render.js";
 import { ApprovalStore } from "../../runtime/policy/approvals/index.js";
-import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
+import { BIN, cliPlace, clawhiveIn, pendingWrite as pendingWriteIn, type CliPlace } from "./fixtures.js";
 import { openStore, systemClock } from "../../runtime/store/index.js";
-
-const BIN = join(PROJECT_ROOT, "bin", "clawhive.js");
-
-/** An agent that may read and write `/workspace` (`<data dir>/workspace`, made by the runtime). */
-const WRITER = `name: writer
-description: Writes files in its workspace.
-model: { provider: anthropic, id: none }
-system_prompt: Not used; tools are called directly.
-plugins:
-  - { name: files, version: "*" }
-grants:
-  fs.read:
-    mounts: [{ guest: /workspace, host: ./workspace }]
-  fs.write:
-    mounts: [{ guest: /workspace, host: ./workspace }]
-`;
 
 /** Screen-clear and carriage return: a write whose content would rewrite the terminal if echoed. */
 const HOSTILE_CONTENT = "\u001b[2J\rall clear, approve me";
 
-let root: string;
-let data: string;
-let agents: string;
-
-function clawhive(...args: string[]) {
-  const clean = { ...process.env };
-  for (const name of ["CLAWHIVE_DATA_DIR", "CLAWHIVE_STORE_URL", "CLAWHIVE_STORE_AUTH_TOKEN", "CLAWHIVE_AGENTS_DIR"]) delete clean[name];
-  const result = spawnSync(process.execPath, [BIN, ...args, "--data-dir", data], { encoding: "utf8", timeout: 30_000, env: clean });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-/** Starts a run that pauses on a Guarded write; returns its run and approval ids. */
-function pendingWrite(input: unknown): { run: string; approval: string } {
-  const { code, stderr } = clawhive("call", "files.write_file", JSON.stringify(input), "--agent", "writer", "--agents", agents);
-  assert.equal(code, 3, stderr);
-  const approval = /waiting for approval (apr_\S+)/.exec(stderr)?.[1];
-  const run = /run (run_\S+):/.exec(stderr)?.[1];
-  assert.ok(approval && run, stderr);
-  return { run, approval };
-}
+let place: CliPlace;
+const clawhive = (...args: string[]) => clawhiveIn(place, ...args);
+const pendingWrite = (input: unknown) => pendingWriteIn(place, input);
 
 /** The block `approvals list` printed for `id`. */
 function block(stdout: string, id: string): string {
@@ -61,15 +28,11 @@ let a: { run: string; approval: string };
 let b: { run: string; approval: string };
 
 before(async () => {
-  root = await mkdtemp(join(tmpdir(), "clawhive-cli-approvals-"));
-  data = join(root, "data");
-  agents = join(root, "agents");
-  await mkdir(agents);
-  await writeFile(join(agents, "writer.yaml"), WRITER);
+  place = await cliPlace("clawhive-cli-approvals-");
   a = pendingWrite({ path: "/workspace/a.txt", content: "hi" });
   b = pendingWrite({ path: "/workspace/b.txt", content: HOSTILE_CONTENT });
 });
-after(() => rm(root, { recursive: true, force: true }));
+after(() => rm(place.root, { recursive: true, force: true }));
 
 describe("clawhive approvals list", () => {
   it("shows each pending approval with what it would allow and where it came from", () => {
@@ -118,7 +81,7 @@ describe("clawhive approvals list", () => {
     ["OSC 8 hyperlink", "\u001b]8;;https://evil\u0007x", String.raw`\u{1b}]8;;https://evil\u{7}x`],
   ];
   it("renders control characters in free text inert, and plain text as it is", async () => {
-    const store = await openStore({ url: `file:${join(data, "clawhive.db")}` });
+    const store = await openStore({ url: `file:${join(place.data, "clawhive.db")}` });
     const approvals = await ApprovalStore.open(store, { clock: systemClock });
     const ids = new Map<string, string>();
     try {
@@ -200,20 +163,20 @@ describe("clawhive approvals approve and deny", () => {
 
 describe("clawhive resume", () => {
   it("runs the approved call, ends the run and prints its report", async () => {
-    const { code, stdout, stderr } = clawhive("resume", a.run, "--agents", agents);
+    const { code, stdout, stderr } = clawhive("resume", a.run, "--agents", place.agents);
     assert.equal(code, 0, stderr);
     assert.equal(JSON.parse(stdout).path, "/workspace/a.txt");
-    assert.equal(await readFile(join(data, "workspace", "a.txt"), "utf8"), "hi");
+    assert.equal(await readFile(join(place.data, "workspace", "a.txt"), "utf8"), "hi");
     assert.match(stderr, /least-privilege report:/);
     assert.match(stderr, /^ {2}used: +fs\.write$/m);
-    assert.match(stderr, /^ {2}unused: +fs\.read /m);
+    assert.match(stderr, /^ {2}unused: +fs\.read\b/m);
   });
 
   it("fails the denied call (exit 1, approval-denied) and writes nothing", () => {
-    const { code, stderr } = clawhive("resume", b.run, "--agents", agents);
+    const { code, stderr } = clawhive("resume", b.run, "--agents", place.agents);
     assert.equal(code, 1);
     assert.match(stderr, /^files\.write_file: approval-denied: approval apr_\S+ was denied: not that content$/m);
-    assert.equal(existsSync(join(data, "workspace", "b.txt")), false);
+    assert.equal(existsSync(join(place.data, "workspace", "b.txt")), false);
   });
 
   it("refuses an ended or unknown run with exit 1, and bad usage with exit 2", () => {
@@ -227,7 +190,7 @@ describe("clawhive resume", () => {
   });
 
   it("every read command says when there is no store (exit 2)", async () => {
-    const empty = await mkdtemp(join(root, "empty-"));
+    const empty = await mkdtemp(join(place.root, "empty-"));
     for (const args of [["approvals", "list"], ["approvals", "approve", "apr_x"], ["resume", "run_x"], ["runs", "list"]]) {
       const result = spawnSync(process.execPath, [BIN, ...args, "--data-dir", empty], { encoding: "utf8" });
       assert.equal(result.status, 2, args.join(" "));

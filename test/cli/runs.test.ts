@@ -4,36 +4,12 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
+import { BIN, cliPlace, clawhiveIn, pendingWrite, type CliPlace } from "./fixtures.js";
 
-const BIN = join(PROJECT_ROOT, "bin", "clawhive.js");
-
-const WRITER = `name: writer
-description: Writes files in its workspace.
-model: { provider: anthropic, id: none }
-system_prompt: Not used; tools are called directly.
-plugins:
-  - { name: files, version: "*" }
-grants:
-  fs.read:
-    mounts: [{ guest: /workspace, host: ./workspace }]
-  fs.write:
-    mounts: [{ guest: /workspace, host: ./workspace }]
-  log: {}
-`;
-
-let root: string;
-let data: string;
-let agents: string;
+let place: CliPlace;
 let run: string;
 let approval: string;
-
-function clawhive(...args: string[]) {
-  const clean = { ...process.env };
-  for (const name of ["CLAWHIVE_DATA_DIR", "CLAWHIVE_STORE_URL", "CLAWHIVE_STORE_AUTH_TOKEN", "CLAWHIVE_AGENTS_DIR"]) delete clean[name];
-  const result = spawnSync(process.execPath, [BIN, ...args, "--data-dir", data], { encoding: "utf8", timeout: 30_000, env: clean });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
+const clawhive = (...args: string[]) => clawhiveIn(place, ...args);
 
 interface ListedRun {
   id: string;
@@ -45,17 +21,10 @@ interface ListedRun {
 }
 
 before(async () => {
-  root = await mkdtemp(join(tmpdir(), "clawhive-cli-runs-"));
-  data = join(root, "data");
-  agents = join(root, "agents");
-  await mkdir(agents);
-  await writeFile(join(agents, "writer.yaml"), WRITER);
-  const { code, stderr } = clawhive("call", "files.write_file", '{"path":"/workspace/r.txt","content":"hi"}', "--agent", "writer", "--agents", agents);
-  assert.equal(code, 3, stderr);
-  approval = /waiting for approval (apr_\S+)/.exec(stderr)![1]!;
-  run = /run (run_\S+):/.exec(stderr)![1]!;
+  place = await cliPlace("clawhive-cli-runs-");
+  ({ run, approval } = pendingWrite(place, { path: "/workspace/r.txt", content: "hi" }));
 });
-after(() => rm(root, { recursive: true, force: true }));
+after(() => rm(place.root, { recursive: true, force: true }));
 
 describe("clawhive runs, while a run waits", () => {
   it("list --json shows it awaiting approval, with the ToolCall it waits with", () => {
@@ -87,7 +56,7 @@ describe("clawhive runs, while a run waits", () => {
   });
 
   it("resume before a decision exits 3 and says what to decide", () => {
-    const { code, stderr } = clawhive("resume", run, "--agents", agents);
+    const { code, stderr } = clawhive("resume", run, "--agents", place.agents);
     assert.equal(code, 3);
     assert.match(stderr, new RegExp(`still waiting for approval ${approval}`));
   });
@@ -96,7 +65,7 @@ describe("clawhive runs, while a run waits", () => {
 describe("clawhive runs, once the run ends", () => {
   before(() => {
     assert.equal(clawhive("approvals", "approve", approval, "--by", "bob").code, 0);
-    const resumed = clawhive("resume", run, "--agents", agents, "--json");
+    const resumed = clawhive("resume", run, "--agents", place.agents, "--json");
     assert.equal(resumed.code, 0, resumed.stderr);
     const outcome = JSON.parse(resumed.stdout) as { run: string; status: string; report: { used: string[] } };
     assert.equal(outcome.run, run);
@@ -105,7 +74,7 @@ describe("clawhive runs, once the run ends", () => {
   });
 
   it("wrote the file", async () => {
-    assert.equal(await readFile(join(data, "workspace", "r.txt"), "utf8"), "hi");
+    assert.equal(await readFile(join(place.data, "workspace", "r.txt"), "utf8"), "hi");
   });
 
   it("show prints the ended run and its least-privilege report", () => {
