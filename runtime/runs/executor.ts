@@ -169,6 +169,7 @@ export class ToolExecutor {
       risk: "unsafe",
       reason: `${effect.active.qualifiedName} is Unsafe: this exact ${effect.capability} effect needs its own approval`,
       context: null,
+      expiryMinutes: this.#setup.agent.approvals.expiry_minutes,
     });
     return false;
   }

@@ -197,6 +197,7 @@ export class Run {
       risk: active.risk,
       reason: `${active.qualifiedName} is Guarded: it needs a person's approval before it runs`,
       context: context ?? null,
+      expiryMinutes: this.agent.approvals.expiry_minutes,
     });
     const granted = Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants);
     await this.#services.audit.appendDenial({

@@ -196,3 +196,27 @@ test("a child run is held to its parent's grant, whatever its own manifest says"
   assert.ok(records.some((r) => r.runId === child.id && r.parentRunId === parent.id));
   await Promise.all([child.end(), parent.end()]);
 });
+
+test("a request waits as long as the agent's approvals.expiry_minutes says", async () => {
+  const name = `ap${++n}`;
+  await runtime.defineAgent({
+    name,
+    description: "short expiry",
+    model: { provider: "anthropic", id: "m" },
+    system_prompt: "x",
+    plugins: [{ name: "files", version: "*" }],
+    grants: { "fs.read": { mounts: [{ guest: "/work", host: work }] }, "fs.write": { mounts: [{ guest: "/work", host: work, mode: "rw" }] } },
+    approvals: { expiry_minutes: 5 },
+  });
+  const run = await runtime.startRun({ agent: name });
+  const approval = approvalOf(await run.callTool("files.write_file", write("x.txt", "X")));
+  assert.equal(approval.expiresAt - now, 5 * 60_000);
+  now += 6 * 60_000;
+  assert.equal((await runtime.approvals.get(approval.id))?.status, "expired");
+  // Control: a default agent's request is still pending after the same wait.
+  const other = await runtime.startRun({ agent: await agent() });
+  const pending = approvalOf(await other.callTool("files.write_file", write("y.txt", "Y")));
+  now += 6 * 60_000;
+  assert.equal((await runtime.approvals.get(pending.id))?.status, "pending");
+  await Promise.all([run.end(), other.end()]);
+});

@@ -86,11 +86,15 @@ function rowFor(ctx: ApprovalContext, input: ApprovalRequestInput): InsertRow {
     context: input.context ?? null,
     dedupe_key: argsHash([input.kind, input.runId, input.stepId, input.tool, capability, args, effectHash]),
     created_at: now,
-    expires_at: now + ctx.pendingMs,
+    expires_at: now + (input.expiryMinutes === undefined ? ctx.pendingMs : input.expiryMinutes * 60_000),
   };
 }
 
 function validate(input: ApprovalRequestInput): void {
+  const minutes = input.expiryMinutes;
+  if (minutes !== undefined && !(Number.isInteger(minutes) && minutes >= 1 && minutes <= 10_080)) {
+    throw new InvalidInputError("expiryMinutes: expected whole minutes from 1 to 10080", { field: "expiryMinutes" });
+  }
   const kind: unknown = input.kind;
   if (kind !== "tool_call" && kind !== "effect") {
     throw new InvalidInputError(`kind: ${JSON.stringify(kind)} must be tool_call or effect`, { field: "kind" });

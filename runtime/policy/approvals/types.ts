@@ -80,6 +80,8 @@ interface RequestCommon {
   readonly risk: Risk;
   readonly reason: string;
   readonly context?: string | null;
+  /** How long the request may wait for a decision (the agent's `approvals.expiry_minutes`); default: the store's. */
+  readonly expiryMinutes?: number;
 }
 
 export interface ToolCallApprovalRequest extends RequestCommon {
