@@ -1,0 +1,212 @@
+import { mkdir, open } from "node:fs/promises";
+import { InvalidInputError, NotFoundError } from "../errors.js";
+import { checkSecretName, MAX_VALUE_BYTES, MIN_REDACTED_LENGTH, openSecretStore, SecretError } from "../secrets/index.js";
+import type { SecretStore } from "../secrets/index.js";
+import { openStore, systemClock } from "../store/index.js";
+import type { Store } from "../store/index.js";
+import { parseCommandArgs } from "./args.js";
+import { flagText, jsonText } from "./render.js";
+import { openExistingStore, resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+
+export const secretHelp = `clawhive secret — credentials the host proxies inject, encrypted in the store
+
+  clawhive secret set NAME [--value-file PATH]
+  clawhive secret list [--json]
+  clawhive secret rm NAME
+
+  set:  reads the value from stdin (piped) or from --value-file; one trailing newline is
+        dropped. Never from the command line: arguments show in 'ps' to every user and are
+        kept in shell history. E.g.
+          printf %s "$OPENAI_API_KEY" | clawhive secret set openai_api_key
+          clawhive secret set github_token --value-file ./token.txt
+  list: names and times, never values (--json for JSON).
+  rm:   removes one secret.
+
+  NAME: lower case letters, digits, _ and -, starting with a letter, at most 64 characters.
+  Values: text, 1 byte to ${MAX_VALUE_BYTES / 1024} KiB. Values shorter than ${MIN_REDACTED_LENGTH} characters are not
+  redacted from logs (too short to find without hiding ordinary text).
+
+  The key: CLAWHIVE_SECRET_KEY (base64 of 32 bytes), else --secret-key-file PATH (or
+  CLAWHIVE_SECRET_KEY_FILE), else <data dir>/secret.key, created (mode 0600) with a fresh store.
+  Nodes sharing a store need the same key; the store keeps only its id and refuses another key.
+  --secret-key-file PATH  a key file: 32 raw bytes or their base64
+
+${STORE_FLAGS_HELP}
+
+  Exit codes: 0 ok; 1 no such secret (or no store), or the key does not fit the store;
+  2 bad usage.`;
+
+const usage = "usage: clawhive secret set NAME | list | rm NAME";
+const KEY_FLAGS = { "secret-key-file": { type: "string" } } as const;
+
+const ARGV_VALUE_REFUSED =
+  "secret set does not take the value on the command line: arguments are visible to every user " +
+  "through 'ps' and /proc and are saved in your shell history. Pipe it on stdin " +
+  "(printf %s \"$VALUE\" | clawhive secret set NAME) or pass --value-file PATH";
+
+export async function secretCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === "set") return set(rest);
+  if (sub === "list") return list(rest);
+  if (sub === "rm") return remove(rest);
+  throw new InvalidInputError(sub === undefined ? usage : `unknown secret command '${sub}'; ${usage}`);
+}
+
+async function set(argv: string[]): Promise<number> {
+  // Checked before parsing so the refusal explains itself and never repeats the value.
+  if (argv.some((arg) => arg === "--value" || arg.startsWith("--value="))) throw new InvalidInputError(ARGV_VALUE_REFUSED, { field: "value" });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...KEY_FLAGS, "value-file": { type: "string" } });
+  if (positionals.length > 1) throw new InvalidInputError(ARGV_VALUE_REFUSED, { field: "value" });
+  const name = positionals[0];
+  if (name === undefined || name === "") throw new InvalidInputError("usage: clawhive secret set NAME [--value-file PATH] (value on stdin)");
+  checkSecretName(name); // before reading the value or touching the store
+  const valueFile = flagText(values, "value-file");
+  const value = dropNewline(valueFile === undefined ? await readStdin() : await readValueFile(valueFile));
+  if (value === "") throw new InvalidInputError(`secret ${name}: the value is empty`, { field: "value" });
+  await mkdir(resolveDataDir(values), { recursive: true, mode: 0o700 });
+  const store = await openStore({ url: resolveStoreUrl(values), ...authToken() });
+  try {
+    const secrets = await openSecretStore(store, { ...keyConfig(values), clock: systemClock });
+    const info = await secrets.set(name, value);
+    console.log(`${info.createdAt === info.updatedAt ? "created" : "updated"} secret ${info.name}`);
+    if ([...value].length < MIN_REDACTED_LENGTH) {
+      console.error(`clawhive: note: the value is shorter than ${MIN_REDACTED_LENGTH} characters, so it is not redacted from logs`);
+    }
+    return 0;
+  } finally {
+    await store.close();
+  }
+}
+
+async function list(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...KEY_FLAGS, json: { type: "boolean" } });
+  if (positionals.length > 0) throw new InvalidInputError(`secret list takes no arguments; ${usage}`);
+  return withSecrets(values, async (secrets) => {
+    const found = await secrets.list();
+    if (values.json) {
+      console.log(jsonText(found));
+      return 0;
+    }
+    if (found.length === 0) {
+      console.error("no secrets");
+      return 0;
+    }
+    const width = Math.max(...found.map((s) => s.name.length));
+    for (const s of found) {
+      console.log(`${s.name.padEnd(width)}  created ${new Date(s.createdAt).toISOString()}  updated ${new Date(s.updatedAt).toISOString()}`);
+    }
+    return 0;
+  });
+}
+
+async function remove(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...KEY_FLAGS });
+  const [name, ...extra] = positionals;
+  if (name === undefined || name === "" || extra.length > 0) throw new InvalidInputError("usage: clawhive secret rm NAME");
+  return withSecrets(values, async (secrets) => {
+    if (!(await secrets.remove(name))) {
+      console.error(`clawhive: secret ${name}: not found`);
+      return 1;
+    }
+    console.log(`removed secret ${name}`);
+    return 0;
+  });
+}
+
+/** Opens the existing store; no store means nothing to list or remove (exit 1). */
+async function withSecrets(values: Readonly<Record<string, unknown>>, body: (secrets: SecretStore) => Promise<number>): Promise<number> {
+  let store: Store;
+  try {
+    store = await openExistingStore(values);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    console.error(`clawhive: ${error.message}`);
+    return 1;
+  }
+  try {
+    return await body(await openSecretStore(store, { ...keyConfig(values), clock: systemClock }));
+  } catch (error) {
+    if (error instanceof SecretError && error.code === "secret_not_found") {
+      console.error(`clawhive: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await store.close();
+  }
+}
+
+function keyConfig(values: Readonly<Record<string, unknown>>): { dataDir: string; keyFromEnv?: string; keyFile?: string } {
+  const keyFromEnv = nonEmptyEnv("CLAWHIVE_SECRET_KEY");
+  const keyFile = flagText(values, "secret-key-file") ?? nonEmptyEnv("CLAWHIVE_SECRET_KEY_FILE");
+  return { dataDir: resolveDataDir(values), ...(keyFromEnv === undefined ? {} : { keyFromEnv }), ...(keyFile === undefined ? {} : { keyFile }) };
+}
+
+function authToken(): { authToken?: string } {
+  const token = nonEmptyEnv("CLAWHIVE_STORE_AUTH_TOKEN");
+  return token === undefined ? {} : { authToken: token };
+}
+
+function nonEmptyEnv(name: string): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === "" ? undefined : value;
+}
+
+/** Reads piped stdin, at most the largest value (plus a newline). A terminal is refused: typing would echo the value. */
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY === true) {
+    throw new InvalidInputError("secret set reads the value from stdin, but stdin is a terminal (it would echo the value): pipe it or pass --value-file PATH", { field: "value" });
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_VALUE_BYTES + 2) throw tooLarge("stdin");
+    chunks.push(chunk);
+  }
+  return decodeValue(Buffer.concat(chunks), "stdin");
+}
+
+async function readValueFile(path: string): Promise<string> {
+  let handle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    throw new InvalidInputError(`--value-file ${path}: cannot open it: ${(error as { code?: string }).code ?? String(error)}`, { field: "value-file", cause: error });
+  }
+  try {
+    const buffer = Buffer.alloc(MAX_VALUE_BYTES + 3);
+    let size = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, size, buffer.length - size, null);
+      if (bytesRead === 0) break;
+      size += bytesRead;
+      if (size > MAX_VALUE_BYTES + 2) throw tooLarge(`--value-file ${path}`);
+    }
+    return decodeValue(buffer.subarray(0, size), `--value-file ${path}`);
+  } finally {
+    await handle.close();
+  }
+}
+
+function tooLarge(where: string): InvalidInputError {
+  return new InvalidInputError(`${where}: the value is larger than ${MAX_VALUE_BYTES} bytes`, { field: "value" });
+}
+
+/** Strict UTF-8: a lenient decode would silently turn a binary value into a different one. */
+function decodeValue(bytes: Buffer, where: string): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    throw new InvalidInputError(`${where}: the value is not UTF-8 text; base64-encode binary secrets`, { field: "value" });
+  } finally {
+    bytes.fill(0);
+  }
+}
+
+/** `echo` and editors end the value with a newline that is not part of it: drop one (LF or CRLF). */
+function dropNewline(value: string): string {
+  if (value.endsWith("\r\n")) return value.slice(0, -2);
+  if (value.endsWith("\n")) return value.slice(0, -1);
+  return value;
+}
