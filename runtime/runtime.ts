@@ -16,6 +16,7 @@ import { Run, type RunServices } from "./runs/run.js";
 import type { ToolInfo } from "./runs/types.js";
 import { Sandbox, type SandboxOptions, type SandboxPlugin } from "./sandbox/index.js";
 import { applyMigrations, openStore, systemClock, type Clock, type Store } from "./store/index.js";
+import { openSecretStore, type SecretStore } from "./secrets/index.js";
 
 export interface RuntimeOptions {
   /** Where the runtime keeps its state; relative mount paths resolve against it. */
@@ -30,8 +31,10 @@ export interface RuntimeOptions {
   pluginDirs?: string[];
   /** Node-local cache of plugin builds. Default: the project's `.clawhive/build`. */
   buildCacheDir?: string;
-  /** Secret values to keep out of the audit log. */
-  secrets?: () => string[];
+  /** Secret key (base64 of 32 bytes); default: env CLAWHIVE_SECRET_KEY, else `<dataDir>/secret.key`. */
+  secretKey?: string;
+  /** A key file to read the secret key from (must exist). */
+  secretKeyFile?: string;
   clock?: Clock;
   /** Progress lines for long work (plugin builds). */
   onProgress?: (line: string) => void;
@@ -48,12 +51,15 @@ export class Runtime {
   readonly audit: AuditLog;
   readonly approvals: ApprovalStore;
   readonly records: RunRecords;
+  readonly secrets: SecretStore;
   readonly clock: Clock;
   #plugins: Map<string, SandboxPlugin>;
   #tools: ToolInfo[];
   #agents: Map<string, AgentManifest>;
   #runs = new Map<string, Run>();
   #closed = false;
+  /** Every secret value known to this process, shared with the audit log's redaction. */
+  #secretList: { current: string[] } = { current: [] };
 
   private constructor(parts: {
     dataDir: string;
@@ -61,6 +67,7 @@ export class Runtime {
     store: Store;
     audit: AuditLog;
     approvals: ApprovalStore;
+    secrets: SecretStore;
     clock: Clock;
     plugins: Map<string, SandboxPlugin>;
     tools: ToolInfo[];
@@ -72,6 +79,7 @@ export class Runtime {
     this.audit = parts.audit;
     this.approvals = parts.approvals;
     this.records = new RunRecords(parts.store);
+    this.secrets = parts.secrets;
     this.clock = parts.clock;
     this.#plugins = parts.plugins;
     this.#tools = parts.tools;
@@ -87,10 +95,20 @@ export class Runtime {
     const sandbox = new Sandbox(options.sandbox);
     try {
       await applyMigrations(store, runMigrations, { clock });
-      const audit = await openAuditLog(store, { clock, ...(options.secrets ? { redaction: { secrets: options.secrets } } : {}) });
+      const secrets = await openSecretStore(store, {
+        dataDir,
+        keyFromEnv: options.secretKey ?? process.env.CLAWHIVE_SECRET_KEY,
+        ...(options.secretKeyFile ? { keyFile: options.secretKeyFile } : {}),
+        clock,
+      });
+      // The audit's redaction reads this list synchronously: it is kept current by the runtime.
+      const values = { current: await secrets.values() };
+      const audit = await openAuditLog(store, { clock, redaction: { secrets: () => values.current } });
       const approvals = await ApprovalStore.open(store, { clock });
       const { plugins, tools } = await loadPlugins(sandbox, options);
-      return new Runtime({ dataDir, sandbox, store, audit, approvals, clock, plugins, tools, agents });
+      const runtime = new Runtime({ dataDir, sandbox, store, audit, approvals, secrets, clock, plugins, tools, agents });
+      runtime.#secretList = values;
+      return runtime;
     } catch (error) {
       await sandbox.close();
       await store.close();
@@ -146,6 +164,30 @@ export class Runtime {
     });
     const parents = await this.#parentLayers(options.parentRunId ?? null);
     return this.#track(this.#build({ id, traceId, taskId, parentRunId: options.parentRunId ?? null, agent, taskGrants, parents }));
+  }
+
+  /** Stores a secret (encrypted) and adds its value to what the audit log redacts. */
+  async setSecret(name: string, value: string): Promise<void> {
+    await this.secrets.set(name, value);
+    await this.refreshSecrets();
+  }
+
+  async removeSecret(name: string): Promise<boolean> {
+    const removed = await this.secrets.remove(name);
+    await this.refreshSecrets();
+    return removed;
+  }
+
+  /** Re-reads every secret value (another process may have changed them). */
+  async refreshSecrets(): Promise<void> {
+    this.#secretList.current = await this.secrets.values();
+  }
+
+  /** The value of secret `name`, for a host proxy on the main thread; it is redacted from now on. */
+  async secretValue(name: string): Promise<string> {
+    const value = await this.secrets.get(name);
+    if (!this.#secretList.current.includes(value)) this.#secretList.current = [...this.#secretList.current, value];
+    return value;
   }
 
   /** A live run of this process, or one rebuilt from the store (after a restart, or another node's). */

@@ -36,7 +36,25 @@ export function hostCallRequest(call: HostCall): CapabilityRequest | Denial {
     return { capability, request: { op, path }, canonical };
   }
   if (call.iface === "log" && call.fn === "write") return { capability: "log", request: {}, canonical: { fn: "write", level: call.args[0] } };
+  if (call.iface === "shell" && call.fn === "exec") return shellRequest(call.args[0]);
   return unknownFunction(call);
+}
+
+/**
+ * `shell.exec`: the argv and cwd as the guest sent them. The approval of an Unsafe effect binds
+ * exactly these; the shell proxy resolves and confines what actually runs.
+ */
+function shellRequest(raw: unknown): CapabilityRequest | Denial {
+  const request = raw && typeof raw === "object" ? (raw as { argv?: unknown; cwd?: unknown }) : {};
+  const argv = request.argv;
+  if (!Array.isArray(argv) || argv.length === 0 || !argv.every((a) => typeof a === "string")) {
+    return { capability: "shell.exec", reason: "invalid-input", message: "shell.exec: argv must be a non-empty list of strings" };
+  }
+  if (request.cwd !== undefined && typeof request.cwd !== "string") {
+    return { capability: "shell.exec", reason: "invalid-input", message: "shell.exec: cwd must be a string" };
+  }
+  const cwd = request.cwd as string | undefined;
+  return { capability: "shell.exec", request: { argv, cwd }, canonical: { fn: "exec", argv, cwd: cwd ?? null } };
 }
 
 function unknownFunction(call: HostCall): Denial {

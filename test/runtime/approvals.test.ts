@@ -220,3 +220,16 @@ test("a request waits as long as the agent's approvals.expiry_minutes says", asy
   assert.equal((await runtime.approvals.get(pending.id))?.status, "pending");
   await Promise.all([run.end(), other.end()]);
 });
+
+test("a stored secret is redacted from the audit log, even in a tool's arguments", async () => {
+  await runtime.setSecret("api-token", "tok_live_9f8e7d6c5b4a");
+  const run = await runtime.startRun({ agent: await agent() });
+  await run.callTool("files.read_file", { path: "/work/tok_live_9f8e7d6c5b4a.txt" });
+  const { records } = await runtime.audit.query({ runId: run.id, limit: 100 });
+  const text = JSON.stringify(records);
+  assert.ok(!text.includes("tok_live_9f8e7d6c5b4a"), "the value is nowhere in the records");
+  assert.ok(text.includes("[REDACTED]"));
+  // Control: the call itself ran (it was denied by the fs proxy as not-found, after being recorded).
+  assert.ok(records.some((r) => r.kind === "host_call"));
+  await run.end();
+});
