@@ -244,6 +244,7 @@ export class Runtime {
       approvals: this.approvals,
       records: this.records,
       now: () => this.clock.now(),
+      secretValue: (name) => this.secretValue(name),
     };
     return new Run(
       {

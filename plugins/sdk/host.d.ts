@@ -70,3 +70,62 @@ declare module "clawhive:host/log@0.1.0" {
   /** A line into the run's log (size- and rate-limited by the host). */
   export function write(level: Level, message: string): void;
 }
+
+declare module "clawhive:host/shell@0.1.0" {
+  export interface ExecRequest {
+    /** argv[0] is a command name the grant allows (e.g. `git`), never a path. */
+    argv: string[];
+    /** A guest path inside a mount; default: the first mount. */
+    cwd?: string;
+    stdin?: Uint8Array;
+    timeoutMs?: number;
+  }
+
+  /** A stream kept as head and tail, with a marker line where lines were dropped. */
+  export interface Output {
+    text: string;
+    bytes: bigint;
+    linesDropped: bigint;
+  }
+
+  export interface ExecResult {
+    exitCode?: number;
+    signal?: string;
+    timedOut: boolean;
+    stdout: Output;
+    stderr: Output;
+    durationMs: number;
+  }
+
+  export function exec(request: ExecRequest): ExecResult;
+}
+
+declare module "clawhive:host/http@0.1.0" {
+  export interface Header {
+    name: string;
+    value: string;
+  }
+
+  export interface Request {
+    method: string;
+    url: string;
+    headers: Header[];
+    body?: Uint8Array;
+    timeoutMs?: number;
+    /** Counted after decompression. */
+    maxBytes?: bigint;
+    followRedirects?: boolean;
+  }
+
+  export interface Response {
+    status: number;
+    /** The final URL, after redirects. */
+    url: string;
+    headers: Header[];
+    body: Uint8Array;
+    truncated: boolean;
+    redirects: number;
+  }
+
+  export function fetch(request: Request): Response;
+}

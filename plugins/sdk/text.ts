@@ -2,23 +2,7 @@ import { mkdir, read, write } from "clawhive:host/fs@0.1.0";
 import { hostError } from "./host-error.js";
 import { parentPath } from "./paths.js";
 import { fail } from "./tool-failure.js";
-
-/** How far into a file to look for a NUL byte, as git and grep do. */
-const SNIFF_BYTES = 8000;
-
-/**
- * `bytes` as text, or `undefined` if they do not look like text: a NUL byte in the first 8000
- * bytes, or invalid UTF-8. A UTF-8 byte order mark is dropped.
- */
-export function decodeText(bytes: Uint8Array): string | undefined {
-  const sniff = bytes.subarray(0, SNIFF_BYTES);
-  if (sniff.includes(0)) return undefined;
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
-}
+import { decodeText } from "./decode.js";
 
 /** The file at `path` as text; fails clearly if it is not text. */
 export function readText(path: string): string {

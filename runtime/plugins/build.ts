@@ -110,6 +110,11 @@ async function bundle(entry: string): Promise<string> {
       write: false,
       format: "esm",
       platform: "neutral",
+      // Plugins may use npm packages written for any platform; take their ESM or CJS entry.
+      mainFields: ["module", "main"],
+      // A guest has no process: a package reading process.env sees an empty environment (as
+      // DESIGN promises plugins), decided at build time rather than failing at run time.
+      define: { "process.env": "{}", "process.env.NODE_ENV": '"production"' },
       target: "es2022",
       external: ["clawhive:*"],
       logLevel: "silent",

@@ -3,7 +3,8 @@
  * A host function not listed here does not exist for the policy: it is denied.
  */
 import type { FsOp } from "../../host-proxies/fs/index.js";
-import type { Denial, HostCall } from "../../host-proxies/types.js";
+import { canonicalizeHttpRequest, parseHttpRequestRecord } from "../../host-proxies/http/index.js";
+import { HostProxyError, type Denial, type HostCall } from "../../host-proxies/types.js";
 import type { CapabilityName } from "./catalogue/index.js";
 
 export interface CapabilityRequest {
@@ -37,7 +38,26 @@ export function hostCallRequest(call: HostCall): CapabilityRequest | Denial {
   }
   if (call.iface === "log" && call.fn === "write") return { capability: "log", request: {}, canonical: { fn: "write", level: call.args[0] } };
   if (call.iface === "shell" && call.fn === "exec") return shellRequest(call.args[0]);
+  if (call.iface === "http" && call.fn === "fetch") return httpRequest(call.args[0]);
   return unknownFunction(call);
+}
+
+/**
+ * `http.fetch`: canonicalised by the http proxy's own canonicaliser (WHATWG URL, default port,
+ * IDNA, header rules); the policy decides on scheme, host, port and method, and the approval of
+ * an effect binds the canonical URL and method.
+ */
+function httpRequest(raw: unknown): CapabilityRequest | Denial {
+  try {
+    const { canonical, request } = canonicalizeHttpRequest(parseHttpRequestRecord(raw));
+    return { capability: "http.fetch", request, canonical: { fn: "fetch", method: canonical.method, url: canonical.url } };
+  } catch (error) {
+    if (error instanceof HostProxyError) {
+      const e = error.hostError;
+      return e.tag === "denied" ? e.val : { capability: "http.fetch", reason: "invalid-input", message: e.val };
+    }
+    throw error;
+  }
 }
 
 /**

@@ -1,5 +1,7 @@
 import { createFsProxy, fsHostFunctions, type FsMount, type FsProxy } from "../../host-proxies/fs/index.js";
 import { createLogProxy, logHostFunctions, type LogLine } from "../../host-proxies/log/index.js";
+import { createHttpProxy, httpHostFunctions, type HttpHop } from "../../host-proxies/http/index.js";
+import type { HttpResource } from "../policy/catalogue/index.js";
 import { HostProxyError, type Denial, type HostCall, type HostCallHandler, type HostCallResult } from "../../host-proxies/types.js";
 import type { AuditLog, AuditSubject } from "../audit/index.js";
 import { decideHostCall, type CallingTool, type PolicyLayers } from "../policy/engine.js";
@@ -29,6 +31,8 @@ export interface HostContextOptions {
   active: () => ActiveToolCall | undefined;
   /** Consumes a matching single-use approval for an Unsafe effect; false when none. */
   approveEffect: (call: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }) => Promise<boolean>;
+  /** The agent's http.fetch grant (the proxy's own limits), and how it reads attached secrets. */
+  http?: { grant: HttpResource; resolveSecret: (name: string) => Promise<string> } | undefined;
   onLog: (line: LogLine) => void;
   onHostCall?: (event: { call: HostCall; capability: string; result: HostCallResult; approvalRequired: boolean }) => void;
 }
@@ -73,6 +77,10 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     tables.fs = fsHostFunctions(fsProxy);
   }
   tables.log = logHostFunctions(createLogProxy(options.onLog));
+  if (options.http) {
+    const proxy = createHttpProxy(options.http.grant, { resolveSecret: options.http.resolveSecret });
+    tables.http = httpHostFunctions(proxy, { checkHop: (hop) => checkHop(options, hop) });
+  }
   let closed = false;
 
   const serve = async (call: HostCall): Promise<{ result: HostCallResult; capability: string; approvalRequired: boolean }> => {
@@ -135,6 +143,23 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
       await fsProxy?.close();
     },
   };
+}
+
+/** Every redirect hop is decided like a first request: each layer, each time. */
+function checkHop(options: HostContextOptions, hop: HttpHop): Denial | undefined {
+  const active = options.active();
+  if (!active) return { capability: "http.fetch", reason: "no-tool-call", message: "the ToolCall ended during the request" };
+  const decision = decideHostCall(options.layers, active.tool, {
+    capability: "http.fetch",
+    request: hop.request,
+    canonical: { fn: "fetch", method: hop.canonical.method, url: hop.canonical.url },
+  });
+  if (decision.kind === "deny") return decision.denial;
+  if (decision.kind === "approval-required" || active.risk === "unsafe") {
+    // An Unsafe tool's effects are approved one by one: a redirect is a new effect nobody saw.
+    return { capability: "http.fetch", reason: "approval-required", message: `the redirect to ${hop.canonical.url} would be a new effect; it was not approved` };
+  }
+  return undefined;
 }
 
 async function deny(

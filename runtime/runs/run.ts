@@ -22,6 +22,8 @@ export interface RunServices {
   approvals: ApprovalStore;
   records: RunRecords;
   now: () => number;
+  /** A stored secret's value, for a host proxy on the main thread (never a worker). */
+  secretValue: (name: string) => Promise<string>;
 }
 
 /** What is fixed when a run starts. */

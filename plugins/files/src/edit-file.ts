@@ -1,4 +1,5 @@
-import { defineTool, fail, readText, resolvePath, writeText } from "../../sdk/index.js";
+import { defineTool, fail } from "../../sdk/index.js";
+import { readText, resolvePath, writeText } from "../../sdk/fs.js";
 
 function countOccurrences(text: string, needle: string): number {
   let count = 0;

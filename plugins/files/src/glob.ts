@@ -1,4 +1,5 @@
-import { defineTool, fail, joinPath, resolvePath } from "../../sdk/index.js";
+import { defineTool, fail } from "../../sdk/index.js";
+import { joinPath, resolvePath } from "../../sdk/fs.js";
 import { compileGlob, isLiteralSegment } from "./patterns.js";
 import { NOISY_DIRECTORIES, TreeWalk } from "./walk.js";
 

@@ -1,5 +1,6 @@
 import { read, stat } from "clawhive:host/fs@0.1.0";
-import { baseName, decodeText, defineTool, fail, hostError, resolvePath } from "../../sdk/index.js";
+import { decodeText, defineTool, fail, hostError } from "../../sdk/index.js";
+import { baseName, resolvePath } from "../../sdk/fs.js";
 import { compileGlob, compileRegExp } from "./patterns.js";
 import { NOISY_DIRECTORIES, TreeWalk } from "./walk.js";
 import type { WalkedFile } from "./walk.js";

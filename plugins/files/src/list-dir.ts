@@ -1,5 +1,6 @@
 import { listDir as hostListDir } from "clawhive:host/fs@0.1.0";
-import { defineTool, resolvePath } from "../../sdk/index.js";
+import { defineTool } from "../../sdk/index.js";
+import { resolvePath } from "../../sdk/fs.js";
 
 const MAX_ENTRIES = 1000;
 

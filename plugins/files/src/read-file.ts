@@ -1,4 +1,5 @@
-import { defineTool, fail, readText, resolvePath } from "../../sdk/index.js";
+import { defineTool, fail } from "../../sdk/index.js";
+import { readText, resolvePath } from "../../sdk/fs.js";
 
 const DEFAULT_LIMIT = 2000;
 /** A result larger than this is cut at a line boundary (the host also caps results). */

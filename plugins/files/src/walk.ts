@@ -1,6 +1,7 @@
 import { listDir } from "clawhive:host/fs@0.1.0";
 import type { Entry } from "clawhive:host/fs@0.1.0";
-import { hostError, joinPath } from "../../sdk/index.js";
+import { hostError } from "../../sdk/index.js";
+import { joinPath } from "../../sdk/fs.js";
 
 /** Directories a walk does not enter unless the caller asks for them by name. */
 export const NOISY_DIRECTORIES: readonly string[] = [".git", "node_modules"];

@@ -1,4 +1,5 @@
-import { defineTool, resolvePath, writeText } from "../../sdk/index.js";
+import { defineTool } from "../../sdk/index.js";
+import { resolvePath, writeText } from "../../sdk/fs.js";
 
 export const writeFile = defineTool({
   description:

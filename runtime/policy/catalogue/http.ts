@@ -24,6 +24,20 @@ const IpSchema = v.pipe(
   v.check(isCanonicalIp, "write the address in canonical form (lowercase, shortest IPv6, no leading zeros)"),
 );
 
+/**
+ * A stored secret attached to one exact host: the host proxy adds it as a header to requests
+ * for that origin only (dropped on a redirect elsewhere). Exact host, not a pattern: a
+ * credential must never reach a subdomain nobody named.
+ */
+const CredentialSchema = strictObject({
+  host: v.pipe(v.string(), v.regex(/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, "expected one exact lowercase host name (no pattern, no port)")),
+  secret: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_-]{0,63}$/, "expected a secret name (lowercase letters, digits, '-', '_')")),
+  header: v.pipe(v.optional(v.string(), "authorization"), v.regex(/^[a-z0-9-]{1,64}$/, "expected a lowercase header name")),
+  /** Prefix before the value, e.g. `Bearer`; empty for raw values such as API keys. */
+  scheme: v.optional(v.pipe(v.string(), v.regex(/^([A-Za-z][A-Za-z0-9-]{0,31})?$/, "expected an auth scheme like Bearer, or \"\" for a raw value such as an API key")), "Bearer"),
+});
+export type HttpCredential = v.InferOutput<typeof CredentialSchema>;
+
 const HttpResourceSchema = strictObject({
   schemes: v.pipe(v.optional(v.array(v.picklist(["https", "http"])), () => ["https" as const]), v.check((items) => unique(items), "schemes must be unique")),
   hosts: v.pipe(v.array(HostPatternSchema), v.minLength(1, "expected at least one host pattern"), v.check((items) => unique(items), "host patterns must be unique")),
@@ -35,6 +49,10 @@ const HttpResourceSchema = strictObject({
   allow_addresses: v.pipe(
     v.optional(v.array(IpSchema), () => []),
     v.description("private or loopback addresses a request may still reach, exactly as listed"),
+  ),
+  credentials: v.pipe(
+    v.optional(v.array(CredentialSchema), () => []),
+    v.description("secrets the host adds to requests for one exact host (never seen by the plugin or the model)"),
   ),
 });
 export type HttpResource = v.InferOutput<typeof HttpResourceSchema>;
@@ -67,6 +85,12 @@ function httpCovers(outer: HttpResource, inner: HttpResource): Coverage {
     () => subset(effectivePorts(outer), effectivePorts(inner), "ports"),
     () => subset(outer.methods, inner.methods, "methods"),
     () => subset(outer.allow_addresses, inner.allow_addresses, "allow_addresses"),
+    () => {
+      // A narrower grant may drop credentials, never add one the wider grant does not attach.
+      const key = (c: HttpCredential) => `${c.host}\u0000${c.secret}\u0000${c.header}\u0000${c.scheme}`;
+      const i = inner.credentials.findIndex((c) => !outer.credentials.some((o) => key(o) === key(c)));
+      return i === -1 ? COVERED : notCovered(`credentials[${i}]`, "this credential is not attached by the wider grant");
+    },
   );
 }
 
