@@ -17,6 +17,7 @@ import type { ToolInfo } from "./runs/types.js";
 import { Sandbox, type SandboxOptions, type SandboxPlugin } from "./sandbox/index.js";
 import { applyMigrations, openStore, systemClock, type Clock, type Store } from "./store/index.js";
 import { openSecretStore, type SecretStore } from "./secrets/index.js";
+import { probeSandbox, type SandboxInfo } from "../host-proxies/shell/index.js";
 
 export interface RuntimeOptions {
   /** Where the runtime keeps its state; relative mount paths resolve against it. */
@@ -60,6 +61,7 @@ export class Runtime {
   #closed = false;
   /** Every secret value known to this process, shared with the audit log's redaction. */
   #secretList: { current: string[] } = { current: [] };
+  #shellSandbox: SandboxInfo = { available: false, bwrapPath: "", reason: "not probed yet" };
 
   private constructor(parts: {
     dataDir: string;
@@ -108,6 +110,7 @@ export class Runtime {
       const { plugins, tools } = await loadPlugins(sandbox, options);
       const runtime = new Runtime({ dataDir, sandbox, store, audit, approvals, secrets, clock, plugins, tools, agents });
       runtime.#secretList = values;
+      runtime.#shellSandbox = await probeSandbox();
       return runtime;
     } catch (error) {
       await sandbox.close();
@@ -245,6 +248,7 @@ export class Runtime {
       records: this.records,
       now: () => this.clock.now(),
       secretValue: (name) => this.secretValue(name),
+      shellSandbox: this.#shellSandbox,
     };
     return new Run(
       {

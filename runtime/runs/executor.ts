@@ -120,6 +120,7 @@ export class ToolExecutor {
       layers: elevation ? { ...this.#setup.layers, elevation } : this.#setup.layers,
       mounts: this.#setup.mounts,
       allowSensitive: this.#setup.allowSensitive,
+      shell: this.#setup.agent.grants["shell.exec"] ? { grant: this.#setup.agent.grants["shell.exec"], sandbox: this.#services.shellSandbox } : undefined,
       http: this.#setup.agent.grants["http.fetch"] ? { grant: this.#setup.agent.grants["http.fetch"], resolveSecret: this.#services.secretValue } : undefined,
       audit: this.#services.audit,
       subject: this.#hooks.subject,

@@ -1,7 +1,8 @@
 import { createFsProxy, fsHostFunctions, type FsMount, type FsProxy } from "../../host-proxies/fs/index.js";
 import { createLogProxy, logHostFunctions, type LogLine } from "../../host-proxies/log/index.js";
 import { createHttpProxy, httpHostFunctions, type HttpHop } from "../../host-proxies/http/index.js";
-import type { HttpResource } from "../policy/catalogue/index.js";
+import { createShellProxy, resolveShellGrant, shellHostFunctions, type SandboxInfo, type ShellProxy } from "../../host-proxies/shell/index.js";
+import type { HttpResource, ShellResource } from "../policy/catalogue/index.js";
 import { HostProxyError, type Denial, type HostCall, type HostCallHandler, type HostCallResult } from "../../host-proxies/types.js";
 import type { AuditLog, AuditSubject } from "../audit/index.js";
 import { decideHostCall, type CallingTool, type PolicyLayers } from "../policy/engine.js";
@@ -31,6 +32,8 @@ export interface HostContextOptions {
   active: () => ActiveToolCall | undefined;
   /** Consumes a matching single-use approval for an Unsafe effect; false when none. */
   approveEffect: (call: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }) => Promise<boolean>;
+  /** The agent's shell.exec grant; commands are resolved to fixed paths when the instance is bound. */
+  shell?: { grant: ShellResource; sandbox: SandboxInfo } | undefined;
   /** The agent's http.fetch grant (the proxy's own limits), and how it reads attached secrets. */
   http?: { grant: HttpResource; resolveSecret: (name: string) => Promise<string> } | undefined;
   onLog: (line: LogLine) => void;
@@ -77,6 +80,12 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     tables.fs = fsHostFunctions(fsProxy);
   }
   tables.log = logHostFunctions(createLogProxy(options.onLog));
+  let shellProxy: ShellProxy | undefined;
+  if (options.shell) {
+    const grant = await resolveShellGrant(options.shell.grant);
+    shellProxy = await createShellProxy(grant, { mounts: options.shell.grant.mounts, sandbox: options.shell.sandbox });
+    tables.shell = shellHostFunctions(shellProxy);
+  }
   if (options.http) {
     const proxy = createHttpProxy(options.http.grant, { resolveSecret: options.http.resolveSecret });
     tables.http = httpHostFunctions(proxy, { checkHop: (hop) => checkHop(options, hop) });
@@ -94,6 +103,10 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     const decision = decideHostCall(options.layers, active.tool, request);
     if (decision.kind === "deny") return { ...(await deny(options, call, request, decision.denial)), capability: request.capability };
     const unsafe = decision.kind === "approval-required" || (active.risk === "unsafe" && riskAbove(decision.risk, "safe"));
+    // What the proxy itself would refuse (an unknown command, a dangerous option) is refused
+    // now: a person is never asked to approve an effect that could not run.
+    const refused = precheck(call, shellProxy);
+    if (refused) return { ...(await deny(options, call, request, refused)), capability: request.capability };
     if (unsafe && !(await options.approveEffect({ active, capability: request.capability, canonical: request.canonical }))) {
       const denial = {
         capability: request.capability,
@@ -141,8 +154,24 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     close: async () => {
       closed = true;
       await fsProxy?.close();
+      await shellProxy?.close();
     },
   };
+}
+
+/** The proxy's own refusal of a call, before any approval is asked for; undefined if none. */
+function precheck(call: HostCall, shell: ShellProxy | undefined): Denial | undefined {
+  if (call.iface !== "shell" || !shell) return undefined;
+  try {
+    shell.canonicalize(call.args[0] as Parameters<ShellProxy["canonicalize"]>[0]);
+    return undefined;
+  } catch (error) {
+    if (error instanceof HostProxyError) {
+      const e = error.hostError;
+      return e.tag === "denied" ? e.val : { capability: "shell.exec", reason: e.tag, message: e.val };
+    }
+    return { capability: "shell.exec", reason: "invalid-input", message: "shell.exec: the request could not be read" };
+  }
 }
 
 /** Every redirect hop is decided like a first request: each layer, each time. */

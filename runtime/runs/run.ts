@@ -7,6 +7,7 @@ import type { CapabilityGrant } from "../policy/catalogue/index.js";
 import { parseTaskGrants } from "./agent-setup.js";
 import { toolRisk, type PolicyLayers } from "../policy/engine.js";
 import type { FsMount } from "../../host-proxies/fs/index.js";
+import type { SandboxInfo } from "../../host-proxies/shell/index.js";
 import type { Sandbox, SandboxPlugin } from "../sandbox/index.js";
 import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
 import { ToolExecutor } from "./executor.js";
@@ -22,6 +23,8 @@ export interface RunServices {
   approvals: ApprovalStore;
   records: RunRecords;
   now: () => number;
+  /** What bubblewrap can do on this machine (probed once per runtime). */
+  shellSandbox: SandboxInfo;
   /** A stored secret's value, for a host proxy on the main thread (never a worker). */
   secretValue: (name: string) => Promise<string>;
 }
