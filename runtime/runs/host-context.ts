@@ -82,7 +82,8 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
   tables.log = logHostFunctions(createLogProxy(options.onLog));
   let shellProxy: ShellProxy | undefined;
   if (options.shell) {
-    const grant = await resolveShellGrant(options.shell.grant);
+    const runners = options.shell.grant.commands.filter((c) => c.runs_programs).map((c) => c.name);
+    const grant = await resolveShellGrant(options.shell.grant, { allowProgramRunners: runners });
     shellProxy = await createShellProxy(grant, { mounts: options.shell.grant.mounts, sandbox: options.shell.sandbox });
     tables.shell = shellHostFunctions(shellProxy);
   }

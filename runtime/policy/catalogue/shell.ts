@@ -28,6 +28,10 @@ const CommandRuleSchema = strictObject({
     v.description("when present, every argument starting with '-' must be one of these (--name=value is checked as --name)"),
   ),
   deny: v.pipe(v.optional(patternList("deny pattern"), () => []), v.description("globs ('*' = anything) no argument may match")),
+  runs_programs: v.pipe(
+    v.optional(v.boolean(), false),
+    v.description("the command runs other programs (npm, make, interpreters): the shell proxy refuses such commands unless this is set"),
+  ),
 });
 
 const ShellResourceSchema = strictObject({

@@ -68,7 +68,7 @@ export interface ProxySetup {
 
 export async function grantFor(setup: ProxySetup): Promise<ResolvedShellGrant> {
   return resolveShellGrant(
-    { mounts: setup.mounts ?? [], commands: setup.commands.map((name) => ({ name, deny: [] })), sandbox: setup.sandbox ?? true },
+    { mounts: setup.mounts ?? [], commands: setup.commands.map((name) => ({ name, deny: [], runs_programs: false })), sandbox: setup.sandbox ?? true },
     setup.resolve,
   );
 }

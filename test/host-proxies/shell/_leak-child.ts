@@ -7,7 +7,7 @@ import { readdir } from "node:fs/promises";
 import { createShellProxy, resolveShellGrant } from "../../../host-proxies/shell/index.js";
 
 const [work] = process.argv.slice(2);
-const grant = await resolveShellGrant({ mounts: [{ guest: "/work", host: work ?? "/nonexistent", mode: "rw" }], commands: [{ name: "ls", deny: [] }], sandbox: true });
+const grant = await resolveShellGrant({ mounts: [{ guest: "/work", host: work ?? "/nonexistent", mode: "rw" }], commands: [{ name: "ls", deny: [], runs_programs: false }], sandbox: true });
 const proxy = await createShellProxy(grant);
 const runtimeSees = await readdir("/proc/self/fd/40").catch(() => []);
 const command = await proxy.exec(proxy.canonicalize({ argv: ["ls", "-l", "/proc/self/fd/40", "/proc/self/fd/40/"] }));

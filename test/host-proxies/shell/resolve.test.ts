@@ -11,7 +11,7 @@ import { createShellProxy, resolveShellGrant } from "../../../host-proxies/shell
 import type { ResolveShellGrantOptions } from "../../../host-proxies/shell/index.js";
 import { grantFor, rejectsWith, run, sandboxProbe, scratch, script } from "./_fixtures.js";
 
-const resource = (...names: string[]) => ({ mounts: [], commands: names.map((name) => ({ name, deny: [] })), sandbox: true });
+const resource = (...names: string[]) => ({ mounts: [], commands: names.map((name) => ({ name, deny: [], runs_programs: false })), sandbox: true });
 
 async function refused(names: string[], options: ResolveShellGrantOptions, message: RegExp): Promise<void> {
   await assert.rejects(resolveShellGrant(resource(...names), options), (err: unknown) => {

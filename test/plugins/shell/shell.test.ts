@@ -89,3 +89,27 @@ test("commands, options and paths outside the grant are denied before anyone is 
   assert.equal(await readFile(join(work, "src", "a.txt"), "utf8"), "alpha\nbeta\n");
   await run.end();
 });
+
+test("a command that runs other programs is refused unless its grant says runs_programs; control: with it", async () => {
+  const define = (name: string, runsPrograms: boolean) =>
+    runtime.defineAgent({
+      name,
+      description: "runs env",
+      model: { provider: "anthropic", id: "m" },
+      system_prompt: "x",
+      plugins: [{ name: "shell", version: "*" }],
+      grants: { "shell.exec": { mounts: [{ guest: "/workspace", host: work, mode: "ro" }], commands: [{ name: "env", runs_programs: runsPrograms }] } },
+    });
+  await define("plain-env", false);
+  await define("runner-env", true);
+  const plain = await runtime.startRun({ agent: "plain-env" });
+  const refused = await plain.callTool("shell.run_command", { argv: ["env"] });
+  assert.equal((refused as { error: { denial: { reason: string } } }).error.denial.reason, "dangerous-command");
+  const runner = await runtime.startRun({ agent: "runner-env" });
+  const id = approvalId(await runner.callTool("shell.run_command", { argv: ["env"] }));
+  await runtime.approvals.decide(id, { decision: "approve", by: "alice" });
+  const out = (await runner.resume()) as { output: { stdout: string } };
+  assert.match(out.output.stdout, /^PATH=/m);
+  assert.doesNotMatch(out.output.stdout, /CLAWHIVE|SECRET|npm_/, "the scrubbed environment only");
+  await Promise.all([plain.end(), runner.end()]);
+});
