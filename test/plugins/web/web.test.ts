@@ -94,3 +94,25 @@ for (const [name, url] of refused) {
     await run.end();
   });
 }
+
+test("a plugin calling a proxy its agent was not granted gets a structured denial and one audit record", async () => {
+  await runtime.defineAgent({
+    name: "offline",
+    description: "has the web plugin but no network grant",
+    model: { provider: "anthropic", id: "m" },
+    system_prompt: "x",
+    plugins: [{ name: "web", version: "*" }],
+    grants: {},
+    approvals: { lower_risk: [{ tool: "web.fetch_page", to: "safe", acknowledged: true }] },
+  });
+  const run = await runtime.startRun({ agent: "offline" });
+  const before = seen.length;
+  const outcome = await run.callTool("web.fetch_page", { url: `http://127.0.0.1:${port}/page` });
+  assert.equal(outcome.status, "error");
+  const denial = (outcome as { error: { denial: { capability: string; reason: string } } }).error.denial;
+  assert.deepEqual({ capability: denial.capability, reason: denial.reason }, { capability: "http.fetch", reason: "not-granted" });
+  assert.equal(seen.length, before, "nothing reached the server");
+  const { records } = await runtime.audit.query({ runId: run.id, kind: "host_call", limit: 10 });
+  assert.deepEqual(records.map((r) => [r.status, r.denial?.reason]), [["denied", "not-granted"]]);
+  await run.end();
+});
