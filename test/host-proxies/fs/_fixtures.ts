@@ -1,11 +1,11 @@
 /** Temp-dir layouts and assertions shared by the fs proxy tests. */
-import assert from "node:assert/strict";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { TestContext } from "node:test";
-import { HostProxyError } from "../../../host-proxies/types.js";
-import type { HostError } from "../../../host-proxies/types.js";
+export { rejectsWith, throwsWith } from "../../helpers/host-errors.js";
+export type { Expected } from "../../helpers/host-errors.js";
+
 
 export interface Scratch {
   /** The temp root; everything below is removed after the test. */
@@ -37,45 +37,3 @@ export async function scratch(t: TestContext, files: Record<string, string> = {}
 export const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString("utf8");
 export const bytes = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, "utf8"));
 
-export interface Expected {
-  tag: HostError["tag"];
-  /** For `denied`: the reason code. */
-  reason?: string;
-  /** For `denied`: the capability. */
-  capability?: string;
-}
-
-/** Asserts `promise` rejects with a `HostProxyError` of the expected shape; returns it. */
-export async function rejectsWith(promise: Promise<unknown>, expected: Expected): Promise<HostProxyError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (err) {
-    caught = err;
-  }
-  assert.ok(caught instanceof HostProxyError, `expected a HostProxyError, got ${String(caught)}`);
-  assertHostError(caught, expected);
-  return caught;
-}
-
-/** Same for a synchronous call. */
-export function throwsWith(fn: () => unknown, expected: Expected): HostProxyError {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (err) {
-    caught = err;
-  }
-  assert.ok(caught instanceof HostProxyError, `expected a HostProxyError, got ${String(caught)}`);
-  assertHostError(caught, expected);
-  return caught;
-}
-
-function assertHostError(err: HostProxyError, expected: Expected): void {
-  const { hostError } = err;
-  assert.equal(hostError.tag, expected.tag, `tag of: ${err.message}`);
-  if (hostError.tag === "denied") {
-    if (expected.reason !== undefined) assert.equal(hostError.val.reason, expected.reason, err.message);
-    if (expected.capability !== undefined) assert.equal(hostError.val.capability, expected.capability, err.message);
-  }
-}

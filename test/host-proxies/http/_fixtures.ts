@@ -1,15 +1,15 @@
 /** Local servers, grants, resolvers and assertions shared by the http proxy tests. */
-import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { TestContext } from "node:test";
 import * as v from "valibot";
 import type { FetchOptions, HttpProxy, HttpResponse, RawHttpRequest, ResolvedAddress, Resolver } from "../../../host-proxies/http/index.js";
-import { HostProxyError } from "../../../host-proxies/types.js";
-import type { HostError } from "../../../host-proxies/types.js";
 import { httpFetch } from "../../../runtime/policy/catalogue/http.js";
 import type { HttpResource } from "../../../runtime/policy/catalogue/http.js";
+export { rejectsWith, throwsWith } from "../../helpers/host-errors.js";
+export type { Expected } from "../../helpers/host-errors.js";
+
 
 /** One request as a test server saw it. */
 export interface Seen {
@@ -90,46 +90,6 @@ export function resolverOf(table: Record<string, string[] | string[][]>): Counti
     return answer.map((address): ResolvedAddress => ({ address, family: address.includes(":") ? 6 : 4 }));
   };
   return { resolver, calls };
-}
-
-export interface Expected {
-  tag: HostError["tag"];
-  reason?: string;
-  /** A substring the message must hold. */
-  message?: string;
-}
-
-/** Asserts `promise` rejects with a `HostProxyError` of the expected shape; returns it. */
-export async function rejectsWith(promise: Promise<unknown>, expected: Expected): Promise<HostProxyError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (err) {
-    caught = err;
-  }
-  assert.ok(caught instanceof HostProxyError, `expected a HostProxyError, got ${String(caught)}`);
-  return assertHostError(caught, expected);
-}
-
-export function throwsWith(fn: () => unknown, expected: Expected): HostProxyError {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (err) {
-    caught = err;
-  }
-  assert.ok(caught instanceof HostProxyError, `expected a HostProxyError, got ${String(caught)}`);
-  return assertHostError(caught, expected);
-}
-
-function assertHostError(err: HostProxyError, expected: Expected): HostProxyError {
-  const { hostError } = err;
-  assert.equal(hostError.tag, expected.tag, `tag of: ${err.message}`);
-  if (expected.reason !== undefined) {
-    assert.equal(hostError.tag === "denied" ? hostError.val.reason : undefined, expected.reason, err.message);
-  }
-  if (expected.message !== undefined) assert.ok(err.message.includes(expected.message), `${JSON.stringify(err.message)} lacks ${JSON.stringify(expected.message)}`);
-  return err;
 }
 
 export const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString("utf8");

@@ -1,14 +1,19 @@
 /** Temp dirs, grants and proxies shared by the shell proxy tests. */
-import assert from "node:assert/strict";
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import type { TestContext } from "node:test";
 import { createShellProxy, probeSandbox, resolveShellGrant } from "../../../host-proxies/shell/index.js";
 import type { ExecResult, ResolveShellGrantOptions, ResolvedShellGrant, SandboxInfo, ShellProxy, ShellProxyOptions } from "../../../host-proxies/shell/index.js";
-import { HostProxyError } from "../../../host-proxies/types.js";
-import type { HostError } from "../../../host-proxies/types.js";
 import type { FsMount } from "../../../host-proxies/fs/index.js";
+import * as shared from "../../helpers/host-errors.js";
+import type { Expected } from "../../helpers/host-errors.js";
+export type { Expected } from "../../helpers/host-errors.js";
+
+/** Every shell denial is of `shell.exec`. */
+export const rejectsWith = (promise: Promise<unknown>, expected: Expected) => shared.rejectsWith(promise, { capability: "shell.exec", ...expected });
+export const throwsWith = (fn: () => unknown, expected: Expected) => shared.throwsWith(fn, { capability: "shell.exec", ...expected });
+
 
 /** One probe for the whole test file, as a runtime would share it across proxies. */
 export const sandboxProbe: Promise<SandboxInfo> = probeSandbox();
@@ -85,42 +90,6 @@ export async function proxyFor(t: TestContext, s: Scratch, setup: ProxySetup): P
 /** Canonicalise and run, as the host function does; a refusal either way is a rejection. */
 export async function run(proxy: ShellProxy, argv: string[], extra: { cwd?: string; stdin?: Uint8Array; timeoutMs?: number } = {}): Promise<ExecResult> {
   return proxy.exec(proxy.canonicalize({ argv, ...extra }));
-}
-
-export interface Expected {
-  tag: HostError["tag"];
-  reason?: string;
-}
-
-export async function rejectsWith(promise: Promise<unknown>, expected: Expected): Promise<HostProxyError> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (err) {
-    caught = err;
-  }
-  return check(caught, expected);
-}
-
-export function throwsWith(fn: () => unknown, expected: Expected): HostProxyError {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (err) {
-    caught = err;
-  }
-  return check(caught, expected);
-}
-
-function check(caught: unknown, expected: Expected): HostProxyError {
-  assert.ok(caught instanceof HostProxyError, `expected a HostProxyError, got ${String(caught)}`);
-  const { hostError } = caught;
-  assert.equal(hostError.tag, expected.tag, `tag of: ${caught.message}`);
-  if (hostError.tag === "denied") {
-    assert.equal(hostError.val.capability, "shell.exec", caught.message);
-    if (expected.reason !== undefined) assert.equal(hostError.val.reason, expected.reason, caught.message);
-  }
-  return caught;
 }
 
 export const bytes = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, "utf8"));
