@@ -18,6 +18,7 @@ import { Sandbox, type SandboxOptions, type SandboxPlugin } from "./sandbox/inde
 import { applyMigrations, openStore, systemClock, type Clock, type Store } from "./store/index.js";
 import { openSecretStore, type SecretStore } from "./secrets/index.js";
 import { probeSandbox, type SandboxInfo } from "../host-proxies/shell/index.js";
+import { kvMigrations } from "../host-proxies/kv/index.js";
 
 export interface RuntimeOptions {
   /** Where the runtime keeps its state; relative mount paths resolve against it. */
@@ -97,6 +98,7 @@ export class Runtime {
     const sandbox = new Sandbox(options.sandbox);
     try {
       await applyMigrations(store, runMigrations, { clock });
+      await applyMigrations(store, kvMigrations, { clock });
       const secrets = await openSecretStore(store, {
         dataDir,
         keyFromEnv: options.secretKey ?? process.env.CLAWHIVE_SECRET_KEY,
@@ -249,6 +251,7 @@ export class Runtime {
       now: () => this.clock.now(),
       secretValue: (name) => this.secretValue(name),
       shellSandbox: this.#shellSandbox,
+      store: this.store,
     };
     return new Run(
       {

@@ -129,3 +129,125 @@ declare module "clawhive:host/http@0.1.0" {
 
   export function fetch(request: Request): Response;
 }
+
+declare module "clawhive:host/gmail@0.1.0" {
+  export interface Header {
+    name: string;
+    value: string;
+  }
+
+  export interface MessageSummary {
+    id: string;
+    threadId: string;
+    from: string;
+    to: string;
+    subject: string;
+    /** RFC 3339, UTC. */
+    date: string;
+    snippet: string;
+    labels: string[];
+    unread: boolean;
+  }
+
+  export interface AttachmentInfo {
+    filename: string;
+    mimeType: string;
+    size: bigint;
+  }
+
+  export interface Message {
+    summary: MessageSummary;
+    /** The text body (text/plain, or text/html converted to text), decoded. */
+    text: string;
+    attachments: AttachmentInfo[];
+    messageId: string;
+    inReplyTo?: string;
+    references: string[];
+  }
+
+  export interface ListRequest {
+    /** A label the grant allows, e.g. `INBOX`. */
+    label: string;
+    /** A Gmail search, ANDed with the grant's query. */
+    query?: string;
+    maxResults?: number;
+    pageToken?: string;
+  }
+
+  export interface ListResult {
+    messages: MessageSummary[];
+    nextPageToken?: string;
+  }
+
+  export function listMessages(request: ListRequest): ListResult;
+  export function getMessage(id: string): Message;
+  /** The messages of a thread the grant can see, oldest first. */
+  export function getThread(threadId: string): MessageSummary[];
+}
+
+declare module "clawhive:host/calendar@0.1.0" {
+  /** Either `date` (all-day, `2026-11-22`) or `dateTime` (RFC 3339) with an optional time zone. */
+  export interface EventTime {
+    date?: string;
+    dateTime?: string;
+    timeZone?: string;
+  }
+
+  export interface Event {
+    id: string;
+    calendarId: string;
+    summary: string;
+    description?: string;
+    location?: string;
+    start: EventTime;
+    end: EventTime;
+    allDay: boolean;
+    recurringEventId?: string;
+    attendees: string[];
+    status?: string;
+  }
+
+  export interface CalendarInfo {
+    id: string;
+    summary: string;
+    primary: boolean;
+  }
+
+  export interface ListRequest {
+    calendarId: string;
+    timeMin: string;
+    timeMax: string;
+    query?: string;
+    maxResults?: number;
+  }
+
+  export interface NewEvent {
+    calendarId: string;
+    summary: string;
+    description?: string;
+    location?: string;
+    start: EventTime;
+    end: EventTime;
+    attendees: string[];
+  }
+
+  export function listCalendars(): CalendarInfo[];
+  export function listEvents(request: ListRequest): Event[];
+  export function addEvent(event: NewEvent): Event;
+}
+
+declare module "clawhive:host/kv@0.1.0" {
+  export function get(key: string): Uint8Array | undefined;
+  /** Fails with a denial (`quota-exceeded`, `value-too-large`) when the value does not fit. */
+  export function set(key: string, value: Uint8Array): void;
+  /**
+   * True when the key existed. `delete` is a reserved word, so it cannot be declared as a
+   * function name; jco's guest types declare `_delete` and export it as `delete`, which is the
+   * only name the guest module has: `import { delete as kvDelete } from "clawhive:host/kv@0.1.0"`.
+   * (`_delete` is not exported: the `export {…}` below makes this block's exports explicit.)
+   */
+  function _delete(key: string): boolean;
+  export { _delete as delete };
+  /** Keys that start with `prefix`, or all keys for `undefined`, in UTF-8 byte order. */
+  export function listKeys(prefix: string | undefined): string[];
+}

@@ -29,11 +29,13 @@ export interface BuildOptions {
 export async function buildPlugin(pluginDir: string, options: BuildOptions): Promise<PluginArtifact> {
   const progress = options.onProgress ?? (() => {});
   const manifestFile = join(pluginDir, "plugin.json");
-  const manifest = parsePluginManifest(await readFile(manifestFile, "utf8"), manifestFile);
+  const manifestText = await readFile(manifestFile, "utf8");
+  const manifest = parsePluginManifest(manifestText, manifestFile);
   const source = await bundle(join(pluginDir, manifest.source));
   const witFiles = await collectWit(pluginDir);
   const key = sha256(
-    JSON.stringify({ recipe: RECIPE, tools: toolVersions(), source: sha256(source), wit: witFiles.map(([n, t]) => [n, sha256(t)]), world: manifest.world }),
+    // The manifest is part of the artifact (its record), so it is part of the key.
+    JSON.stringify({ recipe: RECIPE, tools: toolVersions(), manifest: sha256(manifestText), source: sha256(source), wit: witFiles.map(([n, t]) => [n, sha256(t)]) }),
   );
   const outDir = join(options.cacheDir, `${manifest.name}-${key.slice(0, 16)}`);
   const cached = await readArtifact(outDir);

@@ -39,7 +39,46 @@ export function hostCallRequest(call: HostCall): CapabilityRequest | Denial {
   if (call.iface === "log" && call.fn === "write") return { capability: "log", request: {}, canonical: { fn: "write", level: call.args[0] } };
   if (call.iface === "shell" && call.fn === "exec") return shellRequest(call.args[0]);
   if (call.iface === "http" && call.fn === "fetch") return httpRequest(call.args[0]);
+  if (call.iface === "gmail") return gmailRequest(call);
+  if (call.iface === "calendar") return calendarRequest(call);
+  if (call.iface === "kv" && KV_FUNCTIONS.has(call.fn)) {
+    // The namespace is the grant's, fixed per instance: the call names keys, never namespaces.
+    return { capability: "kv", request: null, canonical: { fn: call.fn, key: call.args[0] ?? null } };
+  }
   return unknownFunction(call);
+}
+
+const KV_FUNCTIONS = new Set(["get", "set", "delete", "listKeys"]);
+
+/**
+ * `gmail.read`: a list names its label, decided per layer now; a message or thread fetched by id
+ * has labels nobody knows yet, so the gmail proxy checks them, through the policy, after fetching.
+ */
+function gmailRequest(call: HostCall): CapabilityRequest | Denial {
+  const arg = call.args[0];
+  if (call.fn === "listMessages") {
+    const label = arg && typeof arg === "object" ? (arg as { label?: unknown }).label : undefined;
+    if (typeof label !== "string") return { capability: "gmail.read", reason: "invalid-input", message: "gmail.listMessages: label must be a string" };
+    const query = (arg as { query?: unknown }).query;
+    return { capability: "gmail.read", request: { label }, canonical: { fn: call.fn, label, query: typeof query === "string" ? query : null } };
+  }
+  if (call.fn === "getMessage" || call.fn === "getThread") {
+    if (typeof arg !== "string") return { capability: "gmail.read", reason: "invalid-input", message: `gmail.${call.fn}: expected an id string` };
+    return { capability: "gmail.read", request: null, canonical: { fn: call.fn, id: arg } };
+  }
+  return unknownFunction(call);
+}
+
+/** `calendar.read` / `calendar.add`: decided on the calendar id the call names. */
+function calendarRequest(call: HostCall): CapabilityRequest | Denial {
+  if (call.fn === "listCalendars") return { capability: "calendar.read", request: null, canonical: { fn: call.fn } };
+  const capability = call.fn === "listEvents" ? "calendar.read" : call.fn === "addEvent" ? "calendar.add" : undefined;
+  if (!capability) return unknownFunction(call);
+  const arg = call.args[0];
+  const calendar = arg && typeof arg === "object" ? (arg as { calendarId?: unknown }).calendarId : undefined;
+  if (typeof calendar !== "string") return { capability, reason: "invalid-input", message: `calendar.${call.fn}: calendarId must be a string` };
+  // An added event is bound whole: an approval of one event never covers another.
+  return { capability, request: { calendar }, canonical: { fn: call.fn, calendar, ...(capability === "calendar.add" ? { event: arg as Record<string, unknown> } : {}) } };
 }
 
 /**

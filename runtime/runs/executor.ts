@@ -120,6 +120,7 @@ export class ToolExecutor {
       layers: elevation ? { ...this.#setup.layers, elevation } : this.#setup.layers,
       mounts: this.#setup.mounts,
       allowSensitive: this.#setup.allowSensitive,
+      kv: this.#kvOf(plugin),
       shell: this.#setup.agent.grants["shell.exec"] ? { grant: this.#setup.agent.grants["shell.exec"], sandbox: this.#services.shellSandbox } : undefined,
       http: this.#setup.agent.grants["http.fetch"] ? { grant: this.#setup.agent.grants["http.fetch"], resolveSecret: this.#services.secretValue } : undefined,
       audit: this.#services.audit,
@@ -146,6 +147,13 @@ export class ToolExecutor {
     }
     this.#hooks.emit({ type: "instance", plugin: plugin.manifest.name, action: "bound", at: this.#services.now() });
     return slot;
+  }
+
+  /** Each agent and plugin gets its own namespace: two agents or two plugins never share data. */
+  #kvOf(plugin: SandboxPlugin): { store: RunServices["store"]; namespace: string; quotaBytes: number } | undefined {
+    const grant = this.#setup.agent.grants.kv;
+    if (!grant) return undefined;
+    return { store: this.#services.store, namespace: `${this.#setup.agent.name}/${plugin.manifest.name}/${grant.namespace}`, quotaBytes: grant.quota_bytes };
   }
 
   /** An Unsafe effect runs only on its own single-use approval; else one is requested. */

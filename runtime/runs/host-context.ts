@@ -3,6 +3,8 @@ import { createLogProxy, logHostFunctions, type LogLine } from "../../host-proxi
 import { createHttpProxy, httpHostFunctions, type HttpHop } from "../../host-proxies/http/index.js";
 import { createShellProxy, resolveShellGrant, shellHostFunctions, type SandboxInfo, type ShellProxy } from "../../host-proxies/shell/index.js";
 import type { HttpResource, ShellResource } from "../policy/catalogue/index.js";
+import { createKvProxy, kvHostFunctions } from "../../host-proxies/kv/index.js";
+import type { Store } from "../store/index.js";
 import { HostProxyError, type Denial, type HostCall, type HostCallHandler, type HostCallResult } from "../../host-proxies/types.js";
 import type { AuditLog, AuditSubject } from "../audit/index.js";
 import { decideHostCall, type CallingTool, type PolicyLayers } from "../policy/engine.js";
@@ -32,6 +34,8 @@ export interface HostContextOptions {
   active: () => ActiveToolCall | undefined;
   /** Consumes a matching single-use approval for an Unsafe effect; false when none. */
   approveEffect: (call: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }) => Promise<boolean>;
+  /** The kv namespace of this agent and plugin (fixed per instance), in the runtime's store. */
+  kv?: { store: Store; namespace: string; quotaBytes: number } | undefined;
   /** The agent's shell.exec grant; commands are resolved to fixed paths when the instance is bound. */
   shell?: { grant: ShellResource; sandbox: SandboxInfo } | undefined;
   /** The agent's http.fetch grant (the proxy's own limits), and how it reads attached secrets. */
@@ -80,6 +84,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     tables.fs = fsHostFunctions(fsProxy);
   }
   tables.log = logHostFunctions(createLogProxy(options.onLog));
+  if (options.kv) tables.kv = kvHostFunctions(createKvProxy(options.kv.store, { namespace: options.kv.namespace, quotaBytes: options.kv.quotaBytes }));
   let shellProxy: ShellProxy | undefined;
   if (options.shell) {
     const runners = options.shell.grant.commands.filter((c) => c.runs_programs).map((c) => c.name);

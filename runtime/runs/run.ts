@@ -8,6 +8,7 @@ import { parseTaskGrants } from "./agent-setup.js";
 import { toolRisk, type PolicyLayers } from "../policy/engine.js";
 import type { FsMount } from "../../host-proxies/fs/index.js";
 import type { SandboxInfo } from "../../host-proxies/shell/index.js";
+import type { Store } from "../store/index.js";
 import type { Sandbox, SandboxPlugin } from "../sandbox/index.js";
 import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
 import { ToolExecutor } from "./executor.js";
@@ -23,6 +24,8 @@ export interface RunServices {
   approvals: ApprovalStore;
   records: RunRecords;
   now: () => number;
+  /** The runtime's store (kv lives there). */
+  store: Store;
   /** What bubblewrap can do on this machine (probed once per runtime). */
   shellSandbox: SandboxInfo;
   /** A stored secret's value, for a host proxy on the main thread (never a worker). */

@@ -3,11 +3,12 @@
 // because describe runs on an instance that has no binding.
 import { mounts, read, write } from "clawhive:host/fs@0.1.0";
 import { write as log } from "clawhive:host/log@0.1.0";
+import { get as kvGet, set as kvSet } from "clawhive:host/kv@0.1.0";
 
 let counter = 0;
 let describeProbe = "not-run";
 
-const tools = ["echo", "count", "read", "write", "mounts", "loop", "trap", "bomb", "big", "work", "log"];
+const tools = ["echo", "count", "read", "write", "mounts", "loop", "trap", "bomb", "big", "work", "log", "kvset", "kvget"];
 
 function payloadOf(e: unknown): unknown {
   return e && typeof e === "object" && "payload" in e ? (e as { payload: unknown }).payload : String(e);
@@ -25,7 +26,7 @@ export const tools_ = {
       name,
       description: name === "echo" ? `echo (describe host call: ${describeProbe})` : name,
       inputSchema: '{"type":"object"}',
-      capabilities: name === "write" ? ["fs.write"] : name === "read" || name === "mounts" ? ["fs.read"] : name === "log" ? ["log"] : [],
+      capabilities: name === "write" ? ["fs.write"] : name === "read" || name === "mounts" ? ["fs.read"] : name === "log" ? ["log"] : name.startsWith("kv") ? ["kv"] : [],
       risk: (name === "write" ? "guarded" : "safe") as "safe" | "guarded" | "unsafe",
     }));
   },
@@ -70,6 +71,17 @@ export const tools_ = {
       case "log":
         log("info", String(args.message ?? ""));
         return "{}";
+      case "kvset":
+        try {
+          kvSet(String(args.key), new TextEncoder().encode(String(args.value)));
+          return "{}";
+        } catch (e) {
+          throw { tag: "failed", val: JSON.stringify(payloadOf(e)) };
+        }
+      case "kvget": {
+        const value = kvGet(String(args.key));
+        return JSON.stringify({ value: value === undefined ? null : new TextDecoder().decode(value) });
+      }
       default:
         throw { tag: "not-found", val: `no tool ${name}` };
     }
