@@ -35,7 +35,7 @@ function gmailCovers(outer: GmailResource, inner: GmailResource): Coverage {
 
 function gmailMatches(grant: GmailResource, request: GmailRequest): Decision {
   if (anyGlobMatches(grant.labels, request.label)) return ALLOW;
-  return deny("gmail.read", "label-not-allowed", `label ${JSON.stringify(request.label)} is not granted`);
+  return deny("gmail.read", "label-not-granted", `label ${JSON.stringify(request.label)} is not granted`);
 }
 
 export const gmailRead: CapabilityEntry<GmailResource, GmailRequest> = {

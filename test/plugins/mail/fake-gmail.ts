@@ -137,5 +137,5 @@ function fail(error: HostError): never {
 }
 
 function deny(message: string): never {
-  fail({ tag: "denied", val: { capability: "gmail.read", reason: "label-not-allowed", message } });
+  fail({ tag: "denied", val: { capability: "gmail.read", reason: "label-not-granted", message } });
 }

@@ -62,7 +62,7 @@ test("list_unread: a label outside the grant is the host's denial, passed on as 
   const { tools } = await mailPlugin({ messages: INBOX });
   const error = callErr(tools, "list_unread", { label: "Private" });
   assert.equal(error.tag, "denied");
-  assert.deepEqual(error.tag === "denied" && [error.val.capability, error.val.reason], ["gmail.read", "label-not-allowed"]);
+  assert.deepEqual(error.tag === "denied" && [error.val.capability, error.val.reason], ["gmail.read", "label-not-granted"]);
   callOk(tools, "list_unread", { label: "INBOX" });
 });
 
@@ -132,7 +132,7 @@ test("read_message: not-found and denied pass through as their cases", async () 
   assert.equal(callErr(tools, "read_message", { id: "nope" }).tag, "not-found");
   const denied = callErr(tools, "read_message", { id: "s1" });
   assert.equal(denied.tag, "denied");
-  assert.equal(denied.tag === "denied" && denied.val.reason, "label-not-allowed");
+  assert.equal(denied.tag === "denied" && denied.val.reason, "label-not-granted");
 });
 
 const THREAD = [

@@ -15,10 +15,10 @@ interface MatchRow {
 const GMAIL = { labels: ["INBOX", "Work/*"] };
 const MATCHES: MatchRow[] = [
   { capability: "gmail.read", grant: GMAIL, request: { label: "INBOX" }, reason: undefined },
-  { capability: "gmail.read", grant: GMAIL, request: { label: "SPAM" }, reason: "label-not-allowed" },
-  { capability: "gmail.read", grant: GMAIL, request: { label: "inbox" }, reason: "label-not-allowed" },
+  { capability: "gmail.read", grant: GMAIL, request: { label: "SPAM" }, reason: "label-not-granted" },
+  { capability: "gmail.read", grant: GMAIL, request: { label: "inbox" }, reason: "label-not-granted" },
   { capability: "gmail.read", grant: GMAIL, request: { label: "Work/Projects" }, reason: undefined },
-  { capability: "gmail.read", grant: GMAIL, request: { label: "Workshop" }, reason: "label-not-allowed" },
+  { capability: "gmail.read", grant: GMAIL, request: { label: "Workshop" }, reason: "label-not-granted" },
   { capability: "calendar.read", grant: { calendars: ["primary"] }, request: { calendar: "primary" }, reason: undefined },
   { capability: "calendar.add", grant: { calendars: ["primary"] }, request: { calendar: "team@group.calendar.google.com" }, reason: "calendar-not-allowed" },
   { capability: "kv", grant: { namespace: "notes" }, request: { namespace: "notes" }, reason: undefined },

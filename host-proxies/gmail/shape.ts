@@ -1,0 +1,111 @@
+/**
+ * From headers and body parts to the WIT records, the same way for every backend: each backend
+ * finds the parts (mailparser for local files, the `MessagePart` tree for the Gmail API), and
+ * this file decides what the guest sees, so two backends cannot disagree about a message.
+ */
+import libmime from "libmime";
+import { bodyText } from "./html-text.js";
+import type { AttachmentInfo, Message, MessageSummary } from "./types.js";
+
+/** A header as written: RFC 2047 words not yet decoded, folding allowed. */
+export interface RawHeader {
+  name: string;
+  value: string;
+}
+
+/** What a backend found in a message's MIME structure. */
+export interface MessageParts {
+  /** Top-level headers in order. */
+  headers: RawHeader[];
+  /** The inline text/plain bodies, decoded and joined by `\n`; undefined when there is none. */
+  plain: string | undefined;
+  /** The inline text/html bodies, decoded and joined; undefined when there is none. */
+  html: string | undefined;
+  attachments: AttachmentInfo[];
+}
+
+/** What the backend knows about a message beyond its bytes. */
+export interface MessageMeta {
+  id: string;
+  threadId: string;
+  labels: string[];
+  unread: boolean;
+  /** The backend's own snippet (Gmail computes one); otherwise taken from the text. */
+  snippet?: string | undefined;
+  /** When the Date header is missing or unreadable: delivery time, epoch ms. */
+  fallbackDateMs?: number | undefined;
+}
+
+const SNIPPET_CHARS = 200;
+
+/** The first header called `name` (case-insensitive), as written. */
+export function headerValue(headers: readonly RawHeader[], name: string): string | undefined {
+  const lower = name.toLowerCase();
+  return headers.find((h) => h.name.toLowerCase() === lower)?.value;
+}
+
+/** Unfolded (RFC 5322 §2.2.3) and RFC 2047-decoded, trimmed. */
+export function headerText(raw: string | undefined): string {
+  if (raw === undefined) return "";
+  return libmime.decodeWords(unfold(raw)).trim();
+}
+
+export function unfold(value: string): string {
+  return value.replace(/\r?\n(?=[ \t])/g, "");
+}
+
+/** The `<id@host>` tokens of a Message-ID, In-Reply-To or References value, in order. */
+export function messageIds(raw: string | undefined): string[] {
+  return unfold(raw ?? "").match(/<[^<>\s]+>/g) ?? [];
+}
+
+/** RFC 3339 in UTC, whole seconds: the Date header, else `fallbackMs`, else the epoch. */
+export function rfc3339(dateHeader: string | undefined, fallbackMs?: number): string {
+  let ms = dateHeader === undefined ? Number.NaN : Date.parse(unfold(dateHeader).trim());
+  if (Number.isNaN(ms)) ms = fallbackMs ?? 0;
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
+/** Whitespace collapsed, at most 200 characters (Gmail's snippets are about that long). */
+export function snippetOf(text: string): string {
+  return Array.from(text.replace(/\s+/g, " ").trim()).slice(0, SNIPPET_CHARS).join("");
+}
+
+/**
+ * The message a thread hangs from: the first References id (the root, RFC 5322 §3.6.4), else
+ * the parent, else the message itself. Gmail also threads by subject; this does not.
+ */
+export function threadRoot(headers: readonly RawHeader[]): string | undefined {
+  return (
+    messageIds(headerValue(headers, "references"))[0] ??
+    messageIds(headerValue(headers, "in-reply-to"))[0] ??
+    messageIds(headerValue(headers, "message-id"))[0]
+  );
+}
+
+export function summaryOf(headers: readonly RawHeader[], meta: MessageMeta & { snippet: string }): MessageSummary {
+  return {
+    id: meta.id,
+    threadId: meta.threadId,
+    from: headerText(headerValue(headers, "from")),
+    to: headerText(headerValue(headers, "to")),
+    subject: headerText(headerValue(headers, "subject")),
+    date: rfc3339(headerValue(headers, "date"), meta.fallbackDateMs),
+    snippet: meta.snippet,
+    labels: [...meta.labels],
+    unread: meta.unread,
+  };
+}
+
+export function messageOf(parts: MessageParts, meta: MessageMeta): Message {
+  const text = bodyText(parts.plain, parts.html);
+  const { headers } = parts;
+  return {
+    summary: summaryOf(headers, { ...meta, snippet: meta.snippet ?? snippetOf(text) }),
+    text,
+    attachments: parts.attachments.map((a) => ({ ...a })),
+    messageId: messageIds(headerValue(headers, "message-id"))[0] ?? "",
+    inReplyTo: messageIds(headerValue(headers, "in-reply-to"))[0],
+    references: messageIds(headerValue(headers, "references")),
+  };
+}
