@@ -1,0 +1,108 @@
+/**
+ * One .ics file, parsed for listing: repaired (repair.ts), parsed by ical.js, and with a
+ * VTIMEZONE injected for every TZID the file uses but does not define, so that ical.js (which
+ * otherwise reads such times as floating) places them right. The file's own VTIMEZONEs win
+ * (RFC 5545 §3.6.5); injected ones come from the IANA database (vtimezone.ts).
+ */
+import ICAL from "ical.js";
+import { HostProxyError } from "../../types.js";
+import { canonicalZone } from "../time.js";
+import { dropUnreadableLines, repairIcs } from "./repair.js";
+import { vtimezoneLines } from "./vtimezone.js";
+import { ianaZoneOf } from "./zones.js";
+
+export type IcalComponent = InstanceType<typeof ICAL.Component>;
+
+export interface ParsedCalendar {
+  root: IcalComponent;
+  /** `X-WR-CALNAME`, when the file names itself. */
+  name: string | undefined;
+  /** Where floating times and all-day dates are placed: `X-WR-TIMEZONE`, else the backend's zone. */
+  floatingZone: string;
+  /** TZID → the IANA name an event reports (`undefined`: the TZID names no zone we know). */
+  zoneLabels: Map<string, string | undefined>;
+  /** TZIDs the file defines itself (not injected). */
+  definedTzids: Set<string>;
+  /** What was mended, dropped or guessed while reading (repair.ts, unknown TZIDs). */
+  notes: string[];
+}
+
+export interface ParseOptions {
+  /** The backend's zone for floating times when the file has no `X-WR-TIMEZONE`. */
+  defaultZone: string;
+  /** Years the listing needs offsets for (the window, a year either side). */
+  years: { fromYear: number; toYear: number };
+  /** Names the file in error messages. */
+  label: string;
+}
+
+/** Throws `io` when even the mended text is not iCalendar. */
+export function parseCalendar(bytes: Uint8Array, options: ParseOptions): ParsedCalendar {
+  let repaired = repairIcs(bytes);
+  let jcal: unknown;
+  try {
+    jcal = ICAL.parse(repaired.text);
+  } catch {
+    repaired = dropUnreadableLines(repaired);
+    try {
+      jcal = ICAL.parse(repaired.text);
+    } catch (error) {
+      throw HostProxyError.io(`${options.label}: not a readable iCalendar file: ${error instanceof Error ? error.message.slice(0, 200) : String(error)}`, error);
+    }
+  }
+  const root = rootOf(jcal, options.label);
+  const notes = [...repaired.notes];
+  const wrZone = root.getFirstPropertyValue("x-wr-timezone");
+  const floatingZone = (typeof wrZone === "string" ? canonicalZone(wrZone.trim()) : undefined) ?? options.defaultZone;
+  const definedTzids = new Set(root.getAllSubcomponents("vtimezone").map((z) => String(z.getFirstPropertyValue("tzid"))));
+  const zoneLabels = defineZones(root, { ...options, floatingZone, notes });
+  const name = root.getFirstPropertyValue("x-wr-calname");
+  return { root, name: typeof name === "string" && name.trim() !== "" ? name : undefined, floatingZone, zoneLabels, definedTzids, notes };
+}
+
+function rootOf(jcal: unknown, label: string): IcalComponent {
+  // Several VCALENDARs in one file (concatenated feeds) are read as one.
+  const calendars = (Array.isArray(jcal) && Array.isArray(jcal[0]) ? jcal : [jcal]) as unknown[];
+  const components = calendars.map((c) => new ICAL.Component(c as unknown[]));
+  const first = components[0];
+  if (first === undefined || components.some((c) => c.name !== "vcalendar")) throw HostProxyError.io(`${label}: not an iCalendar file (no VCALENDAR)`);
+  if (components.length === 1) return first;
+  const root = new ICAL.Component("vcalendar");
+  for (const c of components) for (const sub of c.getAllSubcomponents()) root.addSubcomponent(sub);
+  return root;
+}
+
+/** Labels every TZID and injects a VTIMEZONE for each undefined one that names a known zone. */
+function defineZones(root: IcalComponent, o: ParseOptions & { floatingZone: string; notes: string[] }): Map<string, string | undefined> {
+  const labels = new Map<string, string | undefined>();
+  for (const vtimezone of root.getAllSubcomponents("vtimezone")) {
+    const tzid = vtimezone.getFirstPropertyValue("tzid");
+    const location = vtimezone.getFirstPropertyValue("x-lic-location");
+    if (typeof tzid === "string") labels.set(tzid, ianaZoneOf(tzid, typeof location === "string" ? location : undefined));
+  }
+  for (const tzid of usedTzids(root)) {
+    if (labels.has(tzid)) continue;
+    const zone = ianaZoneOf(tzid);
+    labels.set(tzid, zone ?? o.floatingZone);
+    if (zone === undefined) {
+      o.notes.push(`TZID ${JSON.stringify(tzid)} has no VTIMEZONE and names no known zone: its times are read in ${o.floatingZone}`);
+      continue;
+    }
+    const lines = vtimezoneLines(zone, { ...o.years, tzid });
+    const parsed = new ICAL.Component(ICAL.parse(`BEGIN:VCALENDAR\r\n${lines.join("\r\n")}\r\nEND:VCALENDAR\r\n`) as unknown[]);
+    const vtimezone = parsed.getFirstSubcomponent("vtimezone");
+    if (vtimezone !== null) root.addSubcomponent(vtimezone);
+  }
+  return labels;
+}
+
+function usedTzids(root: IcalComponent): Set<string> {
+  const used = new Set<string>();
+  for (const vevent of root.getAllSubcomponents("vevent")) {
+    for (const prop of vevent.getAllProperties()) {
+      const tzid = prop.getFirstParameter("tzid");
+      if (typeof tzid === "string" && tzid !== "") used.add(tzid);
+    }
+  }
+  return used;
+}

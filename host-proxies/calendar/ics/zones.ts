@@ -1,0 +1,50 @@
+/**
+ * What IANA zone a TZID names. Files say it many ways: an IANA name (`Europe/Zurich`), a
+ * Windows name from Outlook/Exchange (`W. Europe Standard Time`), a vendor path
+ * (`/mozilla.org/20050126_1/Europe/London`, `/softwarestudio.org/Olson_20011030_5/America/New_York`),
+ * or a private name whose VTIMEZONE carries `X-LIC-LOCATION`.
+ *
+ * Windows names are mapped with CLDR's windowsZones table (the `windows-iana` package) to the
+ * zone CLDR lists first for the name (territory `001`), e.g. `W. Europe Standard Time` →
+ * `Europe/Berlin`. That is the label an event reports; its times come from the file's own
+ * VTIMEZONE when it has one (RFC 5545 §3.6.5 makes that definition authoritative).
+ */
+import { findIana } from "windows-iana";
+import { canonicalZone } from "../time.js";
+
+/** The IANA zone `tzid` names, or `undefined` when it names none we know. */
+export function ianaZoneOf(tzid: string, licLocation?: string): string | undefined {
+  const name = tzid.trim();
+  const direct = canonicalZone(name);
+  if (direct !== undefined) return direct;
+  const windows = windowsZone(name);
+  if (windows !== undefined) return windows;
+  const fromPath = zoneFromPath(name);
+  if (fromPath !== undefined) return fromPath;
+  return licLocation === undefined ? undefined : canonicalZone(licLocation.trim());
+}
+
+function windowsZone(name: string): string | undefined {
+  let candidates: readonly string[];
+  try {
+    candidates = findIana(name);
+  } catch {
+    return undefined;
+  }
+  for (const candidate of candidates) {
+    const zone = canonicalZone(candidate);
+    if (zone !== undefined) return zone;
+  }
+  return undefined;
+}
+
+/** `/vendor/version/Area/City` → `Area/City` (also `Area/Sub/City`), when that is a zone. */
+function zoneFromPath(name: string): string | undefined {
+  const segments = name.split("/").filter((s) => s !== "");
+  if (segments.length < 2) return undefined;
+  for (let take = Math.min(3, segments.length); take >= 1; take--) {
+    const zone = canonicalZone(segments.slice(-take).join("/"));
+    if (zone !== undefined) return zone;
+  }
+  return undefined;
+}
