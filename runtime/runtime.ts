@@ -19,6 +19,7 @@ import { applyMigrations, openStore, systemClock, type Clock, type Store } from 
 import { openSecretStore, type SecretStore } from "./secrets/index.js";
 import { probeSandbox, type SandboxInfo } from "../host-proxies/shell/index.js";
 import { kvMigrations } from "../host-proxies/kv/index.js";
+import { createBackends, type Backends, type CalendarConfig, type MailConfig } from "./runs/backends.js";
 
 export interface RuntimeOptions {
   /** Where the runtime keeps its state; relative mount paths resolve against it. */
@@ -33,6 +34,10 @@ export interface RuntimeOptions {
   pluginDirs?: string[];
   /** Node-local cache of plugin builds. Default: the project's `.clawhive/build`. */
   buildCacheDir?: string;
+  /** Mail backend; default: a Maildir at `<dataDir>/mail` (or CLAWHIVE_MAIL_BACKEND=gmail). */
+  mail?: MailConfig;
+  /** Calendar backend; default: .ics files in `<dataDir>/calendars` (or CLAWHIVE_CALENDAR_BACKEND=google). */
+  calendar?: CalendarConfig;
   /** Secret key (base64 of 32 bytes); default: env CLAWHIVE_SECRET_KEY, else `<dataDir>/secret.key`. */
   secretKey?: string;
   /** A key file to read the secret key from (must exist). */
@@ -62,6 +67,7 @@ export class Runtime {
   #closed = false;
   /** Every secret value known to this process, shared with the audit log's redaction. */
   #secretList: { current: string[] } = { current: [] };
+  #backends!: Backends;
   #shellSandbox: SandboxInfo = { available: false, bwrapPath: "", reason: "not probed yet" };
 
   private constructor(parts: {
@@ -113,6 +119,9 @@ export class Runtime {
       const runtime = new Runtime({ dataDir, sandbox, store, audit, approvals, secrets, clock, plugins, tools, agents });
       runtime.#secretList = values;
       runtime.#shellSandbox = await probeSandbox();
+      runtime.#backends = await createBackends({ dataDir, ...(options.mail ? { mail: options.mail } : {}), ...(options.calendar ? { calendar: options.calendar } : {}) }, {
+        value: (name) => runtime.secretValue(name),
+      });
       return runtime;
     } catch (error) {
       await sandbox.close();
@@ -252,6 +261,7 @@ export class Runtime {
       secretValue: (name) => this.secretValue(name),
       shellSandbox: this.#shellSandbox,
       store: this.store,
+      backends: this.#backends,
     };
     return new Run(
       {

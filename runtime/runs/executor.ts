@@ -116,11 +116,14 @@ export class ToolExecutor {
 
   async #bind(plugin: SandboxPlugin, elevation: CapabilityGrant | undefined): Promise<Slot> {
     const slot = { active: undefined, effectApproval: undefined, turn: Promise.resolve() } as Partial<Slot> as Slot;
+    const grants = this.#setup.agent.grants;
     slot.context = await createHostContext({
       layers: elevation ? { ...this.#setup.layers, elevation } : this.#setup.layers,
       mounts: this.#setup.mounts,
       allowSensitive: this.#setup.allowSensitive,
       kv: this.#kvOf(plugin),
+      mail: grants["gmail.read"] ? { backend: this.#services.backends.mail, grant: grants["gmail.read"] } : undefined,
+      calendar: calendarsOf(grants) ? { backend: this.#services.backends.calendar, calendars: calendarsOf(grants)! } : undefined,
       shell: this.#setup.agent.grants["shell.exec"] ? { grant: this.#setup.agent.grants["shell.exec"], sandbox: this.#services.shellSandbox } : undefined,
       http: this.#setup.agent.grants["http.fetch"] ? { grant: this.#setup.agent.grants["http.fetch"], resolveSecret: this.#services.secretValue } : undefined,
       audit: this.#services.audit,
@@ -188,6 +191,12 @@ export class ToolExecutor {
     const granted = Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants);
     return toolCallSubject(this.#hooks.subject(), { active, input, granted, approvalResult });
   }
+}
+
+/** The calendar ids the proxy may touch at all: read or add (each call is decided per capability). */
+function calendarsOf(grants: RunSetup["agent"]["grants"]): string[] | undefined {
+  const ids = [...(grants["calendar.read"]?.calendars ?? []), ...(grants["calendar.add"]?.calendars ?? [])];
+  return ids.length > 0 ? [...new Set(ids)] : undefined;
 }
 
 async function release(slot: Slot, reason: string): Promise<void> {

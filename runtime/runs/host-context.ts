@@ -2,8 +2,12 @@ import { createFsProxy, fsHostFunctions, type FsMount, type FsProxy } from "../.
 import { createLogProxy, logHostFunctions, type LogLine } from "../../host-proxies/log/index.js";
 import { createHttpProxy, httpHostFunctions, type HttpHop } from "../../host-proxies/http/index.js";
 import { createShellProxy, resolveShellGrant, shellHostFunctions, type SandboxInfo, type ShellProxy } from "../../host-proxies/shell/index.js";
-import type { HttpResource, ShellResource } from "../policy/catalogue/index.js";
+import type { GmailResource, HttpResource, ShellResource } from "../policy/catalogue/index.js";
 import { createKvProxy, kvHostFunctions } from "../../host-proxies/kv/index.js";
+import { createGmailProxy, gmailHostFunctions } from "../../host-proxies/gmail/index.js";
+import type { MailBackend } from "../../host-proxies/gmail/types.js";
+import { calendarHostFunctions, createCalendarProxy } from "../../host-proxies/calendar/index.js";
+import type { CalendarBackend } from "../../host-proxies/calendar/types.js";
 import type { Store } from "../store/index.js";
 import { HostProxyError, type Denial, type HostCall, type HostCallHandler, type HostCallResult } from "../../host-proxies/types.js";
 import type { AuditLog, AuditSubject } from "../audit/index.js";
@@ -34,6 +38,9 @@ export interface HostContextOptions {
   active: () => ActiveToolCall | undefined;
   /** Consumes a matching single-use approval for an Unsafe effect; false when none. */
   approveEffect: (call: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }) => Promise<boolean>;
+  /** The runtime's mail and calendar backends, with the agent's grants of them. */
+  mail?: { backend: MailBackend; grant: GmailResource } | undefined;
+  calendar?: { backend: CalendarBackend; calendars: readonly string[] } | undefined;
   /** The kv namespace of this agent and plugin (fixed per instance), in the runtime's store. */
   kv?: { store: Store; namespace: string; quotaBytes: number } | undefined;
   /** The agent's shell.exec grant; commands are resolved to fixed paths when the instance is bound. */
@@ -84,6 +91,8 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     tables.fs = fsHostFunctions(fsProxy);
   }
   tables.log = logHostFunctions(createLogProxy(options.onLog));
+  if (options.mail) tables.gmail = gmailHostFunctions(mailProxy(options, options.mail));
+  if (options.calendar) tables.calendar = calendarHostFunctions(calendarProxy(options, options.calendar));
   if (options.kv) tables.kv = kvHostFunctions(createKvProxy(options.kv.store, { namespace: options.kv.namespace, quotaBytes: options.kv.quotaBytes }));
   let shellProxy: ShellProxy | undefined;
   if (options.shell) {
@@ -163,6 +172,34 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
       await shellProxy?.close();
     },
   };
+}
+
+/**
+ * The gmail proxy of an instance: the agent's labels bound the backend; every layer's query is
+ * ANDed onto each search; a label found on a fetched message is allowed only if every layer
+ * allows it (asked of the policy, like any first request).
+ */
+function mailProxy(options: HostContextOptions, mail: { backend: MailBackend; grant: GmailResource }) {
+  const layers = [options.layers.agent.grants, options.layers.elevation ?? options.layers.task, ...(options.layers.parents ?? []).map((p) => p.grants)];
+  const queries = layers.map((g) => g?.["gmail.read"]?.query).filter((q): q is string => typeof q === "string");
+  return createGmailProxy(mail.backend, {
+    labels: mail.grant.labels,
+    queries,
+    allowLabel: (label) => {
+      const active = options.active();
+      return active !== undefined && decideHostCall(options.layers, active.tool, { capability: "gmail.read", request: { label }, canonical: { label } }).kind === "allow";
+    },
+  });
+}
+
+function calendarProxy(options: HostContextOptions, calendar: { backend: CalendarBackend; calendars: readonly string[] }) {
+  return createCalendarProxy(calendar.backend, {
+    calendars: calendar.calendars,
+    allowCalendar: (id, capability) => {
+      const active = options.active();
+      return active !== undefined && decideHostCall(options.layers, active.tool, { capability, request: { calendar: id }, canonical: { calendar: id } }).kind !== "deny";
+    },
+  });
 }
 
 /** The proxy's own refusal of a call, before any approval is asked for; undefined if none. */

@@ -9,6 +9,7 @@ import { toolRisk, type PolicyLayers } from "../policy/engine.js";
 import type { FsMount } from "../../host-proxies/fs/index.js";
 import type { SandboxInfo } from "../../host-proxies/shell/index.js";
 import type { Store } from "../store/index.js";
+import type { Backends } from "./backends.js";
 import type { Sandbox, SandboxPlugin } from "../sandbox/index.js";
 import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
 import { ToolExecutor } from "./executor.js";
@@ -24,6 +25,8 @@ export interface RunServices {
   approvals: ApprovalStore;
   records: RunRecords;
   now: () => number;
+  /** The runtime's mail and calendar backends (built once, shared by every instance). */
+  backends: Backends;
   /** The runtime's store (kv lives there). */
   store: Store;
   /** What bubblewrap can do on this machine (probed once per runtime). */

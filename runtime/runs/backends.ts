@@ -1,0 +1,59 @@
+import { mkdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { GoogleCalendarBackend, IcsFileBackend } from "../../host-proxies/calendar/index.js";
+import type { CalendarBackend } from "../../host-proxies/calendar/types.js";
+import { GmailApiBackend, MaildirBackend } from "../../host-proxies/gmail/index.js";
+import type { MailBackend } from "../../host-proxies/gmail/types.js";
+
+/** Where mail comes from: a local Maildir (the embedded default) or the Gmail API. */
+export type MailConfig = { backend: "maildir"; dir?: string } | { backend: "gmail"; tokenSecret: string; baseUrl?: string };
+/** Where calendars live: local .ics files (the embedded default) or the Google Calendar API. */
+export type CalendarConfig = { backend: "ics"; dir?: string; timeZone?: string } | { backend: "google"; tokenSecret: string; baseUrl?: string };
+
+export interface Backends {
+  mail: MailBackend;
+  calendar: CalendarBackend;
+}
+
+/**
+ * Builds the runtime's mail and calendar backends, once. Configuration comes from options, else
+ * the environment (`CLAWHIVE_MAIL_BACKEND=gmail` with `CLAWHIVE_GMAIL_TOKEN_SECRET`,
+ * `CLAWHIVE_CALENDAR_BACKEND=google` with `CLAWHIVE_CALENDAR_TOKEN_SECRET`), else the embedded
+ * defaults under the data dir. OAuth tokens are read from the secret store on the main thread,
+ * per request, never handed to a plugin.
+ */
+export async function createBackends(
+  options: { dataDir: string; mail?: MailConfig; calendar?: CalendarConfig },
+  secrets: { value: (name: string) => Promise<string> },
+): Promise<Backends> {
+  const env = process.env;
+  const mail: MailConfig =
+    options.mail ??
+    (env.CLAWHIVE_MAIL_BACKEND === "gmail"
+      ? { backend: "gmail", tokenSecret: env.CLAWHIVE_GMAIL_TOKEN_SECRET ?? "gmail-token", ...(env.CLAWHIVE_GMAIL_BASE_URL ? { baseUrl: env.CLAWHIVE_GMAIL_BASE_URL } : {}) }
+      : { backend: "maildir" });
+  const calendar: CalendarConfig =
+    options.calendar ??
+    (env.CLAWHIVE_CALENDAR_BACKEND === "google"
+      ? { backend: "google", tokenSecret: env.CLAWHIVE_CALENDAR_TOKEN_SECRET ?? "google-calendar-token", ...(env.CLAWHIVE_CALENDAR_BASE_URL ? { baseUrl: env.CLAWHIVE_CALENDAR_BASE_URL } : {}) }
+      : { backend: "ics" });
+  return { mail: await mailBackend(mail, options.dataDir, secrets), calendar: await calendarBackend(calendar, options.dataDir, secrets) };
+}
+
+async function mailBackend(config: MailConfig, dataDir: string, secrets: { value: (name: string) => Promise<string> }): Promise<MailBackend> {
+  if (config.backend === "gmail") {
+    return new GmailApiBackend(() => secrets.value(config.tokenSecret), config.baseUrl ? { baseUrl: config.baseUrl } : {});
+  }
+  const dir = resolve(dataDir, config.dir ?? "mail");
+  for (const sub of ["cur", "new", "tmp"]) await mkdir(join(dir, sub), { recursive: true });
+  return new MaildirBackend(dir);
+}
+
+async function calendarBackend(config: CalendarConfig, dataDir: string, secrets: { value: (name: string) => Promise<string> }): Promise<CalendarBackend> {
+  if (config.backend === "google") {
+    return new GoogleCalendarBackend({ token: () => secrets.value(config.tokenSecret), ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}) });
+  }
+  const dir = resolve(dataDir, config.dir ?? "calendars");
+  await mkdir(dir, { recursive: true });
+  return new IcsFileBackend(dir, config.timeZone ? { timeZone: config.timeZone } : {});
+}
