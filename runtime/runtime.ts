@@ -8,6 +8,7 @@ import { ApprovalStore } from "./policy/approvals/index.js";
 import type { CapabilityGrant } from "./policy/catalogue/index.js";
 import type { PolicyLayers } from "./policy/engine.js";
 import { buildPlugin } from "./plugins/build.js";
+import { verifyComponentImports } from "./plugins/imports.js";
 import { defaultBuildCacheDir, pluginSourceDirs, PROJECT_ROOT } from "./plugins/locations.js";
 import { agentMounts, defaultStoreUrl, loadAgents, parseInlineAgent, parseTaskGrants } from "./runs/agent-setup.js";
 import { agentTools } from "./runs/agent-tools.js";
@@ -317,6 +318,7 @@ async function loadPlugins(sandbox: Sandbox, options: RuntimeOptions): Promise<{
     const artifact = await buildPlugin(dir, { cacheDir: options.buildCacheDir ?? defaultBuildCacheDir(), onProgress: options.onProgress });
     const name = artifact.manifest.name;
     if (plugins.has(name)) throw new PluginError("plugin_name_clash", `two plugins are named ${name}: ${dir}`);
+    await verifyComponentImports(artifact);
     const plugin = await sandbox.load(artifact);
     plugins.set(name, plugin);
     tools.push(...(await describeTools(sandbox, plugin)));

@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { cp, readFile, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import { buildPlugin } from "../../../runtime/plugins/build.js";
+import { importProblems, importsOfWit, verifyComponentImports } from "../../../runtime/plugins/imports.js";
+import { defaultBuildCacheDir, pluginSourceDirs } from "../../../runtime/plugins/locations.js";
+import { tempDir } from "../../helpers/runtime.js";
+
+test("importsOfWit reads the world's imports with their versions, not the interfaces' contents", () => {
+  const wit = `package root:component;
+
+world root {
+  import clawhive:host/types@0.1.0;
+  import clawhive:host/fs@0.1.0;
+  import wasi:filesystem/types@0.2.3;
+  import get-secret: func() -> string;
+  import inline: interface {
+    import-like: func();
+  }
+
+  export clawhive:plugin/tools@0.1.0;
+}
+`;
+  assert.deepEqual(importsOfWit(wit), ["clawhive:host/types@0.1.0", "clawhive:host/fs@0.1.0", "wasi:filesystem/types@0.2.3", "get-secret", "inline"]);
+});
+
+const rows: Array<{ name: string; imports: string[]; capabilities: string[]; problem?: RegExp }> = [
+  { name: "control: fs covered by fs.read", imports: ["clawhive:host/types@0.1.0", "clawhive:host/fs@0.1.0"], capabilities: ["fs.read"] },
+  { name: "fs with no fs capability", imports: ["clawhive:host/fs@0.1.0"], capabilities: ["log"], problem: /clawhive:host\/fs@0\.1\.0: needs one of fs\.read, fs\.write/ },
+  { name: "control: shell covered by shell.exec", imports: ["clawhive:host/shell@0.1.0"], capabilities: ["shell.exec"] },
+  { name: "shell under-declared as http", imports: ["clawhive:host/shell@0.1.0"], capabilities: ["http.fetch"], problem: /shell@0\.1\.0: needs one of shell\.exec/ },
+  { name: "another host version", imports: ["clawhive:host/fs@0.2.0"], capabilities: ["fs.read"], problem: /serves clawhive:host@0\.1\.0/ },
+  { name: "an interface that does not exist", imports: ["clawhive:host/sockets@0.1.0"], capabilities: ["fs.read"], problem: /no such host interface/ },
+  { name: "WASI filesystem", imports: ["wasi:filesystem/preopens@0.2.3"], capabilities: ["fs.read"], problem: /outside the plugin contract/ },
+  { name: "WASI environment", imports: ["wasi:cli/environment@0.2.3"], capabilities: [], problem: /outside the plugin contract/ },
+  { name: "WASI sockets", imports: ["wasi:sockets/tcp@0.2.3"], capabilities: [], problem: /outside the plugin contract/ },
+  { name: "WASI clocks (allowed subset, not provided)", imports: ["wasi:clocks/wall-clock@0.2.3"], capabilities: [], problem: /WASI is not provided/ },
+  { name: "a bare function import", imports: ["get-secret"], capabilities: [], problem: /outside the plugin contract/ },
+];
+for (const row of rows) {
+  test(`import coverage: ${row.name}`, () => {
+    const problems = importProblems(row.imports, row.capabilities);
+    if (!row.problem) assert.deepEqual(problems, []);
+    else assert.match(problems.join("\n"), row.problem);
+  });
+}
+
+test("every first-party and test plugin's real imports are covered by its manifest", async () => {
+  for (const dir of await pluginSourceDirs({ includeTests: true })) {
+    const artifact = await buildPlugin(dir, { cacheDir: defaultBuildCacheDir() });
+    const imports = await verifyComponentImports(artifact);
+    assert.ok(imports.every((i) => i.startsWith("clawhive:host/")), `${dir}: ${imports.join(", ")}`);
+  }
+});
+
+test("a manifest that under-declares, or a component that was altered, is refused at load", async () => {
+  const files = await buildPlugin(join(defaultBuildCacheDir(), "..", "..", "plugins", "files"), { cacheDir: defaultBuildCacheDir() });
+  await assert.rejects(verifyComponentImports({ ...files, manifest: { ...files.manifest, capabilities: ["log"] } }), /imports what its manifest does not declare:\n {2}clawhive:host\/fs@0\.1\.0/);
+  const copy = await tempDir("clawhive-artifact-");
+  try {
+    await cp(files.dir, copy, { recursive: true });
+    const bytes = await readFile(join(copy, "component.wasm"));
+    bytes[bytes.length - 1] = (bytes[bytes.length - 1] ?? 0) ^ 0xff;
+    await writeFile(join(copy, "component.wasm"), bytes);
+    await assert.rejects(verifyComponentImports({ ...files, dir: copy }), { code: "artifact_tampered" });
+  } finally {
+    await rm(copy, { recursive: true, force: true });
+  }
+});
