@@ -3,18 +3,10 @@
  * failing the way the guest sees real host calls fail: by throwing a `ComponentError`-like
  * `Error` whose `payload` is the WIT `host-error` variant.
  */
+import type { Denial, HostError } from "../../../host-proxies/types.js";
 
-export interface Denial {
-  capability: string;
-  reason: string;
-  message: string;
-}
-
-export type HostError =
-  | { tag: "denied"; val: Denial }
-  | { tag: "not-found"; val: string }
-  | { tag: "invalid-input"; val: string }
-  | { tag: "io"; val: string };
+// The WIT types themselves, from the host side: a fake that declared its own could drift.
+export type { Denial, HostError };
 
 /** What the guest's generated bindings throw for a failed host call. */
 export class FakeComponentError extends Error {

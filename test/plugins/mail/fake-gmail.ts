@@ -5,34 +5,12 @@
  */
 import { FakeComponentError } from "../files/fake-host.js";
 import type { HostError, HostImports } from "../files/fake-host.js";
+import type { ListRequest, Message, MessageSummary } from "../../../host-proxies/gmail/types.js";
 
-export interface FakeSummary {
-  id: string;
-  threadId: string;
-  from: string;
-  to: string;
-  subject: string;
-  date: string;
-  snippet: string;
-  labels: string[];
-  unread: boolean;
-}
-
-export interface FakeMessage {
-  summary: FakeSummary;
-  text: string;
-  attachments: { filename: string; mimeType: string; size: bigint }[];
-  messageId: string;
-  inReplyTo?: string;
-  references: string[];
-}
-
-export interface FakeListRequest {
-  label: string;
-  query?: string;
-  maxResults?: number;
-  pageToken?: string;
-}
+// The WIT records from the host side, so the fake cannot drift from what the proxy returns.
+export type FakeSummary = MessageSummary;
+export type FakeMessage = Omit<Message, "inReplyTo"> & { inReplyTo?: string };
+export type FakeListRequest = ListRequest;
 
 export type GmailFunction = "listMessages" | "getMessage" | "getThread";
 
