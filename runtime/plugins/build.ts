@@ -1,45 +1,65 @@
 import { spawn } from "node:child_process";
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build as esbuild } from "esbuild";
 import { PluginError } from "../errors.js";
-import { ARTIFACT_RECORD, GLUE_FILE, readArtifact, sha256, type PluginArtifact } from "./artifact.js";
-import { parsePluginManifest } from "./manifest.js";
+import { sha256, type PluginArtifact } from "./artifact.js";
+import { compilePlugin } from "./compile.js";
+import { publishDir } from "./publish.js";
+import { parsePluginManifest, type PluginManifest } from "./manifest.js";
 import { PROJECT_ROOT } from "./locations.js";
 
 const WIT_DIR = join(PROJECT_ROOT, "wit");
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "componentize-child.js");
 /** Bump when the build recipe changes, so old cache entries stop matching. */
-const RECIPE = "3";
+const RECIPE = "4";
+const BUILD_RECORD = "build.json";
+const COMPONENT = "component.wasm";
+
+/** The guest SDK, importable by any plugin folder (also one outside this project). */
+export const SDK_ALIASES: Readonly<Record<string, string>> = {
+  "@clawhive/plugin-sdk": join(PROJECT_ROOT, "plugins", "sdk", "index.ts"),
+  "@clawhive/plugin-sdk/fs": join(PROJECT_ROOT, "plugins", "sdk", "fs.ts"),
+};
 
 export interface BuildOptions {
-  /** Where built artifacts are cached, one folder per content key. */
+  /** Where builds are cached, one folder per content key. */
   cacheDir: string;
   /** Called with one line per build phase, for progress output. */
   onProgress?: (line: string) => void;
 }
 
+/** A plugin built from source: its manifest and the component's bytes. */
+export interface BuiltPlugin {
+  manifest: PluginManifest;
+  manifestText: string;
+  bytes: Uint8Array;
+  sha256: string;
+}
+
 /**
- * Builds the plugin in `pluginDir` into a cached artifact, unless one with the same content key
- * exists. The key hashes everything the output depends on: bundled source, WIT, tool versions.
+ * Builds the component of the plugin in `pluginDir` (TypeScript/JavaScript source, its WIT
+ * world), unless a build with the same content key is cached. The key hashes everything the
+ * output depends on: bundled source, manifest, WIT, tool versions.
  */
-export async function buildPlugin(pluginDir: string, options: BuildOptions): Promise<PluginArtifact> {
+export async function buildComponent(pluginDir: string, options: BuildOptions): Promise<BuiltPlugin> {
   const progress = options.onProgress ?? (() => {});
   const manifestFile = join(pluginDir, "plugin.json");
   const manifestText = await readFile(manifestFile, "utf8");
   const manifest = parsePluginManifest(manifestText, manifestFile);
+  if (manifest.format !== "component") throw new PluginError("build_unsupported", `${manifestFile}: format ${manifest.format} plugins are built by their own toolchain; install their plugin.wasm`);
+  if (!manifest.world) throw new PluginError("build_failed", `${manifestFile}: world: name the WIT world in wit/ that the plugin targets`);
   const source = await bundle(join(pluginDir, manifest.source));
   const witFiles = await collectWit(pluginDir);
   const key = sha256(
-    // The manifest is part of the artifact (its record), so it is part of the key.
     JSON.stringify({ recipe: RECIPE, tools: toolVersions(), manifest: sha256(manifestText), source: sha256(source), wit: witFiles.map(([n, t]) => [n, sha256(t)]) }),
   );
-  const outDir = join(options.cacheDir, `${manifest.name}-${key.slice(0, 16)}`);
-  const cached = await readArtifact(outDir);
-  if (cached && cached.key === key) return cached;
+  const outDir = join(options.cacheDir, "source", `${manifest.name}-${key.slice(0, 16)}`);
+  const cached = await readBuilt(outDir, key, { manifest, manifestText });
+  if (cached) return cached;
 
   progress(`${manifest.name}: componentizing (this takes a few seconds)`);
   const started = Date.now();
@@ -50,42 +70,35 @@ export async function buildPlugin(pluginDir: string, options: BuildOptions): Pro
       await mkdir(dirname(join(work, "wit", name)), { recursive: true });
       await writeFile(join(work, "wit", name), text);
     }
-    await runChild(work, manifest.world);
-    progress(`${manifest.name}: built in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    return await storeArtifact({ work, outDir, key, manifest });
+    await runChild(["componentize", work, manifest.world]);
+    const bytes = new Uint8Array(await readFile(join(work, "out", COMPONENT)));
+    const hash = sha256(bytes);
+    await writeFile(join(work, "out", BUILD_RECORD), JSON.stringify({ key, sha256: hash }));
+    await publishDir(join(work, "out"), outDir);
+    progress(`${manifest.name}: component built in ${((Date.now() - started) / 1000).toFixed(1)} s (${(bytes.length / 1048576).toFixed(1)} MiB)`);
+    return { manifest, manifestText, bytes, sha256: hash };
   } finally {
     await rm(work, { recursive: true, force: true });
   }
 }
 
-async function storeArtifact(input: {
-  work: string;
-  outDir: string;
-  key: string;
-  manifest: PluginArtifact["manifest"];
-}): Promise<PluginArtifact> {
-  const out = join(input.work, "out");
-  const names = (await readdir(out)).filter((n) => n === GLUE_FILE || n.endsWith(".wasm"));
-  const files: Record<string, string> = {};
-  let componentSha256 = "";
-  for (const name of names) {
-    let bytes = await readFile(join(out, name));
-    if (name === GLUE_FILE) {
-      bytes = Buffer.from(patchGlue(bytes.toString("utf8")));
-      await writeFile(join(out, name), bytes);
-    }
-    if (name === "component.wasm") componentSha256 = sha256(bytes);
-    else files[name] = sha256(bytes);
+/** Builds from source and compiles: the artifact a sandbox loads (tests and benchmarks). */
+export async function buildPlugin(pluginDir: string, options: BuildOptions): Promise<PluginArtifact> {
+  const built = await buildComponent(pluginDir, options);
+  return compilePlugin(built, options);
+}
+
+async function readBuilt(dir: string, key: string, manifest: Pick<BuiltPlugin, "manifest" | "manifestText">): Promise<BuiltPlugin | undefined> {
+  try {
+    const record = JSON.parse(await readFile(join(dir, BUILD_RECORD), "utf8")) as { key?: unknown; sha256?: unknown };
+    if (record.key !== key) return undefined;
+    const bytes = new Uint8Array(await readFile(join(dir, COMPONENT)));
+    // A cached build whose bytes changed is rebuilt rather than trusted.
+    if (sha256(bytes) !== record.sha256) return undefined;
+    return { ...manifest, bytes, sha256: record.sha256 };
+  } catch {
+    return undefined;
   }
-  if (!files[GLUE_FILE] || !componentSha256) throw new PluginError("build_failed", `${input.manifest.name}: the build produced no glue or component`);
-  const record = { key: input.key, manifest: input.manifest, componentSha256, files };
-  await writeFile(join(out, ARTIFACT_RECORD), JSON.stringify(record, null, 2));
-  // Publish atomically: a reader sees either no folder or a complete one.
-  await mkdir(dirname(input.outDir), { recursive: true });
-  await rm(input.outDir, { recursive: true, force: true });
-  await cp(out, input.outDir + ".tmp", { recursive: true });
-  await rename(input.outDir + ".tmp", input.outDir);
-  return { ...record, dir: input.outDir };
 }
 
 /**
@@ -119,6 +132,7 @@ async function bundle(entry: string): Promise<string> {
       define: { "process.env": "{}", "process.env.NODE_ENV": '"production"' },
       target: "es2022",
       external: ["clawhive:*"],
+      alias: { ...SDK_ALIASES },
       logLevel: "silent",
     });
     const file = result.outputFiles[0];
@@ -149,10 +163,12 @@ function toolVersions(): Record<string, string> {
   return { componentize: version("@bytecodealliance/componentize-js"), jco: version("@bytecodealliance/jco") };
 }
 
-function runChild(work: string, world: string): Promise<void> {
+/** Runs the build child (`componentize` or `transpile`, see componentize-child.ts) in `args[1]`. */
+export function runChild(args: [mode: string, work: string, ...rest: string[]]): Promise<void> {
+  const work = args[1];
   return new Promise((resolvePromise, reject) => {
     // The child gets a minimal environment: the build needs nothing from ours.
-    const child = spawn(process.execPath, [CHILD, work, world], {
+    const child = spawn(process.execPath, [CHILD, ...args], {
       cwd: work,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
       stdio: ["ignore", "pipe", "pipe"],
@@ -163,7 +179,7 @@ function runChild(work: string, world: string): Promise<void> {
     child.on("error", reject);
     child.on("close", (code) => {
       if (code === 0) resolvePromise();
-      else reject(new PluginError("build_failed", `componentize failed (exit ${code}):\n${output.split(work).join("<build>").slice(-4000)}`));
+      else reject(new PluginError("build_failed", `${args[0]} failed (exit ${code}):\n${output.split(work).join("<build>").slice(-4000)}`));
     });
   });
 }

@@ -1,46 +1,48 @@
 /**
- * Child-process entry of a plugin build: componentize and transpile one plugin inside a
- * throwaway directory.
+ * Child-process entry of plugin builds, inside a throwaway directory:
+ * - `componentize <dir> <world>`: reads <dir>/plugin.js and <dir>/wit; writes <dir>/out/component.wasm.
+ * - `transpile <dir>`: reads <dir>/plugin.wasm (a component); writes its glue and core modules to <dir>/out/.
  *
  * It runs in its own process because the WASI shim the componentize-js splicer runs on keeps
  * process-global state (preopens, stdio); here the only preopen is the build directory, so the
  * build sees nothing else, and the runtime process never serves a plugin from that shim.
- *
- * argv: <build dir> <world name>. Reads <dir>/plugin.js and <dir>/wit; writes <dir>/out/*.
+ * Transpiling (~1.3 s of CPU) runs here too, so it never stalls the runtime's event loop.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { _setPreopens } from "@bytecodealliance/preview2-shim/filesystem";
 
-const [dir, world] = process.argv.slice(2);
-if (!dir || !world) {
-  process.stderr.write("usage: componentize-child <build dir> <world>\n");
+const [mode, dir, world] = process.argv.slice(2);
+if (!dir || (mode === "componentize" && !world) || (mode !== "componentize" && mode !== "transpile")) {
+  process.stderr.write("usage: componentize-child componentize <build dir> <world> | transpile <build dir>\n");
   process.exit(2);
 }
 // The shim's Node types are published under its browser entry; the Node build takes host paths.
 (_setPreopens as unknown as (preopens: Record<string, string>) => void)({ [dir]: dir });
-
-const { componentize } = await import("@bytecodealliance/componentize-js");
-const { transpile } = await import("@bytecodealliance/jco");
-
-const { component } = await componentize({
-  sourcePath: join(dir, "plugin.js"),
-  witPath: join(dir, "wit"),
-  worldName: world,
-  // Every capability arrives through clawhive:host; the engine gets no WASI features.
-  disableFeatures: ["stdio", "random", "clocks", "http", "fetch-event"],
-});
 const out = join(dir, "out");
 await mkdir(out, { recursive: true });
-await writeFile(join(out, "component.wasm"), component);
-const { files } = await transpile(component, {
-  name: "plugin",
-  instantiation: "async",
-  noTypescript: true,
-  nodejsCompat: false,
-  wasiShim: false,
-});
-for (const [name, bytes] of Object.entries(files)) {
-  await mkdir(dirname(join(out, name)), { recursive: true });
-  await writeFile(join(out, name), bytes);
+
+if (mode === "componentize") {
+  const { componentize } = await import("@bytecodealliance/componentize-js");
+  const { component } = await componentize({
+    sourcePath: join(dir, "plugin.js"),
+    witPath: join(dir, "wit"),
+    worldName: world!,
+    // Every capability arrives through clawhive:host; the engine gets no WASI features.
+    disableFeatures: ["stdio", "random", "clocks", "http", "fetch-event"],
+  });
+  await writeFile(join(out, "component.wasm"), component);
+} else {
+  const { transpile } = await import("@bytecodealliance/jco");
+  const { files } = await transpile(await readFile(join(dir, "plugin.wasm")), {
+    name: "plugin",
+    instantiation: "async",
+    noTypescript: true,
+    nodejsCompat: false,
+    wasiShim: false,
+  });
+  for (const [name, bytes] of Object.entries(files)) {
+    await mkdir(dirname(join(out, name)), { recursive: true });
+    await writeFile(join(out, name), bytes);
+  }
 }

@@ -1,8 +1,6 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { componentWit } from "@bytecodealliance/jco";
 import { PluginError } from "../errors.js";
-import { sha256, type PluginArtifact } from "./artifact.js";
+import { readVerifiedBlob, type PluginArtifact } from "./artifact.js";
 
 /** The host package version this runtime serves. */
 export const HOST_VERSION = "0.1.0";
@@ -75,10 +73,7 @@ export function importProblems(imports: readonly string[], capabilities: readonl
  * first, so what is read is what was built.
  */
 export async function verifyComponentImports(artifact: PluginArtifact): Promise<string[]> {
-  const bytes = await readFile(join(artifact.dir, "component.wasm"));
-  if (sha256(bytes) !== artifact.componentSha256) {
-    throw new PluginError("artifact_tampered", `plugin ${artifact.manifest.name}: component.wasm does not match its recorded sha256`);
-  }
+  const bytes = await readVerifiedBlob(artifact);
   let wit: unknown = componentWit(bytes);
   if (wit instanceof Promise) wit = await wit;
   const imports = importsOfWit(String(wit));

@@ -5,6 +5,15 @@ const NAME = /^[a-z][a-z0-9-]{0,62}$/;
 const TOOL = /^[a-z][a-z0-9_]{0,62}$/;
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
 
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/** How a plugin's wasm is run: a WASM component (WIT), or an Extism core module. */
+export const PluginFormatSchema = v.picklist(["component", "extism"]);
+export type PluginFormat = v.InferOutput<typeof PluginFormatSchema>;
+
+/** The wasm file of a plugin package (a folder or a .tgz), whatever its format. */
+export const PACKAGE_WASM = "plugin.wasm";
+
 export const RiskSchema = v.picklist(["safe", "guarded", "unsafe"]);
 export type Risk = v.InferOutput<typeof RiskSchema>;
 
@@ -14,8 +23,12 @@ export const PluginManifestSchema = v.strictObject({
   version: v.pipe(v.string(), v.regex(SEMVER, "expected a semantic version like 1.2.3")),
   description: v.pipe(v.string(), v.minLength(1), v.maxLength(500)),
   publisher: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
-  /** The WIT world in the plugin's `wit/` folder the component targets. */
-  world: v.pipe(v.string(), v.regex(NAME)),
+  /** Default `component`. */
+  format: v.optional(PluginFormatSchema, "component"),
+  /** sha256 of the package's `plugin.wasm`; when present, install refuses other bytes. */
+  sha256: v.optional(v.pipe(v.string(), v.regex(SHA256, "expected 64 lowercase hex digits"))),
+  /** The WIT world in the plugin's `wit/` folder the component targets (needed to build from source). */
+  world: v.optional(v.pipe(v.string(), v.regex(NAME))),
   /** Entry source, relative to the plugin folder. */
   source: v.optional(v.string(), "src/index.ts"),
   capabilities: v.array(v.pipe(v.string(), v.regex(/^[a-z]+(?:\.[a-z]+)?$/, "expected a capability like fs.read"))),

@@ -15,7 +15,7 @@ export type HostRequest = [number, string, string, unknown[]];
 export type HostResponse = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export type WorkerTask =
-  | { type: "load"; pluginKey: string; glue: string; modules: Record<string, WebAssembly.Module> }
+  | { type: "load"; pluginKey: string; format: "component" | "extism"; glue?: string; modules: Record<string, WebAssembly.Module> }
   | { type: "create"; instanceId: number; pluginKey: string }
   | { type: "call"; instanceId: number; method: "describe" | "call"; args: unknown[] }
   | { type: "destroy"; instanceId: number }

@@ -161,7 +161,7 @@ export class Sandbox {
       const capped = readMemoryLimits(bytes).length > 0 ? capMemory(bytes, maxPages) : bytes;
       modules[name] = await WebAssembly.compile(capped as Uint8Array<ArrayBuffer>);
     }
-    return Object.freeze({ key, manifest: artifact.manifest, glue: files.glue, modules: Object.freeze(modules) });
+    return Object.freeze({ key, manifest: artifact.manifest, format: artifact.format, ...(files.glue === undefined ? {} : { glue: files.glue }), modules: Object.freeze(modules) });
   }
 
   async #create(plugin: SandboxPlugin, lane: "call" | "background", pooled: boolean, avoid?: WorkerHandle): Promise<Instance> {
@@ -206,7 +206,7 @@ export class Sandbox {
     let loading = worker.loads.get(plugin.key);
     if (!loading) {
       loading = worker
-        .run({ type: "load", pluginKey: plugin.key, glue: plugin.glue, modules: { ...plugin.modules } }, { lane: "call", timeoutMs: 30_000 })
+        .run({ type: "load", pluginKey: plugin.key, format: plugin.format, ...(plugin.glue === undefined ? {} : { glue: plugin.glue }), modules: { ...plugin.modules } }, { lane: "call", timeoutMs: 30_000 })
         .then((reply) => {
           if (!reply.ok) throw new SandboxError("load_failed", `plugin ${plugin.manifest.name} could not be loaded into a worker`);
         });

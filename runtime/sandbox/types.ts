@@ -1,5 +1,5 @@
 import type { HostCallHandler } from "../../host-proxies/types.js";
-import type { PluginManifest, Risk } from "../plugins/manifest.js";
+import type { PluginFormat, PluginManifest, Risk } from "../plugins/manifest.js";
 
 /**
  * What an instance is bound to: the run it serves and the handler of its host calls. Fixed
@@ -15,7 +15,9 @@ export interface Binding {
 export interface SandboxPlugin {
   readonly key: string;
   readonly manifest: PluginManifest;
-  readonly glue: string;
+  readonly format: PluginFormat;
+  /** The component's glue; absent for Extism plugins. */
+  readonly glue?: string;
   readonly modules: Readonly<Record<string, WebAssembly.Module>>;
 }
 

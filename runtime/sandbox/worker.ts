@@ -70,6 +70,7 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
       // A health probe that also lets tests check what a worker can see of its process.
       return done({ ok: true, value: { envKeys: Object.keys(process.env).length, instances: instances.size } });
     case "load": {
+      if (task.format !== "component" || task.glue === undefined) return done({ ok: false, failure: { kind: "trap", message: `format ${task.format} is not supported` } });
       const url = `data:text/javascript;base64,${Buffer.from(task.glue).toString("base64")}`;
       const glue = (await import(url)) as { instantiate: Instantiate };
       plugins.set(task.pluginKey, { instantiate: glue.instantiate, modules: task.modules });

@@ -9,6 +9,7 @@ const plugin: PluginManifest = {
   version: "0.1.0",
   description: "d",
   publisher: "p",
+  format: "component",
   world: "files",
   source: "src/index.ts",
   capabilities: ["fs.read", "fs.write", "log"],

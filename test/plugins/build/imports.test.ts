@@ -60,9 +60,9 @@ test("a manifest that under-declares, or a component that was altered, is refuse
   const copy = await tempDir("clawhive-artifact-");
   try {
     await cp(files.dir, copy, { recursive: true });
-    const bytes = await readFile(join(copy, "component.wasm"));
+    const bytes = await readFile(join(copy, "plugin.wasm"));
     bytes[bytes.length - 1] = (bytes[bytes.length - 1] ?? 0) ^ 0xff;
-    await writeFile(join(copy, "component.wasm"), bytes);
+    await writeFile(join(copy, "plugin.wasm"), bytes);
     await assert.rejects(verifyComponentImports({ ...files, dir: copy }), { code: "artifact_tampered" });
   } finally {
     await rm(copy, { recursive: true, force: true });
