@@ -3,13 +3,20 @@ import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { AgentManifest } from "./agents/index.js";
 import { openAuditLog, type AuditLog } from "./audit/index.js";
-import { ConflictError, InvalidInputError, NotFoundError, PluginError } from "./errors.js";
+import { ConflictError, InvalidInputError, NotFoundError } from "./errors.js";
 import { ApprovalStore } from "./policy/approvals/index.js";
 import type { CapabilityGrant } from "./policy/catalogue/index.js";
 import type { PolicyLayers } from "./policy/engine.js";
-import { buildPlugin } from "./plugins/build.js";
-import { verifyComponentImports } from "./plugins/imports.js";
 import { defaultBuildCacheDir, pluginSourceDirs, PROJECT_ROOT } from "./plugins/locations.js";
+import {
+  PluginInstaller,
+  pluginMigrations,
+  PluginRegistry,
+  type InstalledPlugin,
+  type InstallResult,
+  type InstallSourceOptions,
+  type UpgradeOptions,
+} from "./plugins/install/index.js";
 import { agentMounts, defaultStoreUrl, loadAgents, parseInlineAgent, parseTaskGrants } from "./runs/agent-setup.js";
 import { agentTools } from "./runs/agent-tools.js";
 import { RunRecords, runMigrations } from "./runs/records.js";
@@ -31,7 +38,11 @@ export interface RuntimeOptions {
   /** Agent manifests folder. Default: the project's `capabilities/`. */
   agentsDir?: string;
   sandbox?: SandboxOptions;
-  /** Plugin source folders to build (if needed) and load. Default: the first-party plugins. */
+  /**
+   * Plugin folders the runtime installs itself at start (source folders are built first), kept
+   * in step with their folders. Default: the first-party plugins. Every plugin installed in the
+   * store is loaded, these and those installed by people.
+   */
   pluginDirs?: string[];
   /** Node-local cache of plugin builds. Default: the project's `.clawhive/build`. */
   buildCacheDir?: string;
@@ -61,8 +72,13 @@ export class Runtime {
   readonly records: RunRecords;
   readonly secrets: SecretStore;
   readonly clock: Clock;
+  readonly installer: PluginInstaller;
   #plugins: Map<string, SandboxPlugin>;
   #tools: ToolInfo[];
+  #installed: InstalledPlugin[] = [];
+  /** The registry's fingerprint when `#plugins` was last read from it. */
+  #pluginsSeen = "";
+  #pluginsSync: Promise<void> | undefined;
   #agents: Map<string, AgentManifest>;
   #runs = new Map<string, Run>();
   #closed = false;
@@ -79,8 +95,7 @@ export class Runtime {
     approvals: ApprovalStore;
     secrets: SecretStore;
     clock: Clock;
-    plugins: Map<string, SandboxPlugin>;
-    tools: ToolInfo[];
+    installer: PluginInstaller;
     agents: Map<string, AgentManifest>;
   }) {
     this.dataDir = parts.dataDir;
@@ -91,8 +106,9 @@ export class Runtime {
     this.records = new RunRecords(parts.store);
     this.secrets = parts.secrets;
     this.clock = parts.clock;
-    this.#plugins = parts.plugins;
-    this.#tools = parts.tools;
+    this.installer = parts.installer;
+    this.#plugins = new Map();
+    this.#tools = [];
     this.#agents = parts.agents;
   }
 
@@ -106,6 +122,7 @@ export class Runtime {
     try {
       await applyMigrations(store, runMigrations, { clock });
       await applyMigrations(store, kvMigrations, { clock });
+      await applyMigrations(store, pluginMigrations, { clock });
       const secrets = await openSecretStore(store, {
         dataDir,
         keyFromEnv: options.secretKey ?? process.env.CLAWHIVE_SECRET_KEY,
@@ -116,8 +133,17 @@ export class Runtime {
       const values = { current: await secrets.values() };
       const audit = await openAuditLog(store, { clock, redaction: { secrets: () => values.current } });
       const approvals = await ApprovalStore.open(store, { clock });
-      const { plugins, tools } = await loadPlugins(sandbox, options);
-      const runtime = new Runtime({ dataDir, sandbox, store, audit, approvals, secrets, clock, plugins, tools, agents });
+      const records = new RunRecords(store);
+      const installer = new PluginInstaller({
+        registry: new PluginRegistry(store, { clock }),
+        sandbox,
+        cacheDir: options.buildCacheDir ?? defaultBuildCacheDir(),
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        runsUsing: (name) => records.unfinishedUsing(name),
+      });
+      await installOwnPlugins(installer, options.pluginDirs ?? (await pluginSourceDirs()), options.onProgress);
+      const runtime = new Runtime({ dataDir, sandbox, store, audit, approvals, secrets, clock, installer, agents });
+      await runtime.refreshPlugins();
       runtime.#secretList = values;
       runtime.#shellSandbox = await probeSandbox();
       runtime.#backends = await createBackends({ dataDir, ...(options.mail ? { mail: options.mail } : {}), ...(options.calendar ? { calendar: options.calendar } : {}) }, {
@@ -136,13 +162,67 @@ export class Runtime {
     return this.#tools;
   }
 
-  plugins(): Array<{ name: string; version: string; description: string; publisher: string }> {
-    return [...this.#plugins.values()].map(({ manifest }) => ({
+  /** The plugins this runtime has loaded (as of the last `refreshPlugins`). */
+  plugins(): Array<{ name: string; version: string; description: string; publisher: string; format: string; sha256: string }> {
+    return this.#installed.map(({ manifest, blobSha256 }) => ({
       name: manifest.name,
       version: manifest.version,
       description: manifest.description,
       publisher: manifest.publisher,
+      format: manifest.format,
+      sha256: blobSha256,
     }));
+  }
+
+  /** Installs a plugin (a folder, .tgz, .wasm with manifest, or https URL with sha256) and loads it. */
+  async installPlugin(source: string, options: InstallSourceOptions = {}): Promise<InstallResult> {
+    const result = await this.installer.install(source, options);
+    await this.refreshPlugins();
+    return result;
+  }
+
+  /** Upgrades installed plugin `name`; a widening upgrade needs `accept` (else UpgradeNeedsAcceptance with the diff). */
+  async upgradePlugin(name: string, source: string, options: UpgradeOptions = {}): Promise<InstallResult> {
+    const result = await this.installer.upgrade(name, source, options);
+    await this.refreshPlugins();
+    return result;
+  }
+
+  /** Removes plugin `name`; refused while an unfinished run uses it. */
+  async removePlugin(name: string): Promise<InstalledPlugin> {
+    const removed = await this.installer.remove(name);
+    await this.refreshPlugins();
+    return removed;
+  }
+
+  /**
+   * Loads what the store says is installed, when it changed since the last look (another
+   * process may have installed, upgraded or removed a plugin). Runs already started keep the
+   * plugins they started with.
+   */
+  refreshPlugins(): Promise<void> {
+    this.#pluginsSync ??= this.#syncPlugins().finally(() => (this.#pluginsSync = undefined));
+    return this.#pluginsSync;
+  }
+
+  async #syncPlugins(): Promise<void> {
+    const seen = await this.installer.registry.fingerprint();
+    if (seen === this.#pluginsSeen) return;
+    const installed = await this.installer.registry.list();
+    const plugins = new Map<string, SandboxPlugin>();
+    const tools: ToolInfo[] = [];
+    for (const entry of installed) {
+      const { plugin } = await this.installer.load(entry, this.sandbox);
+      plugins.set(entry.name, plugin);
+      for (const t of entry.tools) {
+        tools.push({ plugin: entry.name, name: t.name, qualifiedName: `${entry.name}.${t.name}`, description: t.description, inputSchema: t.inputSchema, capabilities: [...t.capabilities], risk: t.risk });
+      }
+    }
+    // New objects, so runs already built keep the map they were given.
+    this.#plugins = plugins;
+    this.#tools = tools;
+    this.#installed = installed;
+    this.#pluginsSeen = seen;
   }
 
   agents(): AgentManifest[] {
@@ -162,6 +242,7 @@ export class Runtime {
    */
   async startRun(options: { agent: string; task?: string; grants?: unknown; traceId?: string; parentRunId?: string }): Promise<Run> {
     if (this.#closed) throw new ConflictError("runtime_closed", "the runtime is closed");
+    await this.refreshPlugins();
     const agent = this.#agent(options.agent);
     const taskGrants = options.grants === undefined ? undefined : parseTaskGrants(options.grants, agent);
     const id = `run_${randomUUID()}`;
@@ -173,6 +254,7 @@ export class Runtime {
       taskId,
       parentRunId: options.parentRunId ?? null,
       agent: agent.name,
+      plugins: agent.plugins.map((p) => p.name),
       task: options.task ?? null,
       taskGrants: taskGrants ?? null,
       createdAt: this.clock.now(),
@@ -209,6 +291,7 @@ export class Runtime {
   async resumeRun(id: string): Promise<Run> {
     const live = this.#runs.get(id);
     if (live) return live;
+    await this.refreshPlugins();
     const record = await this.records.get(id);
     if (!record) throw new NotFoundError(`no run ${id}`);
     if (record.status === "ended") throw new ConflictError("run_ended", `run ${id} has ended`);
@@ -310,39 +393,34 @@ export class Runtime {
   }
 }
 
-async function loadPlugins(sandbox: Sandbox, options: RuntimeOptions): Promise<{ plugins: Map<string, SandboxPlugin>; tools: ToolInfo[] }> {
-  const dirs = options.pluginDirs ?? (await pluginSourceDirs());
-  const plugins = new Map<string, SandboxPlugin>();
-  const tools: ToolInfo[] = [];
+/**
+ * Installs the runtime's own plugin folders through the same path as any plugin, and keeps them
+ * in step with their folders: a changed first-party plugin is upgraded (its permission diff is
+ * reported). A plugin of the same name installed by a person is left alone.
+ */
+async function installOwnPlugins(installer: PluginInstaller, dirs: readonly string[], onProgress?: (line: string) => void): Promise<void> {
   for (const dir of dirs) {
-    const artifact = await buildPlugin(dir, { cacheDir: options.buildCacheDir ?? defaultBuildCacheDir(), onProgress: options.onProgress });
-    const name = artifact.manifest.name;
-    if (plugins.has(name)) throw new PluginError("plugin_name_clash", `two plugins are named ${name}: ${dir}`);
-    await verifyComponentImports(artifact);
-    const plugin = await sandbox.load(artifact);
-    plugins.set(name, plugin);
-    tools.push(...(await describeTools(sandbox, plugin)));
+    const pkg = await installer.readPackage(dir);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const existing = await installer.registry.get(pkg.manifest.name);
+        if (existing && !existing.firstParty) {
+          onProgress?.(`${pkg.manifest.name}: a plugin of this name was installed by a person; the built-in one from ${dir} is not installed`);
+          break;
+        }
+        const result = existing
+          ? await installer.upgradePackage(existing.name, pkg, { accept: true, firstParty: true })
+          : await installer.installPackage(pkg, { firstParty: true });
+        if (result.action === "upgraded" && result.diff && result.diff.lines.length > 0) {
+          onProgress?.(`${pkg.manifest.name}: upgraded to ${pkg.manifest.version}: ${result.diff.lines.join("; ")}`);
+        }
+        break;
+      } catch (error) {
+        // Another runtime starting on the same store installed it meanwhile: look again once.
+        const code = (error as { code?: string }).code;
+        if (attempt === 0 && (code === "plugin_changed" || code === "plugin_exists")) continue;
+        throw error;
+      }
+    }
   }
-  return { plugins, tools };
-}
-
-async function describeTools(sandbox: Sandbox, plugin: SandboxPlugin): Promise<ToolInfo[]> {
-  const { manifest } = plugin;
-  const descriptors = await sandbox.describe(plugin);
-  return descriptors.map((d) => {
-    if (!Object.hasOwn(manifest.tools, d.name)) {
-      throw new PluginError("tool_undeclared", `plugin ${manifest.name}: tool ${d.name} is not declared in plugin.json`);
-    }
-    let inputSchema: unknown;
-    try {
-      inputSchema = JSON.parse(d.inputSchema);
-    } catch {
-      throw new PluginError("tool_schema_invalid", `plugin ${manifest.name}: tool ${d.name} has an input schema that is not JSON`);
-    }
-    const undeclared = d.capabilities.filter((c) => !manifest.capabilities.includes(c));
-    if (undeclared.length > 0) {
-      throw new PluginError("capability_undeclared", `plugin ${manifest.name}: tool ${d.name} uses ${undeclared.join(", ")}, not declared in plugin.json`);
-    }
-    return { plugin: manifest.name, name: d.name, qualifiedName: `${manifest.name}.${d.name}`, description: d.description, inputSchema, capabilities: d.capabilities, risk: d.risk };
-  });
 }

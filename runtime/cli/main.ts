@@ -4,6 +4,7 @@ import { agentCommand, agentHelp } from "./agent.js";
 import { approvalsCommand, approvalsHelp } from "./approvals.js";
 import { auditCommand, auditHelp } from "./audit.js";
 import { callCommand, callHelp } from "./call.js";
+import { pluginCommand, pluginHelp } from "./plugin.js";
 import { resumeCommand, resumeHelp } from "./resume.js";
 import { runsCommand, runsHelp } from "./runs.js";
 import { secretCommand, secretHelp } from "./secret.js";
@@ -15,6 +16,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; help:
   serve: { run: serveCommand, help: serveHelp, summary: "start the runtime and its HTTP API" },
   tools: { run: toolsCommand, help: toolsHelp, summary: "list the tools of the loaded plugins" },
   call: { run: callCommand, help: callHelp, summary: "run one tool in a fresh, sandboxed run" },
+  plugin: { run: pluginCommand, help: pluginHelp, summary: "install, upgrade, list, inspect and remove tool plugins" },
   agent: { run: agentCommand, help: agentHelp, summary: "validate and list agent manifests" },
   approvals: { run: approvalsCommand, help: approvalsHelp, summary: "list pending approvals with their full context; approve or deny one" },
   resume: { run: resumeCommand, help: resumeHelp, summary: "continue a run once its approval is decided" },

@@ -18,6 +18,8 @@ export interface RunRecord {
   taskId: string;
   parentRunId: string | null;
   agent: string;
+  /** The plugins its agent listed when it started (a removal waits for the run to end). */
+  plugins: string[] | null;
   task: string | null;
   /** The task's narrower grant (JSON), or null for the agent's whole grant. */
   taskGrants: unknown;
@@ -52,6 +54,12 @@ export const runMigrations: readonly Migration[] = [
       "CREATE INDEX runs_trace ON runs (trace_id)",
     ],
   },
+  {
+    room: "runs",
+    version: 2,
+    name: "the plugins a run uses",
+    statements: ["ALTER TABLE runs ADD COLUMN plugins TEXT"],
+  },
 ];
 
 /** The `runs` table: everything another process needs to resume or report on a run. */
@@ -63,9 +71,9 @@ export class RunRecords {
 
   async create(record: Omit<RunRecord, "endedAt" | "report" | "pending" | "status">): Promise<void> {
     await this.#store.execute({
-      sql: `INSERT INTO runs (id, trace_id, task_id, parent_run_id, agent, task, task_grants, status, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?)`,
-      args: [record.id, record.traceId, record.taskId, record.parentRunId, record.agent, record.task, json(record.taskGrants), record.createdAt],
+      sql: `INSERT INTO runs (id, trace_id, task_id, parent_run_id, agent, plugins, task, task_grants, status, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?)`,
+      args: [record.id, record.traceId, record.taskId, record.parentRunId, record.agent, json(record.plugins), record.task, json(record.taskGrants), record.createdAt],
     });
   }
 
@@ -89,6 +97,15 @@ export class RunRecords {
     return row ? toRecord(row) : undefined;
   }
 
+  /** Ids of runs not yet ended whose agent listed plugin `name` (compared case-insensitively). */
+  async unfinishedUsing(name: string): Promise<string[]> {
+    const key = name.toLowerCase();
+    const result = await this.#store.execute("SELECT id, plugins FROM runs WHERE status != 'ended' AND plugins IS NOT NULL ORDER BY created_at");
+    return result.rows
+      .filter((row) => (JSON.parse(String(row.plugins)) as string[]).some((p) => p.toLowerCase() === key))
+      .map((row) => String(row.id));
+  }
+
   async list(options: { status?: RunStatus; limit?: number } = {}): Promise<RunRecord[]> {
     const result = options.status
       ? await this.#store.execute({ sql: "SELECT * FROM runs WHERE status = ? ORDER BY created_at DESC LIMIT ?", args: [options.status, options.limit ?? 100] })
@@ -109,6 +126,7 @@ function toRecord(row: Row): RunRecord {
     taskId: String(row.task_id),
     parentRunId: row.parent_run_id === null ? null : String(row.parent_run_id),
     agent: String(row.agent),
+    plugins: parse(row.plugins) as string[] | null,
     task: row.task === null ? null : String(row.task),
     taskGrants: parse(row.task_grants),
     status: String(row.status) as RunStatus,

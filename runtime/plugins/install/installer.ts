@@ -1,0 +1,194 @@
+import { ConflictError, NotFoundError, PluginError } from "../../errors.js";
+import { toolRisk } from "../../policy/engine.js";
+import type { Sandbox, SandboxPlugin, ToolDescriptor } from "../../sandbox/index.js";
+import type { PluginArtifact } from "../artifact.js";
+import { compilePlugin } from "../compile.js";
+import { verifyComponentImports } from "../imports.js";
+import type { PluginManifest } from "../manifest.js";
+import { permissionDiff, type PermissionDiff } from "./diff.js";
+import { readPackage, type PluginPackage, type ReadPackageOptions } from "./package.js";
+import { nameKey, PluginRegistry, type InstalledPlugin, type InstalledTool } from "./registry.js";
+
+export type InstallSourceOptions = Omit<ReadPackageOptions, "cacheDir" | "onProgress">;
+
+export interface UpgradeOptions extends InstallSourceOptions {
+  /** The person accepted the permission diff of a widening upgrade. */
+  accept?: boolean;
+}
+
+export interface InstallResult {
+  plugin: InstalledPlugin;
+  action: "installed" | "upgraded" | "unchanged";
+  /** For an upgrade: what changed in what the plugin may do. */
+  diff?: PermissionDiff;
+}
+
+export interface PluginInstallerOptions {
+  registry: PluginRegistry;
+  /** Where `describe` is read (in an unbound instance: every host call refused). */
+  sandbox: Sandbox;
+  /** Node-local build and compile cache. */
+  cacheDir: string;
+  onProgress?: (line: string) => void;
+  /** Ids of unfinished runs that use plugin `name` (a removal waits for them). */
+  runsUsing?: (name: string) => Promise<string[]>;
+}
+
+/** A plugin loaded into a sandbox, with the tools it was installed with. */
+export interface LoadedPlugin {
+  installed: InstalledPlugin;
+  plugin: SandboxPlugin;
+}
+
+/**
+ * Installs, upgrades and removes plugins, and loads installed ones. Every install goes through
+ * `#verify`: the wasm's hash, its real imports against the manifest's capabilities, and
+ * `describe` read once in an instance with no grants and checked against the manifest.
+ */
+export class PluginInstaller {
+  readonly registry: PluginRegistry;
+  readonly #options: PluginInstallerOptions;
+
+  constructor(options: PluginInstallerOptions) {
+    this.registry = options.registry;
+    this.#options = options;
+  }
+
+  /** Reads an install source (folder, .tgz, .wasm with manifest, https URL with sha256). */
+  readPackage(source: string, options: InstallSourceOptions = {}): Promise<PluginPackage> {
+    return readPackage(source, { ...options, cacheDir: this.#options.cacheDir, ...(this.#options.onProgress ? { onProgress: this.#options.onProgress } : {}) });
+  }
+
+  /** Installs a new plugin. A name already installed is refused (use `upgrade`), unless the bytes are identical. */
+  async install(source: string, options: InstallSourceOptions & { firstParty?: boolean } = {}): Promise<InstallResult> {
+    const pkg = await this.readPackage(source, options);
+    return this.installPackage(pkg, { firstParty: options.firstParty ?? false });
+  }
+
+  async installPackage(pkg: PluginPackage, options: { firstParty: boolean }): Promise<InstallResult> {
+    const existing = await this.registry.get(pkg.manifest.name);
+    if (existing) {
+      if (existing.blobSha256 === pkg.sha256 && sameManifest(existing.manifest, pkg.manifest)) return { plugin: existing, action: "unchanged" };
+      throw new ConflictError(
+        "plugin_exists",
+        `a plugin named ${existing.name} is already installed (${existing.name}@${existing.version} from ${existing.publisher}); plugins are never replaced silently: use 'clawhive plugin upgrade ${existing.name} <source>'`,
+      );
+    }
+    const tools = await this.#verify(pkg);
+    await this.registry.put(record(pkg, tools, options.firstParty), pkg.bytes);
+    return { plugin: (await this.registry.get(pkg.manifest.name))!, action: "installed" };
+  }
+
+  /**
+   * Replaces installed plugin `name` with the package at `source`. An upgrade that widens what
+   * the plugin may do is refused (with the diff) unless `accept` is set.
+   */
+  async upgrade(name: string, source: string, options: UpgradeOptions & { firstParty?: boolean } = {}): Promise<InstallResult> {
+    const pkg = await this.readPackage(source, options);
+    return this.upgradePackage(name, pkg, { accept: options.accept ?? false, firstParty: options.firstParty ?? false });
+  }
+
+  async upgradePackage(name: string, pkg: PluginPackage, options: { accept: boolean; firstParty: boolean }): Promise<InstallResult> {
+    const existing = await this.registry.get(name);
+    if (!existing) throw new NotFoundError(`no plugin named ${name} is installed; use 'clawhive plugin install <source>'`);
+    if (nameKey(pkg.manifest.name) !== nameKey(existing.name)) {
+      throw new PluginError("plugin_name_mismatch", `the package is plugin ${pkg.manifest.name}, not ${existing.name}; an upgrade keeps the name`);
+    }
+    if (existing.blobSha256 === pkg.sha256 && sameManifest(existing.manifest, pkg.manifest)) return { plugin: existing, action: "unchanged" };
+    if (pkg.manifest.version === existing.version && !options.firstParty) {
+      throw new ConflictError("plugin_version_exists", `${existing.name}@${existing.version} is installed with other content; a changed plugin needs a new version`);
+    }
+    const tools = await this.#verify(pkg);
+    const diff = permissionDiff(view(existing.manifest, existing.tools), view(pkg.manifest, tools));
+    if (diff.widening && !options.accept) {
+      throw new UpgradeNeedsAcceptance(existing.name, diff);
+    }
+    await this.registry.put(record(pkg, tools, options.firstParty || existing.firstParty), pkg.bytes, existing);
+    return { plugin: (await this.registry.get(name))!, action: "upgraded", diff };
+  }
+
+  /** Removes plugin `name`; refused while an unfinished run uses it. */
+  async remove(name: string): Promise<InstalledPlugin> {
+    const existing = await this.registry.get(name);
+    if (!existing) throw new NotFoundError(`no plugin named ${name} is installed`);
+    const runs = (await this.#options.runsUsing?.(existing.name)) ?? [];
+    if (runs.length > 0) {
+      throw new ConflictError(
+        "plugin_in_use",
+        `plugin ${existing.name} is used by ${runs.length} unfinished run(s): ${runs.slice(0, 5).join(", ")}${runs.length > 5 ? ", …" : ""}; remove it once they end`,
+      );
+    }
+    await this.registry.remove(existing.name);
+    return existing;
+  }
+
+  /**
+   * An installed plugin compiled (from the node-local cache, or from its blob in the store) and
+   * loaded into `sandbox`; the cache's files are verified against their hashes on the way.
+   */
+  async load(installed: InstalledPlugin, sandbox: Sandbox = this.#options.sandbox): Promise<LoadedPlugin> {
+    const artifact = await this.#compile(installed.manifest, installed.blobSha256, () => this.registry.blob(installed.blobSha256));
+    await verifyImports(artifact);
+    return { installed, plugin: await sandbox.load(artifact) };
+  }
+
+  async #compile(manifest: PluginManifest, hash: string, bytes: () => Promise<Uint8Array>): Promise<PluginArtifact> {
+    return compilePlugin({ manifest, sha256: hash, bytes: await bytes() }, { cacheDir: this.#options.cacheDir, ...(this.#options.onProgress ? { onProgress: this.#options.onProgress } : {}) });
+  }
+
+  /** Hash, imports and `describe`: the tools the package really has, checked against its manifest. */
+  async #verify(pkg: PluginPackage): Promise<InstalledTool[]> {
+    const artifact = await this.#compile(pkg.manifest, pkg.sha256, async () => pkg.bytes);
+    await verifyImports(artifact);
+    const plugin = await this.#options.sandbox.load(artifact);
+    return checkDescriptors(pkg.manifest, await this.#options.sandbox.describe(plugin));
+  }
+}
+
+/** A widening upgrade without acceptance: carries the diff for the CLI and the API to show. */
+export class UpgradeNeedsAcceptance extends ConflictError {
+  readonly diff: PermissionDiff;
+  constructor(name: string, diff: PermissionDiff) {
+    super("upgrade_needs_acceptance", `upgrading ${name} widens what it may do:\n  ${diff.lines.join("\n  ")}\naccept the new permissions explicitly (--accept) to upgrade`);
+    this.diff = diff;
+  }
+}
+
+async function verifyImports(artifact: PluginArtifact): Promise<void> {
+  if (artifact.format === "component") await verifyComponentImports(artifact);
+}
+
+/** Tool descriptors checked against the manifest: declared names, JSON Schemas, capabilities ⊆ manifest. */
+export function checkDescriptors(manifest: PluginManifest, descriptors: readonly ToolDescriptor[]): InstalledTool[] {
+  const seen = new Set<string>();
+  return descriptors.map((d) => {
+    if (!Object.hasOwn(manifest.tools, d.name)) throw new PluginError("tool_undeclared", `plugin ${manifest.name}: tool ${d.name} is not declared in plugin.json`);
+    if (seen.has(d.name)) throw new PluginError("tool_duplicate", `plugin ${manifest.name}: tool ${d.name} is described twice`);
+    seen.add(d.name);
+    let inputSchema: unknown;
+    try {
+      inputSchema = JSON.parse(d.inputSchema);
+    } catch {
+      throw new PluginError("tool_schema_invalid", `plugin ${manifest.name}: tool ${d.name} has an input schema that is not JSON`);
+    }
+    if (typeof inputSchema !== "object" || inputSchema === null || Array.isArray(inputSchema)) {
+      throw new PluginError("tool_schema_invalid", `plugin ${manifest.name}: tool ${d.name}: its input schema must be a JSON Schema object`);
+    }
+    const undeclared = d.capabilities.filter((c) => !manifest.capabilities.includes(c));
+    if (undeclared.length > 0) throw new PluginError("capability_undeclared", `plugin ${manifest.name}: tool ${d.name} uses ${undeclared.join(", ")}, not declared in plugin.json`);
+    return { name: d.name, description: d.description, inputSchema, capabilities: [...d.capabilities], risk: toolRisk({ plugin: manifest, name: d.name, capabilities: d.capabilities }).risk };
+  });
+}
+
+function record(pkg: PluginPackage, tools: InstalledTool[], firstParty: boolean): Omit<InstalledPlugin, "installedAt" | "updatedAt" | "size"> {
+  const { manifest } = pkg;
+  return { name: manifest.name, version: manifest.version, format: manifest.format, publisher: manifest.publisher, manifest, blobSha256: pkg.sha256, tools, origin: pkg.origin, firstParty };
+}
+
+function view(manifest: PluginManifest, tools: readonly InstalledTool[]) {
+  return { publisher: manifest.publisher, format: manifest.format, capabilities: manifest.capabilities, tools };
+}
+
+function sameManifest(a: PluginManifest, b: PluginManifest): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,197 @@
+import { readFile, stat } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { Parser, type ReadEntry } from "tar";
+import { InvalidInputError, PluginError } from "../../errors.js";
+import { sha256 } from "../artifact.js";
+import { buildComponent } from "../build.js";
+import { PACKAGE_WASM, parsePluginManifest, type PluginManifest } from "../manifest.js";
+import { download, type DownloadOptions } from "./download.js";
+
+const MANIFEST = "plugin.json";
+/** Largest plugin.wasm accepted (componentize-js output is ~12 MiB). */
+export const MAX_WASM_BYTES = 64 << 20;
+const MAX_MANIFEST_BYTES = 64 << 10;
+
+/** What an install starts from: a manifest and the wasm it describes, checked against each other. */
+export interface PluginPackage {
+  manifest: PluginManifest;
+  manifestText: string;
+  bytes: Uint8Array;
+  sha256: string;
+  /** Where it came from, for people (a path or URL). */
+  origin: string;
+}
+
+export interface ReadPackageOptions {
+  /** Required for a URL; for a local source, checked when given. */
+  sha256?: string;
+  /** The manifest of a bare `.wasm` (default: `plugin.json` beside it). */
+  manifestFile?: string;
+  /** Build cache, for a plugin source folder. */
+  cacheDir: string;
+  onProgress?: (line: string) => void;
+  /** For URLs: extra trusted CA certificates (PEM) and a size cap. */
+  download?: DownloadOptions;
+}
+
+/**
+ * Reads an install source into a package: a folder with `plugin.json` and `plugin.wasm`; a
+ * plugin source folder (built first); a `.tgz` holding those two files; a `.wasm` with its
+ * manifest; or an https URL of a `.tgz` or `.wasm` whose sha256 is given.
+ */
+export async function readPackage(source: string, options: ReadPackageOptions): Promise<PluginPackage> {
+  if (typeof source !== "string" || source.length === 0) throw new InvalidInputError("source: expected a path or an https URL", { field: "source" });
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return fromUrl(source, options);
+  const path = resolve(source);
+  let info;
+  try {
+    info = await stat(path);
+  } catch {
+    throw new InvalidInputError(`source ${source}: no such file or folder`, { field: "source" });
+  }
+  if (info.isDirectory()) return fromFolder(path, options);
+  const bytes = await readCapped(path, MAX_WASM_BYTES);
+  checkGivenHash(bytes, options.sha256, source);
+  if (isGzip(bytes)) return fromTarball(bytes, source);
+  if (isWasm(bytes)) return fromWasm(bytes, { origin: path, manifestFile: options.manifestFile ?? join(dirname(path), MANIFEST) });
+  throw new InvalidInputError(`source ${source}: expected a plugin folder, a .tgz or a .wasm`, { field: "source" });
+}
+
+async function fromUrl(url: string, options: ReadPackageOptions): Promise<PluginPackage> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InvalidInputError(`source ${url}: not a valid URL`, { field: "source" });
+  }
+  if (parsed.protocol !== "https:") throw new InvalidInputError(`source ${url}: only https URLs are installed`, { field: "source" });
+  if (!options.sha256) throw new InvalidInputError(`source ${url}: a URL is installed only with its sha256 (--sha256)`, { field: "sha256" });
+  const expected = normaliseHash(options.sha256);
+  options.onProgress?.(`downloading ${parsed.href}`);
+  const bytes = await download(parsed, { maxBytes: MAX_WASM_BYTES, ...options.download });
+  checkGivenHash(bytes, expected, url);
+  if (isGzip(bytes)) return fromTarball(bytes, parsed.href);
+  if (isWasm(bytes)) {
+    if (!options.manifestFile) throw new InvalidInputError(`source ${url}: a bare .wasm needs its manifest (--manifest plugin.json)`, { field: "manifest" });
+    return fromWasm(bytes, { origin: parsed.href, manifestFile: options.manifestFile });
+  }
+  throw new InvalidInputError(`source ${url}: the download is neither a .tgz nor a .wasm`, { field: "source" });
+}
+
+async function fromFolder(dir: string, options: ReadPackageOptions): Promise<PluginPackage> {
+  const manifestFile = join(dir, MANIFEST);
+  const manifestText = await readText(manifestFile);
+  const wasmFile = join(dir, PACKAGE_WASM);
+  const hasWasm = await stat(wasmFile).then((s) => s.isFile(), () => false);
+  if (hasWasm) {
+    const bytes = await readCapped(wasmFile, MAX_WASM_BYTES);
+    checkGivenHash(bytes, options.sha256, dir);
+    return checked({ manifestText, manifestFile, bytes, origin: dir });
+  }
+  // A source folder: built into a component here, then installed like any package.
+  const built = await buildComponent(dir, { cacheDir: options.cacheDir, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+  checkGivenHash(built.bytes, options.sha256, dir);
+  return { manifest: built.manifest, manifestText: built.manifestText, bytes: built.bytes, sha256: built.sha256, origin: dir };
+}
+
+async function fromWasm(bytes: Uint8Array, input: { origin: string; manifestFile: string }): Promise<PluginPackage> {
+  const manifestText = await readText(input.manifestFile);
+  return checked({ manifestText, manifestFile: input.manifestFile, bytes, origin: input.origin });
+}
+
+/**
+ * The two files of a package from a (gzipped) tarball, at its root or under one top folder
+ * (npm pack's `package/`). Only regular files are read, into memory: nothing is extracted, so
+ * entries such as `../x` or links cannot write anywhere; they are refused all the same.
+ */
+async function fromTarball(bytes: Uint8Array, origin: string): Promise<PluginPackage> {
+  const files = new Map<string, Uint8Array>();
+  const problems: string[] = [];
+  await new Promise<void>((resolvePromise, reject) => {
+    const parser = new Parser({
+      strict: true,
+      onReadEntry: (entry: ReadEntry) => {
+        const name = entry.path.replace(/^\.\//, "").replace(/^[^/]+\/(?=[^/]+$)/, "");
+        const wanted = name === MANIFEST || name === PACKAGE_WASM;
+        if (entry.path.split("/").includes("..") || entry.path.startsWith("/")) problems.push(`${entry.path}: a path outside the package`);
+        else if (wanted && entry.type !== "File") problems.push(`${entry.path}: not a regular file (${entry.type})`);
+        else if (wanted && files.has(name)) problems.push(`${entry.path}: a second ${name}`);
+        else if (wanted && entry.size > (name === MANIFEST ? MAX_MANIFEST_BYTES : MAX_WASM_BYTES)) problems.push(`${entry.path}: too large (${entry.size} bytes)`);
+        else if (wanted) {
+          const parts: Buffer[] = [];
+          entry.on("data", (d: Buffer) => parts.push(d));
+          entry.on("end", () => files.set(name, new Uint8Array(Buffer.concat(parts))));
+          return;
+        }
+        entry.resume();
+      },
+    });
+    parser.on("error", (error: Error) => reject(new InvalidInputError(`source ${origin}: not a readable .tgz: ${error.message}`, { field: "source" })));
+    parser.on("end", () => resolvePromise());
+    parser.end(Buffer.from(bytes));
+  });
+  if (problems.length > 0) throw new PluginError("package_invalid", `source ${origin}: refused:\n  ${problems.join("\n  ")}`);
+  const manifest = files.get(MANIFEST);
+  const wasm = files.get(PACKAGE_WASM);
+  if (!manifest || !wasm) throw new PluginError("package_invalid", `source ${origin}: a package holds ${MANIFEST} and ${PACKAGE_WASM}; missing ${!manifest ? MANIFEST : PACKAGE_WASM}`);
+  return checked({ manifestText: Buffer.from(manifest).toString("utf8"), manifestFile: `${basename(origin)}:${MANIFEST}`, bytes: wasm, origin });
+}
+
+/** The manifest parsed and matched to the wasm: declared sha256, and the right kind of module. */
+function checked(input: { manifestText: string; manifestFile: string; bytes: Uint8Array; origin: string }): PluginPackage {
+  const manifest = parsePluginManifest(input.manifestText, input.manifestFile);
+  const hash = sha256(input.bytes);
+  if (manifest.sha256 && manifest.sha256 !== hash) {
+    throw new PluginError("blob_tampered", `${input.manifestFile}: sha256: ${PACKAGE_WASM} is not the file the manifest declares (expected ${manifest.sha256}, got ${hash})`);
+  }
+  const layer = wasmLayer(input.bytes);
+  if (layer === undefined) throw new PluginError("package_invalid", `${input.origin}: ${PACKAGE_WASM} is not WebAssembly`);
+  if (manifest.format === "component" && layer !== "component") throw new PluginError("package_invalid", `${input.manifestFile}: format: component, but ${PACKAGE_WASM} is a core module (an Extism plugin says format: extism)`);
+  if (manifest.format === "extism" && layer !== "module") throw new PluginError("package_invalid", `${input.manifestFile}: format: extism, but ${PACKAGE_WASM} is a component`);
+  return { manifest, manifestText: input.manifestText, bytes: input.bytes, sha256: hash, origin: input.origin };
+}
+
+function checkGivenHash(bytes: Uint8Array, given: string | undefined, source: string): void {
+  if (given === undefined) return;
+  const expected = normaliseHash(given);
+  const actual = sha256(bytes);
+  if (actual !== expected) throw new PluginError("blob_tampered", `source ${source}: sha256 mismatch (expected ${expected}, got ${actual}); nothing was installed`);
+}
+
+function normaliseHash(text: string): string {
+  const hash = text.trim().toLowerCase().replace(/^sha256[:-]/, "");
+  if (!/^[0-9a-f]{64}$/.test(hash)) throw new InvalidInputError("sha256: expected 64 hex digits", { field: "sha256" });
+  return hash;
+}
+
+function isGzip(bytes: Uint8Array): boolean {
+  return bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
+function isWasm(bytes: Uint8Array): boolean {
+  return bytes[0] === 0 && bytes[1] === 0x61 && bytes[2] === 0x73 && bytes[3] === 0x6d;
+}
+
+/** Core module (version 1, layer 0) or component (layer 1), from the preamble. */
+function wasmLayer(bytes: Uint8Array): "module" | "component" | undefined {
+  if (!isWasm(bytes) || bytes.length < 8) return undefined;
+  if (bytes[6] === 0 && bytes[7] === 0 && bytes[4] === 1 && bytes[5] === 0) return "module";
+  if (bytes[6] === 1 && bytes[7] === 0) return "component";
+  return undefined;
+}
+
+async function readText(file: string): Promise<string> {
+  return Buffer.from(await readCapped(file, MAX_MANIFEST_BYTES)).toString("utf8");
+}
+
+async function readCapped(file: string, max: number): Promise<Uint8Array> {
+  let info;
+  try {
+    info = await stat(file);
+  } catch {
+    throw new InvalidInputError(`${file}: no such file`, { field: "source" });
+  }
+  if (!info.isFile()) throw new InvalidInputError(`${file}: not a regular file`, { field: "source" });
+  if (info.size > max) throw new InvalidInputError(`${file}: ${info.size} bytes, more than the ${max} a plugin file may have`, { field: "source" });
+  return new Uint8Array(await readFile(file));
+}
