@@ -57,6 +57,8 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** Progress lines for long work (plugin builds). */
   onProgress?: (line: string) => void;
+  /** Called with every run this runtime starts or rebuilds from the store (e.g. metrics). */
+  onRun?: (run: Run, how: "started" | "resumed") => void;
 }
 
 /**
@@ -79,6 +81,7 @@ export class Runtime {
   /** The registry's fingerprint when `#plugins` was last read from it. */
   #pluginsSeen = "";
   #pluginsSync: Promise<void> | undefined;
+  #onRun: RuntimeOptions["onRun"];
   #agents: Map<string, AgentManifest>;
   #runs = new Map<string, Run>();
   #closed = false;
@@ -143,6 +146,7 @@ export class Runtime {
       });
       await installOwnPlugins(installer, options.pluginDirs ?? (await pluginSourceDirs()), options.onProgress);
       const runtime = new Runtime({ dataDir, sandbox, store, audit, approvals, secrets, clock, installer, agents });
+      runtime.#onRun = options.onRun;
       await runtime.refreshPlugins();
       runtime.#secretList = values;
       runtime.#shellSandbox = await probeSandbox();
@@ -260,7 +264,7 @@ export class Runtime {
       createdAt: this.clock.now(),
     });
     const parents = await this.#parentLayers(options.parentRunId ?? null);
-    return this.#track(this.#build({ id, traceId, taskId, parentRunId: options.parentRunId ?? null, agent, taskGrants, parents }));
+    return this.#track(this.#build({ id, traceId, taskId, parentRunId: options.parentRunId ?? null, agent, taskGrants, parents }), "started");
   }
 
   /** Stores a secret (encrypted) and adds its value to what the audit log redacts. */
@@ -299,7 +303,7 @@ export class Runtime {
     const taskGrants = record.taskGrants === null ? undefined : parseTaskGrants(record.taskGrants, agent);
     const parents = await this.#parentLayers(record.parentRunId);
     const run = this.#build({ id, traceId: record.traceId, taskId: record.taskId, parentRunId: record.parentRunId, agent, taskGrants, parents, status: record.status, pending: record.pending });
-    return this.#track(run);
+    return this.#track(run, "resumed");
   }
 
   getRun(id: string): Run | undefined {
@@ -384,11 +388,12 @@ export class Runtime {
     return parents;
   }
 
-  #track(run: Run): Run {
+  #track(run: Run, how: "started" | "resumed"): Run {
     this.#runs.set(run.id, run);
     run.onEvent((event) => {
       if (event.type === "run-ended") this.#runs.delete(run.id);
     });
+    this.#onRun?.(run, how);
     return run;
   }
 }

@@ -1,37 +1,94 @@
 import { Hono } from "hono";
-import { ClawhiveError } from "../errors.js";
+import { httpMetrics, metricsHandler, type RuntimeMetrics } from "../metrics/index.js";
 import type { Runtime } from "../runtime.js";
+import { authenticate } from "./auth/index.js";
+import type { ApiEnv, TokenStore } from "./auth/index.js";
+import {
+  baselineHeaders,
+  capConcurrency,
+  catchNonErrors,
+  corsFor,
+  errorHandler,
+  limitBody,
+  notFoundHandler,
+  rejectAmbiguousPaths,
+} from "./middleware/index.js";
+import type { CorsOptions, InternalErrorLog } from "./middleware/index.js";
 
-export interface AppOptions {
-  version: string;
+export interface ApiLimits {
+  /** Largest request body, chunked or not; default 1 MiB (config `server.body_limit_bytes`). */
+  readonly bodyLimitBytes?: number;
+  /** Requests served at once before the next is answered 429; default 64 (config `server.max_concurrent_requests`). */
+  readonly maxConcurrentRequests?: number;
+  /** The `Retry-After` of a 429, in seconds; default 1. */
+  readonly retryAfterSeconds?: number;
 }
 
-/**
- * The HTTP API. Errors always answer `{error: {code, message, field?}}` with the error's status;
- * nothing else (no stack trace) leaves the process.
- */
-export function createApp(runtime: Runtime, options: AppOptions): Hono {
-  const app = new Hono();
+export interface AppOptions {
+  readonly version: string;
+  /** The API's bearer tokens (`openTokenStore`); every `/v1` route needs one. */
+  readonly tokens: TokenStore;
+  /** The core the routes drive; without it `/health` reports only status and version. */
+  readonly runtime?: Runtime;
+  readonly limits?: ApiLimits;
+  /** Off unless given a non-empty list (config `server.cors.origins`): no `Access-Control-*` header on any response. */
+  readonly cors?: CorsOptions;
+  /** Counts every request and serves `GET /metrics` (Prometheus text; no token, like /health). */
+  readonly metrics?: RuntimeMetrics;
+  /** Where 5xx errors are logged (with their stack); default stderr. */
+  readonly log?: InternalErrorLog;
+}
 
+/** Where `clawhive serve` listens unless told otherwise: this machine only. */
+export const DEFAULT_HOST = "127.0.0.1";
+
+/**
+ * Node `http.Server` options for `serve({ serverOptions })`: a client must send its headers
+ * within 10 s and its whole request within 30 s (Node's defaults, 60 s and 300 s, let a few slow
+ * clients hold connections for minutes), and headers are capped at 16 KiB. A response may take
+ * as long as it needs: an SSE stream is not a slow request.
+ */
+export const API_SERVER_OPTIONS = { headersTimeout: 10_000, requestTimeout: 30_000, maxHeaderSize: 16 * 1024 } as const;
+
+/**
+ * The HTTP API. Every request passes, in order: the concurrency cap (429), the path check (400
+ * for dot segments, encoded slashes, `//`), CORS when configured, bearer authentication for
+ * `/v1/*` (400/401), and the body limit (413) — so an unauthenticated body is never read.
+ * Routes then declare their role with `requireRole` (403) and validate their input with
+ * `validParams` / `jsonBody` (400). Errors always answer `{error: {code, message, field?}}`;
+ * nothing else (no stack trace) leaves the process. `/health` needs no token.
+ */
+export function createApp(options: AppOptions): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  const limits = options.limits ?? {};
+
+  app.onError(errorHandler(options.log === undefined ? {} : { log: options.log }));
+  app.notFound(notFoundHandler);
+
+  if (options.metrics) app.use("*", httpMetrics(options.metrics));
+  app.use("*", catchNonErrors());
+  app.use("*", baselineHeaders());
+  app.use("*", capConcurrency({
+    ...(limits.maxConcurrentRequests === undefined ? {} : { max: limits.maxConcurrentRequests }),
+    ...(limits.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: limits.retryAfterSeconds }),
+  }));
+  app.use("*", rejectAmbiguousPaths());
+  if (options.cors !== undefined && options.cors.origins.length > 0) app.use("*", corsFor(options.cors));
+  app.use("/v1/*", authenticate(options.tokens));
+  app.use("*", limitBody(limits.bodyLimitBytes === undefined ? {} : { maxBytes: limits.bodyLimitBytes }));
+
+  const runtime = options.runtime;
   app.get("/health", (c) =>
     c.json({
       status: "ok",
       version: options.version,
-      plugins: runtime.plugins().length,
-      tools: runtime.tools().length,
-      sandbox: runtime.sandbox.stats(),
+      ...(runtime === undefined
+        ? {}
+        : { plugins: runtime.plugins().length, tools: runtime.tools().length, sandbox: runtime.sandbox.stats() }),
     }),
   );
 
-  app.notFound((c) => c.json({ error: { code: "not_found", message: `no route for ${c.req.method} ${c.req.path}` } }, 404));
-
-  app.onError((error, c) => {
-    if (error instanceof ClawhiveError) {
-      const field = "field" in error && typeof error.field === "string" ? { field: error.field } : {};
-      return c.json({ error: { code: error.code, message: error.message, ...field } }, error.status as 400);
-    }
-    return c.json({ error: { code: "internal", message: "internal error" } }, 500);
-  });
+  if (options.metrics) app.get("/metrics", metricsHandler(options.metrics));
 
   return app;
 }

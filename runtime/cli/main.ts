@@ -9,6 +9,7 @@ import { resumeCommand, resumeHelp } from "./resume.js";
 import { runsCommand, runsHelp } from "./runs.js";
 import { secretCommand, secretHelp } from "./secret.js";
 import { serveCommand, serveHelp } from "./serve.js";
+import { tokenCommand, tokenHelp } from "./token.js";
 import { toolsCommand, toolsHelp } from "./tools.js";
 import { VERSION } from "./version.js";
 
@@ -22,6 +23,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<number>; help:
   resume: { run: resumeCommand, help: resumeHelp, summary: "continue a run once its approval is decided" },
   runs: { run: runsCommand, help: runsHelp, summary: "list runs; show one with its least-privilege report" },
   audit: { run: auditCommand, help: auditHelp, summary: "show the audit log (tail) and check its hash chain (verify)" },
+  token: { run: tokenCommand, help: tokenHelp, summary: "create, list and revoke the bearer tokens of the HTTP API" },
   secret: { run: secretCommand, help: secretHelp, summary: "set (from stdin), list and remove the encrypted secrets proxies inject" },
 };
 

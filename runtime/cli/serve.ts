@@ -1,31 +1,59 @@
 import { serve } from "@hono/node-server";
-import { createApp } from "../api/app.js";
+import { API_SERVER_OPTIONS, createApp } from "../api/app.js";
+import { ensureAdminToken, openTokenStore } from "../api/auth/index.js";
+import { formatListen, loadConfig, runtimeOptionsFrom } from "../config/index.js";
+import { createRuntimeMetrics } from "../metrics/index.js";
 import { Runtime } from "../runtime.js";
 import { parseCommandArgs } from "./args.js";
+import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { VERSION } from "./version.js";
-import { InvalidInputError } from "../errors.js";
 
 export const serveHelp = `clawhive serve — start the runtime and its HTTP API
 
-  --host ADDR       listen address (default 127.0.0.1; env CLAWHIVE_HOST)
-  --port N          listen port (default 7878; env CLAWHIVE_PORT)
-  --data-dir DIR    where state lives (default ./.clawhive; env CLAWHIVE_DATA_DIR)`;
+  --config FILE     a clawhive.yaml or .json (default ./clawhive.yaml if present; env CLAWHIVE_CONFIG)
+  --listen H:P      listen address (default 127.0.0.1:7878; env CLAWHIVE_LISTEN); a non-loopback
+                    address also needs server.allow_non_loopback (env CLAWHIVE_ALLOW_NON_LOOPBACK=1)
+  --host ADDR       listen host (env CLAWHIVE_HOST)
+  --port N          listen port (env CLAWHIVE_PORT)
+  --agents DIR      agent manifests (default the project's capabilities/; env CLAWHIVE_AGENTS_DIR)
+${STORE_FLAGS_HELP}
+
+  Every setting, its variable and default: docs/configuration.md. On the first start an admin
+  token for the API is created and printed once on stdout (the store keeps only its hash).`;
 
 export async function serveCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(argv, {
+    config: { type: "string" },
+    listen: { type: "string" },
     host: { type: "string" },
     port: { type: "string" },
-    "data-dir": { type: "string" },
+    agents: { type: "string" },
+    ...STORE_FLAGS,
   });
-  const host = (values.host as string | undefined) ?? process.env.CLAWHIVE_HOST ?? "127.0.0.1";
-  const portText = (values.port as string | undefined) ?? process.env.CLAWHIVE_PORT ?? "7878";
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidInputError(`--port ${portText}: expected a port number 0-65535`, { field: "port" });
-  const dataDir = (values["data-dir"] as string | undefined) ?? process.env.CLAWHIVE_DATA_DIR ?? ".clawhive";
-  const runtime = await Runtime.create({ dataDir, onProgress: (line) => console.error(line) });
-  const app = createApp(runtime, { version: VERSION });
-  const server = serve({ fetch: app.fetch, hostname: host, port }, (info) => {
-    console.log(`clawhive ${VERSION} listening on http://${host}:${info.port} (${runtime.tools().length} tools from ${runtime.plugins().length} plugins)`);
+  const config = await loadConfig({ env: process.env, cwd: process.cwd(), flags: values });
+  const metrics = createRuntimeMetrics(undefined, { processMetrics: true });
+  const runtime = await Runtime.create({
+    ...runtimeOptionsFrom(config, { onProgress: (line) => console.error(line), onSandboxEvent: metrics.observeSandboxEvent }),
+    onRun: (run, how) => metrics.observeRun(run, { resumed: how === "resumed" }),
+  });
+  metrics.collectSandbox(() => runtime.sandbox.stats());
+  const tokens = await openTokenStore(runtime.store, { clock: runtime.clock });
+  const first = await ensureAdminToken(tokens);
+  if (first !== undefined) {
+    console.error(`clawhive: first start: created admin token ${first.info.id}; it is shown this once (the store keeps only its hash):`);
+    console.log(first.token);
+  }
+  const app = createApp({
+    runtime,
+    tokens,
+    version: VERSION,
+    metrics,
+    limits: { bodyLimitBytes: config.server.bodyLimitBytes, maxConcurrentRequests: config.server.maxConcurrentRequests },
+    cors: { origins: config.server.corsOrigins },
+  });
+  const { host } = config.server;
+  const server = serve({ fetch: app.fetch, hostname: host, port: config.server.port, serverOptions: { ...API_SERVER_OPTIONS } }, (info) => {
+    console.log(`clawhive ${VERSION} listening on http://${formatListen({ host, port: info.port })} (${runtime.tools().length} tools from ${runtime.plugins().length} plugins)`);
   });
   await new Promise<void>((resolve) => {
     const stop = () => {

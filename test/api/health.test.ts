@@ -3,6 +3,7 @@ import { after, before, test } from "node:test";
 import { serve, type ServerType } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import { createApp } from "../../runtime/api/app.js";
+import { openTokenStore } from "../../runtime/api/auth/index.js";
 import { testRuntime } from "../helpers/runtime.js";
 
 let server: ServerType;
@@ -12,7 +13,8 @@ let dispose: () => Promise<void>;
 before(async () => {
   const made = await testRuntime();
   dispose = made.dispose;
-  const app = createApp(made.runtime, { version: "test" });
+  const tokens = await openTokenStore(made.runtime.store, { clock: made.runtime.clock });
+  const app = createApp({ runtime: made.runtime, tokens, version: "test" });
   await new Promise<void>((resolve) => {
     server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve());
   });

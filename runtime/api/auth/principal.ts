@@ -1,0 +1,40 @@
+/**
+ * Who is calling: the token a request authenticated with and its role. Roles (issue 7):
+ * `admin` may do everything (plugins, agents, secrets, tokens — and what the other roles do);
+ * `approver` decides approvals and reads what it needs to decide them; `client` starts runs and
+ * reads only its own runs' events and audit. A role is not a ladder: `approver` may not start
+ * runs and `client` may not approve, so a leaked client token cannot approve its own Guarded calls.
+ */
+export const ROLES = ["admin", "approver", "client"] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface Principal {
+  /** `tok_<16 hex>`: what a run records as its owner. */
+  readonly tokenId: string;
+  readonly role: Role;
+}
+
+/** Hono's environment for every API route: `c.get("principal")` once `authenticate` ran. */
+export interface ApiEnv {
+  Variables: { principal: Principal | undefined };
+}
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === "string" && (ROLES as readonly string[]).includes(value);
+}
+
+/** True when `role` may use a route that allows `allowed`; `admin` may use every route. */
+export function roleAllows(role: Role, allowed: readonly Role[]): boolean {
+  return role === "admin" || allowed.includes(role);
+}
+
+/**
+ * May `principal` read a run (its events, its audit) owned by `ownerTokenId`? Admins read every
+ * run; a client only the runs it started; an approver none (it sees what an approval shows).
+ * Routes answer 404 rather than 403 for a run the caller may not read, so a client cannot probe
+ * for other clients' run ids.
+ */
+export function mayReadRun(principal: Principal, ownerTokenId: string | null): boolean {
+  if (principal.role === "admin") return true;
+  return principal.role === "client" && ownerTokenId !== null && ownerTokenId === principal.tokenId;
+}

@@ -1,0 +1,134 @@
+/**
+ * From the merged settings to a `ClawhiveConfig`: defaults filled in, paths made absolute
+ * against where they were written, the store URL canonical, and the checks that span settings.
+ */
+import { availableParallelism } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { PROJECT_ROOT } from "../plugins/locations.js";
+import type { CalendarConfig, MailConfig } from "../runs/backends.js";
+import { parseStoreUrl } from "../store/index.js";
+import type { ConfigIssue } from "./errors.js";
+import { DEFAULT_HOST, DEFAULT_PORT, formatListen, isLoopback } from "./listen.js";
+import type { Layer, Leaf } from "./overrides.js";
+import type { CalendarFileConfig, MailFileConfig } from "./schema.js";
+import type { ClawhiveConfig, ConfigSource } from "./types.js";
+
+/** The defaults, as documented in docs/configuration.md (and kept equal to the sandbox's own). */
+export const DEFAULTS = {
+  dataDir: ".clawhive",
+  storeFile: "clawhive.db",
+  host: DEFAULT_HOST,
+  port: DEFAULT_PORT,
+  bodyLimitBytes: 1 << 20,
+  maxConcurrentRequests: 64,
+  workers: () => Math.min(2, availableParallelism()),
+  poolSize: 1,
+  callTimeoutMs: 30_000,
+  createTimeoutMs: 10_000,
+  memoryMaxMb: 256,
+  maxHeapMb: 512,
+  maxResultBytes: 4 << 20,
+} as const;
+
+/** Reads merged settings, noting where each came from. */
+interface Reader {
+  leaf(key: string): Leaf | undefined;
+  value<T>(key: string, fallback: T): T;
+  /** An absolute path: relative ones resolve against the file's folder when written there, else the cwd. */
+  path(key: string, fallback: () => string): string;
+  base(leaf: Leaf): string;
+}
+
+export function resolveConfig(layer: Layer, options: { cwd: string; file: string | null; issues: ConfigIssue[] }): ClawhiveConfig {
+  const { cwd, file } = options;
+  const sources: Record<string, ConfigSource> = {};
+  const read: Reader = {
+    leaf(key) {
+      const found = layer.get(key);
+      sources[key] = found?.source ?? { kind: "default" };
+      return found;
+    },
+    value: (key, fallback) => (read.leaf(key)?.value as typeof fallback | undefined) ?? fallback,
+    path(key, fallback) {
+      const found = read.leaf(key);
+      return found ? resolve(read.base(found), found.value as string) : fallback();
+    },
+    base: (found) => (found.source.kind === "file" && file !== null ? dirname(file) : cwd),
+  };
+  const dataDir = read.path("data_dir", () => resolve(cwd, DEFAULTS.dataDir));
+  const storeLeaf = read.leaf("store.url");
+  const keyFile = read.leaf("secrets.key_file");
+  return {
+    file,
+    dataDir,
+    agentsDir: read.path("agents_dir", () => join(PROJECT_ROOT, "capabilities")),
+    buildCacheDir: read.path("build_cache_dir", () => join(PROJECT_ROOT, ".clawhive", "build")),
+    store: {
+      url: storeLeaf ? canonicalStoreUrl(storeLeaf.value as string, read.base(storeLeaf)) : `file:${join(dataDir, DEFAULTS.storeFile)}`,
+      authToken: read.value<string | undefined>("store.auth_token", undefined),
+    },
+    server: serverSettings(read, layer, options.issues),
+    sandbox: {
+      workers: read.value("sandbox.workers", DEFAULTS.workers()),
+      poolSize: read.value("sandbox.pool_size", DEFAULTS.poolSize as number),
+      callTimeoutMs: read.value("sandbox.call_timeout_ms", DEFAULTS.callTimeoutMs as number),
+      createTimeoutMs: read.value("sandbox.create_timeout_ms", DEFAULTS.createTimeoutMs as number),
+      memoryMaxMb: read.value("sandbox.memory_max_mb", DEFAULTS.memoryMaxMb as number),
+      maxHeapMb: read.value("sandbox.max_heap_mb", DEFAULTS.maxHeapMb as number),
+      maxResultBytes: read.value("sandbox.max_result_bytes", DEFAULTS.maxResultBytes as number),
+    },
+    secrets: { keyFile: keyFile ? resolve(read.base(keyFile), keyFile.value as string) : undefined },
+    mail: mailConfig(read.leaf("mail"), read.base),
+    calendar: calendarConfig(read.leaf("calendar"), read.base),
+    sources,
+  };
+}
+
+/** The API's settings; a non-loopback host without `allow_non_loopback` is an issue of the host's source. */
+function serverSettings(read: Reader, layer: Layer, issues: ConfigIssue[]): ClawhiveConfig["server"] {
+  const host = read.value("server.host", DEFAULTS.host as string);
+  const port = read.value("server.port", DEFAULTS.port as number);
+  const allowNonLoopback = read.value("server.allow_non_loopback", false);
+  const hostLeaf = layer.get("server.host");
+  if (!allowNonLoopback && !isLoopback(host) && hostLeaf) {
+    issues.push({
+      source: hostLeaf.source,
+      field: hostLeaf.field,
+      message: `${formatListen({ host, port })} is not a loopback address: other machines could reach the API; set server.allow_non_loopback: true (env CLAWHIVE_ALLOW_NON_LOOPBACK=1) to listen there`,
+    });
+  }
+  return {
+    host,
+    port,
+    allowNonLoopback,
+    bodyLimitBytes: read.value("server.body_limit_bytes", DEFAULTS.bodyLimitBytes as number),
+    maxConcurrentRequests: read.value("server.max_concurrent_requests", DEFAULTS.maxConcurrentRequests as number),
+    corsOrigins: [...new Set(read.value<string[]>("server.cors.origins", []))],
+  };
+}
+
+/** `file:` URLs become absolute (`file:/abs/clawhive.db`); server URLs and `:memory:` stay. */
+function canonicalStoreUrl(url: string, cwd: string): string {
+  const location = parseStoreUrl(url, { cwd });
+  return location.kind === "file" ? location.url : url;
+}
+
+function mailConfig(found: Leaf | undefined, base: (leaf: Leaf) => string): MailConfig | undefined {
+  if (!found) return undefined;
+  const mail = found.value as MailFileConfig;
+  if (mail.backend === "maildir") return { backend: "maildir", ...(mail.dir === undefined ? {} : { dir: resolve(base(found), mail.dir) }) };
+  return { backend: "gmail", tokenSecret: mail.token_secret ?? "gmail-token", ...(mail.base_url === undefined ? {} : { baseUrl: mail.base_url }) };
+}
+
+function calendarConfig(found: Leaf | undefined, base: (leaf: Leaf) => string): CalendarConfig | undefined {
+  if (!found) return undefined;
+  const calendar = found.value as CalendarFileConfig;
+  if (calendar.backend === "ics") {
+    return {
+      backend: "ics",
+      ...(calendar.dir === undefined ? {} : { dir: resolve(base(found), calendar.dir) }),
+      ...(calendar.time_zone === undefined ? {} : { timeZone: calendar.time_zone }),
+    };
+  }
+  return { backend: "google", tokenSecret: calendar.token_secret ?? "google-calendar-token", ...(calendar.base_url === undefined ? {} : { baseUrl: calendar.base_url }) };
+}

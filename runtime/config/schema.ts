@@ -1,0 +1,102 @@
+/**
+ * The config file (`clawhive.yaml` or JSON) as a valibot schema. Every key is optional (a
+ * default or the environment fills it) and every object is strict: a typo such as
+ * `sandbox.poolsize` is an error naming the known keys, never a setting silently ignored.
+ * It is also the source of the config's JSON Schema (json-schema.ts).
+ */
+import * as v from "valibot";
+import { strictObject } from "../policy/catalogue/index.js";
+import { BoolSchema, int, ListenSchema, OriginSchema, PathSchema, SecretNameSchema, StoreUrlSchema, TokenSchema, UrlSchema } from "./fields.js";
+
+/** Every numeric range, in one place: the file schema and the environment table both use it. */
+export const RANGES = {
+  workers: int(1, 64),
+  poolSize: int(0, 64),
+  callTimeoutMs: int(100, 3_600_000),
+  createTimeoutMs: int(100, 600_000),
+  memoryMaxMb: int(16, 4096),
+  maxHeapMb: int(64, 16_384),
+  maxResultBytes: int(1024, 256 << 20),
+  bodyLimitBytes: int(1024, 256 << 20),
+  maxConcurrentRequests: int(1, 10_000),
+} as const;
+
+const described = <S extends v.GenericSchema>(schema: S, text: string) => v.pipe(v.optional(schema), v.description(text));
+
+const StoreSchema = strictObject({
+  url: described(StoreUrlSchema, "the store; default file:<data_dir>/clawhive.db. Env CLAWHIVE_STORE_URL"),
+  auth_token: described(TokenSchema, "token of a libSQL server; prefer env CLAWHIVE_STORE_AUTH_TOKEN over writing it here"),
+});
+
+const CorsSchema = strictObject({
+  origins: described(v.array(OriginSchema, "expected a list of origins"), "browser origins allowed to call the API; empty (the default) turns CORS off. Env CLAWHIVE_CORS_ORIGINS (comma-separated)"),
+});
+
+const ServerSchema = strictObject({
+  listen: described(ListenSchema, "address of the HTTP API; default 127.0.0.1:7878. Env CLAWHIVE_LISTEN"),
+  allow_non_loopback: described(BoolSchema, "must be true to listen on an address other than loopback. Env CLAWHIVE_ALLOW_NON_LOOPBACK"),
+  body_limit_bytes: described(RANGES.bodyLimitBytes, "largest request body; default 1048576. Env CLAWHIVE_BODY_LIMIT_BYTES"),
+  max_concurrent_requests: described(RANGES.maxConcurrentRequests, "requests served at once, beyond which the API answers 429; default 64. Env CLAWHIVE_MAX_CONCURRENT_REQUESTS"),
+  cors: v.optional(CorsSchema),
+});
+
+const SandboxSchema = strictObject({
+  workers: described(RANGES.workers, "worker threads running plugin instances; default min(2, CPUs). Env CLAWHIVE_WORKERS"),
+  pool_size: described(RANGES.poolSize, "unbound instances kept ready per plugin; 0 turns the pool off; default 1. Env CLAWHIVE_POOL_SIZE"),
+  call_timeout_ms: described(RANGES.callTimeoutMs, "deadline of one guest call; default 30000. Env CLAWHIVE_CALL_TIMEOUT_MS"),
+  create_timeout_ms: described(RANGES.createTimeoutMs, "deadline of one instantiation; default 10000. Env CLAWHIVE_CREATE_TIMEOUT_MS"),
+  memory_max_mb: described(RANGES.memoryMaxMb, "cap of each instance's wasm memory; default 256. Env CLAWHIVE_MEMORY_MAX_MB"),
+  max_heap_mb: described(RANGES.maxHeapMb, "JS heap cap of each worker; default 512. Env CLAWHIVE_MAX_HEAP_MB"),
+  max_result_bytes: described(RANGES.maxResultBytes, "largest result one guest call may return; default 4194304. Env CLAWHIVE_MAX_RESULT_BYTES"),
+});
+
+const SecretsSchema = strictObject({
+  key_file: described(PathSchema, "file holding the secret key (base64 of 32 bytes); default <data_dir>/secret.key. Env CLAWHIVE_SECRET_KEY_FILE"),
+});
+
+const MailSchema = v.variant(
+  "backend",
+  [
+    strictObject({ backend: v.literal("maildir"), dir: described(PathSchema, "the Maildir; default <data_dir>/mail") }),
+    strictObject({
+      backend: v.literal("gmail"),
+      token_secret: described(SecretNameSchema, "the stored secret holding the OAuth token; default gmail-token"),
+      base_url: v.optional(UrlSchema),
+    }),
+  ],
+  "expected backend maildir or gmail",
+);
+const CalendarSchema = v.variant(
+  "backend",
+  [
+    strictObject({
+      backend: v.literal("ics"),
+      dir: described(PathSchema, "folder of .ics files; default <data_dir>/calendars"),
+      time_zone: described(v.pipe(v.string(), v.minLength(1)), "IANA time zone of floating times, e.g. Europe/Paris"),
+    }),
+    strictObject({
+      backend: v.literal("google"),
+      token_secret: described(SecretNameSchema, "the stored secret holding the OAuth token; default google-calendar-token"),
+      base_url: v.optional(UrlSchema),
+    }),
+  ],
+  "expected backend ics or google",
+);
+
+export const ConfigFileSchema = strictObject({
+  $schema: described(v.string(), "the JSON Schema of this file, for editors"),
+  data_dir: described(PathSchema, "where state lives; default ./.clawhive. Env CLAWHIVE_DATA_DIR"),
+  agents_dir: described(PathSchema, "agent manifests; default the project's capabilities/. Env CLAWHIVE_AGENTS_DIR"),
+  build_cache_dir: described(PathSchema, "node-local cache of plugin builds; default the project's .clawhive/build. Env CLAWHIVE_BUILD_CACHE"),
+  store: v.optional(StoreSchema),
+  server: v.optional(ServerSchema),
+  sandbox: v.optional(SandboxSchema),
+  secrets: v.optional(SecretsSchema),
+  mail: described(MailSchema, "mail backend; default a Maildir under the data dir. Env CLAWHIVE_MAIL_BACKEND"),
+  calendar: described(CalendarSchema, "calendar backend; default .ics files under the data dir. Env CLAWHIVE_CALENDAR_BACKEND"),
+});
+
+export type ConfigFile = v.InferOutput<typeof ConfigFileSchema>;
+export type MailFileConfig = v.InferOutput<typeof MailSchema>;
+export type CalendarFileConfig = v.InferOutput<typeof CalendarSchema>;
+export { MailSchema, CalendarSchema };

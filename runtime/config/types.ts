@@ -1,0 +1,53 @@
+import type { CalendarConfig, MailConfig } from "../runs/backends.js";
+
+/** Where a setting's value came from, for messages and for `clawhive config`-style displays. */
+export type ConfigSource =
+  | { readonly kind: "default" }
+  /** `file` as shown to people: relative to the cwd when inside it, else absolute. */
+  | { readonly kind: "file"; readonly file: string }
+  | { readonly kind: "env"; readonly name: string }
+  /** The flag's name without dashes, e.g. `data-dir`. */
+  | { readonly kind: "flag"; readonly name: string };
+
+/**
+ * The runtime's configuration, validated and resolved: every default filled in, every path
+ * absolute, the store URL canonical. Built once at start by `loadConfig`; passed in, never read
+ * from a global.
+ */
+export interface ClawhiveConfig {
+  /** The config file read (absolute), or `null` when there was none. */
+  readonly file: string | null;
+  readonly dataDir: string;
+  readonly agentsDir: string;
+  readonly buildCacheDir: string;
+  readonly store: { readonly url: string; readonly authToken: string | undefined };
+  readonly server: {
+    readonly host: string;
+    readonly port: number;
+    /** Set explicitly; `host` may be non-loopback only when it is true. */
+    readonly allowNonLoopback: boolean;
+    readonly bodyLimitBytes: number;
+    readonly maxConcurrentRequests: number;
+    /** Exact origins allowed by CORS; empty means CORS is off. */
+    readonly corsOrigins: readonly string[];
+  };
+  readonly sandbox: {
+    readonly workers: number;
+    readonly poolSize: number;
+    readonly callTimeoutMs: number;
+    readonly createTimeoutMs: number;
+    readonly memoryMaxMb: number;
+    readonly maxHeapMb: number;
+    readonly maxResultBytes: number;
+  };
+  readonly secrets: { readonly keyFile: string | undefined };
+  /** `undefined`: the runtime's default (a Maildir under the data dir). */
+  readonly mail: MailConfig | undefined;
+  /** `undefined`: the runtime's default (.ics files under the data dir). */
+  readonly calendar: CalendarConfig | undefined;
+  /**
+   * Where each setting came from, keyed as in the file (`sandbox.pool_size`), except the listen
+   * address: `server.host` and `server.port`, which `--host`/`--port` may set apart.
+   */
+  readonly sources: Readonly<Record<string, ConfigSource>>;
+}
