@@ -9,6 +9,7 @@ import { latency, type Metric, type Metrics } from "./metrics.js";
 import { benchSandbox } from "./sandbox.js";
 import { benchAudit } from "./audit.js";
 import { benchPolicy } from "./policy.js";
+import { benchPlugins } from "./plugins.js";
 
 const json = process.argv.includes("--json");
 const quick = process.argv.includes("--quick");
@@ -27,6 +28,9 @@ Object.assign(metrics, await benchPolicy({ quick }));
 log("audit log …");
 const audit = await benchAudit(quick ? { calls: 4000, serialCalls: 1000, warmup: 200 } : {});
 Object.assign(metrics, audit);
+
+log("plugin install …");
+Object.assign(metrics, await benchPlugins({ quick }));
 
 log("raw wasm floor …");
 const raw = await measureRaw(new Uint8Array(await readFile(sandbox.probeCoreWasm)));
