@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentManifest } from "./agents/index.js";
 import { openAuditLog, type AuditLog } from "./audit/index.js";
@@ -19,7 +20,9 @@ import {
 } from "./plugins/install/index.js";
 import { agentMounts, defaultStoreUrl, loadAgents, parseInlineAgent, parseTaskGrants } from "./runs/agent-setup.js";
 import { agentTools } from "./runs/agent-tools.js";
-import { RunRecords, runMigrations } from "./runs/records.js";
+import { RunRecords, runMigrations, type PlannedCall, type RunRecord } from "./runs/records.js";
+import { RunDriver } from "./runs/driver.js";
+import { RunEventLog } from "./runs/event-log.js";
 import { Run, type RunServices } from "./runs/run.js";
 import type { ToolInfo } from "./runs/types.js";
 import { Sandbox, type SandboxOptions, type SandboxPlugin } from "./sandbox/index.js";
@@ -57,8 +60,26 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** Progress lines for long work (plugin builds). */
   onProgress?: (line: string) => void;
+  /**
+   * How long this node's hold on a run it drives lasts without renewal (default 15 s): when a
+   * node dies, another takes its runs over after this.
+   */
+  runLeaseMs?: number;
   /** Called with every run this runtime starts or rebuilds from the store (e.g. metrics). */
   onRun?: (run: Run, how: "started" | "resumed") => void;
+}
+
+export interface StartRunOptions {
+  agent: string;
+  task?: string;
+  /** The task's narrower grant (validated to lie within the agent's). */
+  grants?: unknown;
+  traceId?: string;
+  parentRunId?: string;
+  /** The API token that asked for it (a client sees only its own runs). */
+  ownerToken?: string;
+  /** Explicit ToolCalls the run carries out in order (see `submitRun`). */
+  plan?: PlannedCall[];
 }
 
 /**
@@ -75,6 +96,11 @@ export class Runtime {
   readonly secrets: SecretStore;
   readonly clock: Clock;
   readonly installer: PluginInstaller;
+  /** This process's id in run leases (several runtimes may share one store). */
+  readonly node = nodeId();
+  readonly events: RunEventLog;
+  #driver!: RunDriver;
+  #leaseMs = 15_000;
   #plugins: Map<string, SandboxPlugin>;
   #tools: ToolInfo[];
   #installed: InstalledPlugin[] = [];
@@ -110,6 +136,7 @@ export class Runtime {
     this.secrets = parts.secrets;
     this.clock = parts.clock;
     this.installer = parts.installer;
+    this.events = new RunEventLog(parts.store);
     this.#plugins = new Map();
     this.#tools = [];
     this.#agents = parts.agents;
@@ -147,6 +174,17 @@ export class Runtime {
       await installOwnPlugins(installer, options.pluginDirs ?? (await pluginSourceDirs()), options.onProgress);
       const runtime = new Runtime({ dataDir, sandbox, store, audit, approvals, secrets, clock, installer, agents });
       runtime.#onRun = options.onRun;
+      runtime.#leaseMs = options.runLeaseMs ?? 15_000;
+      runtime.#driver = new RunDriver({
+        records: runtime.records,
+        node: runtime.node,
+        leaseMs: runtime.#leaseMs,
+        now: () => clock.now(),
+        open: (id) => runtime.resumeRun(id),
+        live: () => runtime.#runs.values(),
+        ...(options.onProgress ? { onError: (error, runId) => options.onProgress!(`run ${runId}: ${(error as Error).message}`) } : {}),
+      });
+      runtime.#driver.start();
       await runtime.refreshPlugins();
       runtime.#secretList = values;
       runtime.#shellSandbox = await probeSandbox();
@@ -244,7 +282,7 @@ export class Runtime {
    * Starts a run of `agent`. `grants` is the task's narrower request (validated to lie within
    * the agent's grant); its instances are created on first use and bound to exactly these.
    */
-  async startRun(options: { agent: string; task?: string; grants?: unknown; traceId?: string; parentRunId?: string }): Promise<Run> {
+  async startRun(options: StartRunOptions): Promise<Run> {
     if (this.#closed) throw new ConflictError("runtime_closed", "the runtime is closed");
     await this.refreshPlugins();
     const agent = this.#agent(options.agent);
@@ -262,9 +300,45 @@ export class Runtime {
       task: options.task ?? null,
       taskGrants: taskGrants ?? null,
       createdAt: this.clock.now(),
+      ownerToken: options.ownerToken ?? null,
+      plan: options.plan ?? null,
+      node: this.node,
+      leaseUntil: this.clock.now() + this.#leaseMs,
     });
     const parents = await this.#parentLayers(options.parentRunId ?? null);
     return this.#track(this.#build({ id, traceId, taskId, parentRunId: options.parentRunId ?? null, agent, taskGrants, parents }), "started");
+  }
+
+  /**
+   * Starts a run of explicit ToolCalls (`toolCalls`, run in order) and drives it: `settled`
+   * resolves when the run ends or waits for a person. A waiting run continues, on this node or
+   * another sharing the store, once its approval is decided.
+   */
+  async submitRun(options: Omit<StartRunOptions, "plan"> & { toolCalls: readonly PlannedCall[] }): Promise<{ run: Run; settled: Promise<void> }> {
+    const agent = this.#agent(options.agent);
+    const tools = agentTools(agent, { plugins: this.#plugins, tools: this.#tools });
+    const plan = options.toolCalls.map((call, i) => ({ name: resolveToolName(tools, call.name, `tool_calls[${i}].name`), input: call.input ?? {} }));
+    const run = await this.startRun({ ...options, plan });
+    return { run, settled: this.#driver.drive(run) };
+  }
+
+  /** Continues run `id` here if this node may drive it (after its approval was decided). */
+  continueRun(id: string): Promise<boolean> {
+    return this.#driver.continue(id);
+  }
+
+  /** Cancels run `id`: now if this node drives it, else at its driver's next tick. */
+  async cancelRun(id: string): Promise<RunRecord> {
+    const record = await this.records.get(id);
+    if (!record) throw new NotFoundError(`no run ${id}`);
+    if (record.status === "ended") throw new ConflictError("run_ended", `run ${id} has already ended (${record.endReason ?? "completed"})`);
+    await this.#driver.cancel(id);
+    return (await this.records.get(id))!;
+  }
+
+  /** One round of the driver's background work (lease renewal, decided approvals, cancellations). */
+  driverTick(): Promise<void> {
+    return this.#driver.tick();
   }
 
   /** Stores a secret (encrypted) and adds its value to what the audit log redacts. */
@@ -299,10 +373,18 @@ export class Runtime {
     const record = await this.records.get(id);
     if (!record) throw new NotFoundError(`no run ${id}`);
     if (record.status === "ended") throw new ConflictError("run_ended", `run ${id} has ended`);
+    const now = this.clock.now();
+    if (!(await this.records.claim(id, this.node, { now, until: now + this.#leaseMs })) && !(await this.#takeOverFromDead(id, record.node, now))) {
+      throw new ConflictError(
+        "run_leased",
+        `run ${id} is driven by another runtime (${record.node}) until ${new Date(record.leaseUntil ?? now).toISOString()}; it continues there once its approval is decided`,
+      );
+    }
     const agent = this.#agent(record.agent);
     const taskGrants = record.taskGrants === null ? undefined : parseTaskGrants(record.taskGrants, agent);
     const parents = await this.#parentLayers(record.parentRunId);
-    const run = this.#build({ id, traceId: record.traceId, taskId: record.taskId, parentRunId: record.parentRunId, agent, taskGrants, parents, status: record.status, pending: record.pending });
+    const lastEventSeq = await this.events.lastSeq(id);
+    const run = this.#build({ id, traceId: record.traceId, taskId: record.taskId, parentRunId: record.parentRunId, agent, taskGrants, parents, status: record.status, pending: record.pending, lastEventSeq });
     return this.#track(run, "resumed");
   }
 
@@ -313,11 +395,28 @@ export class Runtime {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    // Live runs are left as they are in the store: another process (or a restart) resumes them.
+    await this.#driver.stop();
+    // Live runs are left as they are in the store, let go of so that another process (or a
+    // restart) may take them over at once.
+    for (const run of this.#runs.values()) {
+      await run.flushEvents();
+      if (!run.ended) await this.records.release(run.id, this.node).catch(() => undefined);
+    }
     this.#runs.clear();
+    await this.events.flush().catch(() => undefined);
     await this.sandbox.close();
     await this.audit.close();
     await this.store.close();
+  }
+
+  /**
+   * A lease held by a process of this machine that no longer exists (killed, crashed) is taken
+   * over at once rather than after it runs out: nothing can still be driving the run.
+   */
+  async #takeOverFromDead(id: string, holder: string | null, now: number): Promise<boolean> {
+    const parsed = holder ? parseNodeId(holder) : undefined;
+    if (!parsed || parsed.host !== safeHostname() || processAlive(parsed.pid)) return false;
+    return this.records.takeOver(id, { from: holder!, to: this.node, until: now + this.#leaseMs });
   }
 
   #agent(name: string): AgentManifest {
@@ -337,6 +436,7 @@ export class Runtime {
     parents: PolicyLayers["parents"];
     status?: Run["status"];
     pending?: Run["pending"];
+    lastEventSeq?: number;
   }): Run {
     const { mounts, allowSensitive } = agentMounts(input.agent);
     const services: RunServices = {
@@ -350,6 +450,7 @@ export class Runtime {
       shellSandbox: this.#shellSandbox,
       store: this.store,
       backends: this.#backends,
+      events: this.events,
     };
     return new Run(
       {
@@ -364,6 +465,7 @@ export class Runtime {
         allowSensitive,
         status: input.status,
         pending: input.pending,
+        lastEventSeq: input.lastEventSeq,
       },
       services,
     );
@@ -428,4 +530,37 @@ async function installOwnPlugins(installer: PluginInstaller, dirs: readonly stri
       }
     }
   }
+}
+
+/** `plugin.tool` or a bare tool name only one plugin offers, among `tools`; errors name `field`. */
+function resolveToolName(tools: readonly ToolInfo[], name: unknown, field: string): string {
+  if (typeof name !== "string" || name.length === 0) throw new InvalidInputError(`${field}: expected a tool name like plugin.tool`, { field });
+  if (tools.some((t) => t.qualifiedName === name)) return name;
+  const bare = tools.filter((t) => t.name === name);
+  if (bare.length === 1) return bare[0]!.qualifiedName;
+  if (bare.length > 1) throw new InvalidInputError(`${field}: ${name} is offered by ${bare.map((t) => t.plugin).join(", ")}; name it as plugin.tool`, { field });
+  throw new InvalidInputError(`${field}: the agent has no tool ${name}; its tools: ${tools.map((t) => t.qualifiedName).join(", ") || "none"}`, { field });
+}
+
+/** `node_<host>_<pid>_<random>`: unique per process, and says where the process ran. */
+function nodeId(): string {
+  return `node_${safeHostname()}_${process.pid}_${randomBytes(4).toString("hex")}`;
+}
+
+function parseNodeId(node: string): { host: string; pid: number } | undefined {
+  const match = /^node_(.+)_(\d+)_[0-9a-f]{8}$/.exec(node);
+  return match ? { host: match[1]!, pid: Number(match[2]) } : undefined;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function safeHostname(): string {
+  return hostname().replace(/[^A-Za-z0-9.-]/g, "-");
 }

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import { httpMetrics, metricsHandler, type RuntimeMetrics } from "../metrics/index.js";
+import { runRoutes } from "./routes/runs.js";
 import type { Runtime } from "../runtime.js";
 import { authenticate } from "./auth/index.js";
 import type { ApiEnv, TokenStore } from "./auth/index.js";
@@ -89,6 +90,7 @@ export function createApp(options: AppOptions): Hono<ApiEnv> {
   );
 
   if (options.metrics) app.get("/metrics", metricsHandler(options.metrics));
+  if (runtime) app.route("/v1/runs", runRoutes(runtime));
 
   return app;
 }

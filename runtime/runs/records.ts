@@ -1,6 +1,14 @@
 import type { Migration, Row, Store } from "../store/index.js";
 
 export type RunStatus = "active" | "awaiting_approval" | "ended";
+/** Why an ended run ended. */
+export type RunEndReason = "completed" | "cancelled" | "failed";
+
+/** A ToolCall of a run's plan: explicit calls given when the run was submitted. */
+export interface PlannedCall {
+  name: string;
+  input: unknown;
+}
 
 /** A ToolCall the run could not finish without a person: replayed once its approval is decided. */
 export interface PendingToolCall {
@@ -28,6 +36,18 @@ export interface RunRecord {
   report: unknown;
   createdAt: number;
   endedAt: number | null;
+  endReason: RunEndReason | null;
+  /** The API token that submitted it (a client sees only its own runs). */
+  ownerToken: string | null;
+  /** Explicit ToolCalls to run in order, and how many have finished. */
+  plan: PlannedCall[] | null;
+  planNext: number;
+  /** The outcomes of the plan's ToolCalls so far. */
+  outcomes: unknown[];
+  /** The runtime node driving it and until when its lease holds. */
+  node: string | null;
+  leaseUntil: number | null;
+  cancelRequested: boolean;
 }
 
 export const runMigrations: readonly Migration[] = [
@@ -60,6 +80,30 @@ export const runMigrations: readonly Migration[] = [
     name: "the plugins a run uses",
     statements: ["ALTER TABLE runs ADD COLUMN plugins TEXT"],
   },
+  {
+    room: "runs",
+    version: 3,
+    name: "plans, owners, leases, cancellation and persisted events",
+    statements: [
+      "ALTER TABLE runs ADD COLUMN end_reason TEXT",
+      "ALTER TABLE runs ADD COLUMN owner_token TEXT",
+      "ALTER TABLE runs ADD COLUMN plan TEXT",
+      "ALTER TABLE runs ADD COLUMN plan_next INTEGER NOT NULL DEFAULT 0",
+      "ALTER TABLE runs ADD COLUMN outcomes TEXT",
+      "ALTER TABLE runs ADD COLUMN node TEXT",
+      "ALTER TABLE runs ADD COLUMN lease_until INTEGER",
+      "ALTER TABLE runs ADD COLUMN cancel_requested INTEGER NOT NULL DEFAULT 0",
+      "CREATE INDEX runs_owner ON runs (owner_token)",
+      `CREATE TABLE run_events (
+        run_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      ) STRICT`,
+    ],
+  },
 ];
 
 /** The `runs` table: everything another process needs to resume or report on a run. */
@@ -69,12 +113,104 @@ export class RunRecords {
     this.#store = store;
   }
 
-  async create(record: Omit<RunRecord, "endedAt" | "report" | "pending" | "status">): Promise<void> {
+  async create(
+    record: Omit<RunRecord, "endedAt" | "report" | "pending" | "status" | "endReason" | "ownerToken" | "plan" | "planNext" | "outcomes" | "node" | "leaseUntil" | "cancelRequested"> &
+      Partial<Pick<RunRecord, "ownerToken" | "plan" | "node" | "leaseUntil">>,
+  ): Promise<void> {
     await this.#store.execute({
-      sql: `INSERT INTO runs (id, trace_id, task_id, parent_run_id, agent, plugins, task, task_grants, status, created_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?)`,
-      args: [record.id, record.traceId, record.taskId, record.parentRunId, record.agent, json(record.plugins), record.task, json(record.taskGrants), record.createdAt],
+      sql: `INSERT INTO runs (id, trace_id, task_id, parent_run_id, agent, plugins, task, task_grants, status, created_at, owner_token, plan, node, lease_until)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?)`,
+      args: [
+        record.id,
+        record.traceId,
+        record.taskId,
+        record.parentRunId,
+        record.agent,
+        json(record.plugins),
+        record.task,
+        json(record.taskGrants),
+        record.createdAt,
+        record.ownerToken ?? null,
+        json(record.plan ?? null),
+        record.node ?? null,
+        record.leaseUntil ?? null,
+      ],
     });
+  }
+
+  /** Records a plan step's outcome and moves the plan on, in one statement. */
+  async planStep(id: string, index: number, outcome: unknown): Promise<void> {
+    await this.#store.execute({
+      sql: "UPDATE runs SET plan_next = ?, outcomes = json_insert(coalesce(outcomes, '[]'), '$[#]', json(?)) WHERE id = ? AND plan_next = ?",
+      args: [index + 1, JSON.stringify(outcome), id, index],
+    });
+  }
+
+  /**
+   * Takes (or renews) the lease on run `id` for `node` until `until`: granted when nobody holds
+   * it, this node holds it, or the holder's lease has run out (the holder died). Ended runs
+   * are never leased.
+   */
+  async claim(id: string, node: string, options: { now: number; until: number }): Promise<boolean> {
+    const result = await this.#store.execute({
+      sql: "UPDATE runs SET node = ?, lease_until = ? WHERE id = ? AND status != 'ended' AND (node IS NULL OR node = ? OR lease_until IS NULL OR lease_until < ?)",
+      args: [node, options.until, id, node, options.now],
+    });
+    return result.rowsAffected === 1;
+  }
+
+  /** Takes run `id` over from node `from` (known to be gone), if it still holds it. */
+  async takeOver(id: string, options: { from: string; to: string; until: number }): Promise<boolean> {
+    const result = await this.#store.execute({
+      sql: "UPDATE runs SET node = ?, lease_until = ? WHERE id = ? AND status != 'ended' AND node = ?",
+      args: [options.to, options.until, id, options.from],
+    });
+    return result.rowsAffected === 1;
+  }
+
+  /** Renews every lease `node` holds on unfinished runs among `ids`. */
+  async renew(node: string, ids: readonly string[], until: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.#store.execute({
+      sql: `UPDATE runs SET lease_until = ? WHERE node = ? AND status != 'ended' AND id IN (${ids.map(() => "?").join(", ")})`,
+      args: [until, node, ...ids],
+    });
+  }
+
+  /** Lets go of run `id` (this node stops driving it; another may take it at once). */
+  async release(id: string, node: string): Promise<void> {
+    await this.#store.execute({ sql: "UPDATE runs SET node = NULL, lease_until = NULL WHERE id = ? AND node = ?", args: [id, node] });
+  }
+
+  async requestCancel(id: string): Promise<boolean> {
+    const result = await this.#store.execute({ sql: "UPDATE runs SET cancel_requested = 1 WHERE id = ? AND status != 'ended'", args: [id] });
+    return result.rowsAffected === 1;
+  }
+
+  /**
+   * Driven runs (those with a plan) waiting for an approval that a person has decided: those
+   * this node holds, and those whose holder's lease ran out (its node died) — they are for this
+   * node to continue. Runs without a plan are continued by whoever called them.
+   */
+  async decidedWaiting(node: string, now: number): Promise<string[]> {
+    const result = await this.#store.execute({
+      sql: `SELECT r.id FROM runs r JOIN approvals a ON a.id = json_extract(r.pending, '$.approvalId')
+            WHERE r.status = 'awaiting_approval' AND a.status != 'pending' AND r.plan IS NOT NULL
+              AND (r.node = ? OR r.node IS NULL OR r.lease_until IS NULL OR r.lease_until < ?)
+            ORDER BY r.created_at LIMIT 100`,
+      args: [node, now],
+    });
+    return result.rows.map((row) => String(row.id));
+  }
+
+  /** Ids among `ids` whose cancellation was requested (by any node). */
+  async cancelRequested(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const result = await this.#store.execute({
+      sql: `SELECT id FROM runs WHERE cancel_requested = 1 AND status != 'ended' AND id IN (${ids.map(() => "?").join(", ")})`,
+      args: [...ids],
+    });
+    return result.rows.map((row) => String(row.id));
   }
 
   async setPending(id: string, pending: PendingToolCall | null): Promise<void> {
@@ -84,10 +220,10 @@ export class RunRecords {
     });
   }
 
-  async end(id: string, report: unknown, endedAt: number): Promise<void> {
+  async end(id: string, report: unknown, endedAt: number, reason: RunEndReason = "completed"): Promise<void> {
     await this.#store.execute({
-      sql: "UPDATE runs SET status = 'ended', pending = NULL, report = ?, ended_at = ? WHERE id = ?",
-      args: [json(report), endedAt, id],
+      sql: "UPDATE runs SET status = 'ended', pending = NULL, report = ?, ended_at = ?, end_reason = ?, node = NULL, lease_until = NULL WHERE id = ?",
+      args: [json(report), endedAt, reason, id],
     });
   }
 
@@ -106,10 +242,21 @@ export class RunRecords {
       .map((row) => String(row.id));
   }
 
-  async list(options: { status?: RunStatus; limit?: number } = {}): Promise<RunRecord[]> {
-    const result = options.status
-      ? await this.#store.execute({ sql: "SELECT * FROM runs WHERE status = ? ORDER BY created_at DESC LIMIT ?", args: [options.status, options.limit ?? 100] })
-      : await this.#store.execute({ sql: "SELECT * FROM runs ORDER BY created_at DESC LIMIT ?", args: [options.limit ?? 100] });
+  async list(options: { status?: RunStatus; limit?: number; ownerToken?: string } = {}): Promise<RunRecord[]> {
+    const where: string[] = [];
+    const args: Array<string | number> = [];
+    if (options.status) {
+      where.push("status = ?");
+      args.push(options.status);
+    }
+    if (options.ownerToken !== undefined) {
+      where.push("owner_token = ?");
+      args.push(options.ownerToken);
+    }
+    const result = await this.#store.execute({
+      sql: `SELECT * FROM runs ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC LIMIT ?`,
+      args: [...args, options.limit ?? 100],
+    });
     return result.rows.map(toRecord);
   }
 }
@@ -134,5 +281,13 @@ function toRecord(row: Row): RunRecord {
     report: parse(row.report),
     createdAt: Number(row.created_at),
     endedAt: row.ended_at === null ? null : Number(row.ended_at),
+    endReason: row.end_reason === null || row.end_reason === undefined ? null : (String(row.end_reason) as RunEndReason),
+    ownerToken: row.owner_token === null || row.owner_token === undefined ? null : String(row.owner_token),
+    plan: parse(row.plan) as PlannedCall[] | null,
+    planNext: Number(row.plan_next ?? 0),
+    outcomes: (parse(row.outcomes) as unknown[] | null) ?? [],
+    node: row.node === null || row.node === undefined ? null : String(row.node),
+    leaseUntil: row.lease_until === null || row.lease_until === undefined ? null : Number(row.lease_until),
+    cancelRequested: Number(row.cancel_requested ?? 0) === 1,
   };
 }

@@ -13,7 +13,8 @@ import type { Backends } from "./backends.js";
 import type { Sandbox, SandboxPlugin } from "../sandbox/index.js";
 import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
 import { ToolExecutor } from "./executor.js";
-import type { PendingToolCall, RunRecords, RunStatus } from "./records.js";
+import type { PendingToolCall, RunEndReason, RunRecords, RunStatus } from "./records.js";
+import type { RunEventLog } from "./event-log.js";
 import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
 import type { ApprovalNeeded, RunEvent, ToolCallOutcome, ToolInfo } from "./types.js";
 
@@ -33,6 +34,8 @@ export interface RunServices {
   shellSandbox: SandboxInfo;
   /** A stored secret's value, for a host proxy on the main thread (never a worker). */
   secretValue: (name: string) => Promise<string>;
+  /** Where the run's events are persisted (for streams served by any node). */
+  events?: RunEventLog;
 }
 
 /** What is fixed when a run starts. */
@@ -49,7 +52,12 @@ export interface RunSetup {
   allowSensitive: readonly string[];
   status?: RunStatus;
   pending?: PendingToolCall | null;
+  /** The seq of the last event already stored (a run rebuilt from the store continues after it). */
+  lastEventSeq?: number;
 }
+
+/** Events a Run keeps in memory (all of them are in the store). */
+const EVENTS_KEPT = 10_000;
 
 export interface CallToolOptions {
   /** The step this call belongs to; a replay after an approval reuses its step. */
@@ -76,12 +84,14 @@ export class Run {
   #setup: RunSetup;
   #services: RunServices;
   #executor: ToolExecutor;
-  #listeners = new Set<(event: RunEvent) => void>();
+  #listeners = new Set<(event: RunEvent, seq: number) => void>();
   #status: RunStatus;
   #pending: PendingToolCall | null;
   #nextStep = 1;
   #nextCall = 1;
   #report: ReportBuilder;
+  #seq: number;
+  #cancelled = false;
 
   constructor(setup: RunSetup, services: RunServices) {
     this.id = setup.id;
@@ -92,6 +102,7 @@ export class Run {
     this.#services = services;
     this.#status = setup.status ?? "active";
     this.#pending = setup.pending ?? null;
+    this.#seq = setup.lastEventSeq ?? 0;
     this.#report = new ReportBuilder(Object.keys(setup.layers.task ?? setup.layers.agent.grants));
     this.#executor = new ToolExecutor(setup, services, {
       subject: () => this.#subject(),
@@ -110,12 +121,17 @@ export class Run {
   get pending(): PendingToolCall | null {
     return this.#pending;
   }
+  /** Cancellation was asked for: no further ToolCall starts. */
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
   /** The tools this run may call. */
   get tools(): readonly ToolInfo[] {
     return this.#setup.tools;
   }
 
-  onEvent(listener: (event: RunEvent) => void): () => void {
+  /** `seq` numbers the run's events (as stored), so a stream can resume after one. */
+  onEvent(listener: (event: RunEvent, seq: number) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
@@ -126,6 +142,7 @@ export class Run {
    */
   async callTool(name: string, input: unknown, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
     if (this.#status === "ended") throw new ConflictError("run_ended", `run ${this.id} has ended; start a new run`);
+    if (this.#cancelled) throw new ConflictError("run_cancelled", `run ${this.id} was cancelled`);
     if (this.#status === "awaiting_approval") {
       throw new ConflictError("run_awaiting_approval", `run ${this.id} waits for approval ${this.#pending?.approvalId}; decide it, then resume the run`);
     }
@@ -156,14 +173,29 @@ export class Run {
   }
 
   /** Ends the run: destroys its instances, closes their grants, stores its report. */
-  async end(): Promise<LeastPrivilegeReport> {
+  async end(reason: RunEndReason = "completed"): Promise<LeastPrivilegeReport> {
     const report = this.#report.build();
     if (this.#status === "ended") return report;
     this.#status = "ended";
     await this.#executor.releaseAll("run ended");
-    await this.#services.records.end(this.id, report, this.#services.now());
-    this.#emit({ type: "run-ended", at: this.#services.now() });
+    await this.#services.records.end(this.id, report, this.#services.now(), reason);
+    this.#emit({ type: "run-ended", reason, at: this.#services.now() });
+    await this.flushEvents();
     return report;
+  }
+
+  /**
+   * Cancels the run: no further ToolCall starts, its instances are released once the ToolCall
+   * in flight (if any) returns, and the run ends as cancelled.
+   */
+  async cancel(): Promise<LeastPrivilegeReport> {
+    this.#cancelled = true;
+    return this.end("cancelled");
+  }
+
+  /** Waits until every event so far is in the store. */
+  async flushEvents(): Promise<void> {
+    await this.#services.events?.flush().catch(() => undefined);
   }
 
   /** The least-privilege report so far. */
@@ -224,6 +256,7 @@ export class Run {
     await this.#setPending({ tool: active.qualifiedName, input, stepId: active.stepId, approvalId: approval.id, ...(toolApproved ? { toolApproved } : {}) });
     const needed: ApprovalNeeded = { id: approval.id, kind: approval.kind, tool: approval.tool, reason: approval.reason, expiresAt: approval.expiresAt };
     this.#emit({ type: "approval-required", toolCallId: active.toolCallId, approval: needed, at: this.#services.now() });
+    await this.flushEvents();
     const outcome: ToolCallOutcome = {
       id: active.toolCallId,
       tool: active.qualifiedName,
@@ -287,7 +320,10 @@ export class Run {
       if (event.ok) this.#report.used(event.capability);
       if (event.denial) this.#report.denied(event.denial);
     }
+    this.#seq++;
+    this.#services.events?.append(this.id, this.#seq, event);
     this.events.push(event);
-    for (const listener of this.#listeners) listener(event);
+    if (this.events.length > EVENTS_KEPT) this.events.splice(0, this.events.length - EVENTS_KEPT);
+    for (const listener of this.#listeners) listener(event, this.#seq);
   }
 }

@@ -51,4 +51,4 @@ export type RunEvent =
   | { type: "host-call"; toolCallId: string | undefined; call: string; capability: string; ok: boolean; denial?: Denial; at: number }
   | { type: "log"; plugin: string; level: LogLevel; message: string; dropped: number; at: number }
   | { type: "instance"; plugin: string; action: "bound" | "replaced" | "released"; reason?: string; at: number }
-  | { type: "run-ended"; at: number };
+  | { type: "run-ended"; reason?: "completed" | "cancelled" | "failed"; at: number };

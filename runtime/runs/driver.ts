@@ -1,0 +1,113 @@
+import type { RunRecords } from "./records.js";
+import type { Run } from "./run.js";
+
+export interface RunDriverOptions {
+  records: RunRecords;
+  /** This runtime node's id (leases name it). */
+  node: string;
+  /** How long a lease holds without renewal; a dead node's runs are taken over after it. */
+  leaseMs: number;
+  now: () => number;
+  /** A live run of this node, or one rebuilt from the store (the caller holds its lease). */
+  open: (id: string) => Promise<Run>;
+  /** The runs this node drives now. */
+  live: () => Iterable<Run>;
+  /** Failures of background work, for the operator. */
+  onError?: (error: unknown, runId: string) => void;
+}
+
+/**
+ * Drives runs submitted with a plan of explicit ToolCalls: runs them in order, stops when one
+ * needs a person, continues once the approval is decided (on this node, or on another when
+ * this one dies: leases in the store say who drives a run), and honours cancellation asked for
+ * on any node. A tick renews this node's leases, picks up decided approvals and cancellations.
+ */
+export class RunDriver {
+  readonly #options: RunDriverOptions;
+  #driving = new Map<string, Promise<void>>();
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | undefined;
+
+  constructor(options: RunDriverOptions) {
+    this.#options = options;
+  }
+
+  /** Starts the background tick (lease renewal, decided approvals, cancellations). */
+  start(): void {
+    const every = Math.max(50, Math.min(1000, Math.floor(this.#options.leaseMs / 3)));
+    this.#timer = setInterval(() => {
+      this.#ticking ??= this.tick()
+        .catch((error: unknown) => this.#options.onError?.(error, "*"))
+        .finally(() => (this.#ticking = undefined));
+    }, every);
+    this.#timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#ticking;
+    await Promise.allSettled(this.#driving.values());
+  }
+
+  /** Drives `run` from where its record stands until it ends or waits; one drive per run at a time. */
+  drive(run: Run): Promise<void> {
+    const current = this.#driving.get(run.id);
+    if (current) return current.then(() => this.drive(run));
+    const driving = this.#drive(run).finally(() => this.#driving.delete(run.id));
+    this.#driving.set(run.id, driving);
+    return driving;
+  }
+
+  /** Continues run `id` if this node may drive it now (it holds or can take its lease). */
+  async continue(id: string): Promise<boolean> {
+    const { records, node, now, leaseMs } = this.#options;
+    if (!(await records.claim(id, node, { now: now(), until: now() + leaseMs }))) return false;
+    const run = await this.#options.open(id);
+    await this.drive(run);
+    return true;
+  }
+
+  /** Asks for run `id` to be cancelled: at once when this node drives it, else by its driver's next tick. */
+  async cancel(id: string): Promise<boolean> {
+    const asked = await this.#options.records.requestCancel(id);
+    for (const run of this.#options.live()) if (run.id === id) await run.cancel();
+    return asked;
+  }
+
+  /** One round of background work; public so tests can step it. */
+  async tick(): Promise<void> {
+    const { records, node, now, leaseMs } = this.#options;
+    const live = [...this.#options.live()].filter((r) => !r.ended);
+    const ids = live.map((r) => r.id);
+    await records.renew(node, ids, now() + leaseMs);
+    for (const id of await records.cancelRequested(ids)) await live.find((r) => r.id === id)?.cancel();
+    for (const id of await records.decidedWaiting(node, now())) {
+      if (this.#driving.has(id)) continue;
+      await this.continue(id).catch((error: unknown) => this.#options.onError?.(error, id));
+    }
+  }
+
+  async #drive(run: Run): Promise<void> {
+    const { records } = this.#options;
+    const record = await records.get(run.id);
+    if (!record || record.status === "ended" || run.ended) return;
+    const plan = record.plan ?? [];
+    let next = record.planNext;
+    if (run.status === "awaiting_approval") {
+      const outcome = await run.resume();
+      if (!outcome || outcome.status === "approval_required") return;
+      if (record.plan) await records.planStep(run.id, next, outcome);
+      next++;
+    }
+    if (!record.plan) return;
+    for (let i = next; i < plan.length; i++) {
+      if (run.cancelled || run.ended) return;
+      const call = plan[i]!;
+      const outcome = await run.callTool(call.name, call.input, record.task ? { context: record.task } : {});
+      if (outcome.status === "approval_required") return;
+      await records.planStep(run.id, i, outcome);
+    }
+    if (!run.ended) await run.end("completed");
+  }
+}
