@@ -1,6 +1,7 @@
 import { componentWit } from "@bytecodealliance/jco";
 import { PluginError } from "../errors.js";
 import { readVerifiedBlob, type PluginArtifact } from "./artifact.js";
+import { EXTISM_KERNEL, EXTISM_USER, extismHostFunction, KERNEL_LOG, KERNEL_OFF, KERNEL_SERVED } from "./extism-abi.js";
 
 /** The host package version this runtime serves. */
 export const HOST_VERSION = "0.1.0";
@@ -68,11 +69,20 @@ export function importProblems(imports: readonly string[], capabilities: readonl
 }
 
 /**
- * Reads the component's real imports from its binary and refuses the plugin when they are not
- * covered by what its manifest declares. The component is checked against its recorded hash
- * first, so what is read is what was built.
+ * Reads the plugin's real imports from its binary and refuses the plugin when they are not
+ * covered by what its manifest declares, whatever its format. The blob is checked against its
+ * recorded hash first, so what is read is what was built. Returns the imports' names.
+ */
+export async function verifyPluginImports(artifact: PluginArtifact): Promise<string[]> {
+  return artifact.format === "extism" ? verifyExtismImports(artifact) : verifyComponentImports(artifact);
+}
+
+/**
+ * The component check. Kept for callers that predate Extism plugins: an Extism artifact is
+ * handed to its own check, never read as a component.
  */
 export async function verifyComponentImports(artifact: PluginArtifact): Promise<string[]> {
+  if (artifact.format === "extism") return verifyExtismImports(artifact);
   const bytes = await readVerifiedBlob(artifact);
   let wit: unknown = componentWit(bytes);
   if (wit instanceof Promise) wit = await wit;
@@ -82,4 +92,63 @@ export async function verifyComponentImports(artifact: PluginArtifact): Promise<
     throw new PluginError("imports_not_declared", `plugin ${artifact.manifest.name}: its component imports what its manifest does not declare:\n  ${problems.join("\n  ")}`);
   }
   return imports;
+}
+
+/** An Extism plugin's core module: its imports (`module.name`) and the exports it must have. */
+async function verifyExtismImports(artifact: PluginArtifact): Promise<string[]> {
+  const bytes = await readVerifiedBlob(artifact);
+  let module: WebAssembly.Module;
+  try {
+    module = await WebAssembly.compile(new Uint8Array(bytes));
+  } catch (cause) {
+    throw new PluginError("invalid_module", `plugin ${artifact.manifest.name}: plugin.wasm is not a valid WebAssembly core module: ${(cause as Error).message}`, { cause });
+  }
+  const problems = [...extismImportProblems(WebAssembly.Module.imports(module), artifact.manifest.capabilities), ...extismExportProblems(WebAssembly.Module.exports(module))];
+  if (problems.length > 0) {
+    throw new PluginError("imports_not_declared", `plugin ${artifact.manifest.name}: its Extism module imports what its manifest does not declare, or lacks what the format needs:\n  ${problems.join("\n  ")}`);
+  }
+  return WebAssembly.Module.imports(module).map((i) => `${i.module}.${i.name}`);
+}
+
+/**
+ * Why an Extism module's imports are refused, one problem per import; empty when none is.
+ * Only served kernel functions and `clawhive:host` functions (covered by `capabilities`, the
+ * same rule as a component's interfaces) may be imported: WASI, Extism's own HTTP and config,
+ * and anything else would reach past the policy.
+ */
+export function extismImportProblems(imports: readonly WebAssembly.ModuleImportDescriptor[], capabilities: readonly string[]): string[] {
+  const problems: string[] = [];
+  for (const { module, name, kind } of imports) {
+    const label = `${module}.${name}`;
+    if (module === EXTISM_KERNEL || module === EXTISM_USER) {
+      if (kind !== "function") {
+        problems.push(`${label}: only functions are imported from ${module}`);
+        continue;
+      }
+    }
+    if (module === EXTISM_KERNEL) {
+      if (Object.hasOwn(KERNEL_OFF, name)) problems.push(`${label}: ${KERNEL_OFF[name]}`);
+      else if (Object.hasOwn(KERNEL_LOG, name)) {
+        if (!capabilities.includes("log")) problems.push(`${label}: served by the log proxy; needs log declared in plugin.json`);
+      } else if (!KERNEL_SERVED.has(name)) problems.push(`${label}: not an Extism kernel function this runtime serves`);
+    } else if (module === EXTISM_USER) {
+      const host = extismHostFunction(name);
+      if (!host) problems.push(`${label}: not a clawhive host function (expected <interface>_<function>, e.g. fs_read)`);
+      else problems.push(...importProblems([`clawhive:host/${host.iface}@${HOST_VERSION}`], capabilities).map((p) => `${label}: ${p.slice(p.indexOf(": ") + 2)}`));
+    } else if (/^wasi/.test(module)) {
+      problems.push(`${label}: WASI is switched off for Extism plugins (files and network arrive only through clawhive host functions)`);
+    } else {
+      problems.push(`${label}: outside the plugin contract (only ${EXTISM_KERNEL} and ${EXTISM_USER} may be imported)`);
+    }
+  }
+  return problems;
+}
+
+/** An Extism plugin exports its memory and the `describe` and `call` functions. */
+export function extismExportProblems(exports: readonly WebAssembly.ModuleExportDescriptor[]): string[] {
+  const problems: string[] = [];
+  for (const [name, kind] of [["describe", "function"], ["call", "function"], ["memory", "memory"]] as const) {
+    if (!exports.some((e) => e.name === name && e.kind === kind)) problems.push(`export ${name}: missing (an Extism plugin exports ${kind === "memory" ? "its memory" : `a ${name} function`})`);
+  }
+  return problems;
 }

@@ -1,4 +1,4 @@
-import { readdir, stat } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -10,7 +10,11 @@ export function defaultBuildCacheDir(): string {
   return process.env.CLAWHIVE_BUILD_CACHE ?? join(PROJECT_ROOT, ".clawhive", "build");
 }
 
-/** First-party plugin folders (those with a plugin.json), and optionally the test and bench plugins. */
+/**
+ * First-party plugin folders built from source (those with a plugin.json), and optionally the
+ * test and bench plugins. Extism plugins are left out: they are built by their own toolchain
+ * (the test probe by test/helpers/extism-probe.ts) and installed as a package.
+ */
 export async function pluginSourceDirs(options: { includeTests?: boolean } = {}): Promise<string[]> {
   const roots = [join(PROJECT_ROOT, "plugins")];
   if (options.includeTests) roots.push(join(PROJECT_ROOT, "test", "plugins"), join(PROJECT_ROOT, "bench", "plugins"));
@@ -24,15 +28,25 @@ export async function pluginSourceDirs(options: { includeTests?: boolean } = {})
     }
     for (const name of names.sort()) {
       const dir = join(root, name);
+      let manifest: string;
       try {
-        await stat(join(dir, "plugin.json"));
-        dirs.push(dir);
+        manifest = await readFile(join(dir, "plugin.json"), "utf8");
       } catch {
-        // not a plugin folder (e.g. the SDK, or a test's own files)
+        continue; // not a plugin folder (e.g. the SDK, or a test's own files)
       }
+      if (!isExtism(manifest)) dirs.push(dir);
     }
   }
   return dirs;
+}
+
+/** A manifest that is not JSON is left to the builder, which names the problem. */
+function isExtism(manifest: string): boolean {
+  try {
+    return (JSON.parse(manifest) as { format?: unknown }).format === "extism";
+  } catch {
+    return false;
+  }
 }
 
 /** The folder of one first-party plugin by name. */

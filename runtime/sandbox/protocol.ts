@@ -14,8 +14,16 @@ export interface WorkerInit {
 export type HostRequest = [number, string, string, unknown[]];
 export type HostResponse = { ok: true; value: unknown } | { ok: false; error: unknown };
 
+/** What an Extism plugin's instances need beyond the module: plugin.json's defaults and the kernel budget. */
+export interface ExtismLoad {
+  capabilities: string[];
+  risks: Record<string, "safe" | "guarded" | "unsafe">;
+  /** Most bytes of Extism kernel blocks one guest call may hold. */
+  kernelBytes: number;
+}
+
 export type WorkerTask =
-  | { type: "load"; pluginKey: string; format: "component" | "extism"; glue?: string; modules: Record<string, WebAssembly.Module> }
+  | { type: "load"; pluginKey: string; format: "component" | "extism"; glue?: string; modules: Record<string, WebAssembly.Module>; extism?: ExtismLoad }
   | { type: "create"; instanceId: number; pluginKey: string }
   | { type: "call"; instanceId: number; method: "describe" | "call"; args: unknown[] }
   | { type: "destroy"; instanceId: number }

@@ -3,7 +3,7 @@ import { SandboxError } from "../errors.js";
 import { readVerifiedFiles, type PluginArtifact } from "../plugins/artifact.js";
 import { capMemory, readMemoryLimits } from "../plugins/memory-cap.js";
 import { Instance, type InstanceHost } from "./instance.js";
-import type { HostRequest, HostResponse } from "./protocol.js";
+import type { ExtismLoad, HostRequest, HostResponse, WorkerTask } from "./protocol.js";
 import type { Binding, SandboxEvent, SandboxOptions, SandboxPlugin, ToolDescriptor } from "./types.js";
 import { WorkerHandle } from "./worker-handle.js";
 
@@ -205,8 +205,10 @@ export class Sandbox {
   #ensureLoaded(worker: WorkerHandle, plugin: SandboxPlugin): Promise<void> {
     let loading = worker.loads.get(plugin.key);
     if (!loading) {
+      const task: Extract<WorkerTask, { type: "load" }> = { type: "load", pluginKey: plugin.key, format: plugin.format, ...(plugin.glue === undefined ? {} : { glue: plugin.glue }), modules: { ...plugin.modules } };
+      if (plugin.format === "extism") task.extism = this.#extismLoad(plugin);
       loading = worker
-        .run({ type: "load", pluginKey: plugin.key, format: plugin.format, ...(plugin.glue === undefined ? {} : { glue: plugin.glue }), modules: { ...plugin.modules } }, { lane: "call", timeoutMs: 30_000 })
+        .run(task, { lane: "call", timeoutMs: 30_000 })
         .then((reply) => {
           if (!reply.ok) throw new SandboxError("load_failed", `plugin ${plugin.manifest.name} could not be loaded into a worker`);
         });
@@ -214,6 +216,16 @@ export class Sandbox {
       worker.loads.set(plugin.key, loading);
     }
     return loading;
+  }
+
+  /**
+   * An Extism plugin's describe defaults, and its kernel budget: the SDK keeps kernel blocks
+   * outside wasm memory, so they get a cap of their own, the same size as the memory cap.
+   */
+  #extismLoad(plugin: SandboxPlugin): ExtismLoad {
+    const { capabilities, tools } = plugin.manifest;
+    const risks = Object.fromEntries(Object.entries(tools).map(([name, tool]) => [name, tool.risk]));
+    return { capabilities: [...capabilities], risks, kernelBytes: this.options.memoryMaxMb * 1024 * 1024 };
   }
 
   #pickWorker(avoid?: WorkerHandle): WorkerHandle {

@@ -6,7 +6,8 @@
  */
 import { workerData } from "node:worker_threads";
 import { Channel } from "./channel.js";
-import type { GuestFailure, HostResponse, WorkerInit, WorkerReply, WorkerTask } from "./protocol.js";
+import type { ExtismGuest } from "./extism-guest.js";
+import type { ExtismLoad, GuestFailure, HostResponse, WorkerInit, WorkerReply, WorkerTask } from "./protocol.js";
 
 type Instantiate = (
   getCoreModule: (name: string) => WebAssembly.Module,
@@ -21,8 +22,17 @@ interface GuestExports {
 const init = workerData as WorkerInit;
 const hostChannel = new Channel(init.hostBuffer, init.hostPort);
 const taskChannel = new Channel(init.taskBuffer, init.taskPort);
-const plugins = new Map<string, { instantiate: Instantiate; modules: Record<string, WebAssembly.Module> }>();
+const plugins = new Map<string, { instantiate: Instantiate; modules: Record<string, WebAssembly.Module> } | ExtismPlugin>();
 const instances = new Map<number, { guest: GuestExports; memories: WebAssembly.Memory[] }>();
+/** Extism instances, apart so a component call's lookup stays what it was. */
+const extismInstances = new Map<number, ExtismGuest>();
+
+interface ExtismPlugin {
+  extism: ExtismLoad;
+  module: WebAssembly.Module;
+}
+/** Loaded on the first Extism plugin only: a worker serving components never pays for the SDK. */
+let extismRuntime: Promise<typeof import("./extism-guest.js")> | undefined;
 const HOST_IMPORT = /^clawhive:host\/([a-z][a-z0-9-]*)(?:@0\.\d+\.\d+)?$/;
 
 /** The import object of one instance: every host function is a bridge call tagged with its id. */
@@ -68,8 +78,9 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
   switch (task.type) {
     case "ping":
       // A health probe that also lets tests check what a worker can see of its process.
-      return done({ ok: true, value: { envKeys: Object.keys(process.env).length, instances: instances.size } });
+      return done({ ok: true, value: { envKeys: Object.keys(process.env).length, instances: instances.size + extismInstances.size } });
     case "load": {
+      if (task.format === "extism") return done(await loadExtism(task));
       if (task.format !== "component" || task.glue === undefined) return done({ ok: false, failure: { kind: "trap", message: `format ${task.format} is not supported` } });
       const url = `data:text/javascript;base64,${Buffer.from(task.glue).toString("base64")}`;
       const glue = (await import(url)) as { instantiate: Instantiate };
@@ -79,6 +90,7 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
     case "create": {
       const plugin = plugins.get(task.pluginKey);
       if (!plugin) return done({ ok: false, failure: { kind: "trap", message: `plugin ${task.pluginKey} not loaded` } });
+      if ("extism" in plugin) return done(await createExtism(task.instanceId, plugin));
       const memories: WebAssembly.Memory[] = [];
       try {
         const exports = plugin.instantiate(
@@ -104,9 +116,13 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
     }
     case "destroy":
       instances.delete(task.instanceId);
+      extismInstances.delete(task.instanceId);
       return done({ ok: true, value: null });
-    case "call":
+    case "call": {
+      const extism = extismInstances.get(task.instanceId);
+      if (extism) return done(await callExtism(task.instanceId, extism, task.method, task.args));
       return done(callGuest(task.instanceId, task.method, task.args));
+    }
   }
 }
 
@@ -129,6 +145,48 @@ function callGuest(instanceId: number, method: "describe" | "call", args: unknow
     return { ok: false, failure: { kind: "trap", message: describeError(error), memoryBytes } };
   }
 }
+
+async function loadExtism(task: Extract<WorkerTask, { type: "load" }>): Promise<Outcome> {
+  const modules = Object.values(task.modules);
+  if (modules.length !== 1 || !task.extism) return { ok: false, failure: { kind: "trap", message: "an Extism plugin is one core module with its defaults" } };
+  extismRuntime ??= import("./extism-guest.js");
+  await extismRuntime;
+  plugins.set(task.pluginKey, { extism: task.extism, module: modules[0]! });
+  return { ok: true, value: null };
+}
+
+async function createExtism(instanceId: number, plugin: ExtismPlugin): Promise<Outcome> {
+  try {
+    const { ExtismGuest } = await extismRuntime!;
+    const guest = await ExtismGuest.create(plugin.module, {
+      ...plugin.extism,
+      hostCall: (iface, fn, args) => hostChannel.requestSync([instanceId, iface, fn, args]) as HostResponse,
+    });
+    extismInstances.set(instanceId, guest);
+    return { ok: true, value: null };
+  } catch (error) {
+    return { ok: false, failure: { kind: "trap", message: describeError(error) } };
+  }
+}
+
+/** The same reply shapes as a component's call: tool error, trap (instance dropped), oversized result. */
+async function callExtism(instanceId: number, guest: ExtismGuest, method: "describe" | "call", args: unknown[]): Promise<Outcome> {
+  let outcome: Awaited<ReturnType<ExtismGuest["describe"] | ExtismGuest["call"]>>;
+  try {
+    outcome = method === "describe" ? await guest.describe() : await guest.call(String(args[0]), String(args[1]));
+  } catch (error) {
+    extismInstances.delete(instanceId);
+    const kernelBytes = (error as { memoryBytes?: unknown }).memoryBytes;
+    const memoryBytes = Math.max(guest.memoryBytes, typeof kernelBytes === "number" ? kernelBytes : 0);
+    return { ok: false, failure: { kind: "trap", message: describeError(error), memoryBytes } };
+  }
+  if (!outcome.ok) return { ok: false, failure: { kind: "tool-error", payload: outcome.error } };
+  const bytes = typeof outcome.value === "string" ? Buffer.byteLength(outcome.value) : 0;
+  if (bytes > init.maxResultBytes) return { ok: false, failure: { kind: "result-too-large", bytes } };
+  return { ok: true, value: outcome.value };
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; failure: GuestFailure };
 
 function describeError(error: unknown): string {
   if (error instanceof Error) return `${error.name}: ${error.message}`;

@@ -3,7 +3,7 @@ import { toolRisk } from "../../policy/engine.js";
 import type { Sandbox, SandboxPlugin, ToolDescriptor } from "../../sandbox/index.js";
 import type { PluginArtifact } from "../artifact.js";
 import { compilePlugin } from "../compile.js";
-import { verifyComponentImports } from "../imports.js";
+import { verifyPluginImports } from "../imports.js";
 import type { PluginManifest } from "../manifest.js";
 import { permissionDiff, type PermissionDiff } from "./diff.js";
 import { readPackage, type PluginPackage, type ReadPackageOptions } from "./package.js";
@@ -155,7 +155,7 @@ export class UpgradeNeedsAcceptance extends ConflictError {
 }
 
 async function verifyImports(artifact: PluginArtifact): Promise<void> {
-  if (artifact.format === "component") await verifyComponentImports(artifact);
+  await verifyPluginImports(artifact);
 }
 
 /** Tool descriptors checked against the manifest: declared names, JSON Schemas, capabilities ⊆ manifest. */

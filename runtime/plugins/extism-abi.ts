@@ -1,0 +1,101 @@
+/**
+ * The Extism plugin format as clawhive serves it (docs/extism.md): which kernel functions of
+ * `extism:host/env` are served, which are switched off, and how the `clawhive:host` functions
+ * are named in `extism:host/user`. Shared by the install-time import check and the worker, so
+ * the two never disagree. Plain data and pure functions only: the worker imports this.
+ */
+
+export const EXTISM_KERNEL = "extism:host/env";
+export const EXTISM_USER = "extism:host/user";
+
+/**
+ * Kernel functions served as the SDK serves them: memory blocks, input/output, error, vars.
+ * Blocks are capped per guest call and released after it; vars are kept per instance, within
+ * 1 MiB (see ExtismGuest).
+ */
+export const KERNEL_SERVED: ReadonlySet<string> = new Set([
+  "alloc",
+  "free",
+  "length",
+  "length_unsafe",
+  "load_u8",
+  "load_u64",
+  "store_u8",
+  "store_u64",
+  "input_offset",
+  "input_length",
+  "input_load_u8",
+  "input_load_u64",
+  "output_set",
+  "error_set",
+  "var_get",
+  "var_set",
+]);
+
+/** Kernel log functions: served by the clawhive log proxy (policy, audit, rate limit) at this level. */
+export const KERNEL_LOG: Readonly<Record<string, "debug" | "info" | "warn" | "error">> = {
+  log_debug: "debug",
+  log_info: "info",
+  log_warn: "warn",
+  log_error: "error",
+};
+
+/**
+ * Extism's own channels, switched off: each would reach the network or the host's settings
+ * without passing the policy. Refused at install; trapping at run time if a module gets that far.
+ */
+export const KERNEL_OFF: Readonly<Record<string, string>> = {
+  http_request: "Extism's own HTTP is switched off; call http_fetch (extism:host/user) under the http.fetch capability",
+  http_status_code: "Extism's own HTTP is switched off; call http_fetch (extism:host/user) under the http.fetch capability",
+  http_headers: "Extism's own HTTP is switched off; call http_fetch (extism:host/user) under the http.fetch capability",
+  config_get: "Extism config is not provided; take settings as tool arguments or from kv",
+};
+
+/**
+ * Every `clawhive:host@0.1.0` function, by interface, with its WIT name. Checked against
+ * wit/host/*.wit by test/plugins/build/extism-imports.test.ts.
+ */
+export const HOST_FUNCTIONS: Readonly<Record<string, readonly string[]>> = {
+  fs: ["mounts", "read", "write", "list-dir", "stat", "remove", "mkdir"],
+  log: ["write"],
+  shell: ["exec"],
+  http: ["fetch"],
+  gmail: ["list-messages", "get-message", "get-thread"],
+  calendar: ["list-calendars", "list-events", "add-event"],
+  kv: ["get", "set", "delete", "list-keys"],
+};
+
+/**
+ * Where a host function's parameters hold a `u64`: JSON has only numbers, the proxies take
+ * bigints (as jco passes them). Paths are [parameter index, field, ...]. Checked against the WIT.
+ */
+export const U64_PARAMS: Readonly<Record<string, ReadonlyArray<ReadonlyArray<number | string>>>> = {
+  "http.fetch": [[0, "maxBytes"]],
+};
+
+export interface ExtismHostFunction {
+  /** Interface, e.g. `fs`. */
+  iface: string;
+  /** The bridge's name for the function (camelCase, as jco gives it), e.g. `listDir`. */
+  fn: string;
+  /** The WIT name, e.g. `list-dir`. */
+  wit: string;
+}
+
+/** `fs_list_dir` → `{iface: "fs", fn: "listDir", wit: "list-dir"}`; undefined when no such function. */
+export function extismHostFunction(name: string): ExtismHostFunction | undefined {
+  // snake_case only: `fs_list-dir` must not pass as `list-dir`, so each function has one name.
+  if (!/^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$/.test(name)) return undefined;
+  const at = name.indexOf("_");
+  if (at <= 0) return undefined;
+  const iface = name.slice(0, at);
+  const wit = name.slice(at + 1).replaceAll("_", "-");
+  const functions = Object.hasOwn(HOST_FUNCTIONS, iface) ? HOST_FUNCTIONS[iface]! : undefined;
+  if (!functions?.includes(wit)) return undefined;
+  return { iface, fn: wit.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase()), wit };
+}
+
+/** The Extism name of a WIT host function: `fs`, `list-dir` → `fs_list_dir`. */
+export function extismName(iface: string, wit: string): string {
+  return `${iface}_${wit.replaceAll("-", "_")}`;
+}

@@ -1,0 +1,240 @@
+/**
+ * One Extism plugin instance inside a sandbox worker (the worker side of docs/extism.md).
+ *
+ * The Extism JS SDK runs in this worker, on its thread (`runInWorker: false`), so our deadline
+ * (the worker is killed) and our memory cap (the module's memory maximum, rewritten at load)
+ * hold. Its own channels are off: no WASI (so no files), no allowed hosts or paths, no config,
+ * a `fetch` that refuses; the kernel functions that would open them trap. The SDK keeps kernel
+ * memory blocks outside wasm memory and never bounds them, so every block a guest call makes
+ * is counted against a budget, and all are released after each call (`reset`, which also keeps
+ * the SDK's 16-bit block index from running out after ~16k calls). Vars are kept here, copied
+ * out of their blocks, within Extism's own 1 MiB limit.
+ */
+import createPlugin, { type CallContext, type ExtismPluginOptions, type Plugin } from "@extism/extism";
+import { EXTISM_KERNEL, EXTISM_USER, extismHostFunction, KERNEL_LOG, KERNEL_OFF, U64_PARAMS } from "../plugins/extism-abi.js";
+import { argsFromJson, callInput, parseCallOutput, parseDescribe, toJson, type CallOutcome, type ExtismToolDefaults, type ToolErrorPayload } from "./extism-shapes.js";
+import type { HostResponse } from "./protocol.js";
+import type { ToolDescriptor } from "./types.js";
+
+const TARGET = "main";
+/** One namespace of functions, as the SDK takes them. */
+type Functions = NonNullable<ExtismPluginOptions["functions"]>[string];
+/** Blocks one guest call may allocate: the SDK's index has 16 bits and never reuses a slot. */
+const MAX_BLOCKS_PER_CALL = 32_768;
+/** Bytes of Extism vars (keys and values) an instance may keep, Extism's own default limit. */
+export const MAX_VAR_BYTES = 1 << 20;
+
+export interface ExtismGuestOptions extends ExtismToolDefaults {
+  /** Makes a host call on the main thread (a blocking bridge round trip). */
+  hostCall: (iface: string, fn: string, args: unknown[]) => HostResponse;
+  /** Most bytes of kernel blocks (input, allocations, host results) one guest call may hold. */
+  kernelBytes: number;
+}
+
+/** The guest broke a limit of the kernel: the call traps, the instance is dropped. */
+export class ExtismKernelError extends Error {
+  /** Set when the limit was the kernel memory budget: the bytes the guest asked to hold. */
+  readonly memoryBytes: number | undefined;
+  constructor(message: string, memoryBytes?: number) {
+    super(message);
+    this.name = "ExtismKernelError";
+    this.memoryBytes = memoryBytes;
+  }
+}
+
+interface CallState {
+  bytes: number;
+  blocks: number;
+  error: string | undefined;
+  /**
+   * Extism vars, kept here rather than by the SDK: its vars point at blocks that are released
+   * after every call, and its map of names grows without bound.
+   */
+  vars: Map<string, Uint8Array>;
+  varBytes: number;
+}
+
+export class ExtismGuest {
+  readonly #plugin: Plugin;
+  readonly #memory: WebAssembly.Memory | undefined;
+  readonly #options: ExtismGuestOptions;
+  readonly #state: CallState;
+
+  private constructor(plugin: Plugin, memory: WebAssembly.Memory | undefined, options: ExtismGuestOptions, state: CallState) {
+    this.#plugin = plugin;
+    this.#memory = memory;
+    this.#options = options;
+    this.#state = state;
+  }
+
+  static async create(module: WebAssembly.Module, options: ExtismGuestOptions): Promise<ExtismGuest> {
+    const state: CallState = { bytes: 0, blocks: 0, error: undefined, vars: new Map(), varBytes: 0 };
+    const plugin = await createPlugin(
+      { wasm: [{ module, name: TARGET }], config: {} },
+      {
+        runInWorker: false,
+        useWasi: false,
+        allowedHosts: [],
+        allowedPaths: {},
+        config: {},
+        enableWasiOutput: false,
+        fetch: refuseFetch,
+        logger: silentLogger,
+        functions: { [EXTISM_KERNEL]: kernelFunctions(state, options), [EXTISM_USER]: hostFunctions(module, state, options) },
+      },
+    );
+    const memory = (await plugin.getInstance(TARGET)).exports.memory;
+    return new ExtismGuest(plugin, memory instanceof WebAssembly.Memory ? memory : undefined, options, state);
+  }
+
+  /** The wasm memory's size, to tell a memory-cap trap from others. */
+  get memoryBytes(): number {
+    return this.#memory?.buffer.byteLength ?? 0;
+  }
+
+  /** Throws only on a trap (the instance is then unusable); a bad shape is a tool error. */
+  async describe(): Promise<{ ok: true; value: ToolDescriptor[] } | { ok: false; error: ToolErrorPayload }> {
+    const { error, output } = await this.#invoke("describe", undefined);
+    if (error !== undefined) return { ok: false, error: { tag: "failed", val: `describe: ${error}` } };
+    try {
+      return { ok: true, value: parseDescribe(output ?? "", this.#options) };
+    } catch (cause) {
+      return { ok: false, error: { tag: "failed", val: (cause as Error).message } };
+    }
+  }
+
+  /** Calls tool `name` with JSON `input`. Throws only on a trap. */
+  async call(name: string, input: string): Promise<CallOutcome> {
+    const request = callInput(name, input);
+    if (request === undefined) return { ok: false, error: { tag: "invalid-input", val: "the tool input is not JSON" } };
+    const { error, output } = await this.#invoke("call", request);
+    if (error !== undefined) return { ok: false, error: { tag: "failed", val: error } };
+    return parseCallOutput(output);
+  }
+
+  async #invoke(fn: "describe" | "call", input: string | undefined): Promise<{ error: string | undefined; output: string | undefined }> {
+    const state = this.#state;
+    state.bytes = input === undefined ? 0 : Buffer.byteLength(input);
+    state.blocks = 0;
+    state.error = undefined;
+    if (state.bytes > this.#options.kernelBytes) throw new ExtismKernelError("the input is larger than the kernel memory budget", state.bytes);
+    try {
+      // A string, never a Uint8Array: the SDK would keep a view's whole (pooled) buffer.
+      const output = await this.#plugin.call([TARGET, fn], input);
+      return { error: state.error, output: output === null ? undefined : output.text() };
+    } finally {
+      // Releases every block of the call; reset refuses only while a call is active.
+      await this.#plugin.reset();
+    }
+  }
+}
+
+/** Kernel functions replaced (the SDK merges these over its own): the budget, the error, the channels. */
+function kernelFunctions(state: CallState, options: ExtismGuestOptions): Functions {
+  const functions: Functions = {
+    alloc: (ctx: CallContext, n: bigint) => {
+      charge(state, options, BigInt.asUintN(64, n));
+      return ctx.alloc(n);
+    },
+    // Kept here rather than in the SDK's stack so an error is seen even with no output.
+    error_set: (ctx: CallContext, addr: bigint) => {
+      const block = ctx.read(addr);
+      if (block === null) throw new ExtismKernelError("error_set: no block at that address");
+      state.error = block.text();
+    },
+    ...varFunctions(state, options),
+  };
+  for (const [name, level] of Object.entries(KERNEL_LOG)) {
+    functions[name] = (ctx: CallContext, addr: bigint) => {
+      const text = ctx.read(addr)?.text();
+      // The log proxy decides (policy, rate, size) and audits; a refusal is not the guest's concern.
+      if (text !== undefined) options.hostCall("log", "write", [level, text]);
+    };
+  }
+  for (const [name, reason] of Object.entries(KERNEL_OFF)) {
+    functions[name] = () => {
+      throw new ExtismKernelError(`${EXTISM_KERNEL}.${name}: ${reason}`);
+    };
+  }
+  return functions;
+}
+
+/** `var_get`/`var_set` over the instance's own copies (see CallState.vars). */
+function varFunctions(state: CallState, options: ExtismGuestOptions): Functions {
+  return {
+    var_get: (ctx: CallContext, keyAddr: bigint): bigint => {
+      const value = state.vars.get(readText(ctx, keyAddr, "var_get"));
+      if (value === undefined) return 0n;
+      charge(state, options, BigInt(value.byteLength));
+      return ctx.store(value.slice());
+    },
+    var_set: (ctx: CallContext, keyAddr: bigint, valueAddr: bigint): void => {
+      const key = readText(ctx, keyAddr, "var_set");
+      const old = state.vars.get(key);
+      const value = valueAddr === 0n ? undefined : ctx.read(valueAddr)?.bytes().slice();
+      if (valueAddr !== 0n && value === undefined) throw new ExtismKernelError("var_set: no block at the value's address");
+      const bytes = state.varBytes - (old === undefined ? 0 : Buffer.byteLength(key) + old.byteLength) + (value === undefined ? 0 : Buffer.byteLength(key) + value.byteLength);
+      if (bytes > MAX_VAR_BYTES) throw new ExtismKernelError(`Extism vars: ${bytes} bytes would exceed the limit of ${MAX_VAR_BYTES}`);
+      if (value === undefined) state.vars.delete(key);
+      else state.vars.set(key, value);
+      state.varBytes = bytes;
+    },
+  };
+}
+
+/**
+ * The module's `extism:host/user` imports that are clawhive host functions, each a bridge call:
+ * JSON parameters in, `{"ok"}`/`{"error"}` out. Other names are left unprovided, so the module
+ * fails to instantiate, naming the import.
+ */
+function hostFunctions(module: WebAssembly.Module, state: CallState, options: ExtismGuestOptions): Functions {
+  const functions: Functions = {};
+  for (const { module: namespace, name, kind } of WebAssembly.Module.imports(module)) {
+    if (namespace !== EXTISM_USER || kind !== "function") continue;
+    const host = extismHostFunction(name);
+    if (!host) continue;
+    const u64 = U64_PARAMS[`${host.iface}.${host.fn}`] ?? [];
+    functions[name] = (ctx: CallContext, offset: bigint): bigint => {
+      const text = ctx.read(offset)?.text();
+      let response: HostResponse;
+      let args: unknown;
+      try {
+        args = text === undefined ? undefined : JSON.parse(text);
+      } catch {
+        args = undefined;
+      }
+      if (!Array.isArray(args)) {
+        response = { ok: false, error: { tag: "invalid-input", val: `${name}: expected the offset of a JSON array of the function's parameters` } };
+      } else {
+        response = options.hostCall(host.iface, host.fn, argsFromJson(args, u64));
+      }
+      const out = JSON.stringify(response.ok ? { ok: toJson(response.value) } : { error: toJson(response.error) });
+      charge(state, options, BigInt(Buffer.byteLength(out)));
+      return ctx.store(out);
+    };
+  }
+  return functions;
+}
+
+function readText(ctx: CallContext, addr: bigint, fn: string): string {
+  const block = ctx.read(addr);
+  if (block === null) throw new ExtismKernelError(`${fn}: no block at that address`);
+  return block.text();
+}
+
+function charge(state: CallState, options: ExtismGuestOptions, bytes: bigint): void {
+  const total = BigInt(state.bytes) + bytes;
+  if (total > BigInt(options.kernelBytes)) {
+    const wanted = total > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(total);
+    throw new ExtismKernelError(`Extism kernel memory: the call would hold ${wanted} bytes of blocks, over its budget of ${options.kernelBytes}`, wanted);
+  }
+  if (++state.blocks > MAX_BLOCKS_PER_CALL) throw new ExtismKernelError(`Extism kernel memory: more than ${MAX_BLOCKS_PER_CALL} blocks in one call`);
+  state.bytes = Number(total);
+}
+
+function refuseFetch(): Promise<Response> {
+  return Promise.reject(new Error("network access is switched off for Extism plugins"));
+}
+
+const silent = (): void => {};
+const silentLogger = { info: silent, debug: silent, warn: silent, error: silent, log: silent, trace: silent } as unknown as Console;
