@@ -53,7 +53,8 @@ async function main(argv: string[]): Promise<number> {
     console.error(`clawhive: unknown command '${name}'\n\n${usage}`);
     return 2;
   }
-  if (rest.includes("--help") || rest.includes("-h")) {
+  // Commands with subcommands show the subcommand's own help.
+  if ((rest.includes("--help") || rest.includes("-h")) && !(name === "plugin" && (rest[0] === "new" || rest[0] === "build"))) {
     console.log(command.help);
     return 0;
   }

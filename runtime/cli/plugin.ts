@@ -7,6 +7,8 @@ import { RunRecords, runMigrations } from "../runs/records.js";
 import { Sandbox } from "../sandbox/index.js";
 import { applyMigrations, openStore, systemClock, type Store } from "../store/index.js";
 import { parseCommandArgs } from "./args.js";
+import { pluginBuildCommand, pluginBuildHelp } from "./plugin-build.js";
+import { pluginNewCommand, pluginNewHelp } from "./plugin-new.js";
 import { inert } from "./render.js";
 import { openExistingStore, resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 
@@ -17,6 +19,8 @@ export const pluginHelp = `clawhive plugin — install, inspect and remove tool 
   clawhive plugin list [--json]
   clawhive plugin info NAME [--json]
   clawhive plugin remove NAME
+  clawhive plugin new NAME [--dir PARENT]      scaffold a TypeScript plugin ('plugin new --help')
+  clawhive plugin build [DIR] [--pack]          build it into DIR/dist ('plugin build --help')
 
   SOURCE is one of:
     a folder with plugin.json and plugin.wasm (what 'clawhive plugin build' writes to dist/)
@@ -42,7 +46,12 @@ ${STORE_FLAGS_HELP}
   refused (verification failed, name taken, in use, not found); 3 a widening upgrade was not
   accepted.`;
 
-const usage = "usage: clawhive plugin install SOURCE | upgrade NAME SOURCE | list | info NAME | remove NAME";
+const usage = "usage: clawhive plugin install SOURCE | upgrade NAME SOURCE | list | info NAME | remove NAME | new NAME | build [DIR]";
+
+function help(text: string): number {
+  console.log(text);
+  return 0;
+}
 const SOURCE_FLAGS = { sha256: { type: "string" }, manifest: { type: "string" } } as const;
 
 export async function pluginCommand(argv: string[]): Promise<number> {
@@ -59,6 +68,10 @@ export async function pluginCommand(argv: string[]): Promise<number> {
     case "remove":
     case "rm":
       return remove(rest);
+    case "new":
+      return rest.includes("--help") || rest.includes("-h") ? help(pluginNewHelp) : pluginNewCommand(rest);
+    case "build":
+      return rest.includes("--help") || rest.includes("-h") ? help(pluginBuildHelp) : pluginBuildCommand(rest);
     default:
       throw new InvalidInputError(sub === undefined ? usage : `unknown plugin command '${sub}'; ${usage}`);
   }

@@ -4,10 +4,11 @@ import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build as esbuild } from "esbuild";
-import { PluginError } from "../errors.js";
+import { InvalidInputError, PluginError } from "../errors.js";
 import { sha256, type PluginArtifact } from "./artifact.js";
+import { bundlePlugin } from "./bundle.js";
 import { compilePlugin } from "./compile.js";
+import { pluginRoot, readInside } from "./confine.js";
 import { publishDir } from "./publish.js";
 import { parsePluginManifest, type PluginManifest } from "./manifest.js";
 import { PROJECT_ROOT } from "./locations.js";
@@ -19,17 +20,15 @@ const RECIPE = "4";
 const BUILD_RECORD = "build.json";
 const COMPONENT = "component.wasm";
 
-/** The guest SDK, importable by any plugin folder (also one outside this project). */
-export const SDK_ALIASES: Readonly<Record<string, string>> = {
-  "@clawhive/plugin-sdk": join(PROJECT_ROOT, "plugins", "sdk", "index.ts"),
-  "@clawhive/plugin-sdk/fs": join(PROJECT_ROOT, "plugins", "sdk", "fs.ts"),
-};
+export { SDK_ALIASES } from "./bundle.js";
 
 export interface BuildOptions {
   /** Where builds are cached, one folder per content key. */
   cacheDir: string;
   /** Called with one line per build phase, for progress output. */
   onProgress?: (line: string) => void;
+  /** Also report the bundle step and cache hits, not only componentizing (`clawhive plugin build`). */
+  verbose?: boolean;
 }
 
 /** A plugin built from source: its manifest and the component's bytes. */
@@ -47,19 +46,27 @@ export interface BuiltPlugin {
  */
 export async function buildComponent(pluginDir: string, options: BuildOptions): Promise<BuiltPlugin> {
   const progress = options.onProgress ?? (() => {});
+  const detail = options.verbose ? progress : () => {};
+  const root = await pluginRoot(pluginDir);
   const manifestFile = join(pluginDir, "plugin.json");
-  const manifestText = await readFile(manifestFile, "utf8");
+  const manifestText = await readInside(root, "plugin.json", { label: manifestFile });
   const manifest = parsePluginManifest(manifestText, manifestFile);
   if (manifest.format !== "component") throw new PluginError("build_unsupported", `${manifestFile}: format ${manifest.format} plugins are built by their own toolchain; install their plugin.wasm`);
   if (!manifest.world) throw new PluginError("build_failed", `${manifestFile}: world: name the WIT world in wit/ that the plugin targets`);
-  const source = await bundle(join(pluginDir, manifest.source));
-  const witFiles = await collectWit(pluginDir);
+  detail(`${manifest.name}: bundling ${manifest.source}`);
+  const bundleStarted = Date.now();
+  const source = await bundlePlugin(root, manifest.source);
+  detail(`${manifest.name}: bundled ${(Buffer.byteLength(source) / 1024).toFixed(1)} KiB of JavaScript in ${((Date.now() - bundleStarted) / 1000).toFixed(2)} s`);
+  const witFiles = await collectWit(root, pluginDir);
   const key = sha256(
     JSON.stringify({ recipe: RECIPE, tools: toolVersions(), manifest: sha256(manifestText), source: sha256(source), wit: witFiles.map(([n, t]) => [n, sha256(t)]) }),
   );
   const outDir = join(options.cacheDir, "source", `${manifest.name}-${key.slice(0, 16)}`);
   const cached = await readBuilt(outDir, key, { manifest, manifestText });
-  if (cached) return cached;
+  if (cached) {
+    detail(`${manifest.name}: component up to date (cached build ${key.slice(0, 12)}, ${(cached.bytes.length / 1048576).toFixed(1)} MiB)`);
+    return cached;
+  }
 
   progress(`${manifest.name}: componentizing (this takes a few seconds)`);
   const started = Date.now();
@@ -117,41 +124,25 @@ export function patchGlue(glue: string): string {
   return promising + glue.split(debug).join("return;").split("WebAssembly.promising(").join("__clawhivePromising(");
 }
 
-async function bundle(entry: string): Promise<string> {
-  try {
-    const result = await esbuild({
-      entryPoints: [entry],
-      bundle: true,
-      write: false,
-      format: "esm",
-      platform: "neutral",
-      // Plugins may use npm packages written for any platform; take their ESM or CJS entry.
-      mainFields: ["module", "main"],
-      // A guest has no process: a package reading process.env sees an empty environment (as
-      // DESIGN promises plugins), decided at build time rather than failing at run time.
-      define: { "process.env": "{}", "process.env.NODE_ENV": '"production"' },
-      target: "es2022",
-      external: ["clawhive:*"],
-      alias: { ...SDK_ALIASES },
-      logLevel: "silent",
-    });
-    const file = result.outputFiles[0];
-    if (!file) throw new Error("no output");
-    return file.text;
-  } catch (cause) {
-    throw new PluginError("build_failed", `bundling ${entry} failed: ${(cause as Error).message}`, { cause });
-  }
-}
-
-/** The plugin's own world at the root, clawhive's packages under deps/ (WIT's package layout). */
-async function collectWit(pluginDir: string): Promise<Array<[string, string]>> {
+/**
+ * The plugin's own world at the root, clawhive's packages under deps/ (WIT's package layout).
+ * The plugin's files are read only from inside its folder, as its source is.
+ */
+async function collectWit(root: string, pluginDir: string): Promise<Array<[string, string]>> {
   const files: Array<[string, string]> = [];
-  const add = async (from: string, to: string) => {
-    for (const name of (await readdir(from)).filter((n) => n.endsWith(".wit")).sort()) {
-      files.push([join(to, name), await readFile(join(from, name), "utf8")]);
+  const witNames = async (from: string, label: string) => {
+    try {
+      return (await readdir(from)).filter((n) => n.endsWith(".wit")).sort();
+    } catch (cause) {
+      throw new InvalidInputError(`${label}: no wit/ folder; it holds the world the plugin targets (wit/world.wit)`, { cause });
     }
   };
-  await add(join(pluginDir, "wit"), "");
+  for (const name of await witNames(join(root, "wit"), join(pluginDir, "wit"))) {
+    files.push([name, await readInside(root, join("wit", name), { label: join(pluginDir, "wit", name) })]);
+  }
+  const add = async (from: string, to: string) => {
+    for (const name of await witNames(from, from)) files.push([join(to, name), await readFile(join(from, name), "utf8")]);
+  };
   await add(join(WIT_DIR, "host"), "deps/host");
   await add(join(WIT_DIR, "plugin"), "deps/plugin");
   return files;
