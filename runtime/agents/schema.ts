@@ -37,7 +37,15 @@ const ModelSchema = strictObject({
     v.description("the name of the secret holding the API key; never the key itself"),
   ),
   max_tokens: v.optional(int(1, 1_000_000), 4096),
-  temperature: v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(2))),
+  temperature: v.pipe(
+    v.optional(v.pipe(v.number(), v.minValue(0), v.maxValue(2))),
+    v.description("OpenAI and compatible servers only: Anthropic's current API version refuses sampling parameters"),
+  ),
+  context_tokens: v.pipe(
+    v.optional(int(1024, 10_000_000)),
+    v.description("the model's context window in tokens; older turns are dropped to fit it (default 128000)"),
+  ),
+  stream: v.pipe(v.optional(v.boolean()), v.description("stream responses (default true); false for servers that stream tool calls poorly")),
 });
 
 const PluginRefSchema = strictObject({

@@ -1,0 +1,52 @@
+/**
+ * Token counts with a real tokenizer: o200k_base (GPT-4o and later) from gpt-tokenizer. For a
+ * Claude model it is an estimate of the same order (Anthropic publishes no tokenizer); the
+ * provider's own figure arrives afterwards in `LlmResponse.usage`. Message counts add the chat
+ * framing overhead OpenAI documents (about 3 tokens a message, 3 to prime the reply).
+ */
+import { countTokens as o200k, decode, encode } from "gpt-tokenizer/encoding/o200k_base";
+import type { ContentBlock, Message, ToolSpec } from "../model.js";
+
+export const MESSAGE_OVERHEAD = 3;
+export const REPLY_OVERHEAD = 3;
+
+/** Counts tokens of a text; swappable so a caller can plug in a provider's count. */
+export type TokenCounter = (text: string) => number;
+
+export const countTextTokens: TokenCounter = (text) => (text === "" ? 0 : o200k(text));
+
+function blockText(block: ContentBlock): string {
+  switch (block.type) {
+    case "text":
+      return block.text;
+    case "tool_use":
+      return `${block.name} ${JSON.stringify(block.input)}`;
+    case "tool_result":
+      return block.content;
+  }
+}
+
+export function countMessageTokens(message: Message, count: TokenCounter = countTextTokens): number {
+  return MESSAGE_OVERHEAD + message.content.reduce((sum, b) => sum + count(blockText(b)), 0);
+}
+
+/** Tokens of a text, or of messages with their framing (plus the reply primer). */
+export function countTokens(input: string | readonly Message[], count: TokenCounter = countTextTokens): number {
+  if (typeof input === "string") return count(input);
+  return input.reduce((sum, m) => sum + countMessageTokens(m, count), REPLY_OVERHEAD);
+}
+
+/** Tokens the tool definitions take (their JSON, as both APIs send them). */
+export function countToolTokens(tools: readonly ToolSpec[], count: TokenCounter = countTextTokens): number {
+  return tools.length === 0 ? 0 : count(JSON.stringify(tools));
+}
+
+/** The first `head` and last `tail` tokens of `text`, or undefined when it has no more than that. */
+export function headAndTail(text: string, keep: { head: number; tail: number }): { head: string; tail: string; cutTokens: number; cutChars: number } | undefined {
+  const { head, tail } = keep;
+  const tokens = encode(text);
+  if (tokens.length <= head + tail) return undefined;
+  const first = decode(tokens.slice(0, head));
+  const last = tail > 0 ? decode(tokens.slice(tokens.length - tail)) : "";
+  return { head: first, tail: last, cutTokens: tokens.length - head - tail, cutChars: text.length - first.length - last.length };
+}
