@@ -10,6 +10,7 @@ import { benchSandbox } from "./sandbox.js";
 import { benchAudit } from "./audit.js";
 import { benchPolicy } from "./policy.js";
 import { benchPlugins } from "./plugins.js";
+import { benchHttp } from "./http.js";
 
 const json = process.argv.includes("--json");
 const quick = process.argv.includes("--quick");
@@ -31,6 +32,9 @@ Object.assign(metrics, audit);
 
 log("plugin install …");
 Object.assign(metrics, await benchPlugins({ quick }));
+
+log("HTTP API …");
+Object.assign(metrics, await benchHttp({ quick }));
 
 log("raw wasm floor …");
 const raw = await measureRaw(new Uint8Array(await readFile(sandbox.probeCoreWasm)));

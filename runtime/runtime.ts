@@ -8,6 +8,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from "./errors.js";
 import { ApprovalStore } from "./policy/approvals/index.js";
 import type { CapabilityGrant } from "./policy/catalogue/index.js";
 import type { PolicyLayers } from "./policy/engine.js";
+import { cachedBuildSha } from "./plugins/build.js";
 import { defaultBuildCacheDir, pluginSourceDirs, PROJECT_ROOT } from "./plugins/locations.js";
 import {
   PluginInstaller,
@@ -24,7 +25,7 @@ import { RunRecords, runMigrations, type PlannedCall, type RunRecord } from "./r
 import { RunDriver } from "./runs/driver.js";
 import { RunEventLog } from "./runs/event-log.js";
 import { Run, type RunServices } from "./runs/run.js";
-import type { ToolInfo } from "./runs/types.js";
+import type { PluginHandle, ToolInfo } from "./runs/types.js";
 import { Sandbox, type SandboxOptions, type SandboxPlugin } from "./sandbox/index.js";
 import { applyMigrations, openStore, systemClock, type Clock, type Store } from "./store/index.js";
 import { openSecretStore, type SecretStore } from "./secrets/index.js";
@@ -101,7 +102,7 @@ export class Runtime {
   readonly events: RunEventLog;
   #driver!: RunDriver;
   #leaseMs = 15_000;
-  #plugins: Map<string, SandboxPlugin>;
+  #plugins: Map<string, PluginHandle>;
   #tools: ToolInfo[];
   #installed: InstalledPlugin[] = [];
   /** The registry's fingerprint when `#plugins` was last read from it. */
@@ -251,11 +252,25 @@ export class Runtime {
     const seen = await this.installer.registry.fingerprint();
     if (seen === this.#pluginsSeen) return;
     const installed = await this.installer.registry.list();
-    const plugins = new Map<string, SandboxPlugin>();
+    const plugins = new Map<string, PluginHandle>();
     const tools: ToolInfo[] = [];
     for (const entry of installed) {
-      const { plugin } = await this.installer.load(entry, this.sandbox);
-      plugins.set(entry.name, plugin);
+      // Compiled when a run first uses it: a runtime with many plugins installed holds the code
+      // of those in use only.
+      let loading: Promise<SandboxPlugin> | undefined;
+      plugins.set(entry.name, {
+        manifest: entry.manifest,
+        load: () => {
+          loading ??= this.installer.load(entry, this.sandbox).then(
+            ({ plugin }) => plugin,
+            (error: unknown) => {
+              loading = undefined;
+              throw error;
+            },
+          );
+          return loading;
+        },
+      });
       for (const t of entry.tools) {
         tools.push({ plugin: entry.name, name: t.name, qualifiedName: `${entry.name}.${t.name}`, description: t.description, inputSchema: t.inputSchema, capabilities: [...t.capabilities], risk: t.risk });
       }
@@ -507,6 +522,13 @@ export class Runtime {
  */
 async function installOwnPlugins(installer: PluginInstaller, dirs: readonly string[], onProgress?: (line: string) => void): Promise<void> {
   for (const dir of dirs) {
+    // Most starts change nothing: a cached build of the same bytes as the installed plugin is
+    // not read at all (each component is ~12 MB).
+    const cached = await cachedBuildSha(dir, { cacheDir: installer.cacheDir }).catch(() => undefined);
+    if (cached) {
+      const existing = await installer.registry.get(cached.name);
+      if (existing && existing.blobSha256 === cached.sha256) continue;
+    }
     const pkg = await installer.readPackage(dir);
     for (let attempt = 0; ; attempt++) {
       try {

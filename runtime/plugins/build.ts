@@ -47,27 +47,12 @@ export interface BuiltPlugin {
 export async function buildComponent(pluginDir: string, options: BuildOptions): Promise<BuiltPlugin> {
   const progress = options.onProgress ?? (() => {});
   const detail = options.verbose ? progress : () => {};
-  const root = await pluginRoot(pluginDir);
-  const manifestFile = join(pluginDir, "plugin.json");
-  const manifestText = await readInside(root, "plugin.json", { label: manifestFile });
-  const manifest = parsePluginManifest(manifestText, manifestFile);
-  if (manifest.format !== "component") throw new PluginError("build_unsupported", `${manifestFile}: format ${manifest.format} plugins are built by their own toolchain; install their plugin.wasm`);
-  if (!manifest.world) throw new PluginError("build_failed", `${manifestFile}: world: name the WIT world in wit/ that the plugin targets`);
-  detail(`${manifest.name}: bundling ${manifest.source}`);
-  const bundleStarted = Date.now();
-  const source = await bundlePlugin(root, manifest.source);
-  detail(`${manifest.name}: bundled ${(Buffer.byteLength(source) / 1024).toFixed(1)} KiB of JavaScript in ${((Date.now() - bundleStarted) / 1000).toFixed(2)} s`);
-  const witFiles = await collectWit(root, pluginDir);
-  const key = sha256(
-    JSON.stringify({ recipe: RECIPE, tools: toolVersions(), manifest: sha256(manifestText), source: sha256(source), wit: witFiles.map(([n, t]) => [n, sha256(t)]) }),
-  );
-  const outDir = join(options.cacheDir, "source", `${manifest.name}-${key.slice(0, 16)}`);
+  const { manifest, manifestText, source, witFiles, key, outDir } = await planBuild(pluginDir, options);
   const cached = await readBuilt(outDir, key, { manifest, manifestText });
   if (cached) {
     detail(`${manifest.name}: component up to date (cached build ${key.slice(0, 12)}, ${(cached.bytes.length / 1048576).toFixed(1)} MiB)`);
     return cached;
   }
-
   progress(`${manifest.name}: componentizing (this takes a few seconds)`);
   const started = Date.now();
   const work = await mkdtemp(join(tmpdir(), "clawhive-build-"));
@@ -87,6 +72,42 @@ export async function buildComponent(pluginDir: string, options: BuildOptions): 
   } finally {
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The sha256 of the component a build of `pluginDir` would produce, when that build is cached
+ * (without reading the component): how a runtime start sees its own plugins are up to date.
+ */
+export async function cachedBuildSha(pluginDir: string, options: BuildOptions): Promise<{ name: string; sha256: string } | undefined> {
+  const { manifest, key, outDir } = await planBuild(pluginDir, options);
+  try {
+    const record = JSON.parse(await readFile(join(outDir, BUILD_RECORD), "utf8")) as { key?: unknown; sha256?: unknown };
+    return record.key === key && typeof record.sha256 === "string" ? { name: manifest.name, sha256: record.sha256 } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Manifest, bundled source, WIT and the content key of a build of `pluginDir`. */
+async function planBuild(pluginDir: string, options: BuildOptions) {
+  const progress = options.onProgress ?? (() => {});
+  const detail = options.verbose ? progress : () => {};
+  const root = await pluginRoot(pluginDir);
+  const manifestFile = join(pluginDir, "plugin.json");
+  const manifestText = await readInside(root, "plugin.json", { label: manifestFile });
+  const manifest = parsePluginManifest(manifestText, manifestFile);
+  if (manifest.format !== "component") throw new PluginError("build_unsupported", `${manifestFile}: format ${manifest.format} plugins are built by their own toolchain; install their plugin.wasm`);
+  if (!manifest.world) throw new PluginError("build_failed", `${manifestFile}: world: name the WIT world in wit/ that the plugin targets`);
+  detail(`${manifest.name}: bundling ${manifest.source}`);
+  const bundleStarted = Date.now();
+  const source = await bundlePlugin(root, manifest.source);
+  detail(`${manifest.name}: bundled ${(Buffer.byteLength(source) / 1024).toFixed(1)} KiB of JavaScript in ${((Date.now() - bundleStarted) / 1000).toFixed(2)} s`);
+  const witFiles = await collectWit(root, pluginDir);
+  const key = sha256(
+    JSON.stringify({ recipe: RECIPE, tools: toolVersions(), manifest: sha256(manifestText), source: sha256(source), wit: witFiles.map(([n, t]) => [n, sha256(t)]) }),
+  );
+  const outDir = join(options.cacheDir, "source", `${manifest.name}-${key.slice(0, 16)}`);
+  return { manifest: manifest as PluginManifest & { world: string }, manifestText, source, witFiles, key, outDir };
 }
 
 /** Builds from source and compiles: the artifact a sandbox loads (tests and benchmarks). */

@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
-import { build as esbuild, type Message } from "esbuild";
+import type { Message } from "esbuild";
 import { InvalidInputError, PluginError } from "../errors.js";
 import { confineToFolder, isWithin, pluginRoot } from "./confine.js";
 import { PROJECT_ROOT } from "./locations.js";
@@ -25,6 +25,8 @@ export async function bundlePlugin(pluginDir: string, source: string): Promise<s
   if (!isWithin(root, entry)) throw new InvalidInputError(`${join(pluginDir, "plugin.json")}: source: ${source} is outside the plugin folder`, { field: "source" });
   const firstParty = await isFirstParty(root);
   try {
+    // esbuild is loaded when a build needs it, not with every runtime (~15 MB).
+    const { build: esbuild } = await import("esbuild");
     const result = await esbuild({
       entryPoints: [entry],
       bundle: true,

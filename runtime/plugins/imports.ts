@@ -1,4 +1,3 @@
-import { componentWit } from "@bytecodealliance/jco";
 import { PluginError } from "../errors.js";
 import { readVerifiedBlob, type PluginArtifact } from "./artifact.js";
 import { EXTISM_KERNEL, EXTISM_USER, extismHostFunction, KERNEL_LOG, KERNEL_OFF, KERNEL_SERVED } from "./extism-abi.js";
@@ -84,6 +83,8 @@ export async function verifyPluginImports(artifact: PluginArtifact): Promise<str
 export async function verifyComponentImports(artifact: PluginArtifact): Promise<string[]> {
   if (artifact.format === "extism") return verifyExtismImports(artifact);
   const bytes = await readVerifiedBlob(artifact);
+  // jco (wasm-tools) costs ~28 MB once imported: only installs and first compiles need it.
+  const { componentWit } = await import("@bytecodealliance/jco");
   let wit: unknown = componentWit(bytes);
   if (wit instanceof Promise) wit = await wit;
   const imports = importsOfWit(String(wit));

@@ -1,14 +1,13 @@
 import semver from "semver";
 import type { AgentManifest } from "../agents/index.js";
 import { PluginError } from "../errors.js";
-import type { SandboxPlugin } from "../sandbox/index.js";
-import type { ToolInfo } from "./types.js";
+import type { PluginHandle, ToolInfo } from "./types.js";
 
 /**
  * The tools an agent may use: those of the plugins its manifest lists, at a version inside the
  * listed range, narrowed to the listed tool subset. Anything else does not exist for its runs.
  */
-export function agentTools(agent: AgentManifest, options: { plugins: ReadonlyMap<string, SandboxPlugin>; tools: readonly ToolInfo[] }): ToolInfo[] {
+export function agentTools(agent: AgentManifest, options: { plugins: ReadonlyMap<string, Pick<PluginHandle, "manifest">>; tools: readonly ToolInfo[] }): ToolInfo[] {
   const offered: ToolInfo[] = [];
   for (const ref of agent.plugins) {
     const plugin = options.plugins.get(ref.name);

@@ -64,7 +64,7 @@ export class ToolExecutor {
     let execution: Execution;
     let release_: () => void = () => {};
     try {
-      slot = options.elevation ? await this.#bind(this.#pluginOf(active), options.elevation) : await this.#slot(active.tool.plugin.name);
+      slot = options.elevation ? await this.#bind(await this.#pluginOf(active), options.elevation) : await this.#slot(active.tool.plugin.name);
       const previous = slot.turn;
       slot.turn = new Promise<void>((resolve) => (release_ = resolve));
       await previous;
@@ -94,8 +94,8 @@ export class ToolExecutor {
     for (const slot of slots) if (slot.status === "fulfilled") await release(slot.value, reason);
   }
 
-  #pluginOf(active: ActiveToolCall): SandboxPlugin {
-    return this.#services.plugins.get(active.tool.plugin.name)!;
+  #pluginOf(active: ActiveToolCall): Promise<SandboxPlugin> {
+    return this.#services.plugins.get(active.tool.plugin.name)!.load();
   }
 
   async #slot(pluginName: string): Promise<Slot> {
@@ -108,7 +108,7 @@ export class ToolExecutor {
         this.#hooks.emit({ type: "instance", plugin: pluginName, action: "replaced", at: this.#services.now() });
       }
     }
-    const creating = this.#bind(this.#services.plugins.get(pluginName)!, undefined);
+    const creating = this.#services.plugins.get(pluginName)!.load().then((plugin) => this.#bind(plugin, undefined));
     this.#slots.set(pluginName, creating);
     creating.catch(() => this.#slots.delete(pluginName));
     return creating;

@@ -10,18 +10,18 @@ import type { FsMount } from "../../host-proxies/fs/index.js";
 import type { SandboxInfo } from "../../host-proxies/shell/index.js";
 import type { Store } from "../store/index.js";
 import type { Backends } from "./backends.js";
-import type { Sandbox, SandboxPlugin } from "../sandbox/index.js";
+import type { Sandbox } from "../sandbox/index.js";
 import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
 import { ToolExecutor } from "./executor.js";
 import type { PendingToolCall, RunEndReason, RunRecords, RunStatus } from "./records.js";
 import type { RunEventLog } from "./event-log.js";
 import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
-import type { ApprovalNeeded, RunEvent, ToolCallOutcome, ToolInfo } from "./types.js";
+import type { ApprovalNeeded, PluginHandle, RunEvent, ToolCallOutcome, ToolInfo } from "./types.js";
 
 /** What a run needs from the runtime that starts it. */
 export interface RunServices {
   sandbox: Sandbox;
-  plugins: ReadonlyMap<string, SandboxPlugin>;
+  plugins: ReadonlyMap<string, PluginHandle>;
   audit: AuditLog;
   approvals: ApprovalStore;
   records: RunRecords;

@@ -1,5 +1,16 @@
 import type { Denial } from "../../host-proxies/types.js";
+import type { PluginManifest } from "../plugins/manifest.js";
+import type { SandboxPlugin } from "../sandbox/index.js";
 import type { LogLevel } from "../../host-proxies/log/index.js";
+
+/**
+ * An installed plugin a run may use: its manifest at once, its compiled form on first use (a
+ * runtime compiles a plugin only when a run first needs it).
+ */
+export interface PluginHandle {
+  readonly manifest: PluginManifest;
+  load(): Promise<SandboxPlugin>;
+}
 
 /** A tool as the runtime offers it: `<plugin>.<tool>`. */
 export interface ToolInfo {

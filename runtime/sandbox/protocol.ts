@@ -27,6 +27,7 @@ export type WorkerTask =
   | { type: "create"; instanceId: number; pluginKey: string }
   | { type: "call"; instanceId: number; method: "describe" | "call"; args: unknown[] }
   | { type: "destroy"; instanceId: number }
+  | { type: "unload"; pluginKey: string }
   | { type: "ping" };
 
 /** How a guest call ended, as the worker saw it. */

@@ -50,7 +50,7 @@ export class Sandbox {
       }),
       release: (instance, reason) => this.#release(instance, reason),
     };
-    for (let i = 0; i < this.options.workers; i++) this.#workers.push(this.#spawn());
+    // Workers start with the first instance (or probe): an idle runtime holds none (~8 MB each).
   }
 
   /**
@@ -66,6 +66,24 @@ export class Sandbox {
       this.#plugins.set(key, plugin);
     }
     return plugin;
+  }
+
+  /**
+   * Drops what the sandbox keeps of `plugin`: its compiled code in the cache, its copies in
+   * the workers, its pooled instances. The plugin stays usable (a later instance loads it
+   * again); instances already made keep working.
+   */
+  unload(plugin: SandboxPlugin): void {
+    for (const [key, cached] of this.#plugins) {
+      void cached.then((p) => {
+        if (p === plugin && this.#plugins.get(key) === cached) this.#plugins.delete(key);
+      }, () => undefined);
+    }
+    for (const instance of this.#pools.get(plugin.key) ?? []) instance.destroy("plugin unloaded");
+    this.#pools.delete(plugin.key);
+    for (const worker of this.#workers) {
+      if (worker.alive && worker.loads.delete(plugin.key)) worker.post({ type: "unload", pluginKey: plugin.key });
+    }
   }
 
   /**
@@ -128,6 +146,7 @@ export class Sandbox {
 
   /** Asks every live worker what it sees (environment size, instance count). */
   async probeWorkers(): Promise<Array<{ workerId: number; envKeys: number; instances: number }>> {
+    this.#startWorkers();
     const alive = this.#workers.filter((w) => w.alive);
     const replies = await Promise.all(alive.map((w) => w.run({ type: "ping" }, { lane: "call", timeoutMs: 5_000 })));
     return replies.map((reply, i) => ({ workerId: alive[i]!.id, ...(reply.ok ? (reply.value as { envKeys: number; instances: number }) : { envKeys: -1, instances: -1 }) }));
@@ -228,7 +247,12 @@ export class Sandbox {
     return { capabilities: [...capabilities], risks, kernelBytes: this.options.memoryMaxMb * 1024 * 1024 };
   }
 
+  #startWorkers(): void {
+    while (!this.#closed && this.#workers.length < this.options.workers) this.#workers.push(this.#spawn());
+  }
+
   #pickWorker(avoid?: WorkerHandle): WorkerHandle {
+    this.#startWorkers();
     const all = this.#workers.filter((w) => w.alive);
     if (all.length === 0) throw new SandboxError("sandbox_closed", "the sandbox has no live worker");
     const others = all.filter((w) => w !== avoid);

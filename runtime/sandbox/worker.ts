@@ -114,6 +114,10 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
         return done({ ok: false, failure: { kind: "trap", message: describeError(error) } });
       }
     }
+    case "unload":
+      // Instances made from it keep their own references; new ones need a fresh load.
+      plugins.delete(task.pluginKey);
+      return done({ ok: true, value: null });
     case "destroy":
       instances.delete(task.instanceId);
       extismInstances.delete(task.instanceId);

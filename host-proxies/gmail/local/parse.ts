@@ -5,7 +5,6 @@
  * by shape.ts, so both backends read headers the same way; an 8-bit header that is not UTF-8
  * is read as windows-1252 (charset.ts), where mailparser's own fields would show U+FFFD.
  */
-import { simpleParser } from "mailparser";
 import type { Attachment } from "mailparser";
 import { decodeBytes } from "../charset.js";
 import type { MessageParts, RawHeader } from "../shape.js";
@@ -15,6 +14,8 @@ import type { AttachmentInfo } from "../types.js";
 export const TRUNCATED_NOTE = "[clawhive: message truncated at the size limit]";
 
 export async function parseMessage(bytes: Buffer, options: { truncated?: boolean } = {}): Promise<MessageParts> {
+  // mailparser is loaded with the first local message read, not with every runtime.
+  const { simpleParser } = await import("mailparser");
   const mail = await simpleParser(bytes, {
     skipHtmlToText: true,
     skipImageLinks: true,

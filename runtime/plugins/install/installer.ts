@@ -3,7 +3,7 @@ import { toolRisk } from "../../policy/engine.js";
 import type { Sandbox, SandboxPlugin, ToolDescriptor } from "../../sandbox/index.js";
 import type { PluginArtifact } from "../artifact.js";
 import { compilePlugin } from "../compile.js";
-import { verifyPluginImports } from "../imports.js";
+import { importProblems, verifyPluginImports } from "../imports.js";
 import type { PluginManifest } from "../manifest.js";
 import { permissionDiff, type PermissionDiff } from "./diff.js";
 import { readPackage, type PluginPackage, type ReadPackageOptions } from "./package.js";
@@ -47,10 +47,13 @@ export interface LoadedPlugin {
  */
 export class PluginInstaller {
   readonly registry: PluginRegistry;
+  /** The node-local build and compile cache. */
+  readonly cacheDir: string;
   readonly #options: PluginInstallerOptions;
 
   constructor(options: PluginInstallerOptions) {
     this.registry = options.registry;
+    this.cacheDir = options.cacheDir;
     this.#options = options;
   }
 
@@ -74,8 +77,8 @@ export class PluginInstaller {
         `a plugin named ${existing.name} is already installed (${existing.name}@${existing.version} from ${existing.publisher}); plugins are never replaced silently: use 'clawhive plugin upgrade ${existing.name} <source>'`,
       );
     }
-    const tools = await this.#verify(pkg);
-    await this.registry.put(record(pkg, tools, options.firstParty), pkg.bytes);
+    const { tools, imports } = await this.#verify(pkg);
+    await this.registry.put(record(pkg, { tools, imports }, options.firstParty), pkg.bytes);
     return { plugin: (await this.registry.get(pkg.manifest.name))!, action: "installed" };
   }
 
@@ -98,12 +101,12 @@ export class PluginInstaller {
     if (pkg.manifest.version === existing.version && !options.firstParty) {
       throw new ConflictError("plugin_version_exists", `${existing.name}@${existing.version} is installed with other content; a changed plugin needs a new version`);
     }
-    const tools = await this.#verify(pkg);
+    const { tools, imports } = await this.#verify(pkg);
     const diff = permissionDiff(view(existing.manifest, existing.tools), view(pkg.manifest, tools));
     if (diff.widening && !options.accept) {
       throw new UpgradeNeedsAcceptance(existing.name, diff);
     }
-    await this.registry.put(record(pkg, tools, options.firstParty || existing.firstParty), pkg.bytes, existing);
+    await this.registry.put(record(pkg, { tools, imports }, options.firstParty || existing.firstParty), pkg.bytes, existing);
     return { plugin: (await this.registry.get(name))!, action: "upgraded", diff };
   }
 
@@ -128,7 +131,16 @@ export class PluginInstaller {
    */
   async load(installed: InstalledPlugin, sandbox: Sandbox = this.#options.sandbox): Promise<LoadedPlugin> {
     const artifact = await this.#compile(installed.manifest, installed.blobSha256, () => this.registry.blob(installed.blobSha256));
-    await verifyImports(artifact);
+    if (artifact.blobSha256 !== installed.blobSha256) throw new PluginError("artifact_tampered", `plugin ${installed.name}: the compiled cache is not of the installed blob; remove the cached build`);
+    // A component's imports were read from its blob at install (they are a function of its
+    // bytes, and the artifact is of those bytes): checked again against the manifest, not
+    // parsed again. Older installs, and Extism modules (cheap to read), are read from the blob.
+    if (installed.format === "component" && installed.imports !== null) {
+      const problems = importProblems(installed.imports, installed.manifest.capabilities);
+      if (problems.length > 0) throw new PluginError("imports_not_declared", `plugin ${installed.name}: its component imports what its manifest does not declare:\n  ${problems.join("\n  ")}`);
+    } else {
+      await verifyImports(artifact);
+    }
     return { installed, plugin: await sandbox.load(artifact) };
   }
 
@@ -137,11 +149,17 @@ export class PluginInstaller {
   }
 
   /** Hash, imports and `describe`: the tools the package really has, checked against its manifest. */
-  async #verify(pkg: PluginPackage): Promise<InstalledTool[]> {
+  async #verify(pkg: PluginPackage): Promise<{ tools: InstalledTool[]; imports: string[] }> {
     const artifact = await this.#compile(pkg.manifest, pkg.sha256, async () => pkg.bytes);
-    await verifyImports(artifact);
+    const imports = await verifyImports(artifact);
     const plugin = await this.#options.sandbox.load(artifact);
-    return checkDescriptors(pkg.manifest, await this.#options.sandbox.describe(plugin));
+    try {
+      return { tools: checkDescriptors(pkg.manifest, await this.#options.sandbox.describe(plugin)), imports };
+    } finally {
+      // Installing compiles the plugin only to read describe: a runtime compiles it again when
+      // a run first uses it, rather than holding every installed plugin's code from now on.
+      this.#options.sandbox.unload(plugin);
+    }
   }
 }
 
@@ -154,8 +172,8 @@ export class UpgradeNeedsAcceptance extends ConflictError {
   }
 }
 
-async function verifyImports(artifact: PluginArtifact): Promise<void> {
-  await verifyPluginImports(artifact);
+function verifyImports(artifact: PluginArtifact): Promise<string[]> {
+  return verifyPluginImports(artifact);
 }
 
 /** Tool descriptors checked against the manifest: declared names, JSON Schemas, capabilities ⊆ manifest. */
@@ -180,9 +198,9 @@ export function checkDescriptors(manifest: PluginManifest, descriptors: readonly
   });
 }
 
-function record(pkg: PluginPackage, tools: InstalledTool[], firstParty: boolean): Omit<InstalledPlugin, "installedAt" | "updatedAt" | "size"> {
+function record(pkg: PluginPackage, verified: { tools: InstalledTool[]; imports: string[] }, firstParty: boolean): Omit<InstalledPlugin, "installedAt" | "updatedAt" | "size"> {
   const { manifest } = pkg;
-  return { name: manifest.name, version: manifest.version, format: manifest.format, publisher: manifest.publisher, manifest, blobSha256: pkg.sha256, tools, origin: pkg.origin, firstParty };
+  return { name: manifest.name, version: manifest.version, format: manifest.format, publisher: manifest.publisher, manifest, blobSha256: pkg.sha256, tools: verified.tools, imports: verified.imports, origin: pkg.origin, firstParty };
 }
 
 function view(manifest: PluginManifest, tools: readonly InstalledTool[]) {

@@ -1,6 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { Parser, type ReadEntry } from "tar";
+import type { ReadEntry } from "tar";
 import { InvalidInputError, PluginError } from "../../errors.js";
 import { sha256 } from "../artifact.js";
 import { buildComponent } from "../build.js";
@@ -105,6 +105,7 @@ async function fromWasm(bytes: Uint8Array, input: { origin: string; manifestFile
  * entries such as `../x` or links cannot write anywhere; they are refused all the same.
  */
 async function fromTarball(bytes: Uint8Array, origin: string): Promise<PluginPackage> {
+  const { Parser } = await import("tar");
   const files = new Map<string, Uint8Array>();
   const problems: string[] = [];
   await new Promise<void>((resolvePromise, reject) => {

@@ -41,6 +41,12 @@ export const pluginMigrations: readonly Migration[] = [
       ) STRICT`,
     ],
   },
+  {
+    room: "plugins",
+    version: 2,
+    name: "the imports read from each blob at install",
+    statements: ["ALTER TABLE plugins ADD COLUMN imports TEXT"],
+  },
 ];
 
 /** A tool as validated at install: what `describe` said, checked against the manifest. */
@@ -67,6 +73,8 @@ export interface InstalledPlugin {
   origin: string;
   /** Installed by the runtime itself from its own plugins/ folder (kept in step with the code). */
   firstParty: boolean;
+  /** The imports read from the blob at install (a function of its bytes), or null for older installs. */
+  imports: string[] | null;
   installedAt: number;
   updatedAt: number;
 }
@@ -135,17 +143,17 @@ export class PluginRegistry {
   async put(plugin: Omit<InstalledPlugin, "installedAt" | "updatedAt" | "size">, bytes: Uint8Array, replacing?: InstalledPlugin): Promise<void> {
     const now = this.#clock.now();
     const statements: Statement[] = [...this.#blobStatements(plugin.blobSha256, bytes, now)];
-    const values = [plugin.name, plugin.version, plugin.format, plugin.publisher, JSON.stringify(plugin.manifest), plugin.blobSha256, JSON.stringify(plugin.tools), plugin.origin, plugin.firstParty ? 1 : 0];
+    const values = [plugin.name, plugin.version, plugin.format, plugin.publisher, JSON.stringify(plugin.manifest), plugin.blobSha256, JSON.stringify(plugin.tools), plugin.origin, plugin.firstParty ? 1 : 0, plugin.imports === null ? null : JSON.stringify(plugin.imports)];
     if (replacing) {
       statements.push({
-        sql: `UPDATE plugins SET name = ?, version = ?, format = ?, publisher = ?, manifest = ?, blob_sha256 = ?, tools = ?, origin = ?, first_party = ?, updated_at = ?
+        sql: `UPDATE plugins SET name = ?, version = ?, format = ?, publisher = ?, manifest = ?, blob_sha256 = ?, tools = ?, origin = ?, first_party = ?, imports = ?, updated_at = ?
               WHERE name_key = ? AND blob_sha256 = ? AND updated_at = ?`,
         args: [...values, now, nameKey(plugin.name), replacing.blobSha256, replacing.updatedAt],
       });
     } else {
       statements.push({
-        sql: `INSERT INTO plugins (name, version, format, publisher, manifest, blob_sha256, tools, origin, first_party, installed_at, updated_at, name_key)
-              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name_key) DO NOTHING`,
+        sql: `INSERT INTO plugins (name, version, format, publisher, manifest, blob_sha256, tools, origin, first_party, imports, installed_at, updated_at, name_key)
+              VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (name_key) DO NOTHING`,
         args: [...values, now, now, nameKey(plugin.name)],
       });
     }
@@ -198,6 +206,7 @@ function toInstalled(row: Row): InstalledPlugin {
     tools,
     origin: String(row.origin),
     firstParty: Number(row.first_party) === 1,
+    imports: typeof row.imports === "string" ? (JSON.parse(row.imports) as string[]) : null,
     installedAt: Number(row.installed_at),
     updatedAt: Number(row.updated_at),
   };
