@@ -3,6 +3,7 @@ import { mkdir } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentManifest } from "./agents/index.js";
+import { AgentStore } from "./agents/store.js";
 import { openAuditLog, type AuditLog } from "./audit/index.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "./errors.js";
 import { ApprovalStore } from "./policy/approvals/index.js";
@@ -109,7 +110,13 @@ export class Runtime {
   #pluginsSeen = "";
   #pluginsSync: Promise<void> | undefined;
   #onRun: RuntimeOptions["onRun"];
+  #onProgress: RuntimeOptions["onProgress"];
+  /** Agents from the agents folder and those defined in code (`defineAgent`). */
   #agents: Map<string, AgentManifest>;
+  /** Agents stored through the API (every runtime on the store sees them); never shadow the above. */
+  #storedAgents = new Map<string, AgentManifest>();
+  #agentStore!: AgentStore;
+  #agentsDir = "";
   #runs = new Map<string, Run>();
   #closed = false;
   /** Every secret value known to this process, shared with the audit log's redaction. */
@@ -175,6 +182,10 @@ export class Runtime {
       await installOwnPlugins(installer, options.pluginDirs ?? (await pluginSourceDirs()), options.onProgress);
       const runtime = new Runtime({ dataDir, sandbox, store, audit, approvals, secrets, clock, installer, agents });
       runtime.#onRun = options.onRun;
+      runtime.#onProgress = options.onProgress;
+      runtime.#agentStore = await AgentStore.open(store, { clock });
+      runtime.#agentsDir = options.agentsDir ?? join(PROJECT_ROOT, "capabilities");
+      await runtime.refreshAgents();
       runtime.#leaseMs = options.runLeaseMs ?? 15_000;
       runtime.#driver = new RunDriver({
         records: runtime.records,
@@ -283,7 +294,28 @@ export class Runtime {
   }
 
   agents(): AgentManifest[] {
-    return [...this.#agents.values()];
+    return [...new Map([...this.#storedAgents, ...this.#agents]).values()];
+  }
+
+  /** The agents stored through the API, with their source text. */
+  get agentStore(): AgentStore {
+    return this.#agentStore;
+  }
+
+  /** The folder agent manifest files are read from. */
+  get agentsDir(): string {
+    return this.#agentsDir;
+  }
+
+  /**
+   * Re-reads the agents stored through the API (another process may have put or deleted one).
+   * A stored agent never shadows a file or code agent of the same name; one that no longer
+   * parses is reported and left out.
+   */
+  async refreshAgents(): Promise<void> {
+    const { agents, problems } = await this.#agentStore.manifests({ dataDir: this.dataDir, known: this.#agents, protectedDirs: [this.#agentsDir] });
+    for (const p of problems) this.#onProgress?.(`stored agent not loaded: ${p.file}: ${p.path}: ${p.message}`);
+    this.#storedAgents = new Map([...agents].filter(([name]) => !this.#agents.has(name)));
   }
 
   /** Adds (or replaces) an agent given as an object, validated like a manifest file. */
@@ -300,6 +332,7 @@ export class Runtime {
   async startRun(options: StartRunOptions): Promise<Run> {
     if (this.#closed) throw new ConflictError("runtime_closed", "the runtime is closed");
     await this.refreshPlugins();
+    await this.refreshAgents();
     const agent = this.#agent(options.agent);
     const taskGrants = options.grants === undefined ? undefined : parseTaskGrants(options.grants, agent);
     const id = `run_${randomUUID()}`;
@@ -330,6 +363,8 @@ export class Runtime {
    * another sharing the store, once its approval is decided.
    */
   async submitRun(options: Omit<StartRunOptions, "plan"> & { toolCalls: readonly PlannedCall[] }): Promise<{ run: Run; settled: Promise<void> }> {
+    await this.refreshPlugins();
+    await this.refreshAgents();
     const agent = this.#agent(options.agent);
     const tools = agentTools(agent, { plugins: this.#plugins, tools: this.#tools });
     const plan = options.toolCalls.map((call, i) => ({ name: resolveToolName(tools, call.name, `tool_calls[${i}].name`), input: call.input ?? {} }));
@@ -385,6 +420,7 @@ export class Runtime {
     const live = this.#runs.get(id);
     if (live) return live;
     await this.refreshPlugins();
+    await this.refreshAgents();
     const record = await this.records.get(id);
     if (!record) throw new NotFoundError(`no run ${id}`);
     if (record.status === "ended") throw new ConflictError("run_ended", `run ${id} has ended`);
@@ -436,8 +472,8 @@ export class Runtime {
 
   #agent(name: string): AgentManifest {
     if (typeof name !== "string" || name.length === 0) throw new InvalidInputError("agent: expected an agent name", { field: "agent" });
-    const agent = this.#agents.get(name);
-    if (!agent) throw new NotFoundError(`no agent ${name}; known agents: ${[...this.#agents.keys()].join(", ") || "none"}`);
+    const agent = this.#agents.get(name) ?? this.#storedAgents.get(name);
+    if (!agent) throw new NotFoundError(`no agent ${name}; known agents: ${this.agents().map((a) => a.name).join(", ") || "none"}`);
     return agent;
   }
 

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
-import { httpMetrics, metricsHandler, type RuntimeMetrics } from "../metrics/index.js";
+import { httpMetrics, type RuntimeMetrics } from "../metrics/index.js";
+import type { DownloadOptions } from "../plugins/install/index.js";
 import { runRoutes } from "./routes/runs.js";
 import type { Runtime } from "../runtime.js";
 import { authenticate } from "./auth/index.js";
@@ -15,6 +16,22 @@ import {
   rejectAmbiguousPaths,
 } from "./middleware/index.js";
 import type { CorsOptions, InternalErrorLog } from "./middleware/index.js";
+import {
+  AgentCatalog,
+  agentRoutes,
+  approvalRoutes,
+  auditRoutes,
+  gateRoles,
+  healthRoute,
+  metricsRoute,
+  mountRoutes,
+  openApiRoute,
+  pluginRoutes,
+  routeBodyLimits,
+  secretRoutes,
+  toolRoutes,
+} from "./routes/index.js";
+import type { ApiRoute, ApprovalDecidedHook, RunOwnerLookup } from "./routes/index.js";
 
 export interface ApiLimits {
   /** Largest request body, chunked or not; default 1 MiB (config `server.body_limit_bytes`). */
@@ -38,6 +55,19 @@ export interface AppOptions {
   readonly metrics?: RuntimeMetrics;
   /** Where 5xx errors are logged (with their stack); default stderr. */
   readonly log?: InternalErrorLog;
+  /**
+   * Called once a person's decision on an approval is stored through `POST /v1/approvals/:id`
+   * (not awaited; a failure goes to `log`): e.g. resume the run that waited on it.
+   */
+  readonly onApprovalDecided?: ApprovalDecidedHook;
+  /** Who started a run (its owner token), for what a client token may read. Default: the run records' `owner_token`. */
+  readonly runOwner?: RunOwnerLookup;
+  /** The agent manifests folder the runtime loaded: file agents are told apart from stored ones and named. */
+  readonly agentsDir?: string;
+  /** Plugin installs by URL: extra trusted CAs (a private registry's), size cap, timeout. */
+  readonly pluginDownload?: DownloadOptions;
+  /** Routes declared elsewhere (`defineRoute`), mounted and documented like the built-in ones. */
+  readonly routes?: readonly ApiRoute[];
 }
 
 /** Where `clawhive serve` listens unless told otherwise: this machine only. */
@@ -54,14 +84,15 @@ export const API_SERVER_OPTIONS = { headersTimeout: 10_000, requestTimeout: 30_0
 /**
  * The HTTP API. Every request passes, in order: the concurrency cap (429), the path check (400
  * for dot segments, encoded slashes, `//`), CORS when configured, bearer authentication for
- * `/v1/*` (400/401), and the body limit (413) — so an unauthenticated body is never read.
- * Routes then declare their role with `requireRole` (403) and validate their input with
- * `validParams` / `jsonBody` (400). Errors always answer `{error: {code, message, field?}}`;
+ * `/v1/*` (400/401), the role check of the declared routes (403), and the body limit (413) — so
+ * the body of a caller who may not call the route is never read. Routes (`routes/`, declared
+ * with `defineRoute`) then validate their path, query and body (400/415) before their handler runs. Errors always answer `{error: {code, message, field?}}`;
  * nothing else (no stack trace) leaves the process. `/health` needs no token.
  */
 export function createApp(options: AppOptions): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const limits = options.limits ?? {};
+  const routes = declaredRoutes(options);
 
   app.onError(errorHandler(options.log === undefined ? {} : { log: options.log }));
   app.notFound(notFoundHandler);
@@ -76,21 +107,39 @@ export function createApp(options: AppOptions): Hono<ApiEnv> {
   app.use("*", rejectAmbiguousPaths());
   if (options.cors !== undefined && options.cors.origins.length > 0) app.use("*", corsFor(options.cors));
   app.use("/v1/*", authenticate(options.tokens));
-  app.use("*", limitBody(limits.bodyLimitBytes === undefined ? {} : { maxBytes: limits.bodyLimitBytes }));
+  // Roles before bodies: a token that may not call a route never gets its body read.
+  app.use("/v1/*", gateRoles(routes));
+  // One limit for every body, except the routes that declare their own (plugin uploads).
+  app.use("*", limitBody({ ...(limits.bodyLimitBytes === undefined ? {} : { maxBytes: limits.bodyLimitBytes }), limitFor: routeBodyLimits(routes) }));
 
-  const runtime = options.runtime;
-  app.get("/health", (c) =>
-    c.json({
-      status: "ok",
-      version: options.version,
-      ...(runtime === undefined
-        ? {}
-        : { plugins: runtime.plugins().length, tools: runtime.tools().length, sandbox: runtime.sandbox.stats() }),
-    }),
-  );
-
-  if (options.metrics) app.get("/metrics", metricsHandler(options.metrics));
-  if (runtime) app.route("/v1/runs", runRoutes(runtime));
-
+  mountRoutes(app, routes);
   return app;
+}
+
+/**
+ * Every route the app serves, one list: mounted from it and documented from it
+ * (`/v1/openapi.json`). Each resource's routes come from one function in `routes/`.
+ */
+function declaredRoutes(options: AppOptions): ApiRoute[] {
+  const runtime = options.runtime;
+  const routes: ApiRoute[] = [healthRoute(options.version, runtime)];
+  if (options.metrics) routes.push(metricsRoute(options.metrics));
+  if (runtime !== undefined) {
+    const agents = new AgentCatalog(runtime, options.agentsDir === undefined ? {} : { agentsDir: options.agentsDir });
+    routes.push(
+      ...pluginRoutes(runtime, options.pluginDownload === undefined ? {} : { download: options.pluginDownload }),
+      ...agentRoutes(agents),
+      ...toolRoutes(runtime, agents),
+      ...approvalRoutes(runtime, {
+        ...(options.onApprovalDecided === undefined ? {} : { onApprovalDecided: options.onApprovalDecided }),
+        ...(options.log === undefined ? {} : { log: options.log }),
+      }),
+      ...auditRoutes(runtime, options.runOwner === undefined ? {} : { runOwner: options.runOwner }),
+      ...secretRoutes(runtime),
+      ...runRoutes(runtime),
+    );
+  }
+  routes.push(...(options.routes ?? []));
+  routes.push(openApiRoute(() => routes, { version: options.version }));
+  return routes;
 }

@@ -4,6 +4,10 @@
  * cannot rewrite the terminal or pass for a field it is not (CVE-2021-42574, Trojan Source).
  */
 import { InvalidInputError } from "../errors.js";
+import { inert } from "../text/inert.js";
+
+/** The text room's inert rendering, re-exported for the commands that import it from here. */
+export { inert, jsonText } from "../text/inert.js";
 
 const MAX_LIMIT = 1000;
 
@@ -18,35 +22,6 @@ export function parseLimit(text: string | undefined, fallback: number): number {
   const limit = text === undefined ? fallback : /^\d{1,7}$/.test(text) ? Number(text) : NaN;
   if (!(limit >= 1 && limit <= MAX_LIMIT)) throw new InvalidInputError(`--limit ${text}: expected a whole number from 1 to ${MAX_LIMIT}`, { field: "limit" });
   return limit;
-}
-
-/**
- * Characters that must not reach a terminal as they are: C0 controls (ESC starts the ANSI
- * sequences that clear or rewrite the screen, CR overwrites a line), DEL, C1 controls (U+009B is
- * a one-character CSI to some terminals), and the invisible and bidirectional format characters
- * that make text read differently from what it is (Trojan Source, CVE-2021-42574). Newlines are
- * handled by the caller.
- */
-const UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]/gu;
-
-/**
- * `text` with every unsafe character shown as an escape (`\u{1b}`), so what a model or a tool
- * wrote is displayed, never obeyed. `newlines: false` escapes `\n` too, for one-line output.
- */
-export function inert(text: string, options: { newlines?: boolean } = {}): string {
-  const escape = (c: string) => `\\u{${c.codePointAt(0)!.toString(16)}}`;
-  const out = text.replace(UNSAFE, escape);
-  return options.newlines === false ? out.replace(/\n/g, escape) : out;
-}
-
-/**
- * Pretty JSON that is also safe to print: `JSON.stringify` escapes C0 controls but passes C1 and
- * format characters through, and those can only sit inside strings, where `\uXXXX` means the
- * same. The result is still valid JSON for the same value.
- */
-export function jsonText(value: unknown): string {
-  const text = JSON.stringify(value, null, 2) ?? "null";
-  return text.replace(UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 const LABEL = 14;

@@ -48,6 +48,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
     tokens,
     version: VERSION,
     metrics,
+    agentsDir: runtime.agentsDir,
+    // A decision continues its run at once here (the driver's tick would within a second).
+    onApprovalDecided: (approval) => void runtime.continueRun(approval.runId).catch(() => undefined),
     limits: { bodyLimitBytes: config.server.bodyLimitBytes, maxConcurrentRequests: config.server.maxConcurrentRequests },
     cors: { origins: config.server.corsOrigins },
   });

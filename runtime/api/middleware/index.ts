@@ -4,6 +4,7 @@ export type { ErrorBody } from "./api-error.js";
 export { catchNonErrors, errorHandler, notFoundHandler } from "./error-handler.js";
 export type { ErrorHandlerOptions, InternalErrorLog } from "./error-handler.js";
 export { limitBody, DEFAULT_BODY_BYTES } from "./body-limit.js";
+export type { BodyLimitOptions } from "./body-limit.js";
 export { capConcurrency, DEFAULT_MAX_IN_FLIGHT } from "./concurrency.js";
 export type { ConcurrencyCapOptions } from "./concurrency.js";
 export { rejectAmbiguousPaths } from "./paths.js";

@@ -1,10 +1,11 @@
-import { Hono } from "hono";
+import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import * as v from "valibot";
 import type { Runtime } from "../../runtime.js";
 import type { RunRecord } from "../../runs/records.js";
-import { mayReadRun, principalOf, requireRole, type ApiEnv, type Principal } from "../auth/index.js";
-import { ApiError, ID, jsonBody, parseAt, validParams } from "../middleware/index.js";
+import { mayReadRun, principalOf, type ApiEnv, type Principal } from "../auth/index.js";
+import { ApiError, ID } from "../middleware/index.js";
+import { defineRoute, type ApiRoute } from "./route.js";
 
 const ToolCallSchema = v.strictObject({
   name: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
@@ -18,7 +19,7 @@ export const SubmitRunSchema = v.strictObject({
   grants: v.optional(v.record(v.string(), v.unknown())),
 });
 
-const ListQuery = v.object({
+const ListQuery = v.strictObject({
   status: v.optional(v.picklist(["active", "awaiting_approval", "ended"])),
   limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,4}$/, "expected a number 1-1000"), v.transform(Number), v.minValue(1), v.maxValue(1000))),
 });
@@ -47,80 +48,123 @@ export function runView(record: RunRecord, runtime: Runtime): Record<string, unk
   };
 }
 
+const IdParams = v.strictObject({ id: ID });
+const WaitQuery = v.strictObject({ wait: v.optional(v.picklist(["true", "false", "1", "0"], "expected true or false")) });
+const EventsQuery = v.strictObject({ after: v.optional(v.pipe(v.string(), v.regex(/^\d{1,12}$/, "expected an event number"))) });
+
 /** POST/GET /v1/runs, GET /v1/runs/:id, GET /v1/runs/:id/events (SSE), POST /v1/runs/:id/cancel. */
-export function runRoutes(runtime: Runtime): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
+export function runRoutes(runtime: Runtime): ApiRoute[] {
+  return [
+    defineRoute({
+      method: "POST",
+      path: "/v1/runs",
+      tag: "runs",
+      summary: "Start a run of explicit tool calls (?wait=true answers when it ends or waits for a person)",
+      roles: ["client"],
+      query: WaitQuery,
+      body: SubmitRunSchema,
+      responses: { 201: { description: "`{run}`: ended or waiting (wait=true)" }, 202: { description: "`{run}`: started; follow /v1/runs/:id/events" }, 404: { description: "no such agent" } },
+      handler: async (c, { query, body }) => {
+        const wait = query.wait === "true" || query.wait === "1";
+        const { run, settled } = await runtime.submitRun({
+          agent: body.agent,
+          toolCalls: body.tool_calls.map((call) => ({ name: call.name, input: call.input ?? {} })),
+          ownerToken: principalOf(c).tokenId,
+          ...(body.task === undefined ? {} : { task: body.task }),
+          ...(body.grants === undefined ? {} : { grants: body.grants }),
+        });
+        if (wait) await settled;
+        else settled.catch(() => undefined);
+        const record = (await runtime.records.get(run.id))!;
+        return c.json({ run: runView(record, runtime) }, wait ? 201 : 202, { Location: `/v1/runs/${run.id}` });
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/runs",
+      tag: "runs",
+      summary: "List runs, newest first (a client sees its own)",
+      roles: ["client", "approver"],
+      query: ListQuery,
+      responses: { 200: { description: "`{runs: [run]}`" } },
+      handler: async (c, { query }) => {
+        const principal = principalOf(c);
+        const records = await runtime.records.list({ ...(query.status ? { status: query.status } : {}), limit: query.limit ?? 100, ...(principal.role === "client" ? { ownerToken: principal.tokenId } : {}) });
+        return c.json({ runs: records.map((r) => runView(r, runtime)) });
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/runs/:id",
+      tag: "runs",
+      summary: "One run: status, plan outcomes, pending approval, least-privilege report",
+      roles: ["client", "approver"],
+      params: IdParams,
+      responses: { 200: { description: "`{run}`" }, 404: { description: "no such run (or not the caller's)" } },
+      handler: async (c, { params }) => c.json({ run: runView(await readable(runtime, params.id, principalOf(c)), runtime) }),
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/runs/:id/cancel",
+      tag: "runs",
+      summary: "Cancel a run: no further tool call starts; it ends as cancelled",
+      roles: ["client"],
+      params: IdParams,
+      responses: { 202: { description: "`{run}`" }, 404: { description: "no such run" }, 409: { description: "run_ended" } },
+      handler: async (c, { params }) => {
+        const record = await readable(runtime, params.id, principalOf(c));
+        return c.json({ run: runView(await runtime.cancelRun(record.id), runtime) }, 202);
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/runs/:id/events",
+      tag: "runs",
+      summary: "The run's events as Server-Sent Events, from any node; resumes after Last-Event-ID (or ?after=)",
+      description: "Each event: `id` (its number in the run), `event` (tool-call, tool-result, approval-required, host-call, log, instance, run-ended), `data` (JSON). The stream ends with `event: end`.",
+      roles: ["client", "approver"],
+      params: IdParams,
+      query: EventsQuery,
+      responses: { 200: { description: "text/event-stream", mediaType: "text/event-stream" }, 404: { description: "no such run" } },
+      handler: async (c, { params, query }) => {
+        const record = await readable(runtime, params.id, principalOf(c));
+        const cursorText = c.req.header("last-event-id") ?? query.after ?? "0";
+        if (!/^\d{1,12}$/.test(cursorText)) throw new ApiError("invalid_input", "Last-Event-ID: expected an event number", { status: 400, field: "header.last-event-id" });
+        return streamEvents(c, runtime, record.id, Number(cursorText));
+      },
+    }),
+  ];
+}
 
-  app.post("/", requireRole("client"), jsonBody(SubmitRunSchema), async (c) => {
-    const body = c.req.valid("json");
-    const wait = parseAt(v.optional(v.picklist(["true", "false", "1", "0"])), c.req.query("wait"), "query.wait");
-    const principal = principalOf(c);
-    const { run, settled } = await runtime.submitRun({
-      agent: body.agent,
-      toolCalls: body.tool_calls.map((call) => ({ name: call.name, input: call.input ?? {} })),
-      ownerToken: principal.tokenId,
-      ...(body.task === undefined ? {} : { task: body.task }),
-      ...(body.grants === undefined ? {} : { grants: body.grants }),
+function streamEvents(c: Context<ApiEnv>, runtime: Runtime, id: string, from: number): Response {
+  let after = from;
+  return streamSSE(c, async (stream) => {
+    let closed = false;
+    stream.onAbort(() => {
+      closed = true;
     });
-    if (wait === "true" || wait === "1") await settled;
-    else settled.catch(() => undefined);
-    const record = (await runtime.records.get(run.id))!;
-    return c.json({ run: runView(record, runtime) }, wait === "true" || wait === "1" ? 201 : 202, { Location: `/v1/runs/${run.id}` });
-  });
-
-  app.get("/", requireRole("client", "approver"), async (c) => {
-    const query = parseAt(ListQuery, c.req.query(), "query");
-    const principal = principalOf(c);
-    const records = await runtime.records.list({ ...(query.status ? { status: query.status } : {}), limit: query.limit ?? 100, ...(principal.role === "client" ? { ownerToken: principal.tokenId } : {}) });
-    return c.json({ runs: records.map((r) => runView(r, runtime)) });
-  });
-
-  app.get("/:id", requireRole("client", "approver"), validParams(v.object({ id: ID })), async (c) => {
-    const record = await readable(runtime, c.req.valid("param").id, principalOf(c));
-    return c.json({ run: runView(record, runtime) });
-  });
-
-  app.post("/:id/cancel", requireRole("client"), validParams(v.object({ id: ID })), async (c) => {
-    const record = await readable(runtime, c.req.valid("param").id, principalOf(c));
-    const after = await runtime.cancelRun(record.id);
-    return c.json({ run: runView(after, runtime) }, 202);
-  });
-
-  app.get("/:id/events", requireRole("client", "approver"), validParams(v.object({ id: ID })), async (c) => {
-    const record = await readable(runtime, c.req.valid("param").id, principalOf(c));
-    const cursorText = c.req.header("last-event-id") ?? c.req.query("after") ?? "0";
-    if (!/^\d{1,12}$/.test(cursorText)) throw new ApiError("invalid_input", "after (or Last-Event-ID): expected an event number", { status: 400, field: "query.after" });
-    let after = Number(cursorText);
-    return streamSSE(c, async (stream) => {
-      let closed = false;
-      stream.onAbort(() => {
-        closed = true;
-      });
-      for (;;) {
-        const events = await runtime.events.list(record.id, { after, limit: 500 });
-        for (const event of events) {
-          await stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event.data) });
-          after = event.seq;
-          if (event.type === "run-ended") {
-            await stream.writeSSE({ event: "end", data: JSON.stringify({ run: record.id }) });
-            return;
-          }
-        }
-        if (closed) return;
-        if (events.length === 0) {
-          // Nothing new: an ended run whose stream was read to the end, or one still going.
-          const now = await runtime.records.get(record.id);
-          if (!now || (now.status === "ended" && (await runtime.events.list(record.id, { after, limit: 1 })).length === 0)) {
-            await stream.writeSSE({ event: "end", data: JSON.stringify({ run: record.id }) });
-            return;
-          }
-          await waitForEvent(runtime, record.id, POLL_MS);
+    for (;;) {
+      const events = await runtime.events.list(id, { after, limit: 500 });
+      for (const event of events) {
+        await stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event.data) });
+        after = event.seq;
+        if (event.type === "run-ended") {
+          await stream.writeSSE({ event: "end", data: JSON.stringify({ run: id }) });
+          return;
         }
       }
-    });
+      if (closed) return;
+      if (events.length === 0) {
+        // Nothing new: an ended run whose stream was read to the end, or one still going.
+        const now = await runtime.records.get(id);
+        if (!now || (now.status === "ended" && (await runtime.events.list(id, { after, limit: 1 })).length === 0)) {
+          await stream.writeSSE({ event: "end", data: JSON.stringify({ run: id }) });
+          return;
+        }
+        await waitForEvent(runtime, id, POLL_MS);
+      }
+    }
   });
-
-  return app;
 }
 
 /** The run's record when `principal` may read it; 404 otherwise (someone else's run is not shown to exist). */

@@ -1,0 +1,168 @@
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { AgentManifestError } from "../../agents/index.js";
+import type { AgentManifest, DangerWarning, ManifestIssue, ParsedAgentManifest } from "../../agents/index.js";
+import { AgentStore, parseAgentSource, storedFile } from "../../agents/store.js";
+import type { AgentFormat, StoredAgent } from "../../agents/store.js";
+import { ConflictError, NotFoundError } from "../../errors.js";
+import type { Runtime } from "../../runtime.js";
+
+/**
+ * Where an agent is defined. `file`: `capabilities/<name>.yaml` (edit the file). `store`: put
+ * through the API, kept in the store. `runtime`: given to the runtime in code (`defineAgent`).
+ */
+export type AgentOrigin = "file" | "store" | "runtime";
+
+export interface AgentEntry {
+  readonly name: string;
+  readonly origin: AgentOrigin;
+  /** A file agent's manifest file, when the agents dir is known. */
+  readonly file: string | undefined;
+  /** A stored agent's text and times. */
+  readonly stored: StoredAgent | undefined;
+  /** Undefined when a stored agent no longer passes its checks (see `problems`). */
+  readonly manifest: AgentManifest | undefined;
+  readonly problems: readonly ManifestIssue[];
+}
+
+export interface AgentCatalogOptions {
+  /** The agent manifests folder the runtime loaded, to tell file agents apart and name their file. */
+  readonly agentsDir?: string;
+}
+
+/**
+ * The agents the API shows and changes: the runtime's (files, code) and the stored ones. Rules:
+ * a stored agent may not take the name of a file or code agent (409), and only stored agents can
+ * be replaced or removed through the API (409 naming the file for a file agent).
+ *
+ * A runtime that reads the `agents` table itself (`refreshAgents()`, before each run) is asked to
+ * refresh after a change. One that does not is handed a put agent with `defineAgent`, and keeps
+ * a removed one runnable in this process until it restarts.
+ */
+export class AgentCatalog {
+  readonly #runtime: Runtime;
+  readonly #store: Promise<AgentStore>;
+  readonly #agentsDir: string | undefined;
+  /** Names this catalog gave the runtime: stored agents, not code agents, whatever the runtime holds. */
+  readonly #handed = new Set<string>();
+
+  constructor(runtime: Runtime, options: AgentCatalogOptions = {}) {
+    this.#runtime = runtime;
+    this.#agentsDir = options.agentsDir;
+    this.#store = AgentStore.open(runtime.store, { clock: runtime.clock });
+    // Opened at once so a store failure shows at the first request, not as an unhandled rejection.
+    this.#store.catch(() => undefined);
+  }
+
+  async list(): Promise<AgentEntry[]> {
+    const store = await this.#store;
+    const stored = new Map((await store.list()).map((s) => [s.name, s]));
+    const runtimeAgents = new Map(this.#runtime.agents().map((a) => [a.name, a]));
+    const names = [...new Set([...stored.keys(), ...[...runtimeAgents.keys()].filter((n) => !this.#handed.has(n) || stored.has(n))])].sort();
+    const entries: AgentEntry[] = [];
+    for (const name of names) entries.push(await this.#entry(name, stored.get(name), runtimeAgents));
+    return entries;
+  }
+
+  async get(name: string): Promise<AgentEntry | undefined> {
+    const stored = await (await this.#store).get(name);
+    const runtimeAgents = new Map(this.#runtime.agents().map((a) => [a.name, a]));
+    if (stored === undefined && (!runtimeAgents.has(name) || this.#handed.has(name))) return undefined;
+    return this.#entry(name, stored, runtimeAgents);
+  }
+
+  /** Checks and stores agent `name` from its text; refused (409) for a file or code agent's name. */
+  async put(name: string, source: string, options: { format: AgentFormat }): Promise<{ entry: AgentEntry; created: boolean; warnings: DangerWarning[] }> {
+    const { format } = options;
+    const existing = await this.get(name);
+    if (existing !== undefined && existing.origin !== "store") throw notStored(existing, "replaced");
+    const store = await this.#store;
+    const result = await store.put(name, source, { format, dataDir: this.#runtime.dataDir, file: storedFile(name), known: this.#known(name), ...this.#protected() });
+    if (!(await this.#refresh())) {
+      await this.#runtime.defineAgent(result.parsed.manifest);
+      this.#handed.add(name);
+    }
+    const entry: AgentEntry = { name, origin: "store", file: undefined, stored: result.agent, manifest: result.parsed.manifest, problems: [] };
+    return { entry, created: result.created, warnings: result.parsed.warnings };
+  }
+
+  /** Removes stored agent `name`; 404 if there is none, 409 for a file or code agent. */
+  async remove(name: string): Promise<AgentEntry> {
+    const existing = await this.get(name);
+    if (existing === undefined) throw new NotFoundError(`no agent named ${name}`);
+    if (existing.origin !== "store") throw notStored(existing, "removed");
+    await (await this.#store).remove(name);
+    await this.#refresh();
+    return existing;
+  }
+
+  /** The checks `put` runs, writing nothing. `name`, when given, must be the manifest's. */
+  async validate(source: string, options: { format: AgentFormat; name?: string | undefined }): Promise<ParsedAgentManifest> {
+    const { format, name } = options;
+    return parseAgentSource(source, {
+      format,
+      dataDir: this.#runtime.dataDir,
+      ...(name === undefined ? {} : { name }),
+      file: name === undefined ? "<agent>" : storedFile(name),
+      known: this.#known(name),
+      ...this.#protected(),
+    });
+  }
+
+  /** The manifest of agent `name` as a run would get it, or 404. */
+  async manifest(name: string): Promise<AgentManifest> {
+    const entry = await this.get(name);
+    if (entry === undefined) throw new NotFoundError(`no agent named ${name}`);
+    if (entry.manifest === undefined) throw new AgentManifestError(entry.problems);
+    return entry.manifest;
+  }
+
+  /** Asks the runtime to re-read the stored agents; false when it cannot (it predates the `agents` table). */
+  async #refresh(): Promise<boolean> {
+    const runtime: object = this.#runtime;
+    if (!("refreshAgents" in runtime) || typeof runtime.refreshAgents !== "function") return false;
+    await (runtime.refreshAgents as () => Promise<void>).call(runtime);
+    return true;
+  }
+
+  async #entry(name: string, stored: StoredAgent | undefined, runtimeAgents: ReadonlyMap<string, AgentManifest>): Promise<AgentEntry> {
+    const file = this.#fileOf(name);
+    if (file !== undefined || (stored === undefined && runtimeAgents.has(name))) {
+      // Files win over the store (the runtime loaded the file); a stored agent of that name is shadowed.
+      const origin: AgentOrigin = file !== undefined ? "file" : "runtime";
+      return { name, origin, file, stored: undefined, manifest: runtimeAgents.get(name), problems: [] };
+    }
+    try {
+      const parsed = await parseAgentSource(stored!.source, { format: stored!.format, dataDir: this.#runtime.dataDir, name, file: storedFile(name), ...this.#protected() });
+      return { name, origin: "store", file: undefined, stored, manifest: parsed.manifest, problems: [] };
+    } catch (error) {
+      if (!(error instanceof AgentManifestError)) throw error;
+      return { name, origin: "store", file: undefined, stored, manifest: undefined, problems: error.issues };
+    }
+  }
+
+  #fileOf(name: string): string | undefined {
+    if (this.#agentsDir === undefined) return undefined;
+    const file = join(this.#agentsDir, `${name}.yaml`);
+    try {
+      return statSync(file).isFile() ? file : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  #known(except: string | undefined): Map<string, AgentManifest> {
+    return new Map(this.#runtime.agents().filter((a) => a.name !== except).map((a) => [a.name, a]));
+  }
+
+  #protected(): { protectedDirs?: string[] } {
+    return this.#agentsDir === undefined ? {} : { protectedDirs: [this.#agentsDir] };
+  }
+}
+
+function notStored(entry: AgentEntry, verb: "replaced" | "removed"): ConflictError {
+  if (entry.origin === "file") {
+    return new ConflictError("agent_defined_by_file", `agent ${entry.name} is defined by ${entry.file ?? `${entry.name}.yaml in the agents dir`}; it cannot be ${verb} through the API: edit or remove the file`);
+  }
+  return new ConflictError("agent_defined_by_runtime", `agent ${entry.name} is defined by the runtime itself (a manifest in its agents dir, or code); it cannot be ${verb} through the API`);
+}

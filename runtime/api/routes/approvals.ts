@@ -1,0 +1,169 @@
+import * as v from "valibot";
+import { ConflictError, InvalidInputError } from "../../errors.js";
+import { ApprovalError } from "../../policy/approvals/index.js";
+import type { Approval, ApprovalStatus } from "../../policy/approvals/index.js";
+import type { Runtime } from "../../runtime.js";
+import { inert, inertJson, jsonText } from "../../text/inert.js";
+import { principalOf } from "../auth/index.js";
+import type { Principal } from "../auth/index.js";
+import { ApiError } from "../middleware/api-error.js";
+import type { InternalErrorLog } from "../middleware/index.js";
+import { ID, queryInt } from "./fields.js";
+import { defineRoute } from "./route.js";
+import type { ApiRoute } from "./route.js";
+
+/** Called once a decision is stored (not awaited: the approver's answer does not wait for the run). */
+export type ApprovalDecidedHook = (approval: Approval, by: Principal) => void | Promise<void>;
+
+export interface ApprovalRoutesOptions {
+  /** E.g. resume the run that waited on it. */
+  readonly onApprovalDecided?: ApprovalDecidedHook;
+  /** Where a failing hook is reported. */
+  readonly log?: InternalErrorLog;
+}
+
+const STATUSES = ["pending", "approved", "denied", "expired", "used", "all"] as const;
+const MAX_REASON = 2000;
+
+const ListQuery = v.strictObject({
+  status: v.optional(v.picklist(STATUSES, `expected one of ${STATUSES.join(", ")}`)),
+  run_id: v.optional(ID),
+  limit: v.optional(queryInt(1, 500)),
+});
+const Params = v.strictObject({ id: ID });
+const Decision = v.strictObject({
+  decision: v.picklist(["approve", "deny"], "expected approve or deny"),
+  scope: v.optional(v.picklist(["once", "run"], "expected once or run")),
+  reason: v.optional(v.pipe(v.string("expected text"), v.maxLength(MAX_REASON, `expected at most ${MAX_REASON} characters`))),
+});
+
+/** Approvals: what runs wait for, with everything a person needs to decide; and the decision. */
+export function approvalRoutes(runtime: Runtime, options: ApprovalRoutesOptions = {}): ApiRoute[] {
+  const view = async (approval: Approval) => approvalView(approval, (await runtime.records.get(approval.runId))?.task ?? null);
+  return [
+    defineRoute({
+      method: "GET",
+      path: "/v1/approvals",
+      tag: "approvals",
+      summary: "Approvals, newest first (default: pending), each with its full context",
+      description:
+        "Each shows what it would allow exactly: the tool and its arguments, for an effect the capability and the canonical host call, the risk, why it is asked, and the text that led to it. Text from models and tools has its control, bidirectional and invisible characters escaped (\\u{1b}); `arguments.json` / `effect.json` are the exact values as JSON text.",
+      roles: ["approver"],
+      query: ListQuery,
+      responses: { 200: { description: "`{approvals: [...]}`" } },
+      handler: async (c, { query }) => {
+        const status = query.status ?? "pending";
+        const found = await runtime.approvals.list({
+          ...(status === "all" ? {} : { status: status as ApprovalStatus }),
+          ...(query.run_id === undefined ? {} : { runId: query.run_id }),
+          limit: query.limit ?? 100,
+        });
+        return c.json({ approvals: await Promise.all(found.map(view)) });
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/approvals/:id",
+      tag: "approvals",
+      summary: "One approval with its full context",
+      roles: ["approver"],
+      params: Params,
+      responses: { 200: { description: "`{approval}`" }, 404: { description: "no approval with that id" } },
+      handler: async (c, { params }) => {
+        const approval = await runtime.approvals.get(params.id);
+        if (approval === undefined) throw new ApiError("approval_not_found", `approval ${params.id}: not found`, { status: 404 });
+        return c.json({ approval: await view(approval) });
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/approvals/:id",
+      tag: "approvals",
+      summary: "Approve or deny a pending approval",
+      description:
+        "scope `once` (default) covers exactly this call; `run` every later call of the tool in the run (ToolCall approvals only). The decision is recorded with the deciding token's id. A decided or expired approval is 409.",
+      roles: ["approver"],
+      params: Params,
+      body: Decision,
+      responses: {
+        200: { description: "`{approval}`: decided" },
+        404: { description: "approval_not_found" },
+        409: { description: "approval_not_pending (already decided or used) or approval_expired" },
+      },
+      handler: async (c, { params, body }) => {
+        if (body.decision === "deny" && body.scope !== undefined) throw new InvalidInputError("body.scope: only an approval has a scope; leave it out to deny", { field: "body.scope" });
+        const principal = principalOf(c);
+        let decided: Approval;
+        try {
+          decided = await runtime.approvals.decide(params.id, {
+            decision: body.decision,
+            by: principal.tokenId,
+            ...(body.scope === undefined ? {} : { scope: body.scope }),
+            ...(body.reason === undefined ? {} : { reason: body.reason }),
+          });
+        } catch (error) {
+          throw decideError(error);
+        }
+        notify(options, decided, principal);
+        return c.json({ approval: await view(decided) });
+      },
+    }),
+  ];
+}
+
+/** An expiry is a conflict with the approval's state like a prior decision (one 409 for both). */
+function decideError(error: unknown): unknown {
+  if (error instanceof ApprovalError && error.code === "approval_expired") return new ConflictError(error.code, error.message, { cause: error });
+  if (error instanceof InvalidInputError && error.field !== undefined) return new InvalidInputError(`body.${error.message}`, { field: `body.${error.field}`, cause: error });
+  return error;
+}
+
+function notify(options: ApprovalRoutesOptions, approval: Approval, by: Principal): void {
+  const hook = options.onApprovalDecided;
+  if (hook === undefined) return;
+  const report = (error: unknown) => (options.log ?? ((e: unknown, where: string) => console.error(`clawhive api: ${where}: ${String(e)}`)))(error, `onApprovalDecided ${approval.id}`);
+  try {
+    void Promise.resolve(hook(approval, by)).catch(report);
+  } catch (error) {
+    report(error);
+  }
+}
+
+/**
+ * An approval as a person deciding it sees it. The facts it binds (tool, arguments, effect) are
+ * given twice: as values with every string made inert, for showing field by field, and as exact
+ * JSON text (`json`) — what the approval's hash covers, with unsafe characters as `\u` escapes.
+ */
+export function approvalView(a: Approval, task: string | null) {
+  return {
+    id: a.id,
+    kind: a.kind,
+    status: a.status,
+    runId: a.runId,
+    traceId: a.traceId,
+    parentRunId: a.parentRunId,
+    stepId: inert(a.stepId),
+    toolCallId: inert(a.toolCallId),
+    agent: inert(a.agent),
+    tool: inert(a.tool),
+    risk: a.risk,
+    arguments: { value: inertJson(a.input), json: jsonText(a.input, { indent: 0 }), sha256: a.argsHash },
+    effect: a.kind === "effect" ? { capability: inert(a.capability ?? ""), value: inertJson(a.effect), json: jsonText(a.effect, { indent: 0 }), sha256: a.effectHash } : null,
+    reason: inert(a.reason),
+    context: a.context === null ? null : inert(a.context),
+    task: task === null ? null : inert(task),
+    createdAt: new Date(a.createdAt).toISOString(),
+    expiresAt: new Date(a.expiresAt).toISOString(),
+    decision:
+      a.decision === null
+        ? null
+        : {
+            decision: a.decision,
+            scope: a.scope,
+            by: inert(a.decidedBy ?? ""),
+            at: a.decidedAt === null ? null : new Date(a.decidedAt).toISOString(),
+            reason: a.decisionReason === null ? null : inert(a.decisionReason),
+          },
+    used: { count: a.useCount, lastAt: a.usedAt === null ? null : new Date(a.usedAt).toISOString() },
+  };
+}

@@ -1,0 +1,244 @@
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import * as v from "valibot";
+import { ClawhiveError, InvalidInputError, NotFoundError } from "../../errors.js";
+import { UpgradeNeedsAcceptance } from "../../plugins/install/index.js";
+import type { DownloadOptions, InstalledPlugin, InstallResult, PluginPackage } from "../../plugins/install/index.js";
+import type { Runtime } from "../../runtime.js";
+import { inert } from "../../text/inert.js";
+import { principalOf } from "../auth/index.js";
+import { errorBody } from "../middleware/api-error.js";
+import { NAME, QUERY_BOOLEAN } from "./fields.js";
+import { defineRoute } from "./route.js";
+import type { ApiRoute, RawBody } from "./route.js";
+
+/** Largest uploaded package: the installer's own cap on a plugin file. */
+export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
+
+export interface PluginRoutesOptions {
+  /** For installs by URL: extra trusted CA certificates (a private registry's), size cap, timeout. */
+  readonly download?: DownloadOptions;
+  /** Where an upload is written (in a fresh private folder) before it is installed; default the OS temp dir. */
+  readonly tempDir?: string;
+}
+
+const SHA256 = v.pipe(v.string(), v.regex(/^(?:sha256[:-])?[0-9a-fA-F]{64}$/, "expected the package's sha256: 64 hex digits"));
+
+const FromUrl = v.strictObject({
+  url: v.pipe(
+    v.string("expected the https URL of a .tgz package"),
+    v.maxLength(2048, "expected a URL of at most 2048 characters"),
+    v.check((s) => URL.canParse(s) && new URL(s).protocol === "https:", "expected the https URL of a .tgz package"),
+  ),
+  sha256: SHA256,
+});
+type FromUrl = v.InferOutput<typeof FromUrl>;
+
+const RAW = {
+  mediaTypes: ["application/gzip", "application/x-gzip"],
+  description: "A plugin package: a .tgz holding plugin.json and plugin.wasm (at its root or under one folder). Or, as JSON, {url, sha256} of such a package.",
+} as const;
+
+const Params = v.strictObject({ name: NAME });
+const InstallQuery = v.strictObject({ sha256: v.optional(SHA256) });
+const UpgradeQuery = v.strictObject({ sha256: v.optional(SHA256), accept: v.optional(QUERY_BOOLEAN) });
+
+/** Plugins: list, inspect, install (upload or URL), upgrade, remove. Admin only. */
+export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}): ApiRoute[] {
+  /** The package a request sent: an upload, or the URL in its JSON body. */
+  const source = (input: { raw: RawBody | undefined; body: FromUrl | undefined; query: { sha256?: string | undefined } }, by: string) =>
+    input.raw !== undefined
+      ? readUpload(runtime, input.raw, { sha256: input.query.sha256, by, tempDir: options.tempDir })
+      : readUrl(runtime, input.body!, { querySha: input.query.sha256, download: options.download });
+  return [
+    defineRoute({
+      method: "GET",
+      path: "/v1/plugins",
+      tag: "plugins",
+      summary: "List installed plugins",
+      roles: ["admin"],
+      responses: { 200: { description: "`{plugins: [...]}`, by name" } },
+      handler: async (c) => c.json({ plugins: (await runtime.installer.registry.list()).map(pluginSummary) }),
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/plugins",
+      tag: "plugins",
+      summary: "Install a plugin from an uploaded package or an https URL with its sha256",
+      description:
+        "Verified like `clawhive plugin install`: hash, the wasm's imports against its declared capabilities, its tools against its manifest. An installed name is never replaced (409 plugin_exists; upgrade it instead).",
+      roles: ["admin"],
+      query: InstallQuery,
+      body: FromUrl,
+      raw: RAW,
+      bodyLimitBytes: MAX_UPLOAD_BYTES,
+      responses: {
+        200: { description: "`{action: \"unchanged\", plugin}`: these exact bytes were installed already" },
+        201: { description: "`{action: \"installed\", plugin}`" },
+        409: { description: "plugin_exists: a plugin of that name is installed" },
+        422: { description: "the package failed verification (blob_tampered, package_invalid, …) or could not be downloaded" },
+      },
+      handler: async (c, input) => {
+        const pkg = await source(input, principalOf(c).tokenId);
+        const result = await installed(runtime, () => runtime.installer.installPackage(pkg, { firstParty: false }));
+        return c.json(installAnswer(result), result.action === "installed" ? 201 : 200);
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/plugins/:name",
+      tag: "plugins",
+      summary: "One installed plugin: manifest, tools with input schemas, origin",
+      roles: ["admin"],
+      params: Params,
+      responses: { 200: { description: "`{plugin}`" }, 404: { description: "no plugin of that name" } },
+      handler: async (c, { params }) => c.json({ plugin: pluginDetail(await installedPlugin(runtime, params.name)) }),
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/plugins/:name/upgrade",
+      tag: "plugins",
+      summary: "Upgrade an installed plugin; a widening upgrade needs ?accept=true",
+      description:
+        "Without accept, an upgrade that widens what the plugin may do (a capability, a tool, a lowered risk, another publisher) is refused with 409 upgrade_needs_acceptance and the permission diff in error.diff; nothing changes.",
+      roles: ["admin"],
+      params: Params,
+      query: UpgradeQuery,
+      body: FromUrl,
+      raw: RAW,
+      bodyLimitBytes: MAX_UPLOAD_BYTES,
+      responses: {
+        200: { description: "`{action: \"upgraded\" | \"unchanged\", plugin, diff}`" },
+        404: { description: "no plugin of that name" },
+        409: { description: "upgrade_needs_acceptance (with error.diff), or plugin_version_exists" },
+        422: { description: "the package failed verification, or is another plugin (plugin_name_mismatch)" },
+      },
+      handler: async (c, input) => {
+        const { params, query } = input;
+        await installedPlugin(runtime, params.name);
+        const pkg = await source(input, principalOf(c).tokenId);
+        try {
+          const result = await installed(runtime, () => runtime.installer.upgradePackage(params.name, pkg, { accept: query.accept ?? false, firstParty: false }));
+          return c.json(installAnswer(result), 200);
+        } catch (error) {
+          if (!(error instanceof UpgradeNeedsAcceptance)) throw error;
+          const lines = error.diff.lines.map((line) => inert(line, { newlines: false }));
+          const message = `upgrading ${params.name} to ${pkg.manifest.version} widens what it may do: ${lines.join("; ")}; send the same request with ?accept=true to grant these permissions`;
+          const answer = errorBody(error.code, message);
+          return c.json({ error: { ...answer.error, diff: { widening: true, lines } } }, 409);
+        }
+      },
+    }),
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/plugins/:name",
+      tag: "plugins",
+      summary: "Remove a plugin (refused while an unfinished run uses it)",
+      roles: ["admin"],
+      params: Params,
+      responses: { 200: { description: "`{removed: plugin}`" }, 404: { description: "no plugin of that name" }, 409: { description: "plugin_in_use" } },
+      handler: async (c, { params }) => {
+        await installedPlugin(runtime, params.name);
+        const removed = await runtime.removePlugin(params.name);
+        return c.json({ removed: pluginSummary(removed) });
+      },
+    }),
+  ];
+}
+
+async function installedPlugin(runtime: Runtime, name: string): Promise<InstalledPlugin> {
+  const plugin = await runtime.installer.registry.get(name);
+  if (plugin === undefined) throw new NotFoundError(`no plugin named ${name} is installed`);
+  return plugin;
+}
+
+/** Installs or upgrades, then loads what the store now holds into this runtime. */
+async function installed(runtime: Runtime, work: () => Promise<InstallResult>): Promise<InstallResult> {
+  const result = await work();
+  await runtime.refreshPlugins();
+  return result;
+}
+
+function installAnswer(result: InstallResult) {
+  return {
+    action: result.action,
+    plugin: pluginDetail(result.plugin),
+    ...(result.diff === undefined ? {} : { diff: { widening: result.diff.widening, lines: result.diff.lines.map((l) => inert(l, { newlines: false })) } }),
+  };
+}
+
+async function readUrl(runtime: Runtime, body: FromUrl, options: { querySha: string | undefined; download: DownloadOptions | undefined }): Promise<PluginPackage> {
+  const { querySha, download } = options;
+  if (querySha !== undefined) throw new InvalidInputError("query.sha256: give the sha256 in the body with the url", { field: "query.sha256" });
+  try {
+    return await runtime.installer.readPackage(body.url, { sha256: body.sha256, ...(download === undefined ? {} : { download }) });
+  } catch (error) {
+    throw atField(error, { source: "body.url", sha256: "body.sha256", manifest: "body.url" });
+  }
+}
+
+/**
+ * An uploaded .tgz: written to a file only this process can read (a fresh 0700 folder, the file
+ * 0600, created exclusively) and read back by the installer as any local package is. The temp
+ * path is an implementation detail, so it is taken out of any error before it is answered.
+ */
+async function readUpload(runtime: Runtime, raw: RawBody, options: { sha256: string | undefined; by: string; tempDir: string | undefined }): Promise<PluginPackage> {
+  if (raw.bytes.length < 2 || raw.bytes[0] !== 0x1f || raw.bytes[1] !== 0x8b) {
+    throw new InvalidInputError("body: expected a gzip-compressed .tgz package (plugin.json and plugin.wasm)", { field: "body" });
+  }
+  const dir = await mkdtemp(join(options.tempDir ?? tmpdir(), "clawhive-upload-"));
+  const file = join(dir, "package.tgz");
+  try {
+    await writeFile(file, raw.bytes, { mode: 0o600, flag: "wx" });
+    const pkg = await runtime.installer.readPackage(file, options.sha256 === undefined ? {} : { sha256: options.sha256 });
+    return { ...pkg, origin: `upload by ${options.by}` };
+  } catch (error) {
+    throw atField(error, { source: "body", sha256: "query.sha256", manifest: "body" }, { [file]: "the upload", [dir]: "the upload" });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The installer names its own inputs (`source`, `sha256`); the caller sent `body.url` or a
+ * query. The same error, its field and any temp paths in its message translated.
+ */
+function atField(error: unknown, fields: Record<string, string>, paths: Record<string, string> = {}): unknown {
+  if (!(error instanceof ClawhiveError)) return error;
+  let message = error.message;
+  for (const [path, name] of Object.entries(paths).sort((a, b) => b[0].length - a[0].length)) message = message.split(path).join(name);
+  if (error instanceof InvalidInputError) {
+    const field = error.field === undefined ? undefined : (fields[error.field] ?? error.field);
+    return new InvalidInputError(message, { ...(field === undefined ? {} : { field }), cause: error });
+  }
+  if (message === error.message) return error;
+  return new ClawhiveError(error.code, message, { status: error.status, cause: error });
+}
+
+/** What a list shows of a plugin. Publisher and descriptions are the plugin's own text: inert. */
+export function pluginSummary(p: InstalledPlugin) {
+  return {
+    name: p.name,
+    version: p.version,
+    format: p.format,
+    publisher: inert(p.publisher),
+    description: inert(p.manifest.description),
+    sha256: p.blobSha256,
+    size: p.size,
+    capabilities: p.manifest.capabilities,
+    tools: p.tools.map((t) => ({ name: t.name, risk: t.risk, capabilities: t.capabilities })),
+    firstParty: p.firstParty,
+    origin: inert(p.origin),
+    installedAt: new Date(p.installedAt).toISOString(),
+    updatedAt: new Date(p.updatedAt).toISOString(),
+  };
+}
+
+function pluginDetail(p: InstalledPlugin) {
+  return {
+    ...pluginSummary(p),
+    tools: p.tools.map((t) => ({ name: t.name, description: inert(t.description), risk: t.risk, capabilities: t.capabilities, inputSchema: t.inputSchema })),
+    manifest: p.manifest,
+  };
+}

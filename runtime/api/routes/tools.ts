@@ -1,0 +1,69 @@
+import * as v from "valibot";
+import { agentRiskOverride } from "../../agents/index.js";
+import type { AgentManifest } from "../../agents/index.js";
+import { toolRisk } from "../../policy/engine.js";
+import type { InstalledPlugin } from "../../plugins/install/index.js";
+import { agentTools } from "../../runs/agent-tools.js";
+import type { ToolInfo } from "../../runs/types.js";
+import type { Runtime } from "../../runtime.js";
+import type { SandboxPlugin } from "../../sandbox/index.js";
+import { inert } from "../../text/inert.js";
+import type { AgentCatalog } from "./agent-catalog.js";
+import { NAME } from "./fields.js";
+import { defineRoute } from "./route.js";
+import type { ApiRoute } from "./route.js";
+
+const Query = v.strictObject({ agent: v.optional(NAME) });
+
+/** `GET /v1/tools`: every loaded tool, or what one agent may use (at the risk it has for that agent). */
+export function toolRoutes(runtime: Runtime, catalog: AgentCatalog): ApiRoute[] {
+  return [
+    defineRoute({
+      method: "GET",
+      path: "/v1/tools",
+      tag: "tools",
+      summary: "The tools of the loaded plugins, or with ?agent= those the agent may use",
+      description:
+        "With ?agent=, exactly what its runs are offered: the plugins its manifest lists, in its version ranges, narrowed to its tool subsets, with the risk after the agent's raise/lower settings. 422 when the agent names a plugin that is not installed or out of range.",
+      roles: ["admin", "client"],
+      query: Query,
+      responses: { 200: { description: "`{agent?, tools: [{name, plugin, tool, description, inputSchema, capabilities, risk}]}`" }, 404: { description: "no agent of that name" } },
+      handler: async (c, { query }) => {
+        await runtime.refreshPlugins();
+        if (query.agent === undefined) return c.json({ tools: runtime.tools().map((t) => toolView(t, t.risk)) });
+        const agent = await catalog.manifest(query.agent);
+        const installed = await runtime.installer.registry.list();
+        const offered = agentTools(agent, { plugins: versionsOf(installed), tools: runtime.tools() });
+        const manifests = new Map(installed.map((p) => [p.name, p.manifest]));
+        return c.json({ agent: agent.name, tools: offered.map((t) => toolView(t, riskFor(agent, t, { manifests }))) });
+      },
+    }),
+  ];
+}
+
+/**
+ * What `agentTools` reads of a loaded plugin is its manifest (the version); the registry has it
+ * without loading anything into the sandbox, so no module is given.
+ */
+function versionsOf(installed: readonly InstalledPlugin[]): Map<string, SandboxPlugin> {
+  return new Map(installed.map((p) => [p.name, { key: `${p.name}@${p.blobSha256}`, manifest: p.manifest, format: p.manifest.format, modules: {} }]));
+}
+
+function riskFor(agent: AgentManifest, tool: ToolInfo, options: { manifests: ReadonlyMap<string, InstalledPlugin["manifest"]> }): ToolInfo["risk"] {
+  const plugin = options.manifests.get(tool.plugin);
+  if (plugin === undefined) return tool.risk;
+  return toolRisk({ plugin, name: tool.name, capabilities: tool.capabilities }, { agentOverride: agentRiskOverride(agent, tool.qualifiedName) }).risk;
+}
+
+function toolView(t: ToolInfo, risk: ToolInfo["risk"]) {
+  return {
+    name: t.qualifiedName,
+    plugin: t.plugin,
+    tool: t.name,
+    description: inert(t.description),
+    inputSchema: t.inputSchema,
+    capabilities: t.capabilities,
+    risk,
+    ...(risk === t.risk ? {} : { pluginRisk: t.risk }),
+  };
+}
