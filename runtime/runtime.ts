@@ -194,6 +194,7 @@ export class Runtime {
         now: () => clock.now(),
         open: (id) => runtime.resumeRun(id),
         live: () => runtime.#runs.values(),
+        claim: (id, holder) => runtime.#claim(id, holder.node),
         ...(options.onProgress ? { onError: (error, runId) => options.onProgress!(`run ${runId}: ${(error as Error).message}`) } : {}),
       });
       runtime.#driver.start();
@@ -425,7 +426,7 @@ export class Runtime {
     if (!record) throw new NotFoundError(`no run ${id}`);
     if (record.status === "ended") throw new ConflictError("run_ended", `run ${id} has ended`);
     const now = this.clock.now();
-    if (!(await this.records.claim(id, this.node, { now, until: now + this.#leaseMs })) && !(await this.#takeOverFromDead(id, record.node, now))) {
+    if (!(await this.#claim(id, record.node))) {
       throw new ConflictError(
         "run_leased",
         `run ${id} is driven by another runtime (${record.node}) until ${new Date(record.leaseUntil ?? now).toISOString()}; it continues there once its approval is decided`,
@@ -458,6 +459,12 @@ export class Runtime {
     await this.sandbox.close();
     await this.audit.close();
     await this.store.close();
+  }
+
+  /** Takes or renews this node's lease on run `id` (see RunDriverOptions.claim). */
+  async #claim(id: string, holder: string | null): Promise<boolean> {
+    const now = this.clock.now();
+    return (await this.records.claim(id, this.node, { now, until: now + this.#leaseMs })) || this.#takeOverFromDead(id, holder, now);
   }
 
   /**

@@ -12,6 +12,11 @@ export interface RunDriverOptions {
   open: (id: string) => Promise<Run>;
   /** The runs this node drives now. */
   live: () => Iterable<Run>;
+  /**
+   * Takes (or renews) this node's lease on run `id`: granted when free, held by this node, run
+   * out, or held by a process known to be gone.
+   */
+  claim: (id: string, holder: { node: string | null; leaseUntil: number | null }) => Promise<boolean>;
   /** Failures of background work, for the operator. */
   onError?: (error: unknown, runId: string) => void;
 }
@@ -61,8 +66,8 @@ export class RunDriver {
 
   /** Continues run `id` if this node may drive it now (it holds or can take its lease). */
   async continue(id: string): Promise<boolean> {
-    const { records, node, now, leaseMs } = this.#options;
-    if (!(await records.claim(id, node, { now: now(), until: now() + leaseMs }))) return false;
+    const record = await this.#options.records.get(id);
+    if (!record || !(await this.#options.claim(id, { node: record.node, leaseUntil: record.leaseUntil }))) return false;
     const run = await this.#options.open(id);
     await this.drive(run);
     return true;
@@ -82,9 +87,11 @@ export class RunDriver {
     const ids = live.map((r) => r.id);
     await records.renew(node, ids, now() + leaseMs);
     for (const id of await records.cancelRequested(ids)) await live.find((r) => r.id === id)?.cancel();
-    for (const id of await records.decidedWaiting(node, now())) {
-      if (this.#driving.has(id)) continue;
-      await this.continue(id).catch((error: unknown) => this.#options.onError?.(error, id));
+    for (const waiting of await records.decidedWaiting()) {
+      if (this.#driving.has(waiting.id)) continue;
+      // Another live node's run is for that node to continue.
+      if (waiting.node !== null && waiting.node !== node && (waiting.leaseUntil ?? 0) >= now() && !(await this.#options.claim(waiting.id, waiting))) continue;
+      await this.continue(waiting.id).catch((error: unknown) => this.#options.onError?.(error, waiting.id));
     }
   }
 

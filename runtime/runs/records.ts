@@ -48,6 +48,10 @@ export interface RunRecord {
   node: string | null;
   leaseUntil: number | null;
   cancelRequested: boolean;
+  /** A model-driven run's final answer (or why it stopped), once it has ended. */
+  result: string | null;
+  /** The conversation a model-driven run continues. */
+  conversationId: string | null;
 }
 
 export const runMigrations: readonly Migration[] = [
@@ -104,6 +108,38 @@ export const runMigrations: readonly Migration[] = [
       ) STRICT`,
     ],
   },
+  {
+    room: "runs",
+    version: 4,
+    name: "model-driven runs: loop state, final result, conversations",
+    statements: [
+      "ALTER TABLE runs ADD COLUMN result TEXT",
+      "ALTER TABLE runs ADD COLUMN conversation_id TEXT",
+      // One row per run the model drives (runs/loop): its messages and counters while it waits
+      // for a person, so any node (or a restart) continues it where it stopped.
+      `CREATE TABLE run_loops (
+        run_id TEXT PRIMARY KEY,
+        state TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT`,
+      `CREATE TABLE conversations (
+        id TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        owner_token TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT`,
+      `CREATE TABLE conversation_messages (
+        conversation_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        run_id TEXT,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        at INTEGER NOT NULL,
+        PRIMARY KEY (conversation_id, seq)
+      ) STRICT`,
+    ],
+  },
 ];
 
 /** The `runs` table: everything another process needs to resume or report on a run. */
@@ -114,12 +150,12 @@ export class RunRecords {
   }
 
   async create(
-    record: Omit<RunRecord, "endedAt" | "report" | "pending" | "status" | "endReason" | "ownerToken" | "plan" | "planNext" | "outcomes" | "node" | "leaseUntil" | "cancelRequested"> &
-      Partial<Pick<RunRecord, "ownerToken" | "plan" | "node" | "leaseUntil">>,
+    record: Omit<RunRecord, "endedAt" | "report" | "pending" | "status" | "endReason" | "ownerToken" | "plan" | "planNext" | "outcomes" | "node" | "leaseUntil" | "cancelRequested" | "result" | "conversationId"> &
+      Partial<Pick<RunRecord, "ownerToken" | "plan" | "node" | "leaseUntil" | "conversationId">>,
   ): Promise<void> {
     await this.#store.execute({
-      sql: `INSERT INTO runs (id, trace_id, task_id, parent_run_id, agent, plugins, task, task_grants, status, created_at, owner_token, plan, node, lease_until)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?)`,
+      sql: `INSERT INTO runs (id, trace_id, task_id, parent_run_id, agent, plugins, task, task_grants, status, created_at, owner_token, plan, node, lease_until, conversation_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?)`,
       args: [
         record.id,
         record.traceId,
@@ -134,6 +170,7 @@ export class RunRecords {
         json(record.plan ?? null),
         record.node ?? null,
         record.leaseUntil ?? null,
+        record.conversationId ?? null,
       ],
     });
   }
@@ -188,19 +225,17 @@ export class RunRecords {
   }
 
   /**
-   * Driven runs (those with a plan) waiting for an approval that a person has decided: those
-   * this node holds, and those whose holder's lease ran out (its node died) — they are for this
-   * node to continue. Runs without a plan are continued by whoever called them.
+   * Driven runs (those with a plan, and those the model drives) waiting for an approval a person has decided, with who
+   * holds them: for a node to continue those it holds or may take over. Runs without a plan are
+   * continued by whoever called them.
    */
-  async decidedWaiting(node: string, now: number): Promise<string[]> {
-    const result = await this.#store.execute({
-      sql: `SELECT r.id FROM runs r JOIN approvals a ON a.id = json_extract(r.pending, '$.approvalId')
-            WHERE r.status = 'awaiting_approval' AND a.status != 'pending' AND r.plan IS NOT NULL
-              AND (r.node = ? OR r.node IS NULL OR r.lease_until IS NULL OR r.lease_until < ?)
-            ORDER BY r.created_at LIMIT 100`,
-      args: [node, now],
-    });
-    return result.rows.map((row) => String(row.id));
+  async decidedWaiting(): Promise<Array<{ id: string; node: string | null; leaseUntil: number | null }>> {
+    const result = await this.#store.execute(
+      `SELECT r.id, r.node, r.lease_until FROM runs r JOIN approvals a ON a.id = json_extract(r.pending, '$.approvalId')
+       WHERE r.status = 'awaiting_approval' AND a.status != 'pending' AND r.plan IS NOT NULL
+       ORDER BY r.created_at LIMIT 100`,
+    );
+    return result.rows.map((row) => ({ id: String(row.id), node: row.node === null ? null : String(row.node), leaseUntil: row.lease_until === null ? null : Number(row.lease_until) }));
   }
 
   /** Ids among `ids` whose cancellation was requested (by any node). */
@@ -289,5 +324,7 @@ function toRecord(row: Row): RunRecord {
     node: row.node === null || row.node === undefined ? null : String(row.node),
     leaseUntil: row.lease_until === null || row.lease_until === undefined ? null : Number(row.lease_until),
     cancelRequested: Number(row.cancel_requested ?? 0) === 1,
+    result: row.result === null || row.result === undefined ? null : String(row.result),
+    conversationId: row.conversation_id === null || row.conversation_id === undefined ? null : String(row.conversation_id),
   };
 }
