@@ -17,6 +17,11 @@ export interface RunDriverOptions {
    * out, or held by a process known to be gone.
    */
   claim: (id: string, holder: { node: string | null; leaseUntil: number | null }) => Promise<boolean>;
+  /**
+   * Drives runs the model drives (task text, no plan): `owns` says whether a run is one of
+   * them. Absent: only plans are driven.
+   */
+  loop?: { owns(id: string): Promise<boolean>; drive(run: Run): Promise<void> };
   /** Failures of background work, for the operator. */
   onError?: (error: unknown, runId: string) => void;
 }
@@ -99,21 +104,29 @@ export class RunDriver {
     const { records } = this.#options;
     const record = await records.get(run.id);
     if (!record || record.status === "ended" || run.ended) return;
+    const loop = this.#options.loop;
+    if (!record.plan && loop && (await loop.owns(run.id))) return loop.drive(run);
     const plan = record.plan ?? [];
+    const outcomes = [...record.outcomes];
     let next = record.planNext;
     if (run.status === "awaiting_approval") {
       const outcome = await run.resume();
       if (!outcome || outcome.status === "approval_required") return;
-      if (record.plan) await records.planStep(run.id, next, outcome);
+      outcomes.push(outcome);
       next++;
     }
     if (!record.plan) return;
-    for (let i = next; i < plan.length; i++) {
-      if (run.cancelled || run.ended) return;
-      const call = plan[i]!;
-      const outcome = await run.callTool(call.name, call.input, record.task ? { context: record.task } : {});
-      if (outcome.status === "approval_required") return;
-      await records.planStep(run.id, i, outcome);
+    try {
+      for (; next < plan.length; next++) {
+        if (run.cancelled || run.ended) return;
+        const call = plan[next]!;
+        const outcome = await run.callTool(call.name, call.input, record.task ? { context: record.task } : {});
+        if (outcome.status === "approval_required") return;
+        outcomes.push(outcome);
+      }
+    } finally {
+      // Where the plan stands, for a pause, an end or a failure alike.
+      await records.planProgress(run.id, next, outcomes);
     }
     if (!run.ended) await run.end("completed");
   }

@@ -175,12 +175,13 @@ export class RunRecords {
     });
   }
 
-  /** Records a plan step's outcome and moves the plan on, in one statement. */
-  async planStep(id: string, index: number, outcome: unknown): Promise<void> {
-    await this.#store.execute({
-      sql: "UPDATE runs SET plan_next = ?, outcomes = json_insert(coalesce(outcomes, '[]'), '$[#]', json(?)) WHERE id = ? AND plan_next = ?",
-      args: [index + 1, JSON.stringify(outcome), id, index],
-    });
+  /**
+   * Records how far the plan got: the next ToolCall and every outcome so far, in one statement
+   * (written when the run waits for a person or ends, not after each call: the run's events
+   * carry each outcome as it lands).
+   */
+  async planProgress(id: string, next: number, outcomes: readonly unknown[]): Promise<void> {
+    await this.#store.execute({ sql: "UPDATE runs SET plan_next = ?, outcomes = ? WHERE id = ?", args: [next, JSON.stringify(outcomes), id] });
   }
 
   /**

@@ -31,6 +31,9 @@ export interface WorkerHandleOptions {
  * exactly one guest call, and killing the worker on that deadline loses no other call in
  * flight: calls still queued are handed back to the sandbox to run elsewhere.
  */
+/** Handles polling for a reply right now (see #await). */
+let spinners = 0;
+
 export class WorkerHandle {
   readonly id: number;
   /** Plugin key → the load of its glue and modules into this worker. */
@@ -128,7 +131,18 @@ export class WorkerHandle {
    * they come. Anything longer, or a host call waiting on I/O, falls back to `waitAsync`.
    */
   async #await(current: Queued): Promise<void> {
-    const spinning = current.task.type === "call" && this.#options.spinMs > 0;
+    // One poller at a time: when calls are in flight on several workers (many runs at once),
+    // the others park in waitAsync rather than share the main thread polling.
+    const spinning = current.task.type === "call" && this.#options.spinMs > 0 && spinners === 0;
+    if (spinning) spinners++;
+    try {
+      await this.#poll(current, spinning);
+    } finally {
+      if (spinning) spinners--;
+    }
+  }
+
+  async #poll(current: Queued, spinning: boolean): Promise<void> {
     let spinUntil = spinning ? performance.now() + this.#options.spinMs : 0;
     let lastYield = performance.now();
     for (;;) {
