@@ -1,8 +1,6 @@
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { GoogleCalendarBackend, IcsFileBackend } from "../../host-proxies/calendar/index.js";
 import type { CalendarBackend } from "../../host-proxies/calendar/types.js";
-import { GmailApiBackend, MaildirBackend } from "../../host-proxies/gmail/index.js";
 import type { MailBackend } from "../../host-proxies/gmail/types.js";
 
 /** Where mail comes from: a local Maildir (the embedded default) or the Gmail API. */
@@ -40,7 +38,31 @@ export async function createBackends(
   return { mail: await mailBackend(mail, options.dataDir, secrets), calendar: await calendarBackend(calendar, options.dataDir, secrets) };
 }
 
+/**
+ * A backend built on first use: the mail and calendar modules (mailparser, ical.js, time zone
+ * tables) are loaded only by a runtime whose runs read mail or calendars.
+ */
+function lazy<T extends object>(build: () => Promise<T>, methods: ReadonlyArray<keyof T & string>): T {
+  let built: Promise<T> | undefined;
+  const get = () => (built ??= build().catch((error: unknown) => {
+    built = undefined;
+    throw error;
+  }));
+  return Object.fromEntries(methods.map((m) => [m, async (...args: unknown[]) => ((await get())[m] as (...a: unknown[]) => unknown)(...args)])) as T;
+}
+
 async function mailBackend(config: MailConfig, dataDir: string, secrets: { value: (name: string) => Promise<string> }): Promise<MailBackend> {
+  if (config.backend !== "gmail") await mkdir(join(resolve(dataDir, config.dir ?? "mail"), "cur"), { recursive: true });
+  return lazy(() => buildMailBackend(config, dataDir, secrets), ["listMessages", "getMessage", "getThread"]);
+}
+
+async function calendarBackend(config: CalendarConfig, dataDir: string, secrets: { value: (name: string) => Promise<string> }): Promise<CalendarBackend> {
+  if (config.backend !== "google") await mkdir(resolve(dataDir, config.dir ?? "calendars"), { recursive: true });
+  return lazy(() => buildCalendarBackend(config, dataDir, secrets), ["listCalendars", "listEvents", "addEvent"]);
+}
+
+async function buildMailBackend(config: MailConfig, dataDir: string, secrets: { value: (name: string) => Promise<string> }): Promise<MailBackend> {
+  const { GmailApiBackend, MaildirBackend } = await import("../../host-proxies/gmail/index.js");
   if (config.backend === "gmail") {
     return new GmailApiBackend(() => secrets.value(config.tokenSecret), config.baseUrl ? { baseUrl: config.baseUrl } : {});
   }
@@ -49,7 +71,8 @@ async function mailBackend(config: MailConfig, dataDir: string, secrets: { value
   return new MaildirBackend(dir);
 }
 
-async function calendarBackend(config: CalendarConfig, dataDir: string, secrets: { value: (name: string) => Promise<string> }): Promise<CalendarBackend> {
+async function buildCalendarBackend(config: CalendarConfig, dataDir: string, secrets: { value: (name: string) => Promise<string> }): Promise<CalendarBackend> {
+  const { GoogleCalendarBackend, IcsFileBackend } = await import("../../host-proxies/calendar/index.js");
   if (config.backend === "google") {
     return new GoogleCalendarBackend({ token: () => secrets.value(config.tokenSecret), ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}) });
   }

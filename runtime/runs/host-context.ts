@@ -4,9 +4,7 @@ import { createHttpProxy, httpHostFunctions, type HttpHop } from "../../host-pro
 import { createShellProxy, resolveShellGrant, shellHostFunctions, type SandboxInfo, type ShellProxy } from "../../host-proxies/shell/index.js";
 import type { GmailResource, HttpResource, ShellResource } from "../policy/catalogue/index.js";
 import { createKvProxy, kvHostFunctions } from "../../host-proxies/kv/index.js";
-import { createGmailProxy, gmailHostFunctions } from "../../host-proxies/gmail/index.js";
 import type { MailBackend } from "../../host-proxies/gmail/types.js";
-import { calendarHostFunctions, createCalendarProxy } from "../../host-proxies/calendar/index.js";
 import type { CalendarBackend } from "../../host-proxies/calendar/types.js";
 import type { Store } from "../store/index.js";
 import { HostProxyError, type Denial, type HostCall, type HostCallHandler, type HostCallResult } from "../../host-proxies/types.js";
@@ -91,8 +89,15 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     tables.fs = fsHostFunctions(fsProxy);
   }
   tables.log = logHostFunctions(createLogProxy(options.onLog));
-  if (options.mail) tables.gmail = gmailHostFunctions(mailProxy(options, options.mail));
-  if (options.calendar) tables.calendar = calendarHostFunctions(calendarProxy(options, options.calendar));
+  // The mail and calendar proxies (and their parsers) load with the first instance granted them.
+  if (options.mail) {
+    const gmail = await import("../../host-proxies/gmail/index.js");
+    tables.gmail = gmail.gmailHostFunctions(mailProxy(gmail.createGmailProxy, options, options.mail));
+  }
+  if (options.calendar) {
+    const calendar = await import("../../host-proxies/calendar/index.js");
+    tables.calendar = calendar.calendarHostFunctions(calendarProxy(calendar.createCalendarProxy, options, options.calendar));
+  }
   if (options.kv) tables.kv = kvHostFunctions(createKvProxy(options.kv.store, { namespace: options.kv.namespace, quotaBytes: options.kv.quotaBytes }));
   let shellProxy: ShellProxy | undefined;
   if (options.shell) {
@@ -179,10 +184,10 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
  * ANDed onto each search; a label found on a fetched message is allowed only if every layer
  * allows it (asked of the policy, like any first request).
  */
-function mailProxy(options: HostContextOptions, mail: { backend: MailBackend; grant: GmailResource }) {
+function mailProxy(create: typeof import("../../host-proxies/gmail/index.js").createGmailProxy, options: HostContextOptions, mail: { backend: MailBackend; grant: GmailResource }) {
   const layers = [options.layers.agent.grants, options.layers.elevation ?? options.layers.task, ...(options.layers.parents ?? []).map((p) => p.grants)];
   const queries = layers.map((g) => g?.["gmail.read"]?.query).filter((q): q is string => typeof q === "string");
-  return createGmailProxy(mail.backend, {
+  return create(mail.backend, {
     labels: mail.grant.labels,
     queries,
     allowLabel: (label) => {
@@ -192,8 +197,8 @@ function mailProxy(options: HostContextOptions, mail: { backend: MailBackend; gr
   });
 }
 
-function calendarProxy(options: HostContextOptions, calendar: { backend: CalendarBackend; calendars: readonly string[] }) {
-  return createCalendarProxy(calendar.backend, {
+function calendarProxy(create: typeof import("../../host-proxies/calendar/index.js").createCalendarProxy, options: HostContextOptions, calendar: { backend: CalendarBackend; calendars: readonly string[] }) {
+  return create(calendar.backend, {
     calendars: calendar.calendars,
     allowCalendar: (id, capability) => {
       const active = options.active();

@@ -1,4 +1,12 @@
-import Anthropic from "@anthropic-ai/sdk";
+import { createRequire } from "node:module";
+import type Anthropic from "@anthropic-ai/sdk";
+
+/** The SDK loads with the first request (synchronously, its CommonJS build), not with every runtime. */
+let sdk: typeof Anthropic | undefined;
+function anthropicSdk(): typeof Anthropic {
+  sdk ??= (createRequire(import.meta.url)("@anthropic-ai/sdk") as { default: typeof Anthropic }).default;
+  return sdk;
+}
 import type { LlmRequest, LlmResponse } from "../model.js";
 import { proxiedFetch } from "../http.js";
 import { apiKey, ClientCache, emitWhole, retryOptionsFor, retryPolicy, type ProviderOptions } from "../options.js";
@@ -25,7 +33,7 @@ export class AnthropicProvider implements LlmProvider {
     const fetch = proxiedFetch(options.proxyUrl);
     this.#clients = new ClientCache(
       (key) =>
-        new Anthropic({
+        new (anthropicSdk())({
           // Every credential and URL is given explicitly: the SDK otherwise reads ANTHROPIC_*
           // variables and credential files, and the runtime's keys come only from its secret store.
           // Without a key (a keyless gateway) a placeholder keeps the SDK off its default credential

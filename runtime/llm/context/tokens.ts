@@ -4,8 +4,23 @@
  * provider's own figure arrives afterwards in `LlmResponse.usage`. Message counts add the chat
  * framing overhead OpenAI documents (about 3 tokens a message, 3 to prime the reply).
  */
-import { countTokens as o200k, decode, encode } from "gpt-tokenizer/encoding/o200k_base";
+import { createRequire } from "node:module";
 import type { ContentBlock, Message, ToolSpec } from "../model.js";
+
+type O200k = typeof import("gpt-tokenizer/encoding/o200k_base");
+let tokenizer: O200k | undefined;
+/**
+ * The o200k tables cost ~90 MB once loaded: they are loaded (synchronously, through the
+ * package's CommonJS build) with the first count, not with every runtime that never calls a
+ * model.
+ */
+function o200kTokenizer(): O200k {
+  tokenizer ??= createRequire(import.meta.url)("gpt-tokenizer/encoding/o200k_base") as O200k;
+  return tokenizer;
+}
+const o200k = (text: string) => o200kTokenizer().countTokens(text);
+const encode = (text: string) => o200kTokenizer().encode(text);
+const decode = (tokens: number[]) => o200kTokenizer().decode(tokens);
 
 export const MESSAGE_OVERHEAD = 3;
 export const REPLY_OVERHEAD = 3;

@@ -1,4 +1,12 @@
-import OpenAI from "openai";
+import { createRequire } from "node:module";
+import type OpenAI from "openai";
+
+/** The SDK loads with the first request (synchronously, its CommonJS build), not with every runtime. */
+let sdk: typeof OpenAI | undefined;
+function openaiSdk(): typeof OpenAI {
+  sdk ??= (createRequire(import.meta.url)("openai") as { default: typeof OpenAI }).default;
+  return sdk;
+}
 import type { LlmRequest, LlmResponse } from "../model.js";
 import { proxiedFetch } from "../http.js";
 import { apiKey, ClientCache, emitWhole, retryOptionsFor, retryPolicy, type ProviderOptions } from "../options.js";
@@ -34,7 +42,7 @@ export class OpenAiProvider implements LlmProvider {
     const fetch = proxiedFetch(options.proxyUrl);
     this.#clients = new ClientCache(
       (key) =>
-        new OpenAI({
+        new (openaiSdk())({
           // Everything explicit: the SDK otherwise reads OPENAI_* variables.
           // Local servers (Ollama) need no key, but the SDK insists on one; the header is dropped.
           apiKey: key ?? "no-key",
