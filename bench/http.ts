@@ -90,7 +90,8 @@ async function idleRss(): Promise<Metrics> {
 }
 
 async function serveRss(dataDir: string): Promise<number> {
-  const child = spawn(process.execPath, [join(PROJECT_ROOT, "bin", "clawhive.js"), "serve", "--data-dir", dataDir, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CLAWHIVE_CONFIG: "" } });
+  // As `npm start` runs it (see package.json: a 2 MB young generation keeps an idle server small).
+  const child = spawn(process.execPath, ["--max-semi-space-size=2", join(PROJECT_ROOT, "bin", "clawhive.js"), "serve", "--data-dir", dataDir, "--port", "0"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CLAWHIVE_CONFIG: "" } });
   try {
     await new Promise<void>((resolve, reject) => {
       let out = "";
