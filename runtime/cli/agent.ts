@@ -1,38 +1,70 @@
 import { readFile } from "node:fs/promises";
 import { basename, extname } from "node:path";
 import { AgentManifestError, loadAgentManifests, parseAgentManifest } from "../agents/index.js";
-import type { DangerWarning, ManifestIssue, ParsedAgentManifest } from "../agents/index.js";
+import type { AgentManifest, DangerWarning, ManifestIssue, ParsedAgentManifest } from "../agents/index.js";
 import { InvalidInputError, NotFoundError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
+import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
+import type { ApiClient } from "./client.js";
+import { inert, jsonText } from "./render.js";
 import { resolveAgentsDir, resolveDataDir } from "./store-path.js";
 
-export const agentHelp = `clawhive agent — check and list agent manifests (capabilities/<name>.yaml)
+export const agentHelp = `clawhive agent — check, list and show agents; store agents on a server
 
-  clawhive agent validate FILE...   check each manifest as the runtime would load it
-  clawhive agent list               the agents of the agents dir
+  clawhive agent validate FILE...       check each manifest as the runtime would load it
+  clawhive agent list                   the agents: manifest files (and, on a server, stored ones)
+  clawhive agent show NAME              one agent's manifest
+  clawhive agent put FILE [--name NAME] store (or replace) an agent on the server (--server)
+  clawhive agent rm NAME                remove an agent stored on the server (--server)
 
   --json            print JSON
   --data-dir DIR    relative mount hosts resolve against it (default ./.clawhive; env CLAWHIVE_DATA_DIR)
   --agents DIR      the agents dir (default capabilities/ in the project; env CLAWHIVE_AGENTS_DIR)
   --skip-host-dirs  do not require mount host dirs to exist (lint on another machine)
+  --name NAME       (put) the agent's name, default the file's name without .yaml/.json
 
   validate prints 'ok FILE' (and any acknowledged dangerous combination) or each problem as
-  'FILE: PATH: MESSAGE'. Exit codes: 0 all valid; 1 a manifest is invalid; 2 bad usage.`;
+  'FILE: PATH: MESSAGE'. Through a server, the server checks the manifest against its own data
+  dir and agents (a mount host must exist there). put and rm work through a server only: it
+  keeps stored agents in its store, where every runtime on the store sees them; on this machine
+  an agent is a file in the agents dir (edit or remove the file). A name defined by a file
+  cannot be put or removed through the API.
 
-const usage = "usage: clawhive agent validate FILE... | clawhive agent list";
+${SERVER_FLAGS_HELP}
+
+  Exit codes: 0 ok (validate: all valid); 1 a manifest is invalid, or the agents dir holds an
+  invalid one (list), or the server could not be reached; 2 bad usage, no such agent, a name
+  defined by a file, or a token the server refuses.
+
+  Example:
+    clawhive agent validate capabilities/*.yaml`;
+
+const usage = "usage: clawhive agent validate FILE... | list | show NAME | put FILE | rm NAME";
 
 const FLAGS = {
   json: { type: "boolean" },
   "data-dir": { type: "string" },
   agents: { type: "string" },
   "skip-host-dirs": { type: "boolean" },
+  ...SERVER_FLAGS,
 } as const;
 
 export async function agentCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "validate") return validate(rest);
   if (sub === "list") return list(rest);
+  if (sub === "show") return show(rest);
+  if (sub === "put") return put(rest);
+  if (sub === "rm" || sub === "remove") return remove(rest);
   throw new InvalidInputError(sub === undefined ? usage : `unknown agent command '${sub}'; ${usage}`);
+}
+
+/** The server's client; the flags that only mean this machine's files do not combine with it. */
+async function server(values: Readonly<Record<string, unknown>>): Promise<ApiClient | undefined> {
+  const api = await apiClient(values);
+  const local = ["agents", "skip-host-dirs"].find((name) => values[name] !== undefined);
+  if (api !== undefined && local !== undefined) throw new InvalidInputError(`--${local} and --server do not combine: the server checks against its own agents and dirs`, { field: local });
+  return api;
 }
 
 interface FileReport {
@@ -45,13 +77,14 @@ interface FileReport {
 async function validate(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, FLAGS);
   if (positionals.length === 0) throw new InvalidInputError(`no manifest given; ${usage}`);
+  const api = await server(values);
   const options = {
     baseDir: resolveDataDir(values),
     checkHostDirs: values["skip-host-dirs"] !== true,
     protectedDirs: [resolveAgentsDir(values)],
   };
   const reports: FileReport[] = [];
-  for (const file of positionals) reports.push(await validateFile(file, options));
+  for (const file of positionals) reports.push(api === undefined ? await validateFile(file, options) : await validateOnServer(api, file));
   if (values.json) {
     console.log(JSON.stringify(reports, null, 2));
   } else {
@@ -87,9 +120,59 @@ async function validateFile(file: string, options: { baseDir: string; checkHostD
   return { file, ok: true, issues: [], warnings: parsed.warnings };
 }
 
+/** The file's own rules (extension, name), then the server's checks (`POST /v1/agents/validate`). */
+async function validateOnServer(api: ApiClient, file: string): Promise<FileReport> {
+  const fail = (path: string, message: string): FileReport => ({ file, ok: false, issues: [{ path, message }], warnings: [] });
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    return fail("(root)", `cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  if (extname(file) !== ".yaml") return fail("(root)", "agent manifests use the .yaml extension; rename the file");
+  const answer = await api.request<{ valid: boolean; warnings?: DangerWarning[]; issues?: { path: string; message: string }[] }>("POST", "/v1/agents/validate", {
+    query: { name: basename(file, ".yaml") },
+    raw: { bytes, mediaType: "application/yaml" },
+  });
+  return { file, ok: answer.valid, issues: answer.issues ?? [], warnings: answer.warnings ?? [] };
+}
+
+/** A row of 'agent list': the API's summary of an agent. */
+interface AgentSummary {
+  name: string;
+  origin: string;
+  file?: string;
+  valid: boolean;
+  description: string | null;
+  model: string | null;
+  plugins: Array<{ name: string; version: string }>;
+  capabilities: string[];
+}
+
+function summaryOf(m: AgentManifest, file: string): AgentSummary {
+  return {
+    name: m.name,
+    origin: "file",
+    file,
+    valid: true,
+    description: m.description,
+    model: `${m.model.provider}/${m.model.id}`,
+    plugins: m.plugins.map((p) => ({ name: p.name, version: p.version })),
+    capabilities: Object.keys(m.grants).sort(),
+  };
+}
+
 async function list(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, FLAGS);
   if (positionals.length > 0) throw new InvalidInputError(`agent list takes no arguments, got ${positionals.join(" ")}; ${usage}`);
+  const api = await server(values);
+  if (api !== undefined) {
+    const { agents } = await api.get<{ agents: AgentSummary[] }>("/v1/agents");
+    if (values.json) console.log(jsonText(agents));
+    else if (agents.length === 0) console.error("no agents on the server");
+    else printAgents(agents);
+    return 0;
+  }
   const dir = resolveAgentsDir(values);
   let agents: ReadonlyMap<string, ParsedAgentManifest>;
   try {
@@ -104,24 +187,106 @@ async function list(argv: string[]): Promise<number> {
     if (code === "ENOENT" || code === "ENOTDIR") throw new NotFoundError(`agents dir ${dir} does not exist: pass --agents DIR or set CLAWHIVE_AGENTS_DIR`, { cause: error });
     throw error;
   }
+  const file = (name: string) => `${dir}/${name}.yaml`;
   if (values.json) {
-    console.log(JSON.stringify([...agents.values()].map(({ manifest, warnings }) => ({ name: manifest.name, manifest, warnings })), null, 2));
+    // The API's summary fields (so scripts read the same in both modes), then the manifest and its warnings.
+    console.log(jsonText([...agents.values()].map(({ manifest, warnings }) => ({ ...summaryOf(manifest, file(manifest.name)), manifest, warnings }))));
     return 0;
   }
   if (agents.size === 0) {
     console.error(`no agent manifests in ${dir}`);
     return 0;
   }
+  printAgents([...agents.values()].map(({ manifest }) => summaryOf(manifest, file(manifest.name))));
+  return 0;
+}
+
+function printAgents(agents: readonly AgentSummary[]): void {
   printTable([
     ["NAME", "MODEL", "PLUGINS", "CAPABILITIES", "DESCRIPTION"],
-    ...[...agents.values()].map(({ manifest: m }) => [
-      m.name,
-      `${m.model.provider}/${m.model.id}`,
-      m.plugins.map((p) => `${p.name}@${p.version}`).join(",") || "-",
-      Object.keys(m.grants).sort().join(",") || "-",
-      m.description.replace(/\s+/g, " "),
-    ]),
+    ...agents.map((a) => [
+      a.name,
+      a.model ?? "-",
+      a.plugins.map((p) => `${p.name}@${p.version}`).join(",") || "-",
+      a.capabilities.join(",") || "-",
+      a.valid ? (a.description ?? "").replace(/\s+/g, " ") : `(invalid: 'clawhive agent show ${a.name}' says why)`,
+    ].map((cell) => inert(cell, { newlines: false }))),
   ]);
+}
+
+async function show(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, FLAGS);
+  const name = oneName("show", positionals);
+  const api = await server(values);
+  if (api !== undefined) {
+    const { agent } = await api.get<{ agent: AgentSummary & { manifest: AgentManifest | null; source?: string; problems?: ManifestIssue[] } }>(`/v1/agents/${segment(name)}`);
+    if (values.json) console.log(jsonText(agent));
+    else {
+      console.log(inert(`agent ${agent.name} (${agent.origin}${agent.file === undefined ? "" : ` ${agent.file}`})`, { newlines: false }));
+      for (const p of agent.problems ?? []) console.log(inert(`  invalid: ${p.path}: ${p.message}`, { newlines: false }));
+      console.log(inert(agent.source ?? jsonText(agent.manifest)));
+    }
+    return 0;
+  }
+  const dir = resolveAgentsDir(values);
+  const file = `${dir}/${name}.yaml`;
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch {
+    throw new NotFoundError(`no agent named ${name}: no ${file} (pass --agents DIR or set CLAWHIVE_AGENTS_DIR)`);
+  }
+  if (values.json) {
+    const parsed = parseAgentManifest(text, { file, baseDir: resolveDataDir(values), checkHostDirs: values["skip-host-dirs"] !== true, protectedDirs: [dir] });
+    console.log(jsonText({ ...summaryOf(parsed.manifest, file), manifest: parsed.manifest, source: text }));
+  } else {
+    console.log(inert(`agent ${name} (file ${file})`, { newlines: false }));
+    console.log(inert(text));
+  }
+  return 0;
+}
+
+function oneName(sub: string, positionals: readonly string[]): string {
+  const [name, ...extra] = positionals;
+  if (name === undefined || name === "" || extra.length > 0) throw new InvalidInputError(`usage: clawhive agent ${sub} NAME`);
+  return name;
+}
+
+const SERVER_ONLY = "works through a server only (--server URL or CLAWHIVE_SERVER): on this machine an agent is a file in the agents dir";
+
+async function put(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, { ...FLAGS, name: { type: "string" } });
+  const [file, ...extra] = positionals;
+  if (file === undefined || file === "" || extra.length > 0) throw new InvalidInputError("usage: clawhive agent put FILE [--name NAME] --server URL");
+  const api = await server(values);
+  if (api === undefined) throw new InvalidInputError(`agent put ${SERVER_ONLY}: copy the file there instead`);
+  const ext = extname(file);
+  if (ext !== ".yaml" && ext !== ".yml" && ext !== ".json") throw new InvalidInputError(`${file}: expected a .yaml or .json manifest`, { field: "file" });
+  const name = typeof values.name === "string" ? values.name : basename(file, ext);
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    throw new InvalidInputError(`${file}: cannot read it: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { field: "file" });
+  }
+  const answer = await api.request<{ agent: AgentSummary; warnings: DangerWarning[] }>("PUT", `/v1/agents/${segment(name)}`, {
+    raw: { bytes, mediaType: ext === ".json" ? "application/json" : "application/yaml" },
+  });
+  if (values.json) console.log(jsonText(answer));
+  else {
+    console.log(inert(`stored agent ${answer.agent.name} on ${api.target.url}`, { newlines: false }));
+    for (const w of answer.warnings) console.log(inert(`  warning: ${w.id}: ${w.message} (acknowledged)`, { newlines: false }));
+  }
+  return 0;
+}
+
+async function remove(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, FLAGS);
+  const name = oneName("rm", positionals);
+  const api = await server(values);
+  if (api === undefined) throw new InvalidInputError(`agent rm ${SERVER_ONLY}: remove the file instead`);
+  await api.request("DELETE", `/v1/agents/${segment(name)}`);
+  console.log(inert(`removed agent ${name} from ${api.target.url}`, { newlines: false }));
   return 0;
 }
 

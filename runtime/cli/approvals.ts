@@ -2,12 +2,16 @@ import { field, flagText, inert, jsonText, parseLimit } from "./render.js";
 import { userInfo } from "node:os";
 import { InvalidInputError } from "../errors.js";
 import { ApprovalError, ApprovalStore } from "../policy/approvals/index.js";
-import type { Approval, ApprovalDecision, ApprovalScope, ApprovalStatus } from "../policy/approvals/index.js";
+import type { Approval, ApprovalDecision, ApprovalScope, ApprovalStatus, DecideInput } from "../policy/approvals/index.js";
 import { RunRecords, runMigrations } from "../runs/records.js";
 import { applyMigrations, systemClock } from "../store/index.js";
 import type { Store } from "../store/index.js";
 import { parseCommandArgs } from "./args.js";
+import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
+import type { ApiClient } from "./client.js";
 import { openExistingStore, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { approvalFromView } from "./views.js";
+import type { ApprovalView } from "./views.js";
 
 export const approvalsHelp = `clawhive approvals — see and decide what runs wait for
 
@@ -29,15 +33,22 @@ export const approvalsHelp = `clawhive approvals — see and decide what runs wa
   --scope S         once (default): this call only; run: every later call of the tool in the
                     run (ToolCall approvals only; an effect is always once)
   --reason TEXT     why, kept with the decision
-  --by NAME         who decides (default your user name)
+  --by NAME         who decides (default your user name; through a server, the server
+                    records the deciding token instead)
   --json            print the decided approval as JSON
 
-  A decided run continues with 'clawhive resume RUN'.
+  A decided run continues: through a server, the server continues it; on the store, a run of
+  tool calls ('clawhive run') with 'clawhive runs watch RUN', a single call ('clawhive call')
+  with 'clawhive resume RUN'.
 
+${SERVER_FLAGS_HELP}
 ${STORE_FLAGS_HELP}
 
   Exit codes: 0 ok; 1 the approval does not exist, was already decided or has expired;
-  2 bad usage.`;
+  2 bad usage, or a token the server refuses (deciding needs an approver or admin token).
+
+  Example:
+    clawhive approvals approve apr_0b9e… --scope once --reason "checked the path"`;
 
 const usage = "usage: clawhive approvals list | approve ID | deny ID";
 const STATUSES: readonly ApprovalStatus[] = ["pending", "approved", "denied", "expired", "used"];
@@ -54,6 +65,7 @@ export async function approvalsCommand(argv: string[]): Promise<number> {
 async function list(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     ...STORE_FLAGS,
+    ...SERVER_FLAGS,
     status: { type: "string" },
     run: { type: "string" },
     limit: { type: "string" },
@@ -67,26 +79,44 @@ async function list(argv: string[]): Promise<number> {
   const status = statusText === "all" ? undefined : (statusText as ApprovalStatus);
   const limit = parseLimit(flagText(values, "limit"), DEFAULT_LIMIT);
   const runId = flagText(values, "run");
-  return withApprovals(values, async (approvals, store) => {
-    const found = await approvals.list({ status, runId, limit });
-    if (values.json) {
-      console.log(jsonText(found));
-      return 0;
-    }
-    if (found.length === 0) {
-      console.error(`no ${status ?? ""}${status ? " " : ""}approvals${runId === undefined ? "" : ` of run ${inert(runId)}`}`);
-      return 0;
-    }
-    const tasks = await runTasks(store, found);
-    const now = systemClock.now();
-    console.log(found.map((a) => approvalBlock(a, { now, task: tasks.get(a.runId) ?? null }).join("\n")).join("\n\n"));
+  const api = await apiClient(values);
+  const found = api === undefined ? await listFromStore(values, { status, runId, limit }) : await listFromServer(api, { status: statusText, runId, limit });
+  if (values.json) {
+    console.log(jsonText(found.map((f) => f.approval)));
     return 0;
+  }
+  if (found.length === 0) {
+    console.error(`no ${status ?? ""}${status ? " " : ""}approvals${runId === undefined ? "" : ` of run ${inert(runId)}`}`);
+    return 0;
+  }
+  const now = systemClock.now();
+  console.log(found.map(({ approval, task }) => approvalBlock(approval, { now, task }).join("\n")).join("\n\n"));
+  return 0;
+}
+
+interface Listed {
+  approval: Approval;
+  /** The task of the run it belongs to: what the run was started to do. */
+  task: string | null;
+}
+
+async function listFromStore(values: Readonly<Record<string, unknown>>, query: { status: ApprovalStatus | undefined; runId: string | undefined; limit: number }): Promise<Listed[]> {
+  return withStore(values, async (store) => {
+    const found = await (await ApprovalStore.open(store, { clock: systemClock })).list(query);
+    const tasks = await runTasks(store, found);
+    return found.map((approval) => ({ approval, task: tasks.get(approval.runId) ?? null }));
   });
+}
+
+async function listFromServer(api: ApiClient, query: { status: string; runId: string | undefined; limit: number }): Promise<Listed[]> {
+  const { approvals } = await api.get<{ approvals: ApprovalView[] }>("/v1/approvals", { status: query.status, run_id: query.runId, limit: query.limit });
+  return approvals.map((view) => ({ approval: approvalFromView(view), task: view.task }));
 }
 
 async function decide(decision: ApprovalDecision, argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     ...STORE_FLAGS,
+    ...SERVER_FLAGS,
     ...(decision === "approve" ? { scope: { type: "string" } } : {}),
     reason: { type: "string" },
     by: { type: "string" },
@@ -100,35 +130,57 @@ async function decide(decision: ApprovalDecision, argv: string[]): Promise<numbe
   }
   const scope = scopeText as ApprovalScope | undefined;
   const reason = flagText(values, "reason");
-  const by = flagText(values, "by") ?? currentUser();
-  return withApprovals(values, async (approvals) => {
-    let decided: Approval;
-    try {
-      decided = await approvals.decide(id, { decision, by, ...(scope === undefined ? {} : { scope }), ...(reason === undefined ? {} : { reason }) });
-    } catch (error) {
-      // Not found, already decided, expired: the command was well formed, the answer is no.
-      if (error instanceof ApprovalError) {
-        console.error(`clawhive: ${inert(error.message)}`);
-        return 1;
-      }
-      throw error;
+  const api = await apiClient(values);
+  if (api !== undefined && values.by !== undefined) {
+    throw new InvalidInputError("--by does not combine with --server: the server records the token that decides; leave --by out", { field: "by" });
+  }
+  const by = api === undefined ? (flagText(values, "by") ?? currentUser()) : "";
+  const input = { decision, ...(scope === undefined ? {} : { scope }), ...(reason === undefined ? {} : { reason }) };
+  let decided: { approval: Approval; next: string };
+  try {
+    decided = api === undefined ? await decideInStore(values, { ...input, id, by }) : await decideOnServer(api, { ...input, id });
+  } catch (error) {
+    // Not found, already decided, expired: the command was well formed, the answer is no.
+    if (error instanceof ApprovalError || (error instanceof ServerError && (error.status === 404 || error.status === 409))) {
+      console.error(`clawhive: ${inert(error.message)}`);
+      return 1;
     }
-    if (values.json) {
-      console.log(jsonText(decided));
-      return 0;
-    }
-    const verb = decision === "approve" ? `approved (${decided.scope ?? "once"})` : "denied";
-    const why = decided.decisionReason === null ? "" : `: ${decided.decisionReason}`;
-    console.log(inert(`${verb} ${decided.id}: ${decided.kind} ${decided.tool} of run ${decided.runId}, by ${decided.decidedBy ?? by}${why}`, { newlines: false }));
-    console.log(inert(`resume with: clawhive resume ${decided.runId}`, { newlines: false }));
+    throw error;
+  }
+  const { approval: a, next } = decided;
+  if (values.json) {
+    console.log(jsonText(a));
     return 0;
+  }
+  const verb = decision === "approve" ? `approved (${a.scope ?? "once"})` : "denied";
+  const why = a.decisionReason === null ? "" : `: ${a.decisionReason}`;
+  console.log(inert(`${verb} ${a.id}: ${a.kind} ${a.tool} of run ${a.runId}, by ${a.decidedBy ?? by}${why}`, { newlines: false }));
+  console.log(inert(next, { newlines: false }));
+  return 0;
+}
+
+async function decideInStore(values: Readonly<Record<string, unknown>>, input: DecideInput & { id: string }): Promise<{ approval: Approval; next: string }> {
+  const { id, ...decision } = input;
+  return withStore(values, async (store) => {
+    const approval = await (await ApprovalStore.open(store, { clock: systemClock })).decide(id, decision);
+    await applyMigrations(store, runMigrations, { clock: systemClock });
+    const run = await new RunRecords(store).get(approval.runId);
+    // A run of tool calls has more to do after the one it waited with: a runtime's driver does it.
+    const next = run?.plan ? `continue with: clawhive runs watch ${approval.runId}` : `resume with: clawhive resume ${approval.runId}`;
+    return { approval, next };
   });
 }
 
-async function withApprovals(values: Readonly<Record<string, unknown>>, body: (approvals: ApprovalStore, store: Store) => Promise<number>): Promise<number> {
+async function decideOnServer(api: ApiClient, input: Omit<DecideInput, "by"> & { id: string }): Promise<{ approval: Approval; next: string }> {
+  const { id, ...decision } = input;
+  const { approval } = await api.request<{ approval: ApprovalView }>("POST", `/v1/approvals/${segment(id)}`, { json: decision });
+  return { approval: approvalFromView(approval), next: `the server continues run ${approval.runId}; follow it with: clawhive runs watch ${approval.runId} --server ${api.target.url}` };
+}
+
+async function withStore<T>(values: Readonly<Record<string, unknown>>, body: (store: Store) => Promise<T>): Promise<T> {
   const store = await openExistingStore(values);
   try {
-    return await body(await ApprovalStore.open(store, { clock: systemClock }), store);
+    return await body(store);
   } finally {
     await store.close();
   }
@@ -144,7 +196,7 @@ async function runTasks(store: Store, approvals: readonly Approval[]): Promise<M
 }
 
 /** The decider's name when `--by` is not given; `userInfo` throws where the uid has no passwd entry. */
-function currentUser(): string {
+export function currentUser(): string {
   try {
     const name = userInfo().username;
     if (name !== "") return name;

@@ -1,7 +1,9 @@
 import { openAuditLog } from "../audit/index.js";
-import type { AuditKind, AuditQuery, AuditRecord, AuditStatus, ChainHead, VerifyReport } from "../audit/index.js";
+import type { AuditKind, AuditPage, AuditQuery, AuditRecord, AuditStatus, ChainHead, VerifyReport } from "../audit/index.js";
 import { InvalidInputError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
+import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
+import type { ApiClient } from "./client.js";
 import { openExistingStore, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 
 export const auditHelp = `clawhive audit — read and check the audit log
@@ -22,10 +24,18 @@ export const auditHelp = `clawhive audit — read and check the audit log
   verify:
   --expect-head SEQ:HASH  a head recorded earlier: also detects records cut off the end
 
+  Through a server: tail with a client token needs --run (one of its runs); verify needs an
+  admin token; a page holds at most 500 records.
+
+${SERVER_FLAGS_HELP}
 ${STORE_FLAGS_HELP}
 
   Exit codes: 0 ok (verify: the chain is intact; intents in flight alone do not fail it);
-  1 verify found tampering; 2 bad usage.`;
+  1 verify found tampering, or the server could not be reached; 2 bad usage, or a token the
+  server refuses.
+
+  Example:
+    clawhive audit tail --status denied,error --since 1h`;
 
 const usage = "usage: clawhive audit tail [filters] | clawhive audit verify";
 const DEFAULT_LIMIT = 20;
@@ -47,6 +57,7 @@ function noPositionals(sub: string, positionals: readonly string[]): void {
 async function tail(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
     ...STORE_FLAGS,
+    ...SERVER_FLAGS,
     run: { type: "string" },
     trace: { type: "string" },
     agent: { type: "string" },
@@ -62,6 +73,8 @@ async function tail(argv: string[]): Promise<number> {
   noPositionals("tail", positionals);
   // Every flag is checked before the store is opened: a typo is a usage error, not a query.
   const query = tailQuery(values, Date.now());
+  const api = await apiClient(values);
+  if (api !== undefined) return printPage(await tailOnServer(api, query), values.json === true);
   const store = await openExistingStore(values);
   try {
     const log = await openAuditLog(store);
@@ -71,17 +84,39 @@ async function tail(argv: string[]): Promise<number> {
         if (error instanceof InvalidInputError && error.field === "cursor") throw new InvalidInputError(error.message.replace(/^audit query cursor/, "--cursor"), { field: "cursor", cause: error });
         throw error;
       });
-      if (values.json) console.log(JSON.stringify(page.records, null, 2));
-      else if (page.records.length === 0) console.error("no audit records match");
-      else for (const line of tailLines(page.records)) console.log(line);
-      if (page.nextCursor !== null) console.error(`more: --cursor ${page.nextCursor}`);
-      return 0;
+      return printPage(page, values.json === true);
     } finally {
       await log.close();
     }
   } finally {
     await store.close();
   }
+}
+
+function printPage(page: AuditPage, json: boolean): number {
+  if (json) console.log(JSON.stringify(page.records, null, 2));
+  else if (page.records.length === 0) console.error("no audit records match");
+  else for (const line of tailLines(page.records)) console.log(line);
+  if (page.nextCursor !== null) console.error(`more: --cursor ${page.nextCursor}`);
+  return 0;
+}
+
+/** The same query as `GET /v1/audit` parameters; the records come back as the store keeps them. */
+async function tailOnServer(api: ApiClient, query: AuditQuery): Promise<AuditPage> {
+  const page = await api.get<{ records: AuditRecord[]; nextCursor: string | null }>("/v1/audit", {
+    order: query.order,
+    limit: query.limit,
+    run_id: query.runId,
+    trace_id: query.traceId,
+    agent: query.agent,
+    tool: query.tool,
+    kind: query.kind,
+    status: query.status === undefined ? undefined : typeof query.status === "string" ? query.status : query.status.join(","),
+    since: query.since,
+    until: query.until,
+    cursor: query.cursor,
+  });
+  return { records: page.records, nextCursor: page.nextCursor };
 }
 
 function text(values: Readonly<Record<string, unknown>>, name: string): string | undefined {
@@ -171,24 +206,32 @@ function detail(r: AuditRecord): string {
 }
 
 async function verify(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, json: { type: "boolean" }, "expect-head": { type: "string" } });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, json: { type: "boolean" }, "expect-head": { type: "string" } });
   noPositionals("verify", positionals);
   const headText = text(values, "expect-head");
   const expectedHead = headText === undefined ? undefined : parseHead(headText);
+  const api = await apiClient(values);
+  if (api !== undefined) {
+    const head = expectedHead === undefined ? undefined : `${expectedHead.seq}:${expectedHead.hash}`;
+    return printReport(await api.get<VerifyReport>("/v1/audit/verify", { expect_head: head }), values.json === true);
+  }
   const store = await openExistingStore(values);
   try {
     const log = await openAuditLog(store);
     try {
-      const report = await log.verify(expectedHead === undefined ? {} : { expectedHead });
-      if (values.json) console.log(JSON.stringify(report, null, 2));
-      else for (const line of verifyLines(report)) console.log(line);
-      return report.ok ? 0 : 1;
+      return printReport(await log.verify(expectedHead === undefined ? {} : { expectedHead }), values.json === true);
     } finally {
       await log.close();
     }
   } finally {
     await store.close();
   }
+}
+
+function printReport(report: VerifyReport, json: boolean): number {
+  if (json) console.log(JSON.stringify(report, null, 2));
+  else for (const line of verifyLines(report)) console.log(line);
+  return report.ok ? 0 : 1;
 }
 
 function parseHead(value: string): ChainHead {

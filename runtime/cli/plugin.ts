@@ -2,11 +2,14 @@ import { mkdir } from "node:fs/promises";
 import { createInterface } from "node:readline/promises";
 import { InvalidInputError, NotFoundError } from "../errors.js";
 import { defaultBuildCacheDir } from "../plugins/locations.js";
-import { PluginInstaller, pluginMigrations, PluginRegistry, UpgradeNeedsAcceptance, type InstalledPlugin, type InstallResult } from "../plugins/install/index.js";
+import { PluginInstaller, pluginMigrations, PluginRegistry, UpgradeNeedsAcceptance } from "../plugins/install/index.js";
 import { RunRecords, runMigrations } from "../runs/records.js";
 import { Sandbox } from "../sandbox/index.js";
 import { applyMigrations, openStore, systemClock, type Store } from "../store/index.js";
 import { parseCommandArgs } from "./args.js";
+import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
+import { infoOnServer, installOnServer, listOnServer, removeOnServer, ServerUpgradeNeedsAcceptance, upgradeOnServer } from "./plugin-remote.js";
+import { detail, installReport, printInfo, printInstall, printList, summary, type InstallReport } from "./plugin-view.js";
 import { pluginBuildCommand, pluginBuildHelp } from "./plugin-build.js";
 import { pluginNewCommand, pluginNewHelp } from "./plugin-new.js";
 import { inert } from "./render.js";
@@ -40,11 +43,20 @@ export const pluginHelp = `clawhive plugin — install, inspect and remove tool 
   --manifest FILE   the plugin.json of a bare .wasm
   --accept          accept a widening upgrade's new permissions
   --json            print JSON
+
+  Through a server (--server) the server verifies and installs: a .tgz is uploaded as it is, an
+  https URL is sent for the server to download (with --sha256); any other local SOURCE is read
+  and checked here (a source folder built here), packed into a .tgz and uploaded.
+
+${SERVER_FLAGS_HELP}
 ${STORE_FLAGS_HELP}
 
-  Exit codes: 0 ok; 1 an unexpected failure (e.g. the store is unreachable); 2 bad usage or
-  refused (verification failed, name taken, in use, not found); 3 a widening upgrade was not
-  accepted.`;
+  Exit codes: 0 ok; 1 an unexpected failure (e.g. the store or the server is unreachable);
+  2 bad usage or refused (verification failed, name taken, in use, not found, a token the
+  server refuses); 3 a widening upgrade was not accepted.
+
+  Example:
+    clawhive plugin install ./my-plugin/dist --server http://127.0.0.1:7878`;
 
 const usage = "usage: clawhive plugin install SOURCE | upgrade NAME SOURCE | list | info NAME | remove NAME | new NAME | build [DIR]";
 
@@ -78,97 +90,106 @@ export async function pluginCommand(argv: string[]): Promise<number> {
 }
 
 async function install(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SOURCE_FLAGS, json: { type: "boolean" } });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, ...SOURCE_FLAGS, json: { type: "boolean" } });
   const [source, ...extra] = positionals;
   if (!source || extra.length > 0) throw new InvalidInputError("usage: clawhive plugin install SOURCE [--sha256 HEX] [--manifest FILE]", { field: "source" });
+  const api = await apiClient(values);
+  if (api !== undefined) {
+    printInstall(await installOnServer(api, source, sourceOptions(values)), values.json === true);
+    return 0;
+  }
   return withInstaller(values, async (installer) => {
     const result = await installer.install(source, sourceOptions(values));
-    print(result, values);
+    printInstall(installReport(result), values.json === true);
     return 0;
   });
 }
 
 async function upgrade(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SOURCE_FLAGS, accept: { type: "boolean" }, json: { type: "boolean" } });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, ...SOURCE_FLAGS, accept: { type: "boolean" }, json: { type: "boolean" } });
   const [name, source, ...extra] = positionals;
   if (!name || !source || extra.length > 0) throw new InvalidInputError("usage: clawhive plugin upgrade NAME SOURCE [--accept]", { field: "source" });
+  const json = values.json === true;
+  const api = await apiClient(values);
+  if (api !== undefined) {
+    try {
+      printInstall(await upgradeOnServer(api, { ...sourceOptions(values), name, source, accept: values.accept === true }), json);
+      return 0;
+    } catch (error) {
+      if (!(error instanceof ServerUpgradeNeedsAcceptance)) throw error;
+      return confirmWidening(error.lines, { title: `upgrading ${name} widens what it may do:`, retry: error.retry, json });
+    }
+  }
   return withInstaller(values, async (installer) => {
     const options = sourceOptions(values);
     const pkg = await installer.readPackage(source, options);
     try {
-      print(await installer.upgradePackage(name, pkg, { accept: values.accept === true, firstParty: false }), values);
+      printInstall(installReport(await installer.upgradePackage(name, pkg, { accept: values.accept === true, firstParty: false })), json);
       return 0;
     } catch (error) {
       if (!(error instanceof UpgradeNeedsAcceptance)) throw error;
-      console.error(`upgrading ${name} to ${pkg.manifest.version} widens what it may do:`);
-      for (const line of error.diff.lines) console.error(`  ${inert(line)}`);
-      if (!process.stdin.isTTY || !process.stderr.isTTY) {
-        console.error("not upgraded: re-run with --accept to grant these permissions");
-        return 3;
-      }
-      const prompt = createInterface({ input: process.stdin, output: process.stderr });
-      const answer = await prompt.question("Grant these permissions and upgrade? [y/N] ");
-      prompt.close();
-      if (!/^y(es)?$/i.test(answer.trim())) {
-        console.error("not upgraded");
-        return 3;
-      }
-      print(await installer.upgradePackage(name, pkg, { accept: true, firstParty: false }), values);
-      return 0;
+      const retry = async () => installReport(await installer.upgradePackage(name, pkg, { accept: true, firstParty: false }));
+      return confirmWidening(error.diff.lines, { title: `upgrading ${name} to ${pkg.manifest.version} widens what it may do:`, retry, json });
     }
   });
+}
+
+/** Shows a widening upgrade's permission diff; upgrades only on a 'y' in a terminal (else exit 3: --accept). */
+async function confirmWidening(lines: readonly string[], options: { title: string; retry: () => Promise<InstallReport>; json: boolean }): Promise<number> {
+  const { title, retry, json } = options;
+  console.error(title);
+  for (const line of lines) console.error(`  ${inert(line)}`);
+  if (!process.stdin.isTTY || !process.stderr.isTTY) {
+    console.error("not upgraded: re-run with --accept to grant these permissions");
+    return 3;
+  }
+  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  const answer = await prompt.question("Grant these permissions and upgrade? [y/N] ");
+  prompt.close();
+  if (!/^y(es)?$/i.test(answer.trim())) {
+    console.error("not upgraded");
+    return 3;
+  }
+  printInstall(await retry(), json);
+  return 0;
 }
 
 async function list(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, json: { type: "boolean" } });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, json: { type: "boolean" } });
   if (positionals.length > 0) throw new InvalidInputError("usage: clawhive plugin list [--json]");
-  return withRegistry(values, async (registry) => {
-    const plugins = await registry.list();
-    if (values.json) {
-      console.log(JSON.stringify(plugins.map(summary), null, 2));
-      return 0;
-    }
-    if (plugins.length === 0) {
-      console.log("no plugins installed");
-      return 0;
-    }
-    const width = Math.max(...plugins.map((p) => `${p.name}@${p.version}`.length));
-    for (const p of plugins) {
-      console.log(`${`${p.name}@${p.version}`.padEnd(width)}  ${p.format.padEnd(9)}  ${inert(p.publisher).padEnd(12)}  ${p.tools.length} tool(s)  ${p.blobSha256.slice(0, 12)}`);
-    }
-    return 0;
-  });
+  const api = await apiClient(values);
+  const plugins = api !== undefined ? await listOnServer(api) : await withRegistry(values, async (registry) => (await registry.list()).map(summary));
+  printList(plugins, values.json === true);
+  return 0;
 }
 
 async function info(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, json: { type: "boolean" } });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, json: { type: "boolean" } });
   const [name, ...extra] = positionals;
   if (!name || extra.length > 0) throw new InvalidInputError("usage: clawhive plugin info NAME [--json]", { field: "name" });
-  return withRegistry(values, async (registry) => {
-    const plugin = await registry.get(name);
-    if (!plugin) throw new NotFoundError(`no plugin named ${inert(name)} is installed`);
-    if (values.json) {
-      console.log(JSON.stringify({ ...summary(plugin), tools: plugin.tools, manifest: plugin.manifest }, null, 2));
-      return 0;
-    }
-    console.log(`${plugin.name}@${plugin.version} (${plugin.format})`);
-    console.log(`  ${inert(plugin.manifest.description)}`);
-    console.log(`  publisher     ${inert(plugin.publisher)}`);
-    console.log(`  sha256        ${plugin.blobSha256}`);
-    console.log(`  size          ${formatBytes(plugin.size)}`);
-    console.log(`  capabilities  ${plugin.manifest.capabilities.join(", ") || "none"}`);
-    console.log(`  installed     ${new Date(plugin.installedAt).toISOString()}${plugin.updatedAt !== plugin.installedAt ? `, upgraded ${new Date(plugin.updatedAt).toISOString()}` : ""}${plugin.firstParty ? " (built in)" : ""}`);
-    console.log(`  from          ${inert(plugin.origin)}`);
-    console.log("  tools:");
-    for (const t of plugin.tools) console.log(`    ${t.name.padEnd(18)} ${t.risk.padEnd(7)} ${(t.capabilities.join(", ") || "-").padEnd(24)} ${inert(t.description)}`);
-    return 0;
-  });
+  const api = await apiClient(values);
+  const plugin =
+    api !== undefined
+      ? await infoOnServer(api, name)
+      : await withRegistry(values, async (registry) => {
+          const found = await registry.get(name);
+          if (!found) throw new NotFoundError(`no plugin named ${inert(name)} is installed`);
+          return detail(found);
+        });
+  printInfo(plugin, values.json === true);
+  return 0;
 }
 
 async function remove(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS });
   const [name, ...extra] = positionals;
   if (!name || extra.length > 0) throw new InvalidInputError("usage: clawhive plugin remove NAME", { field: "name" });
+  const api = await apiClient(values);
+  if (api !== undefined) {
+    const removed = await removeOnServer(api, name);
+    console.log(`removed ${removed.name}@${removed.version}`);
+    return 0;
+  }
   return withInstaller(values, async (installer) => {
     const removed = await installer.remove(name);
     console.log(`removed ${removed.name}@${removed.version}`);
@@ -181,44 +202,6 @@ function sourceOptions(values: Record<string, unknown>): { sha256?: string; mani
     ...(typeof values.sha256 === "string" ? { sha256: values.sha256 } : {}),
     ...(typeof values.manifest === "string" ? { manifestFile: values.manifest } : {}),
   };
-}
-
-function print(result: InstallResult, values: Record<string, unknown>): void {
-  const p = result.plugin;
-  if (values.json) {
-    console.log(JSON.stringify({ action: result.action, ...summary(p), ...(result.diff ? { diff: result.diff.lines } : {}) }, null, 2));
-    return;
-  }
-  if (result.action === "unchanged") {
-    console.log(`${p.name}@${p.version} is already installed with these exact bytes (${p.blobSha256.slice(0, 12)})`);
-    return;
-  }
-  console.log(`${result.action} ${p.name}@${p.version} (${p.format}, ${formatBytes(p.size)}, sha256 ${p.blobSha256})`);
-  for (const line of result.diff?.lines ?? []) console.log(`  ${inert(line)}`);
-  console.log(`  tools: ${p.tools.map((t) => `${p.name}.${t.name} (${t.risk})`).join(", ")}`);
-  console.log(`  capabilities: ${p.manifest.capabilities.join(", ") || "none"} — an agent must list the plugin and grant these before its tools run`);
-}
-
-function summary(p: InstalledPlugin) {
-  return {
-    name: p.name,
-    version: p.version,
-    format: p.format,
-    publisher: p.publisher,
-    description: p.manifest.description,
-    sha256: p.blobSha256,
-    size: p.size,
-    capabilities: p.manifest.capabilities,
-    tools: p.tools.map((t) => ({ name: t.name, risk: t.risk, capabilities: t.capabilities })),
-    firstParty: p.firstParty,
-    origin: p.origin,
-    installedAt: new Date(p.installedAt).toISOString(),
-    updatedAt: new Date(p.updatedAt).toISOString(),
-  };
-}
-
-function formatBytes(n: number): string {
-  return n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`;
 }
 
 async function openPluginStore(values: Record<string, unknown>, create: boolean): Promise<Store> {
@@ -240,7 +223,7 @@ async function openPluginStore(values: Record<string, unknown>, create: boolean)
   return store;
 }
 
-async function withRegistry(values: Record<string, unknown>, work: (registry: PluginRegistry) => Promise<number>): Promise<number> {
+async function withRegistry<T>(values: Record<string, unknown>, work: (registry: PluginRegistry) => Promise<T>): Promise<T> {
   const store = await openPluginStore(values, false);
   try {
     return await work(new PluginRegistry(store, { clock: systemClock }));

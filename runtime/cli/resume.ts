@@ -17,7 +17,8 @@ export const resumeHelp = `clawhive resume — continue a run that waited for an
 
   Replays the ToolCall the run paused on, now that its approval is decided: approved, the
   call runs; denied or expired, it fails. Unless the call pauses again (for another effect),
-  the run then ends and its least-privilege report is printed (to stderr).
+  the run then ends and its least-privilege report is printed (to stderr). A run started with
+  several tool calls ('clawhive run … --call …', POST /v1/runs) goes on with the rest of them.
 
   --json            print the outcome and the report as JSON
   --agents DIR      where agent manifests live (default the project's capabilities/;
@@ -47,6 +48,8 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     let outcome: ToolCallOutcome | undefined;
     let run: Run;
     try {
+      // A run submitted with a plan of tool calls goes on with the rest of its plan.
+      if ((await runtime.records.get(id))?.plan) return await continuePlan(runtime, id, values.json === true);
       run = await runtime.resumeRun(id);
       outcome = await run.resume();
     } catch (error) {
@@ -62,6 +65,26 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   } finally {
     await runtime.close();
   }
+}
+
+/** Continues a planned run to its end or its next wait; exit code as for a single call. */
+async function continuePlan(runtime: Runtime, id: string, json: boolean): Promise<number> {
+  if (!(await runtime.continueRun(id))) return refuse(`run ${id} is driven by another runtime; it continues there (follow it with 'clawhive runs watch ${id}')`);
+  const record = (await runtime.records.get(id))!;
+  const outcomes = record.outcomes as ToolCallOutcome[];
+  if (json) console.log(jsonText({ run: id, status: record.status, outcomes, ...(record.report ? { report: record.report } : {}) }));
+  else {
+    for (const outcome of outcomes) {
+      if (outcome.status === "ok") console.log(typeof outcome.output === "string" ? inert(outcome.output) : jsonText(outcome.output));
+      else if (outcome.status === "error") console.error(inert(`${outcome.tool}: ${outcome.error.kind}: ${outcome.error.message}`));
+    }
+    if (record.status === "awaiting_approval" && record.pending) {
+      console.error(inert(`${record.pending.tool}: waiting for approval ${record.pending.approvalId}; decide it, then 'clawhive resume ${id}'`, { newlines: false }));
+    }
+    if (record.report) console.error([`run ${inert(id, { newlines: false })} ended; least-privilege report:`, ...reportLines(record.report as LeastPrivilegeReport)].join("\n"));
+  }
+  if (record.status === "awaiting_approval") return 3;
+  return outcomes.every((o) => o.status === "ok") ? 0 : 1;
 }
 
 /** `resumable`, or the exit code of a run that cannot be resumed now (message printed). */

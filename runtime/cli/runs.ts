@@ -1,4 +1,4 @@
-import { InvalidInputError } from "../errors.js";
+import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
 import { ApprovalStore } from "../policy/approvals/index.js";
 import type { Approval } from "../policy/approvals/index.js";
 import { RunRecords, runMigrations } from "../runs/records.js";
@@ -7,12 +7,20 @@ import type { LeastPrivilegeReport } from "../runs/report.js";
 import { applyMigrations, systemClock } from "../store/index.js";
 import { field, flagText, inert, jsonText, parseLimit } from "./render.js";
 import { parseCommandArgs } from "./args.js";
+import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
+import type { ApiClient } from "./client.js";
+import { follow, RUN_EXIT_CODES } from "./run.js";
+import { DirectRunSession, ServerRunSession } from "./run-session.js";
 import { openExistingStore, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { approvalFromView, runFromView } from "./views.js";
+import type { ApprovalView, RunSummary, RunView } from "./views.js";
 
-export const runsHelp = `clawhive runs — the runs in the store and what each was allowed and did
+export const runsHelp = `clawhive runs — the runs, what each was allowed and did; follow or cancel one
 
   clawhive runs list [--status S] [--limit N] [--json]
   clawhive runs show ID [--json]
+  clawhive runs watch ID [--after SEQ] [--wait-approval] [--json]
+  clawhive runs cancel ID
 
   list:
   --status S        active, awaiting_approval or ended (default: all)
@@ -23,43 +31,69 @@ export const runsHelp = `clawhive runs — the runs in the store and what each w
   with and the approval to decide; its approvals; once ended, its least-privilege report:
   capabilities granted, used and unused, denials with counts.
 
+  watch: the run's events from the start (or after event SEQ) to its end, as 'clawhive run'
+  shows them, asking for its approvals in a terminal. On the store, a run of tool calls that
+  waited for an approval decided since continues here.
+  cancel: no further tool call of the run starts; it ends as cancelled.
+
+${SERVER_FLAGS_HELP}
+  --agents DIR      (watch, cancel on the store) where agent manifests live (default the
+                    project's capabilities/; env CLAWHIVE_AGENTS_DIR)
 ${STORE_FLAGS_HELP}
 
-  Exit codes: 0 ok; 1 no such run; 2 bad usage.`;
+  Exit codes: 0 ok; 1 no such run (cancel: or it has already ended), or the store or server
+  could not be read; 2 bad usage, or a token the server refuses. watch exits as 'clawhive run':
+${RUN_EXIT_CODES.replace(/^ {2}Exit codes: /, "  ")}
 
-const usage = "usage: clawhive runs list | show ID";
+  Example:
+    clawhive runs list --status awaiting_approval --server http://127.0.0.1:7878`;
+
+const usage = "usage: clawhive runs list | show ID | watch ID | cancel ID";
 const STATUSES: readonly RunStatus[] = ["active", "awaiting_approval", "ended"];
 
 export async function runsCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub === "list") return list(rest);
   if (sub === "show") return show(rest);
+  if (sub === "watch") return watch(rest);
+  if (sub === "cancel") return cancel(rest);
   throw new InvalidInputError(sub === undefined ? usage : `unknown runs command '${sub}'; ${usage}`);
 }
 
 async function list(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, status: { type: "string" }, limit: { type: "string" }, json: { type: "boolean" } });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, status: { type: "string" }, limit: { type: "string" }, json: { type: "boolean" } });
   if (positionals.length > 0) throw new InvalidInputError(`runs list takes no arguments, got ${positionals.join(" ")}; ${usage}`);
   const status = flagText(values, "status");
   if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
     throw new InvalidInputError(`--status ${status}: expected one of ${STATUSES.join(", ")}`, { field: "status" });
   }
   const limit = parseLimit(flagText(values, "limit"), 20);
+  const api = await apiClient(values);
+  const query = { ...(status === undefined ? {} : { status: status as RunStatus }), limit };
+  const runs = api === undefined ? await listFromStore(values, query) : await listFromServer(api, query);
+  if (values.json) console.log(jsonText(runs));
+  else if (runs.length === 0) console.error(`no ${status === undefined ? "" : `${status} `}runs`);
+  else for (const line of runLines(runs)) console.log(line);
+  return 0;
+}
+
+async function listFromStore(values: Readonly<Record<string, unknown>>, query: { status?: RunStatus; limit: number }): Promise<RunRecord[]> {
   const store = await openExistingStore(values);
   try {
     await applyMigrations(store, runMigrations, { clock: systemClock });
-    const runs = await new RunRecords(store).list({ ...(status === undefined ? {} : { status: status as RunStatus }), limit });
-    if (values.json) console.log(jsonText(runs));
-    else if (runs.length === 0) console.error(`no ${status === undefined ? "" : `${status} `}runs`);
-    else for (const line of runLines(runs)) console.log(line);
-    return 0;
+    return await new RunRecords(store).list(query);
   } finally {
     await store.close();
   }
 }
 
+async function listFromServer(api: ApiClient, query: { status?: RunStatus; limit: number }): Promise<RunSummary[]> {
+  const { runs } = await api.get<{ runs: RunView[] }>("/v1/runs", query);
+  return runs.map((r) => runFromView(r));
+}
+
 /** One line a run, columns aligned; the task last, since its length varies. */
-export function runLines(runs: readonly RunRecord[]): string[] {
+export function runLines(runs: readonly RunSummary[]): string[] {
   const rows = runs.map((r) => [
     r.id,
     r.status,
@@ -73,27 +107,135 @@ export function runLines(runs: readonly RunRecord[]): string[] {
 }
 
 async function show(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, json: { type: "boolean" } });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, json: { type: "boolean" } });
+  const id = oneId("show", positionals);
+  const api = await apiClient(values);
+  const found = api === undefined ? await showFromStore(values, id) : await showFromServer(api, id);
+  if (found === undefined) {
+    console.error(`clawhive: ${inert(`no run ${id}; 'clawhive runs list' shows the runs${api === undefined ? " in this store" : ""}`, { newlines: false })}`);
+    return 1;
+  }
+  const { record, approvals, next } = found;
+  if (values.json) console.log(jsonText({ ...record, approvals }));
+  else console.log(showLines(record, approvals, { next }).join("\n"));
+  return 0;
+}
+
+function oneId(sub: string, positionals: readonly string[]): string {
   const [id, ...extra] = positionals;
-  if (id === undefined || id === "" || extra.length > 0) throw new InvalidInputError("usage: clawhive runs show ID");
+  if (id === undefined || id === "" || extra.length > 0) throw new InvalidInputError(`usage: clawhive runs ${sub} ID`);
+  return id;
+}
+
+interface Shown {
+  record: RunSummary;
+  approvals: Approval[];
+  /** How the run goes on once its approval is decided. */
+  next: string;
+}
+
+async function showFromStore(values: Readonly<Record<string, unknown>>, id: string): Promise<Shown | undefined> {
   const store = await openExistingStore(values);
   try {
     await applyMigrations(store, runMigrations, { clock: systemClock });
     const record = await new RunRecords(store).get(id);
-    if (!record) {
-      console.error(`clawhive: ${inert(`no run ${id}; 'clawhive runs list' shows the runs in this store`, { newlines: false })}`);
-      return 1;
-    }
+    if (!record) return undefined;
     const approvals = await (await ApprovalStore.open(store, { clock: systemClock })).list({ runId: id, limit: 1000 });
-    if (values.json) console.log(jsonText({ ...record, approvals }));
-    else console.log(showLines(record, approvals).join("\n"));
-    return 0;
+    // A run of explicit tool calls has more to do after the one it waits with: a runtime's driver does it.
+    return { record, approvals, next: record.plan === null ? `clawhive resume ${record.id}` : `clawhive runs watch ${record.id}` };
   } finally {
     await store.close();
   }
 }
 
-export function showLines(record: RunRecord, approvals: readonly Approval[]): string[] {
+async function showFromServer(api: ApiClient, id: string): Promise<Shown | undefined> {
+  let view: RunView;
+  try {
+    view = (await api.get<{ run: RunView }>(`/v1/runs/${segment(id)}`)).run;
+  } catch (error) {
+    if (error instanceof ServerError && error.status === 404) return undefined;
+    throw error;
+  }
+  let approvals: Approval[] = [];
+  try {
+    const answer = await api.get<{ approvals: ApprovalView[] }>("/v1/approvals", { status: "all", run_id: id, limit: 500 });
+    approvals = answer.approvals.map(approvalFromView);
+  } catch (error) {
+    // A client token reads its runs, not approvals: the run is shown without them.
+    if (!(error instanceof ServerError && error.status === 403)) throw error;
+  }
+  const waitsOn = approvals.find((a) => a.id === view.pending_approval?.id);
+  return {
+    record: runFromView(view, waitsOn === undefined ? undefined : { input: waitsOn.input }),
+    approvals,
+    next: `the server continues it; follow it with 'clawhive runs watch ${view.id} --server ${api.target.url}'`,
+  };
+}
+
+async function watch(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    ...STORE_FLAGS,
+    ...SERVER_FLAGS,
+    agents: { type: "string" },
+    after: { type: "string" },
+    "wait-approval": { type: "boolean" },
+    verbose: { type: "boolean" },
+    json: { type: "boolean" },
+  });
+  const id = oneId("watch", positionals);
+  const afterText = flagText(values, "after");
+  if (afterText !== undefined && !/^\d{1,12}$/.test(afterText)) throw new InvalidInputError(`--after ${afterText}: expected an event number`, { field: "after" });
+  const api = await apiClient(values);
+  const session = api === undefined ? await DirectRunSession.open(values) : new ServerRunSession(api);
+  try {
+    await session.run(id); // an unknown run is said before any stream opens
+    return await follow(session, id, {
+      json: values.json === true,
+      waitApproval: values["wait-approval"] === true,
+      verbose: values.verbose === true,
+      ...(afterText === undefined ? {} : { after: Number(afterText) }),
+    });
+  } catch (error) {
+    if (isNotFound(error)) return noRun(id);
+    throw error;
+  } finally {
+    await session.close();
+  }
+}
+
+async function cancel(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, agents: { type: "string" } });
+  const id = oneId("cancel", positionals);
+  const api = await apiClient(values);
+  const session = api === undefined ? await DirectRunSession.open(values) : new ServerRunSession(api);
+  try {
+    await session.cancel(id);
+    const after = await session.run(id);
+    if (after.status === "ended") console.log(inert(`cancelled run ${id}`, { newlines: false }));
+    else console.log(inert(`asked run ${id} to stop: the runtime driving it ends it before its next tool call`, { newlines: false }));
+    return 0;
+  } catch (error) {
+    if (isNotFound(error)) return noRun(id);
+    if ((error instanceof ConflictError || error instanceof ServerError) && error.code === "run_ended") {
+      console.error(`clawhive: ${inert(error.message, { newlines: false })}`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await session.close();
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  return error instanceof NotFoundError || (error instanceof ServerError && error.status === 404);
+}
+
+function noRun(id: string): number {
+  console.error(`clawhive: ${inert(`no run ${id}; 'clawhive runs list' shows the runs`, { newlines: false })}`);
+  return 1;
+}
+
+export function showLines(record: RunSummary, approvals: readonly Approval[], options: { next?: string } = {}): string[] {
   const lines = [inert(`run ${record.id}`, { newlines: false })];
   lines.push(...field("agent", record.agent), ...field("task", record.task ?? "(none)"), ...field("status", record.status));
   lines.push(...field("trace", record.traceId));
@@ -103,9 +245,9 @@ export function showLines(record: RunRecord, approvals: readonly Approval[]): st
   if (record.pending) {
     const waitsOn = approvals.find((a) => a.id === record.pending?.approvalId);
     lines.push("", inert(`waiting: approval ${record.pending.approvalId} (${waitsOn?.status ?? "not found"})`, { newlines: false }));
-    lines.push(...field("tool", record.pending.tool), ...field("step", record.pending.stepId), ...field("arguments", jsonText(record.pending.input)));
+    lines.push(...field("tool", record.pending.tool), ...field("step", record.pending.stepId), ...field("arguments", "input" in record.pending ? jsonText(record.pending.input) : "(not shown: this token may not read approvals)"));
     if (waitsOn?.status === "pending") lines.push(...field("decide", `clawhive approvals approve ${waitsOn.id} (or deny)`));
-    else lines.push(...field("continue", `clawhive resume ${record.id}`));
+    else lines.push(...field("continue", options.next ?? `clawhive resume ${record.id}`));
   }
   if (approvals.length > 0) {
     lines.push("", "approvals:");

@@ -1,10 +1,12 @@
 import { mkdir, open } from "node:fs/promises";
 import { InvalidInputError, NotFoundError } from "../errors.js";
 import { checkSecretName, MAX_VALUE_BYTES, MIN_REDACTED_LENGTH, openSecretStore, SecretError } from "../secrets/index.js";
-import type { SecretStore } from "../secrets/index.js";
+import type { SecretInfo, SecretStore } from "../secrets/index.js";
 import { openStore, systemClock } from "../store/index.js";
 import type { Store } from "../store/index.js";
 import { parseCommandArgs } from "./args.js";
+import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
+import type { ApiClient } from "./client.js";
 import { flagText, jsonText } from "./render.js";
 import { openExistingStore, resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 
@@ -30,11 +32,17 @@ export const secretHelp = `clawhive secret — credentials the host proxies inje
   CLAWHIVE_SECRET_KEY_FILE), else <data dir>/secret.key, created (mode 0600) with a fresh store.
   Nodes sharing a store need the same key; the store keeps only its id and refuses another key.
   --secret-key-file PATH  a key file: 32 raw bytes or their base64
+  Through a server (--server, an admin token) the server holds the key: the value is sent over
+  the API (use https to a server on another machine) and never comes back.
 
+${SERVER_FLAGS_HELP}
 ${STORE_FLAGS_HELP}
 
-  Exit codes: 0 ok; 1 no such secret (or no store), or the key does not fit the store;
-  2 bad usage.`;
+  Exit codes: 0 ok; 1 no such secret (or no store), or the key does not fit the store, or the
+  server could not be reached; 2 bad usage, or a token the server refuses.
+
+  Example:
+    printf %s "$GITHUB_TOKEN" | clawhive secret set github_token`;
 
 const usage = "usage: clawhive secret set NAME | list | rm NAME";
 const KEY_FLAGS = { "secret-key-file": { type: "string" } } as const;
@@ -55,7 +63,7 @@ export async function secretCommand(argv: string[]): Promise<number> {
 async function set(argv: string[]): Promise<number> {
   // Checked before parsing so the refusal explains itself and never repeats the value.
   if (argv.some((arg) => arg === "--value" || arg.startsWith("--value="))) throw new InvalidInputError(ARGV_VALUE_REFUSED, { field: "value" });
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...KEY_FLAGS, "value-file": { type: "string" } });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, ...KEY_FLAGS, "value-file": { type: "string" } });
   if (positionals.length > 1) throw new InvalidInputError(ARGV_VALUE_REFUSED, { field: "value" });
   const name = positionals[0];
   if (name === undefined || name === "") throw new InvalidInputError("usage: clawhive secret set NAME [--value-file PATH] (value on stdin)");
@@ -63,6 +71,8 @@ async function set(argv: string[]): Promise<number> {
   const valueFile = flagText(values, "value-file");
   const value = dropNewline(valueFile === undefined ? await readStdin() : await readValueFile(valueFile));
   if (value === "") throw new InvalidInputError(`secret ${name}: the value is empty`, { field: "value" });
+  const api = await server(values);
+  if (api !== undefined) return setOnServer(api, { name, value });
   await mkdir(resolveDataDir(values), { recursive: true, mode: 0o700 });
   const store = await openStore({ url: resolveStoreUrl(values), ...authToken() });
   try {
@@ -79,10 +89,10 @@ async function set(argv: string[]): Promise<number> {
 }
 
 async function list(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...KEY_FLAGS, json: { type: "boolean" } });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, ...KEY_FLAGS, json: { type: "boolean" } });
   if (positionals.length > 0) throw new InvalidInputError(`secret list takes no arguments; ${usage}`);
-  return withSecrets(values, async (secrets) => {
-    const found = await secrets.list();
+  const api = await server(values);
+  const print = (found: readonly SecretInfo[]): number => {
     if (values.json) {
       console.log(jsonText(found));
       return 0;
@@ -96,13 +106,17 @@ async function list(argv: string[]): Promise<number> {
       console.log(`${s.name.padEnd(width)}  created ${new Date(s.createdAt).toISOString()}  updated ${new Date(s.updatedAt).toISOString()}`);
     }
     return 0;
-  });
+  };
+  if (api !== undefined) return print(await listOnServer(api));
+  return withSecrets(values, async (secrets) => print(await secrets.list()));
 }
 
 async function remove(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...KEY_FLAGS });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, ...KEY_FLAGS });
   const [name, ...extra] = positionals;
   if (name === undefined || name === "" || extra.length > 0) throw new InvalidInputError("usage: clawhive secret rm NAME");
+  const api = await server(values);
+  if (api !== undefined) return removeOnServer(api, name);
   return withSecrets(values, async (secrets) => {
     if (!(await secrets.remove(name))) {
       console.error(`clawhive: secret ${name}: not found`);
@@ -111,6 +125,52 @@ async function remove(argv: string[]): Promise<number> {
     console.log(`removed secret ${name}`);
     return 0;
   });
+}
+
+/** The server's client, when there is one; the key is the server's business there. */
+async function server(values: Readonly<Record<string, unknown>>): Promise<ApiClient | undefined> {
+  const api = await apiClient(values);
+  if (api !== undefined && values["secret-key-file"] !== undefined) {
+    throw new InvalidInputError("--secret-key-file does not combine with --server: the server holds the key", { field: "secret-key-file" });
+  }
+  return api;
+}
+
+interface SecretView {
+  name: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+function infoOf(view: SecretView): SecretInfo {
+  return { name: view.name, createdAt: Date.parse(view.createdAt), updatedAt: Date.parse(view.updatedAt) };
+}
+
+async function setOnServer(api: ApiClient, secret: { name: string; value: string }): Promise<number> {
+  const { name, value } = secret;
+  const answer = await api.request<{ secret: SecretView; redacted: boolean }>("PUT", `/v1/secrets/${segment(name)}`, { json: { value } });
+  const info = infoOf(answer.secret);
+  console.log(`${info.createdAt === info.updatedAt ? "created" : "updated"} secret ${info.name}`);
+  if (!answer.redacted) console.error(`clawhive: note: the value is shorter than ${MIN_REDACTED_LENGTH} characters, so it is not redacted from logs`);
+  return 0;
+}
+
+async function listOnServer(api: ApiClient): Promise<SecretInfo[]> {
+  return (await api.get<{ secrets: SecretView[] }>("/v1/secrets")).secrets.map(infoOf);
+}
+
+async function removeOnServer(api: ApiClient, name: string): Promise<number> {
+  try {
+    await api.request("DELETE", `/v1/secrets/${segment(name)}`);
+  } catch (error) {
+    if (error instanceof ServerError && error.status === 404) {
+      console.error(`clawhive: ${error.message}`);
+      return 1;
+    }
+    throw error;
+  }
+  console.log(`removed secret ${name}`);
+  return 0;
 }
 
 /** Opens the existing store; no store means nothing to list or remove (exit 1). */

@@ -1,23 +1,76 @@
+import { agentRiskOverride } from "../agents/index.js";
+import { InvalidInputError, NotFoundError } from "../errors.js";
+import { toolRisk } from "../policy/engine.js";
+import { agentTools } from "../runs/agent-tools.js";
+import type { ToolInfo } from "../runs/types.js";
 import { Runtime } from "../runtime.js";
+import type { SandboxPlugin } from "../sandbox/index.js";
 import { parseCommandArgs } from "./args.js";
+import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
+import { flagText, inert, jsonText } from "./render.js";
+import { resolveAgentsDir, resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { toolFromView, type ToolView } from "./views.js";
 
-export const toolsHelp = `clawhive tools — list the tools of the loaded plugins
+export const toolsHelp = `clawhive tools — the tools of the installed plugins, or those an agent may use
 
+  clawhive tools [--agent NAME] [--json]
+
+  --agent NAME      only what the agent's runs are offered: the plugins its manifest lists, in
+                    its version ranges and tool subsets, at the risk they have for it
   --json            print JSON (with input schemas)
-  --data-dir DIR    (default ./.clawhive)`;
+  --agents DIR      (on the store) where agent manifests live (default the project's
+                    capabilities/; env CLAWHIVE_AGENTS_DIR)
+
+${SERVER_FLAGS_HELP}
+${STORE_FLAGS_HELP}
+
+  Exit codes: 0 ok; 1 the store or server could not be read; 2 bad usage, an unknown agent, an
+  agent naming a plugin that is not installed, or a token the server refuses.
+
+  Example:
+    clawhive tools --agent writer`;
 
 export async function toolsCommand(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs(argv, { json: { type: "boolean" }, "data-dir": { type: "string" } });
-  const runtime = await Runtime.create({ dataDir: (values["data-dir"] as string | undefined) ?? ".clawhive", sandbox: { poolSize: 0 }, onProgress: (l) => console.error(l) });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, agent: { type: "string" }, agents: { type: "string" }, json: { type: "boolean" } });
+  if (positionals.length > 0) throw new InvalidInputError(`tools takes no arguments, got ${positionals.join(" ")}; usage: clawhive tools [--agent NAME] [--json]`);
+  const agent = flagText(values, "agent");
+  const api = await apiClient(values);
+  if (api !== undefined && values.agents !== undefined) throw new InvalidInputError("--agents and --server do not combine: the server has its own agents", { field: "agents" });
+  const tools = api !== undefined ? (await api.get<{ tools: ToolView[] }>("/v1/tools", { agent })).tools.map(toolFromView) : await toolsInStore(values, agent);
+  if (values.json) {
+    console.log(jsonText(tools));
+  } else if (tools.length === 0) {
+    console.error(agent === undefined ? "no tools: no plugin is installed" : `agent ${agent} is offered no tools`);
+  } else {
+    const width = Math.max(...tools.map((t) => t.qualifiedName.length));
+    for (const t of tools) console.log(`${t.qualifiedName.padEnd(width)}  ${t.risk.padEnd(7)}  ${inert(t.description, { newlines: false })}`);
+  }
+  return 0;
+}
+
+async function toolsInStore(values: Readonly<Record<string, unknown>>, agentName: string | undefined): Promise<ToolInfo[]> {
+  const authToken = process.env.CLAWHIVE_STORE_AUTH_TOKEN;
+  const runtime = await Runtime.create({
+    dataDir: resolveDataDir(values),
+    storeUrl: resolveStoreUrl(values),
+    ...(authToken ? { storeAuthToken: authToken } : {}),
+    agentsDir: resolveAgentsDir(values),
+    sandbox: { poolSize: 0 },
+    onProgress: (l) => console.error(l),
+  });
   try {
-    const tools = runtime.tools();
-    if (values.json) {
-      console.log(JSON.stringify(tools, null, 2));
-    } else {
-      const width = Math.max(...tools.map((t) => t.qualifiedName.length));
-      for (const t of tools) console.log(`${t.qualifiedName.padEnd(width)}  ${t.risk.padEnd(7)}  ${t.description}`);
-    }
-    return 0;
+    if (agentName === undefined) return [...runtime.tools()];
+    const agent = runtime.agents().find((a) => a.name === agentName);
+    if (agent === undefined) throw new NotFoundError(`no agent named ${agentName}; 'clawhive agent list' shows the agents`);
+    // As GET /v1/tools?agent= answers: versions from the registry, the risk after the agent's overrides.
+    const installed = await runtime.installer.registry.list();
+    const plugins = new Map<string, SandboxPlugin>(installed.map((p) => [p.name, { key: `${p.name}@${p.blobSha256}`, manifest: p.manifest, format: p.manifest.format, modules: {} }]));
+    const manifests = new Map(installed.map((p) => [p.name, p.manifest]));
+    return agentTools(agent, { plugins, tools: runtime.tools() }).map((t) => {
+      const plugin = manifests.get(t.plugin);
+      const risk = plugin === undefined ? t.risk : toolRisk({ plugin, name: t.name, capabilities: t.capabilities }, { agentOverride: agentRiskOverride(agent, t.qualifiedName) }).risk;
+      return { ...t, risk };
+    });
   } finally {
     await runtime.close();
   }

@@ -1,0 +1,133 @@
+/**
+ * What `clawhive plugin` prints of a plugin, from the fields the store and the API both give
+ * (the API's `pluginSummary` is this summary), so the two modes print the same.
+ */
+import type { InstalledPlugin, InstallResult } from "../plugins/install/index.js";
+import { inert, jsonText } from "./render.js";
+
+export interface PluginSummary {
+  name: string;
+  version: string;
+  format: string;
+  publisher: string;
+  description: string;
+  sha256: string;
+  size: number;
+  capabilities: string[];
+  tools: Array<{ name: string; risk: string; capabilities: string[] }>;
+  firstParty: boolean;
+  origin: string;
+  installedAt: string;
+  updatedAt: string;
+}
+
+/** A summary with each tool's description (and input schema) and the manifest: `plugin info`. */
+export interface PluginDetail extends Omit<PluginSummary, "tools"> {
+  tools: Array<{ name: string; risk: string; capabilities: string[]; description: string; inputSchema?: unknown }>;
+  manifest: unknown;
+}
+
+/** What an install or upgrade did, as both modes report it. */
+export interface InstallReport {
+  action: string;
+  plugin: PluginSummary;
+  /** The permission diff, one change a line. */
+  diff?: readonly string[];
+}
+
+export function summary(p: InstalledPlugin): PluginSummary {
+  return {
+    name: p.name,
+    version: p.version,
+    format: p.format,
+    publisher: p.publisher,
+    description: p.manifest.description,
+    sha256: p.blobSha256,
+    size: p.size,
+    capabilities: p.manifest.capabilities,
+    tools: p.tools.map((t) => ({ name: t.name, risk: t.risk, capabilities: t.capabilities })),
+    firstParty: p.firstParty,
+    origin: p.origin,
+    installedAt: new Date(p.installedAt).toISOString(),
+    updatedAt: new Date(p.updatedAt).toISOString(),
+  };
+}
+
+export function detail(p: InstalledPlugin): PluginDetail {
+  return { ...summary(p), tools: p.tools, manifest: p.manifest };
+}
+
+/** A summary's own fields from a larger object (the API's detail view answers an install). */
+export function summaryOf(p: PluginSummary): PluginSummary {
+  return {
+    name: p.name,
+    version: p.version,
+    format: p.format,
+    publisher: p.publisher,
+    description: p.description,
+    sha256: p.sha256,
+    size: p.size,
+    capabilities: p.capabilities,
+    tools: p.tools.map((t) => ({ name: t.name, risk: t.risk, capabilities: t.capabilities })),
+    firstParty: p.firstParty,
+    origin: p.origin,
+    installedAt: p.installedAt,
+    updatedAt: p.updatedAt,
+  };
+}
+
+export function installReport(result: InstallResult): InstallReport {
+  return { action: result.action, plugin: summary(result.plugin), ...(result.diff ? { diff: result.diff.lines } : {}) };
+}
+
+export function printInstall(report: InstallReport, json: boolean): void {
+  const p = report.plugin;
+  if (json) {
+    console.log(jsonText({ action: report.action, ...p, ...(report.diff ? { diff: report.diff } : {}) }));
+    return;
+  }
+  if (report.action === "unchanged") {
+    console.log(`${p.name}@${p.version} is already installed with these exact bytes (${p.sha256.slice(0, 12)})`);
+    return;
+  }
+  console.log(`${report.action} ${p.name}@${p.version} (${p.format}, ${formatBytes(p.size)}, sha256 ${p.sha256})`);
+  for (const line of report.diff ?? []) console.log(`  ${inert(line)}`);
+  console.log(`  tools: ${p.tools.map((t) => `${p.name}.${t.name} (${t.risk})`).join(", ")}`);
+  console.log(`  capabilities: ${p.capabilities.join(", ") || "none"} — an agent must list the plugin and grant these before its tools run`);
+}
+
+export function printList(plugins: readonly PluginSummary[], json: boolean): void {
+  if (json) {
+    console.log(jsonText(plugins));
+    return;
+  }
+  if (plugins.length === 0) {
+    console.log("no plugins installed");
+    return;
+  }
+  const width = Math.max(...plugins.map((p) => `${p.name}@${p.version}`.length));
+  for (const p of plugins) {
+    console.log(`${`${p.name}@${p.version}`.padEnd(width)}  ${p.format.padEnd(9)}  ${inert(p.publisher).padEnd(12)}  ${p.tools.length} tool(s)  ${p.sha256.slice(0, 12)}`);
+  }
+}
+
+export function printInfo(plugin: PluginDetail, json: boolean): void {
+  if (json) {
+    console.log(jsonText(plugin));
+    return;
+  }
+  console.log(`${plugin.name}@${plugin.version} (${plugin.format})`);
+  console.log(`  ${inert(plugin.description)}`);
+  console.log(`  publisher     ${inert(plugin.publisher)}`);
+  console.log(`  sha256        ${plugin.sha256}`);
+  console.log(`  size          ${formatBytes(plugin.size)}`);
+  console.log(`  capabilities  ${plugin.capabilities.join(", ") || "none"}`);
+  console.log(`  installed     ${plugin.installedAt}${plugin.updatedAt !== plugin.installedAt ? `, upgraded ${plugin.updatedAt}` : ""}${plugin.firstParty ? " (built in)" : ""}`);
+  console.log(`  from          ${inert(plugin.origin)}`);
+  console.log("  tools:");
+  for (const t of plugin.tools) console.log(`    ${t.name.padEnd(18)} ${t.risk.padEnd(7)} ${(t.capabilities.join(", ") || "-").padEnd(24)} ${inert(t.description)}`);
+}
+
+export function formatBytes(n: number): string {
+  return n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`;
+}

@@ -1,0 +1,110 @@
+/**
+ * How `clawhive run` and `clawhive runs watch` show a run: one line an event, the inline
+ * approval question and its answers, and the summary once the run has ended. Everything a tool,
+ * a plugin or a model wrote is shown inert (render.ts says why).
+ */
+import type { ApprovalDecision, ApprovalScope } from "../policy/approvals/index.js";
+import type { StreamedEvent } from "./client.js";
+import { inert, jsonText } from "./render.js";
+import type { RunView } from "./views.js";
+
+/** Longest rendering of a ToolCall's input or a tool's output on one line. */
+const MAX_INLINE = 300;
+
+/** An answer to the inline approval question. */
+export type ApprovalAnswer = { decision: Extract<ApprovalDecision, "approve">; scope: ApprovalScope } | { decision: Extract<ApprovalDecision, "deny"> };
+
+export function approvalQuestion(kind: string): string {
+  return kind === "effect" ? "approve once / deny [o/d]? " : "approve once / approve for the run / deny [o/r/d]? ";
+}
+
+/**
+ * The answer typed at the approval question: `o`/`once`, `r`/`run` (a ToolCall approval only:
+ * an effect is approved once) or `d`/`deny`, any case. Anything else asks again, with why: a
+ * stray key must never approve.
+ */
+export function parseApprovalAnswer(text: string, kind: string): { answer: ApprovalAnswer } | { error: string } {
+  const word = text.trim().toLowerCase();
+  if (word === "o" || word === "once") return { answer: { decision: "approve", scope: "once" } };
+  if (word === "r" || word === "run") {
+    if (kind === "effect") return { error: "an effect is approved once (this exact host call): answer o or d" };
+    return { answer: { decision: "approve", scope: "run" } };
+  }
+  if (word === "d" || word === "deny") return { answer: { decision: "deny" } };
+  const choices = kind === "effect" ? "o (approve once) or d (deny)" : "o (approve once), r (approve for the run) or d (deny)";
+  return { error: word === "" ? `answer ${choices}` : `${JSON.stringify(inert(word, { newlines: false }))}: answer ${choices}` };
+}
+
+function oneLine(value: unknown): string {
+  const text = typeof value === "string" ? value : jsonText(value, { indent: 0 });
+  const flat = inert(text, { newlines: false });
+  return flat.length > MAX_INLINE ? `${flat.slice(0, MAX_INLINE)}… (${flat.length - MAX_INLINE} more characters; --json shows all)` : flat;
+}
+
+function text(value: unknown): string {
+  return inert(typeof value === "string" ? value : String(value ?? "?"), { newlines: false });
+}
+
+/** The line of one event, or undefined for events not worth a line (instances; a pause's own result line). */
+export function eventLine(event: StreamedEvent, options: { verbose?: boolean } = {}): string | undefined {
+  const d = event.data;
+  switch (event.type) {
+    case "tool-call":
+      return `call    ${text(d.tool)} ${oneLine(d.input ?? {})}`;
+    case "tool-result": {
+      if (d.status === "approval_required") return undefined;
+      const ms = typeof d.durationMs === "number" ? ` (${Math.round(d.durationMs)} ms)` : "";
+      if (d.status === "ok") return `ok      ${text(d.tool)}${ms}`;
+      const error = (d.error ?? {}) as { kind?: unknown; message?: unknown };
+      return `error   ${text(d.tool)}: ${text(error.kind)}: ${text(error.message)}${ms}`;
+    }
+    case "approval-required": {
+      const a = (d.approval ?? {}) as { id?: unknown; kind?: unknown; tool?: unknown; reason?: unknown };
+      return `waits   ${text(a.tool)}: approval ${text(a.id)} (${text(a.kind)}): ${text(a.reason)}`;
+    }
+    case "host-call": {
+      const denial = d.denial as { reason?: unknown; message?: unknown } | undefined;
+      const how = d.ok === true ? "allowed" : denial ? `denied: ${text(denial.reason)}: ${text(denial.message)}` : "failed";
+      return `host    ${text(d.call)} (${text(d.capability)}) ${how}`;
+    }
+    case "log": {
+      const dropped = typeof d.dropped === "number" && d.dropped > 0 ? ` (${d.dropped} earlier lines dropped)` : "";
+      return `log     ${text(d.plugin)} ${text(d.level)}: ${text(d.message)}${dropped}`;
+    }
+    case "instance":
+      return options.verbose ? `sandbox ${text(d.plugin)} ${text(d.action)}${d.reason === undefined ? "" : `: ${text(d.reason)}`}` : undefined;
+    case "run-ended":
+      return `ended   ${text(d.reason ?? "completed")}`;
+    default:
+      return options.verbose ? `${text(event.type).padEnd(7)} ${oneLine(d)}` : undefined;
+  }
+}
+
+interface OutcomeLike {
+  tool?: unknown;
+  status?: unknown;
+  output?: unknown;
+  error?: { kind?: unknown; message?: unknown };
+}
+
+/** Whether the run ended with every ToolCall of its plan done and ok. */
+export function runSucceeded(run: RunView): boolean {
+  const outcomes = run.outcomes as OutcomeLike[];
+  return run.status === "ended" && (run.end_reason ?? "completed") === "completed" && outcomes.every((o) => o.status === "ok") && (run.tool_calls === null || outcomes.length === run.tool_calls);
+}
+
+/** The end of a run, for people: how it ended, then each ToolCall's outcome (output or error). */
+export function summaryLines(run: RunView): string[] {
+  const outcomes = run.outcomes as OutcomeLike[];
+  const ok = outcomes.filter((o) => o.status === "ok").length;
+  const planned = run.tool_calls ?? outcomes.length;
+  const notRun = Math.max(0, planned - outcomes.length);
+  const counts = [`${ok} ok`, `${outcomes.length - ok} failed`, ...(notRun > 0 ? [`${notRun} not run`] : [])].join(", ");
+  const how = run.status === "ended" ? `ended (${run.end_reason ?? "completed"})` : run.status === "awaiting_approval" ? "waits for an approval" : "is still running";
+  const lines = [`run ${text(run.id)} ${how}: ${planned} tool call${planned === 1 ? "" : "s"}, ${counts}`];
+  for (const o of outcomes) {
+    if (o.status === "ok") lines.push(`  ${text(o.tool)}: ${oneLine(o.output)}`);
+    else lines.push(`  ${text(o.tool)}: ${text(o.status)}: ${text(o.error?.kind)}: ${text(o.error?.message)}`);
+  }
+  return lines;
+}

@@ -1,0 +1,269 @@
+import { createInterface } from "node:readline/promises";
+import { InvalidInputError } from "../errors.js";
+import type { PlannedCall } from "../runs/records.js";
+import { approvalBlock } from "./approvals.js";
+import { parseCommandArgs } from "./args.js";
+import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP, type StreamedEvent } from "./client.js";
+import { flagText, inert, jsonText } from "./render.js";
+import { approvalQuestion, eventLine, parseApprovalAnswer, runSucceeded, summaryLines, type ApprovalAnswer } from "./run-render.js";
+import { DirectRunSession, ServerRunSession, type RunSession } from "./run-session.js";
+import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+
+export const RUN_EXIT_CODES = `  Exit codes: 0 the run ended and every tool call returned output; 1 a tool call failed (an
+  error, a denial, a denied or expired approval) or the run was cancelled or failed; 2 bad usage
+  (also an unknown agent or tool, or a token the server refuses); 3 the run waits for an approval
+  (not asked: no terminal); 130 interrupted (Ctrl-C cancels the run).`;
+
+export const runHelp = `clawhive run — start a run of an agent, follow its events to the end
+
+  clawhive run AGENT "TASK" --call TOOL=JSON [--call TOOL=JSON ...] [options]
+
+  AGENT             the agent the run acts as (capabilities/AGENT.yaml, or one put through the API)
+  TASK              what the run is for: shown to whoever decides its approvals
+  --call TOOL=JSON  a tool call, in order: TOOL is plugin.tool (or a bare tool name), JSON its
+                    input (default {}), e.g. --call 'files.write_file={"path":"/w/a.txt","content":"hi"}'
+  --grants JSON     the task's narrower grant (within the agent's), e.g. '{"log":{}}'
+  --no-wait         submit, print the run id, and return; 'clawhive runs watch ID' follows it
+  --wait-approval   without a terminal, keep waiting while someone else decides an approval
+                    (default: print how to decide it and exit 3)
+  --verbose         also show sandbox instance events
+  --json            print the run (status, outcomes, report) as JSON on stdout at the end;
+                    the event lines go to stderr
+
+  For now a run carries out the tool calls given with --call, in order; a run whose model picks
+  the tools arrives with the model loop, and then --call becomes optional.
+
+  Events show one a line as they happen: call, ok / error, waits (for an approval), host
+  (a host-proxy call, allowed or denied), log, ended. Then each tool call's output or error.
+  A Guarded call waits for a person: in a terminal the approval is shown in full and asked
+  inline — approve once / approve for the run / deny [o/r/d]; otherwise its id is printed with
+  the command that decides it. Ctrl-C cancels the run (press it twice to quit and leave the
+  run to finish on its own).
+
+${SERVER_FLAGS_HELP}
+  --agents DIR      (on the store) where agent manifests live (default the project's
+                    capabilities/; env CLAWHIVE_AGENTS_DIR)
+${STORE_FLAGS_HELP}
+
+${RUN_EXIT_CODES}
+
+  Example:
+    clawhive run writer "note the date" --call 'files.write_file={"path":"/workspace/d.txt","content":"2026-01-31"}'`;
+
+const usage = 'usage: clawhive run AGENT "TASK" --call TOOL=JSON ... (clawhive run --help)';
+
+export async function runCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, {
+    ...STORE_FLAGS,
+    ...SERVER_FLAGS,
+    agents: { type: "string" },
+    call: { type: "string", multiple: true },
+    grants: { type: "string" },
+    "no-wait": { type: "boolean" },
+    "wait-approval": { type: "boolean" },
+    verbose: { type: "boolean" },
+    json: { type: "boolean" },
+  });
+  const [agent, task, ...extra] = positionals;
+  if (agent === undefined || agent === "" || task === undefined || extra.length > 0) throw new InvalidInputError(usage);
+  const toolCalls = ((values.call as string[] | undefined) ?? []).map(parseCallFlag);
+  if (toolCalls.length === 0) {
+    throw new InvalidInputError(`give the run's tool calls with --call TOOL=JSON: until the model loop arrives, a run carries out explicit tool calls; ${usage}`, { field: "call" });
+  }
+  const grantsText = flagText(values, "grants");
+  const grants = grantsText === undefined ? undefined : parseGrants(grantsText);
+  const api = await apiClient(values);
+  if (api !== undefined && values.agents !== undefined) throw new InvalidInputError("--agents and --server do not combine: the server has its own agents", { field: "agents" });
+  const session = api === undefined ? await DirectRunSession.open(values) : new ServerRunSession(api);
+  try {
+    const run = await session.submit({ agent, task, toolCalls, ...(grants === undefined ? {} : { grants }) });
+    console.error(inert(`run ${run.id} started: agent ${run.agent}, ${toolCalls.length} tool call${toolCalls.length === 1 ? "" : "s"}, trace ${run.trace_id}`, { newlines: false }));
+    if (values["no-wait"] === true) {
+      if (values.json === true) console.log(jsonText(run));
+      else console.log(run.id);
+      console.error(inert(`follow it with: clawhive runs watch ${run.id}${session.serverFlag}`, { newlines: false }));
+      return 0;
+    }
+    return await follow(session, run.id, { json: values.json === true, waitApproval: values["wait-approval"] === true, verbose: values.verbose === true });
+  } finally {
+    await session.close();
+  }
+}
+
+/** `TOOL=JSON` (or `TOOL` alone, input `{}`). The tool name has no `=`, so the first one splits. */
+export function parseCallFlag(text: string): PlannedCall {
+  const at = text.indexOf("=");
+  const name = at < 0 ? text : text.slice(0, at);
+  if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw new InvalidInputError(`--call ${inert(text, { newlines: false })}: expected TOOL=JSON, e.g. files.read_file='{"path":"/w/a.txt"}'`, { field: "call" });
+  if (at < 0) return { name, input: {} };
+  try {
+    return { name, input: JSON.parse(text.slice(at + 1)) as unknown };
+  } catch (error) {
+    throw new InvalidInputError(`--call ${name}: the input is not valid JSON: ${(error as Error).message}`, { field: "call" });
+  }
+}
+
+function parseGrants(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new InvalidInputError(`--grants: not valid JSON: ${(error as Error).message}`, { field: "grants" });
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new InvalidInputError('--grants: expected a JSON object of capabilities, e.g. {"log":{}}', { field: "grants" });
+  return value as Record<string, unknown>;
+}
+
+export interface FollowOptions {
+  /** Event lines to stderr and the run as JSON on stdout at the end. */
+  readonly json: boolean;
+  /** Without a terminal, keep waiting for someone else's decision instead of exiting 3. */
+  readonly waitApproval: boolean;
+  readonly verbose: boolean;
+  /** Show only events after this one. */
+  readonly after?: number;
+}
+
+/** How often a wait for a person says it is still waiting. */
+const STILL_WAITING_MS = 30_000;
+
+/**
+ * Follows run `runId` to its end: prints its events, asks for (or waits for, or stops at) its
+ * approvals, cancels it on Ctrl-C; the exit code says how it ended (RUN_EXIT_CODES).
+ */
+export async function follow(session: RunSession, runId: string, options: FollowOptions): Promise<number> {
+  const out = options.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
+  const controller = new AbortController();
+  let interrupted = false;
+  const onInterrupt = () => {
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    console.error(inert(`\ncancelling run ${runId} (Ctrl-C again to quit and leave it running)`, { newlines: false }));
+    controller.abort();
+  };
+  process.on("SIGINT", onInterrupt);
+  const waiting = new StillWaiting();
+  try {
+    for await (const event of session.events(runId, {
+      ...(options.after === undefined ? {} : { after: options.after }),
+      signal: controller.signal,
+      onRetry: (error) => console.error(`clawhive: the event stream broke (${error.message}); reconnecting`),
+    })) {
+      waiting.stop();
+      const line = eventLine(event, { verbose: options.verbose });
+      if (line !== undefined) out(line);
+      if (event.type === "approval-required") {
+        const next = await onApproval(session, event, { ...options, runId, signal: controller.signal, onInterrupt, waiting });
+        // Ctrl-C at the question cancels the run like anywhere else.
+        if (interrupted) break;
+        if (next === "stop") {
+          if (options.json) console.log(jsonText(await session.run(runId)));
+          return 3;
+        }
+      }
+      if (event.type === "run-ended") break;
+    }
+  } catch (error) {
+    if (!interrupted) throw error;
+  } finally {
+    waiting.stop();
+    process.off("SIGINT", onInterrupt);
+  }
+  if (interrupted) {
+    await session.cancel(runId).catch((error: unknown) => console.error(`clawhive: ${inert((error as Error).message, { newlines: false })}`));
+    console.error(inert(`cancelled run ${runId}`, { newlines: false }));
+    return 130;
+  }
+  const run = await session.run(runId);
+  if (options.json) console.log(jsonText(run));
+  else for (const line of summaryLines(run)) out(line);
+  return runSucceeded(run) ? 0 : 1;
+}
+
+/** Asks in a terminal; else waits (`--wait-approval`) or stops (exit 3) with how to decide. */
+async function onApproval(
+  session: RunSession,
+  event: StreamedEvent,
+  options: FollowOptions & { runId: string; signal: AbortSignal; onInterrupt: () => void; waiting: StillWaiting },
+): Promise<"continue" | "stop"> {
+  const { runId } = options;
+  const needed = (event.data.approval ?? {}) as { id?: string; tool?: string; reason?: string; expiresAt?: number };
+  const id = String(needed.id);
+  // A stream read again from the start (watch) shows old pauses too, and a decided approval's run
+  // goes on at its driver's next tick: ask only for an undecided one the run waits on now.
+  const now = await session.run(runId);
+  if (now.pending_approval?.id !== id) return "continue";
+  const approval = await session.approval(id);
+  if (approval !== undefined && approval.status !== "pending") return "continue";
+  const decide = `clawhive approvals approve ${id}${session.serverFlag}`;
+  if (process.stdin.isTTY === true && process.stderr.isTTY === true) {
+    if (approval === undefined) {
+      console.error("clawhive: this token may not decide approvals (its role is client): an approver or admin decides it");
+    } else {
+      console.error(["", ...approvalBlock(approval, { now: Date.now(), task: now.task }), ""].join("\n"));
+      const answer = await ask(approval.kind, options);
+      if (answer !== undefined) {
+        try {
+          await session.decide(approval, answer);
+          console.error(inert(`${answer.decision === "approve" ? `approved (${answer.scope})` : "denied"} ${id}; the run continues`, { newlines: false }));
+          return "continue";
+        } catch (error) {
+          console.error(`clawhive: ${inert((error as Error).message, { newlines: false })}`);
+        }
+      }
+    }
+  }
+  const expires = typeof needed.expiresAt === "number" && needed.expiresAt > 0 ? `, expires ${new Date(needed.expiresAt).toISOString()}` : "";
+  if (options.waitApproval) {
+    console.error(inert(`waiting for approval ${id} (${needed.tool ?? "?"}${expires}): decide with '${decide}' (or deny)`, { newlines: false }));
+    options.waiting.start(id);
+    return "continue";
+  }
+  console.error(inert(`run ${runId} waits for approval ${id} (${needed.tool ?? "?"}${expires})`, { newlines: false }));
+  console.error(inert(`  decide with '${decide}' (or deny); then 'clawhive runs watch ${runId}${session.serverFlag}' follows it to its end`, { newlines: false }));
+  return "stop";
+}
+
+/** The answer typed in the terminal; undefined when stdin closed (Ctrl-D): no decision. */
+async function ask(kind: string, options: { signal: AbortSignal; onInterrupt: () => void }): Promise<ApprovalAnswer | undefined> {
+  const prompt = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  // In a terminal readline takes Ctrl-C itself: it must still cancel the run.
+  prompt.on("SIGINT", options.onInterrupt);
+  let closed = false;
+  prompt.on("close", () => (closed = true));
+  try {
+    for (;;) {
+      if (closed) return undefined;
+      let text: string;
+      try {
+        text = await prompt.question(approvalQuestion(kind), { signal: options.signal });
+      } catch {
+        return undefined;
+      }
+      const parsed = parseApprovalAnswer(text, kind);
+      if ("answer" in parsed) return parsed.answer;
+      console.error(parsed.error);
+    }
+  } finally {
+    prompt.close();
+  }
+}
+
+/** Every half minute of a wait for a person, a line saying so. */
+class StillWaiting {
+  #timer: NodeJS.Timeout | undefined;
+
+  start(approvalId: string): void {
+    this.stop();
+    const since = Date.now();
+    this.#timer = setInterval(() => {
+      console.error(`still waiting for approval ${approvalId} (${Math.round((Date.now() - since) / 1000)} s)`);
+    }, STILL_WAITING_MS);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * The API's views (docs/api.md) read back into the records the commands print, so a command
+ * shows the same lines, and `--json` the same fields, whether it went through a server or opened
+ * the store. A field the API does not expose is left out, never made up.
+ */
+import type { Approval, ApprovalDecision, ApprovalKind, ApprovalScope, ApprovalStatus } from "../policy/approvals/index.js";
+import type { JsonValue } from "../audit/index.js";
+import type { Risk } from "../plugins/manifest.js";
+import type { RunRecord } from "../runs/records.js";
+import type { ToolInfo } from "../runs/types.js";
+
+/** What both modes know of a run: its record without the driver's bookkeeping (plan, lease, owner). */
+export type RunSummary = Pick<RunRecord, "id" | "traceId" | "taskId" | "parentRunId" | "agent" | "task" | "status" | "report" | "createdAt" | "endedAt" | "endReason" | "outcomes"> & {
+  /** `input` is unknown when the run came through the API and its approval is not readable with this token. */
+  pending: (Omit<NonNullable<RunRecord["pending"]>, "input"> & { input?: unknown }) | null;
+};
+
+/** `GET /v1/runs/:id` → `run`. */
+export interface RunView {
+  id: string;
+  trace_id: string;
+  task_id: string;
+  parent_run_id: string | null;
+  agent: string;
+  task: string | null;
+  status: RunRecord["status"];
+  end_reason: RunRecord["endReason"];
+  created_at: string;
+  ended_at: string | null;
+  pending_approval: { id: string; tool: string; step_id: string } | null;
+  tool_calls: number | null;
+  outcomes: unknown[];
+  report: unknown;
+}
+
+/** `GET /v1/approvals` → `approvals[]` (runtime/api/routes/approvals.ts `approvalView`). */
+export interface ApprovalView {
+  id: string;
+  kind: ApprovalKind;
+  status: ApprovalStatus;
+  runId: string;
+  traceId: string;
+  parentRunId: string | null;
+  stepId: string;
+  toolCallId: string;
+  agent: string;
+  tool: string;
+  risk: Risk;
+  arguments: { json: string; sha256: string };
+  effect: { capability: string; json: string; sha256: string | null } | null;
+  reason: string;
+  context: string | null;
+  task: string | null;
+  createdAt: string;
+  expiresAt: string;
+  decision: { decision: ApprovalDecision; scope: ApprovalScope | null; by: string; at: string | null; reason: string | null } | null;
+  used: { count: number; lastAt: string | null };
+}
+
+/** `GET /v1/tools` → `tools[]`. */
+export interface ToolView {
+  name: string;
+  plugin: string;
+  tool: string;
+  description: string;
+  inputSchema: unknown;
+  capabilities: string[];
+  risk: ToolInfo["risk"];
+}
+
+function ms(iso: string): number;
+function ms(iso: string | null): number | null;
+function ms(iso: string | null): number | null {
+  return iso === null ? null : Date.parse(iso);
+}
+
+export function runFromView(view: RunView, pendingInput?: { input: unknown }): RunSummary {
+  return {
+    id: view.id,
+    traceId: view.trace_id,
+    taskId: view.task_id,
+    parentRunId: view.parent_run_id,
+    agent: view.agent,
+    task: view.task,
+    status: view.status,
+    pending:
+      view.pending_approval === null
+        ? null
+        : { tool: view.pending_approval.tool, stepId: view.pending_approval.step_id, approvalId: view.pending_approval.id, ...(pendingInput === undefined ? {} : { input: pendingInput.input }) },
+    // The store keeps a report once the run ends; the API also shows a live run's report so far.
+    report: view.status === "ended" ? view.report : null,
+    createdAt: ms(view.created_at),
+    endedAt: ms(view.ended_at),
+    endReason: view.end_reason,
+    outcomes: view.outcomes,
+  };
+}
+
+/** The exact values come from the views' JSON text (`arguments.json`), not their inert display copies. */
+export function approvalFromView(view: ApprovalView): Approval {
+  return {
+    id: view.id,
+    kind: view.kind,
+    status: view.status,
+    scope: view.decision?.scope ?? null,
+    runId: view.runId,
+    traceId: view.traceId,
+    agent: view.agent,
+    parentRunId: view.parentRunId,
+    stepId: view.stepId,
+    toolCallId: view.toolCallId,
+    tool: view.tool,
+    input: JSON.parse(view.arguments.json) as JsonValue,
+    argsHash: view.arguments.sha256,
+    capability: view.effect?.capability ?? null,
+    effect: view.effect === null ? null : (JSON.parse(view.effect.json) as JsonValue),
+    effectHash: view.effect?.sha256 ?? null,
+    risk: view.risk,
+    reason: view.reason,
+    context: view.context,
+    createdAt: ms(view.createdAt),
+    expiresAt: ms(view.expiresAt),
+    decision: view.decision?.decision ?? null,
+    decidedBy: view.decision?.by ?? null,
+    decidedAt: ms(view.decision?.at ?? null),
+    decisionReason: view.decision?.reason ?? null,
+    usedAt: ms(view.used.lastAt),
+    useCount: view.used.count,
+  };
+}
+
+export function toolFromView(view: ToolView): ToolInfo {
+  return {
+    plugin: view.plugin,
+    name: view.tool,
+    qualifiedName: view.name,
+    description: view.description,
+    inputSchema: view.inputSchema,
+    capabilities: view.capabilities,
+    risk: view.risk,
+  };
+}
