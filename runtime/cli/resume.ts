@@ -4,12 +4,12 @@ import { RunRecords, runMigrations } from "../runs/records.js";
 import type { LeastPrivilegeReport } from "../runs/report.js";
 import type { Run } from "../runs/run.js";
 import type { ToolCallOutcome } from "../runs/types.js";
-import { Runtime } from "../runtime.js";
+import type { Runtime } from "../runtime.js";
 import { applyMigrations, systemClock } from "../store/index.js";
 import { inert, jsonText } from "./render.js";
 import { parseCommandArgs } from "./args.js";
 import { reportLines } from "./runs.js";
-import { openExistingStore, resolveAgentsDir, resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { openExistingStore, openRuntime, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 
 export const resumeHelp = `clawhive resume — continue a run that waited for an approval
 
@@ -35,15 +35,7 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   // Loading the plugins takes a second or two: answer what the store alone can answer first.
   const ready = await checkResumable(values, id);
   if (ready !== "resumable") return ready;
-  const authToken = process.env.CLAWHIVE_STORE_AUTH_TOKEN;
-  const runtime = await Runtime.create({
-    dataDir: resolveDataDir(values),
-    storeUrl: resolveStoreUrl(values),
-    ...(authToken ? { storeAuthToken: authToken } : {}),
-    agentsDir: resolveAgentsDir(values),
-    sandbox: { poolSize: 0 },
-    onProgress: (line) => console.error(line),
-  });
+  const runtime = await openRuntime(values);
   try {
     let outcome: ToolCallOutcome | undefined;
     let run: Run;

@@ -7,11 +7,11 @@ import { NotFoundError } from "../errors.js";
 import { runView } from "../api/routes/runs.js";
 import type { Approval } from "../policy/approvals/index.js";
 import type { PlannedCall } from "../runs/records.js";
-import { Runtime } from "../runtime.js";
+import type { Runtime } from "../runtime.js";
 import { currentUser } from "./approvals.js";
 import { ServerError, segment, type ApiClient, type StreamedEvent } from "./client.js";
 import type { ApprovalAnswer } from "./run-render.js";
-import { resolveAgentsDir, resolveDataDir, resolveStoreUrl } from "./store-path.js";
+import { openRuntime } from "./store-path.js";
 import { approvalFromView, type ApprovalView, type RunView } from "./views.js";
 
 export interface RunRequest {
@@ -98,15 +98,7 @@ export class DirectRunSession implements RunSession {
   }
 
   static async open(values: Readonly<Record<string, unknown>>): Promise<DirectRunSession> {
-    const authToken = process.env.CLAWHIVE_STORE_AUTH_TOKEN;
-    const runtime = await Runtime.create({
-      dataDir: resolveDataDir(values),
-      storeUrl: resolveStoreUrl(values),
-      ...(authToken ? { storeAuthToken: authToken } : {}),
-      agentsDir: resolveAgentsDir(values),
-      sandbox: { poolSize: 0 },
-      onProgress: (line) => console.error(line),
-    });
+    const runtime = await openRuntime(values);
     return new DirectRunSession(runtime);
   }
 

@@ -8,6 +8,7 @@ import { join, resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { NotFoundError } from "../errors.js";
 import { PROJECT_ROOT } from "../plugins/locations.js";
+import { Runtime } from "../runtime.js";
 import { openStore, parseStoreUrl } from "../store/index.js";
 import type { Store } from "../store/index.js";
 
@@ -59,4 +60,20 @@ export async function openExistingStore(values: Readonly<Record<string, unknown>
   }
   const authToken = fromEnv("CLAWHIVE_STORE_AUTH_TOKEN");
   return openStore({ url, ...(authToken === undefined ? {} : { authToken }) });
+}
+
+/**
+ * A runtime on the store the flags name (direct mode): the data dir, store and agents folder
+ * resolved as every command does, no pooled instances (a command makes few), progress on stderr.
+ */
+export function openRuntime(values: Readonly<Record<string, unknown>>): Promise<Runtime> {
+  const authToken = fromEnv("CLAWHIVE_STORE_AUTH_TOKEN");
+  return Runtime.create({
+    dataDir: resolveDataDir(values),
+    storeUrl: resolveStoreUrl(values),
+    ...(authToken === undefined ? {} : { storeAuthToken: authToken }),
+    agentsDir: resolveAgentsDir(values),
+    sandbox: { poolSize: 0 },
+    onProgress: (line) => console.error(line),
+  });
 }

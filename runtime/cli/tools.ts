@@ -3,12 +3,11 @@ import { InvalidInputError, NotFoundError } from "../errors.js";
 import { toolRisk } from "../policy/engine.js";
 import { agentTools } from "../runs/agent-tools.js";
 import type { ToolInfo } from "../runs/types.js";
-import { Runtime } from "../runtime.js";
 import type { SandboxPlugin } from "../sandbox/index.js";
 import { parseCommandArgs } from "./args.js";
 import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
 import { flagText, inert, jsonText } from "./render.js";
-import { resolveAgentsDir, resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { openRuntime, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { toolFromView, type ToolView } from "./views.js";
 
 export const toolsHelp = `clawhive tools — the tools of the installed plugins, or those an agent may use
@@ -49,15 +48,7 @@ export async function toolsCommand(argv: string[]): Promise<number> {
 }
 
 async function toolsInStore(values: Readonly<Record<string, unknown>>, agentName: string | undefined): Promise<ToolInfo[]> {
-  const authToken = process.env.CLAWHIVE_STORE_AUTH_TOKEN;
-  const runtime = await Runtime.create({
-    dataDir: resolveDataDir(values),
-    storeUrl: resolveStoreUrl(values),
-    ...(authToken ? { storeAuthToken: authToken } : {}),
-    agentsDir: resolveAgentsDir(values),
-    sandbox: { poolSize: 0 },
-    onProgress: (l) => console.error(l),
-  });
+  const runtime = await openRuntime(values);
   try {
     if (agentName === undefined) return [...runtime.tools()];
     const agent = runtime.agents().find((a) => a.name === agentName);
