@@ -33,6 +33,9 @@ import { openSecretStore, type SecretStore } from "./secrets/index.js";
 import { probeSandbox, type SandboxInfo } from "../host-proxies/shell/index.js";
 import { kvMigrations } from "../host-proxies/kv/index.js";
 import { createBackends, type Backends, type CalendarConfig, type MailConfig } from "./runs/backends.js";
+import { Conversations } from "./runs/conversations.js";
+import { initialLoopState, LoopStates, RunLoop } from "./runs/loop/index.js";
+import { createProvider } from "./llm/index.js";
 
 export interface RuntimeOptions {
   /** Where the runtime keeps its state; relative mount paths resolve against it. */
@@ -82,7 +85,12 @@ export interface StartRunOptions {
   ownerToken?: string;
   /** Explicit ToolCalls the run carries out in order (see `submitRun`). */
   plan?: PlannedCall[];
+  /** The conversation a model-driven run continues (see `submitRun`). */
+  conversationId?: string;
 }
+
+/** `submitRun`: explicit ToolCalls, or task text alone for a run the agent's model drives. */
+export type SubmitRunOptions = Omit<StartRunOptions, "plan"> & { toolCalls?: readonly PlannedCall[] };
 
 /**
  * The core every front end wraps (HTTP API, CLI, tests): loaded plugins and agents, the store
@@ -101,6 +109,10 @@ export class Runtime {
   /** This process's id in run leases (several runtimes may share one store). */
   readonly node = nodeId();
   readonly events: RunEventLog;
+  /** Conversations: what a person and an agent said over several model-driven runs. */
+  readonly conversations: Conversations;
+  readonly #loopStates: LoopStates;
+  #loop: RunLoop | undefined;
   #driver!: RunDriver;
   #leaseMs = 15_000;
   #plugins: Map<string, PluginHandle>;
@@ -145,6 +157,8 @@ export class Runtime {
     this.clock = parts.clock;
     this.installer = parts.installer;
     this.events = new RunEventLog(parts.store);
+    this.conversations = new Conversations(parts.store, { now: () => parts.clock.now() });
+    this.#loopStates = new LoopStates(parts.store, { now: () => parts.clock.now() });
     this.#plugins = new Map();
     this.#tools = [];
     this.#agents = parts.agents;
@@ -194,6 +208,7 @@ export class Runtime {
         now: () => clock.now(),
         open: (id) => runtime.resumeRun(id),
         live: () => runtime.#runs.values(),
+        loop: runtime.#runLoop(),
         claim: (id, holder) => runtime.#claim(id, holder.node),
         ...(options.onProgress ? { onError: (error, runId) => options.onProgress!(`run ${runId}: ${(error as Error).message}`) } : {}),
       });
@@ -351,6 +366,7 @@ export class Runtime {
       createdAt: this.clock.now(),
       ownerToken: options.ownerToken ?? null,
       plan: options.plan ?? null,
+      conversationId: options.conversationId ?? null,
       node: this.node,
       leaseUntil: this.clock.now() + this.#leaseMs,
     });
@@ -363,7 +379,11 @@ export class Runtime {
    * resolves when the run ends or waits for a person. A waiting run continues, on this node or
    * another sharing the store, once its approval is decided.
    */
-  async submitRun(options: Omit<StartRunOptions, "plan"> & { toolCalls: readonly PlannedCall[] }): Promise<{ run: Run; settled: Promise<void> }> {
+  async submitRun(options: SubmitRunOptions): Promise<{ run: Run; settled: Promise<void>; conversationId?: string }> {
+    if (options.toolCalls === undefined || options.toolCalls.length === 0) return this.#submitModelRun(options);
+    if (options.conversationId !== undefined) {
+      throw new InvalidInputError("conversation_id: only a run the model drives (task text, no tool_calls) continues a conversation", { field: "conversation_id" });
+    }
     await this.refreshPlugins();
     await this.refreshAgents();
     const agent = this.#agent(options.agent);
@@ -371,6 +391,46 @@ export class Runtime {
     const plan = options.toolCalls.map((call, i) => ({ name: resolveToolName(tools, call.name, `tool_calls[${i}].name`), input: call.input ?? {} }));
     const run = await this.startRun({ ...options, plan });
     return { run, settled: this.#driver.drive(run) };
+  }
+
+  // --- model-driven runs (issue 8): the loop in runs/loop drives a run with task text and no plan.
+
+  /**
+   * Starts a run the agent's model drives: the task is the first user message (after the
+   * conversation's history when `conversationId` continues one; else a new conversation is
+   * started, so the person can continue it). `settled` resolves when the run ends or waits.
+   */
+  async #submitModelRun(options: SubmitRunOptions): Promise<{ run: Run; settled: Promise<void>; conversationId: string }> {
+    if (options.task === undefined || options.task.trim() === "") {
+      throw new InvalidInputError("task: expected the task text for the model (or tool_calls for a run of explicit calls)", { field: "task" });
+    }
+    await this.refreshAgents();
+    const agent = this.#agent(options.agent);
+    // Checked before a conversation is started for it (startRun checks it again).
+    if (options.grants !== undefined) parseTaskGrants(options.grants, agent);
+    const conversation = options.conversationId === undefined
+      ? await this.conversations.create(agent.name, { ownerToken: options.ownerToken ?? null })
+      : await this.conversations.forRun(options.conversationId, { agent: agent.name, ownerToken: options.ownerToken ?? null });
+    const { toolCalls: _none, ...start } = options;
+    const run = await this.startRun({ ...start, conversationId: conversation.id });
+    await this.#loopStates.put(run.id, initialLoopState(options.task, conversation.id));
+    return { run, settled: this.#driver.drive(run), conversationId: conversation.id };
+  }
+
+  #runLoop(): RunLoop {
+    return (this.#loop = new RunLoop({
+      states: this.#loopStates,
+      conversations: this.conversations,
+      now: () => this.clock.now(),
+      // The key is read through secretValue on every call: never from the environment.
+      provider: (agent) => createProvider(agent.model, { secretValue: (name) => this.secretValue(name) }),
+    }));
+  }
+
+  /** Whether run `id` is one the driver carries on (a plan of tool calls, or the model loop). */
+  async isDriven(id: string): Promise<boolean> {
+    const record = await this.records.get(id);
+    return record !== undefined && (record.plan !== null || (this.#loop !== undefined && (await this.#loop.owns(id))));
   }
 
   /** Continues run `id` here if this node may drive it (after its approval was decided). */
@@ -447,6 +507,8 @@ export class Runtime {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // Model calls in flight are aborted, so closing does not wait for a model to answer.
+    this.#loop?.close();
     await this.#driver.stop();
     // Live runs are left as they are in the store, let go of so that another process (or a
     // restart) may take them over at once.

@@ -40,8 +40,8 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     let outcome: ToolCallOutcome | undefined;
     let run: Run;
     try {
-      // A run submitted with a plan of tool calls goes on with the rest of its plan.
-      if ((await runtime.records.get(id))?.plan) return await continuePlan(runtime, id, values.json === true);
+      // A run submitted with a plan of tool calls, or driven by the model, goes on from where it waited.
+      if (await runtime.isDriven(id)) return await continueDriven(runtime, id, values.json === true);
       run = await runtime.resumeRun(id);
       outcome = await run.resume();
     } catch (error) {
@@ -59,13 +59,14 @@ export async function resumeCommand(argv: string[]): Promise<number> {
   }
 }
 
-/** Continues a planned run to its end or its next wait; exit code as for a single call. */
-async function continuePlan(runtime: Runtime, id: string, json: boolean): Promise<number> {
+/** Continues a driven run to its end or its next wait; exit code as for a single call. */
+async function continueDriven(runtime: Runtime, id: string, json: boolean): Promise<number> {
   if (!(await runtime.continueRun(id))) return refuse(`run ${id} is driven by another runtime; it continues there (follow it with 'clawhive runs watch ${id}')`);
   const record = (await runtime.records.get(id))!;
   const outcomes = record.outcomes as ToolCallOutcome[];
-  if (json) console.log(jsonText({ run: id, status: record.status, outcomes, ...(record.report ? { report: record.report } : {}) }));
+  if (json) console.log(jsonText({ run: id, status: record.status, outcomes, result: record.result, ...(record.report ? { report: record.report } : {}) }));
   else {
+    if (record.result !== null) console.log(inert(record.result));
     for (const outcome of outcomes) {
       if (outcome.status === "ok") console.log(typeof outcome.output === "string" ? inert(outcome.output) : jsonText(outcome.output));
       else if (outcome.status === "error") console.error(inert(`${outcome.tool}: ${outcome.error.kind}: ${outcome.error.message}`));
@@ -76,7 +77,7 @@ async function continuePlan(runtime: Runtime, id: string, json: boolean): Promis
     if (record.report) console.error([`run ${inert(id, { newlines: false })} ended; least-privilege report:`, ...reportLines(record.report as LeastPrivilegeReport)].join("\n"));
   }
   if (record.status === "awaiting_approval") return 3;
-  return outcomes.every((o) => o.status === "ok") ? 0 : 1;
+  return record.endReason === "completed" && outcomes.every((o) => o.status === "ok") ? 0 : 1;
 }
 
 /** `resumable`, or the exit code of a run that cannot be resumed now (message printed). */

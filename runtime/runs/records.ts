@@ -233,7 +233,8 @@ export class RunRecords {
   async decidedWaiting(): Promise<Array<{ id: string; node: string | null; leaseUntil: number | null }>> {
     const result = await this.#store.execute(
       `SELECT r.id, r.node, r.lease_until FROM runs r JOIN approvals a ON a.id = json_extract(r.pending, '$.approvalId')
-       WHERE r.status = 'awaiting_approval' AND a.status != 'pending' AND r.plan IS NOT NULL
+       WHERE r.status = 'awaiting_approval' AND a.status != 'pending'
+         AND (r.plan IS NOT NULL OR EXISTS (SELECT 1 FROM run_loops l WHERE l.run_id = r.id))
        ORDER BY r.created_at LIMIT 100`,
     );
     return result.rows.map((row) => ({ id: String(row.id), node: row.node === null ? null : String(row.node), leaseUntil: row.lease_until === null ? null : Number(row.lease_until) }));

@@ -16,7 +16,7 @@ import { ToolExecutor } from "./executor.js";
 import type { PendingToolCall, RunEndReason, RunRecords, RunStatus } from "./records.js";
 import type { RunEventLog } from "./event-log.js";
 import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
-import type { ApprovalNeeded, PluginHandle, RunEvent, ToolCallOutcome, ToolInfo } from "./types.js";
+import type { ApprovalNeeded, PluginHandle, RunEvent, StepEvent, ToolCallOutcome, ToolInfo } from "./types.js";
 
 /** What a run needs from the runtime that starts it. */
 export interface RunServices {
@@ -191,6 +191,11 @@ export class Run {
   async cancel(): Promise<LeastPrivilegeReport> {
     this.#cancelled = true;
     return this.end("cancelled");
+  }
+
+  /** Records a Step of the model-driven loop (runs/loop) among the run's events. */
+  recordStep(step: Omit<StepEvent, "type" | "at">): void {
+    this.#emit({ type: "step", ...step, at: this.#services.now() });
   }
 
   /** Waits until every event so far is in the store. */

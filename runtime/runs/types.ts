@@ -62,4 +62,20 @@ export type RunEvent =
   | { type: "host-call"; toolCallId: string | undefined; call: string; capability: string; ok: boolean; denial?: Denial; at: number }
   | { type: "log"; plugin: string; level: LogLevel; message: string; dropped: number; at: number }
   | { type: "instance"; plugin: string; action: "bound" | "replaced" | "released"; reason?: string; at: number }
-  | { type: "run-ended"; reason?: "completed" | "cancelled" | "failed"; at: number };
+  | { type: "run-ended"; reason?: "completed" | "cancelled" | "failed"; at: number }
+  | StepEvent;
+
+/**
+ * One Step of a model-driven run: the model's Action and what its call cost. `reason` says why
+ * a `finish` Step ended the run when the model did not (a limit, an error, a timeout).
+ */
+export interface StepEvent {
+  type: "step";
+  stepId: string;
+  action: "respond" | "tool_call" | "finish";
+  usage: { input_tokens: number; output_tokens: number; cache_read?: number; cache_write?: number } | null;
+  model?: string;
+  toolCalls?: number;
+  reason?: string;
+  at: number;
+}

@@ -36,6 +36,7 @@ const ROUTES: ReadonlyArray<[route: string, roles: readonly Role[] | "public"]> 
   ["PUT /v1/secrets/:name", ["admin"]],
   ["DELETE /v1/secrets/:name", ["admin"]],
   ["GET /v1/openapi.json", ["admin", "approver", "client"]],
+  ["GET /v1/conversations/:id", ["approver", "client"]],
 ];
 
 /** A path a request can be sent to: parameters filled with names that exist nowhere. */

@@ -129,7 +129,10 @@ test("cancel ends a waiting run as cancelled; an ended run cannot be cancelled",
 test("bad run requests are answered 4xx naming the field, and start nothing", async () => {
   const before = (await runtime.records.list({ limit: 1000 })).length;
   const table: Array<[unknown, number, string]> = [
-    [{ agent: "writer" }, 400, "body.tool_calls"],
+    [{ agent: "writer" }, 400, "body.task"],
+    [{ agent: "writer", task: "  " }, 400, "body.task"],
+    [{ agent: "writer", task: "t", tool_calls: [{ name: "probe.echo" }], conversation_id: "conv_x" }, 400, "body.conversation_id"],
+    [{ agent: "writer", task: "t", conversation_id: "../x" }, 400, "body.conversation_id"],
     [{ agent: "writer", tool_calls: [] }, 400, "body.tool_calls"],
     [{ agent: "writer", tool_calls: [{ name: 7 }] }, 400, "body.tool_calls.0.name"],
     [{ agent: "writer", tool_calls: [{ name: "nope.tool" }] }, 400, "tool_calls[0].name"],
@@ -143,6 +146,8 @@ test("bad run requests are answered 4xx naming the field, and start nothing", as
     assert.ok(String(response.body.error.field ?? "").startsWith(field), JSON.stringify([body, response.body.error]));
   }
   assert.equal((await api("POST", "/v1/runs", { body: { agent: "ghost", tool_calls: [{ name: "probe.echo" }] } })).status, 404);
+  assert.equal((await api("POST", "/v1/runs", { body: { agent: "ghost", task: "hello" } })).status, 404);
+  assert.equal((await api("POST", "/v1/runs", { body: { agent: "writer", task: "hello", conversation_id: "conv_nope" } })).status, 404);
   assert.equal((await api("GET", "/v1/runs/..%2Fsecrets")).status, 400);
   assert.equal((await api("GET", "/v1/runs/run_nope")).status, 404);
   assert.equal((await api("GET", "/v1/runs?limit=abc")).status, 400);

@@ -12,12 +12,25 @@ const ToolCallSchema = v.strictObject({
   input: v.optional(v.unknown()),
 });
 
-export const SubmitRunSchema = v.strictObject({
-  agent: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,62}$/, "expected an agent name")),
-  task: v.optional(v.pipe(v.string(), v.maxLength(100_000))),
-  tool_calls: v.pipe(v.array(ToolCallSchema), v.minLength(1, "expected at least one tool call"), v.maxLength(1000)),
-  grants: v.optional(v.record(v.string(), v.unknown())),
-});
+export const SubmitRunSchema = v.pipe(
+  v.strictObject({
+    agent: v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,62}$/, "expected an agent name")),
+    task: v.optional(v.pipe(v.string(), v.maxLength(100_000))),
+    /** Explicit calls; without them the agent's model drives the run from `task`. */
+    tool_calls: v.optional(v.pipe(v.array(ToolCallSchema), v.minLength(1, "expected at least one tool call"), v.maxLength(1000))),
+    grants: v.optional(v.record(v.string(), v.unknown())),
+    /** Continue this conversation (a run the model drives only). */
+    conversation_id: v.optional(ID),
+  }),
+  v.forward(
+    v.check((body) => body.tool_calls !== undefined || (body.task !== undefined && body.task.trim() !== ""), "expected task text for the model, or tool_calls"),
+    ["task"],
+  ),
+  v.forward(
+    v.check((body) => body.conversation_id === undefined || body.tool_calls === undefined, "only a run the model drives (no tool_calls) continues a conversation"),
+    ["conversation_id"],
+  ),
+);
 
 const ListQuery = v.strictObject({
   status: v.optional(v.picklist(["active", "awaiting_approval", "ended"])),
@@ -44,6 +57,8 @@ export function runView(record: RunRecord, runtime: Runtime): Record<string, unk
     pending_approval: record.pending ? { id: record.pending.approvalId, tool: record.pending.tool, step_id: record.pending.stepId } : null,
     tool_calls: record.plan?.length ?? null,
     outcomes: record.outcomes,
+    conversation_id: record.conversationId,
+    result: record.result,
     report: record.report ?? live?.report() ?? null,
   };
 }
@@ -52,14 +67,17 @@ const IdParams = v.strictObject({ id: ID });
 const WaitQuery = v.strictObject({ wait: v.optional(v.picklist(["true", "false", "1", "0"], "expected true or false")) });
 const EventsQuery = v.strictObject({ after: v.optional(v.pipe(v.string(), v.regex(/^\d{1,12}$/, "expected an event number"))) });
 
-/** POST/GET /v1/runs, GET /v1/runs/:id, GET /v1/runs/:id/events (SSE), POST /v1/runs/:id/cancel. */
+/**
+ * POST/GET /v1/runs, GET /v1/runs/:id, GET /v1/runs/:id/events (SSE), POST /v1/runs/:id/cancel,
+ * GET /v1/conversations/:id (the history model-driven runs continue).
+ */
 export function runRoutes(runtime: Runtime): ApiRoute[] {
   return [
     defineRoute({
       method: "POST",
       path: "/v1/runs",
       tag: "runs",
-      summary: "Start a run of explicit tool calls (?wait=true answers when it ends or waits for a person)",
+      summary: "Start a run: the agent's model drives it from `task`, or it runs explicit `tool_calls` (?wait=true answers when it ends or waits for a person)",
       roles: ["client"],
       query: WaitQuery,
       body: SubmitRunSchema,
@@ -68,7 +86,8 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
         const wait = query.wait === "true" || query.wait === "1";
         const { run, settled } = await runtime.submitRun({
           agent: body.agent,
-          toolCalls: body.tool_calls.map((call) => ({ name: call.name, input: call.input ?? {} })),
+          ...(body.tool_calls === undefined ? {} : { toolCalls: body.tool_calls.map((call) => ({ name: call.name, input: call.input ?? {} })) }),
+          ...(body.conversation_id === undefined ? {} : { conversationId: body.conversation_id }),
           ownerToken: principalOf(c).tokenId,
           ...(body.task === undefined ? {} : { task: body.task }),
           ...(body.grants === undefined ? {} : { grants: body.grants }),
@@ -131,6 +150,32 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
         const cursorText = c.req.header("last-event-id") ?? query.after ?? "0";
         if (!/^\d{1,12}$/.test(cursorText)) throw new ApiError("invalid_input", "Last-Event-ID: expected an event number", { status: 400, field: "header.last-event-id" });
         return streamEvents(c, runtime, record.id, Number(cursorText));
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/conversations/:id",
+      tag: "runs",
+      summary: "One conversation: its agent and its messages in order (continue it with POST /v1/runs and conversation_id)",
+      roles: ["client", "approver"],
+      params: IdParams,
+      responses: { 200: { description: "`{conversation}`" }, 404: { description: "no such conversation (or not the caller's)" } },
+      handler: async (c, { params }) => {
+        const principal = principalOf(c);
+        const conversation = await runtime.conversations.get(params.id);
+        if (!conversation || (principal.role !== "approver" && !mayReadRun(principal, conversation.ownerToken))) {
+          throw new ApiError("not_found", `no conversation ${params.id}`, { status: 404 });
+        }
+        const messages = await runtime.conversations.messages(conversation.id);
+        return c.json({
+          conversation: {
+            id: conversation.id,
+            agent: conversation.agent,
+            created_at: new Date(conversation.createdAt).toISOString(),
+            updated_at: new Date(conversation.updatedAt).toISOString(),
+            messages: messages.map((m) => ({ seq: m.seq, run_id: m.runId, role: m.role, content: m.content, at: new Date(m.at).toISOString() })),
+          },
+        });
       },
     }),
   ];

@@ -1,0 +1,109 @@
+import { randomUUID } from "node:crypto";
+import { ConflictError, NotFoundError } from "../errors.js";
+import type { Message } from "../llm/index.js";
+import type { Store } from "../store/index.js";
+
+/** A person's talk with one agent over several runs. */
+export interface Conversation {
+  id: string;
+  agent: string;
+  /** The API token that started it (a client continues only its own). */
+  ownerToken: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One stored message of a conversation, in order. */
+export interface ConversationMessage extends Message {
+  seq: number;
+  /** The run whose turn it was. */
+  runId: string | null;
+  at: number;
+}
+
+/**
+ * The `conversations` and `conversation_messages` tables: what a person and an agent said over
+ * several runs, so a run that continues a conversation starts from its history. Messages are
+ * the unified message model's blocks as JSON, appended a whole run's turn at a time, so the
+ * history never holds a tool call without its result.
+ */
+export class Conversations {
+  readonly #store: Store;
+  readonly #now: () => number;
+
+  constructor(store: Store, options: { now: () => number }) {
+    this.#store = store;
+    this.#now = options.now;
+  }
+
+  async create(agent: string, options: { ownerToken?: string | null } = {}): Promise<Conversation> {
+    const now = this.#now();
+    const conversation: Conversation = { id: `conv_${randomUUID()}`, agent, ownerToken: options.ownerToken ?? null, createdAt: now, updatedAt: now };
+    await this.#store.execute({
+      sql: "INSERT INTO conversations (id, agent, owner_token, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+      args: [conversation.id, agent, conversation.ownerToken, now, now],
+    });
+    return conversation;
+  }
+
+  async get(id: string): Promise<Conversation | undefined> {
+    const result = await this.#store.execute({ sql: "SELECT * FROM conversations WHERE id = ?", args: [id] });
+    const row = result.rows[0];
+    if (!row) return undefined;
+    return {
+      id: String(row.id),
+      agent: String(row.agent),
+      ownerToken: row.owner_token === null || row.owner_token === undefined ? null : String(row.owner_token),
+      createdAt: Number(row.created_at),
+      updatedAt: Number(row.updated_at),
+    };
+  }
+
+  /**
+   * Conversation `id` for a new run of `agent` by `ownerToken`: it must exist, belong to that
+   * agent, and (when the caller has a token) to that caller.
+   */
+  async forRun(id: string, options: { agent: string; ownerToken?: string | null }): Promise<Conversation> {
+    const conversation = await this.get(id);
+    const foreign = conversation && options.ownerToken != null && conversation.ownerToken !== null && conversation.ownerToken !== options.ownerToken;
+    if (!conversation || foreign) throw new NotFoundError(`no conversation ${id}`);
+    if (conversation.agent !== options.agent) {
+      throw new ConflictError("conversation_agent", `conversation ${id} is with agent ${conversation.agent}, not ${options.agent}; continue it with that agent or start a new one`);
+    }
+    return conversation;
+  }
+
+  /** The messages of conversation `id`, oldest first. */
+  async messages(id: string): Promise<ConversationMessage[]> {
+    const result = await this.#store.execute({
+      sql: "SELECT seq, run_id, role, content, at FROM conversation_messages WHERE conversation_id = ? ORDER BY seq",
+      args: [id],
+    });
+    return result.rows.map((row) => ({
+      seq: Number(row.seq),
+      runId: row.run_id === null || row.run_id === undefined ? null : String(row.run_id),
+      role: String(row.role) as Message["role"],
+      content: JSON.parse(String(row.content)) as Message["content"],
+      at: Number(row.at),
+    }));
+  }
+
+  /** Appends a run's turn (its messages, in order) in one transaction. */
+  async append(id: string, messages: readonly Message[], options: { runId: string }): Promise<void> {
+    if (messages.length === 0) return;
+    const now = this.#now();
+    // The seq is read inside the batch (max + n), so two runs appending at once cannot collide
+    // on a number: the batch is one transaction.
+    await this.#store.batch(
+      [
+        ...messages.map((message, i) => ({
+          sql: `INSERT INTO conversation_messages (conversation_id, seq, run_id, role, content, at)
+                VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM conversation_messages WHERE conversation_id = ?), ?, ?, ?, ?)`,
+          args: [id, id, options.runId, message.role, JSON.stringify(message.content), now],
+        })),
+        { sql: "UPDATE conversations SET updated_at = ? WHERE id = ?", args: [now, id] },
+      ],
+      { mode: "write" },
+    );
+  }
+}

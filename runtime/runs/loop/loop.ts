@@ -1,0 +1,221 @@
+import type { AgentManifest } from "../../agents/index.js";
+import { ClawhiveError } from "../../errors.js";
+import { malformedInputResult, responseText, toolUses, type LlmProvider, type LlmResponse, type ToolResultBlock, type ToolUseBlock } from "../../llm/index.js";
+import type { Conversations } from "../conversations.js";
+import type { RunEndReason } from "../records.js";
+import type { Run } from "../run.js";
+import { buildStepRequest } from "./request.js";
+import type { LoopState, LoopStates, WaitingTurn } from "./state.js";
+import { callSignature, errorResult, outcomeResult, repeatedCallResult } from "./tool-results.js";
+
+export interface RunLoopOptions {
+  states: LoopStates;
+  conversations: Conversations;
+  /** The runtime's clock (dates in the prompt); durations use the monotonic clock. */
+  now: () => number;
+  /** The provider an agent's `model` block names. */
+  provider: (agent: AgentManifest) => LlmProvider;
+  /** Model turns in a row with unusable tool input before the run fails (default 3). */
+  maxInvalidTurns?: number;
+  /** Identical calls (tool and canonical input) that run; the next one is stopped (default 2). */
+  maxRepeats?: number;
+}
+
+/** Why the loop stopped driving for now. */
+type Halt = "continue" | "paused" | "stopped";
+
+/** Loop-imposed ends: the finish Step's reason and the run's result text. */
+interface Stop {
+  reason: string;
+  result: string;
+  endReason: RunEndReason;
+}
+
+/**
+ * The model-driven run loop: each Step sends the conversation so far and the run's tools to
+ * the model, runs the ToolCalls it asks for through the run (policy, approvals, audit), and
+ * sends their results back, until the model answers without a ToolCall. A ToolCall that needs
+ * a person pauses the loop with its state in the store; `drive` continues it after the
+ * decision, in this process or another.
+ */
+export class RunLoop {
+  readonly #options: RunLoopOptions;
+  readonly #inFlight = new Set<AbortController>();
+  #closing = false;
+
+  constructor(options: RunLoopOptions) {
+    this.#options = options;
+  }
+
+  /** Whether run `id` is driven by the model (it has loop state). */
+  async owns(id: string): Promise<boolean> {
+    return (await this.#options.states.get(id)) !== undefined;
+  }
+
+  /**
+   * Stops driving (the runtime is closing): model calls in flight are aborted and each run is
+   * left as it stands in the store, its state saved, to be continued (`continueRun`) later.
+   */
+  close(): void {
+    this.#closing = true;
+    for (const controller of this.#inFlight) controller.abort();
+  }
+
+  /** Drives `run` from its stored state until it ends or waits for a person. */
+  async drive(run: Run): Promise<void> {
+    const state = await this.#options.states.get(run.id);
+    if (!state || run.ended || this.#closing) return;
+    const controller = new AbortController();
+    this.#inFlight.add(controller);
+    // Ending the run (cancel, on any node: the driver's tick ends it here) aborts the model call in flight.
+    const off = run.onEvent((event) => {
+      if (event.type === "run-ended") controller.abort();
+    });
+    const timeoutMs = run.agent.limits.run_timeout_ms;
+    const started = performance.now();
+    const timer = setTimeout(() => void this.#timeout(run, state, timeoutMs), Math.max(0, timeoutMs - state.activeMs));
+    timer.unref();
+    try {
+      await this.#run(run, state, controller.signal);
+    } catch (error) {
+      if (!run.ended && !run.cancelled && !this.#closing) {
+        const message = error instanceof Error ? error.message : String(error);
+        const code = error instanceof ClawhiveError ? error.code : "loop_error";
+        await this.#finish(run, state, { reason: code, result: `the run failed: ${message}`, endReason: "failed" });
+      }
+    } finally {
+      clearTimeout(timer);
+      off();
+      this.#inFlight.delete(controller);
+      state.activeMs += performance.now() - started;
+      if (!run.ended) await this.#options.states.put(run.id, state);
+    }
+  }
+
+  async #run(run: Run, state: LoopState, signal: AbortSignal): Promise<void> {
+    if (state.waiting) {
+      const halt = await this.#resumeTurn(run, state, state.waiting);
+      if (halt !== "continue") return;
+    }
+    const provider = this.#options.provider(run.agent);
+    for (;;) {
+      if (run.ended || run.cancelled || this.#closing) return;
+      const stepId = `step_${++state.steps}`;
+      const history = state.conversationId ? await this.#options.conversations.messages(state.conversationId) : [];
+      const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history.map(({ role, content }) => ({ role, content })), ...state.messages], now: this.#options.now() });
+      const response = await provider.complete(request, { signal });
+      if (run.ended || run.cancelled) return;
+      const uses = toolUses(response);
+      if (uses.length === 0) return this.#answer(run, state, stepId, response);
+      if (state.rounds >= run.agent.limits.max_tool_rounds) {
+        run.recordStep({ stepId, action: "tool_call", usage: response.usage, model: response.model, toolCalls: uses.length });
+        const limit = run.agent.limits.max_tool_rounds;
+        return this.#finish(run, state, { reason: "max_tool_rounds", result: `stopped: the model asked for more tool calls after ${limit} rounds (limits.max_tool_rounds)`, endReason: "failed" });
+      }
+      state.rounds++;
+      state.messages.push({ role: "assistant", content: response.content });
+      run.recordStep({ stepId, action: "tool_call", usage: response.usage, model: response.model, toolCalls: uses.length });
+      const turn: WaitingTurn = { stepId, context: responseText(response), uses, index: 0, results: [] };
+      if ((await this.#work(run, state, turn)) !== "continue") return;
+    }
+  }
+
+  /** The model answered without a ToolCall: its text is the run's result. */
+  async #answer(run: Run, state: LoopState, stepId: string, response: LlmResponse): Promise<void> {
+    // An empty answer still takes its place in the history (the APIs refuse an empty message).
+    state.messages.push({ role: "assistant", content: responseText(response).trim() === "" ? [{ type: "text", text: "(no answer)" }] : response.content });
+    run.recordStep({ stepId, action: "respond", usage: response.usage, model: response.model });
+    await this.#finish(run, state, { reason: "completed", result: responseText(response), endReason: "completed" });
+  }
+
+  /**
+   * Replays the ToolCall the run paused on (its approval is decided), then the rest of its turn
+   * (also a turn left half done when the runtime closed).
+   */
+  async #resumeTurn(run: Run, state: LoopState, turn: WaitingTurn): Promise<Halt> {
+    if (run.status === "awaiting_approval") {
+      const outcome = await run.resume();
+      if (!outcome || outcome.status === "approval_required") return "paused";
+      turn.results.push(outcomeResult(turn.uses[turn.index]!, outcome));
+      turn.index++;
+    }
+    return this.#work(run, state, turn);
+  }
+
+  /** Runs the turn's ToolCalls from `turn.index` on; their results go back as one user message. */
+  async #work(run: Run, state: LoopState, turn: WaitingTurn): Promise<Halt> {
+    for (; turn.index < turn.uses.length; turn.index++) {
+      if (run.ended || run.cancelled) return "stopped";
+      if (this.#closing) {
+        // The rest of the turn runs when the run is continued.
+        state.waiting = turn;
+        return "paused";
+      }
+      const use = turn.uses[turn.index]!;
+      const result = await this.#callOne(run, state, turn, use);
+      if (result === "stopped") return "stopped";
+      if (result === "paused") {
+        state.waiting = turn;
+        await this.#options.states.put(run.id, state);
+        return "paused";
+      }
+      turn.results.push(result);
+    }
+    state.waiting = null;
+    state.messages.push({ role: "user", content: turn.results });
+    state.invalidStreak = turn.invalid ? state.invalidStreak + 1 : 0;
+    const most = this.#options.maxInvalidTurns ?? 3;
+    if (state.invalidStreak >= most) {
+      await this.#finish(run, state, { reason: "invalid_input", result: `stopped: the model's tool input was invalid ${most} turns in a row`, endReason: "failed" });
+      return "stopped";
+    }
+    return "continue";
+  }
+
+  async #callOne(run: Run, state: LoopState, turn: WaitingTurn, use: ToolUseBlock): Promise<ToolResultBlock | "paused" | "stopped"> {
+    if (use.input_error !== undefined) {
+      turn.invalid = true;
+      return malformedInputResult(use);
+    }
+    const signature = callSignature(use);
+    const times = state.calls[signature] ?? 0;
+    if (times >= (this.#options.maxRepeats ?? 2)) return repeatedCallResult(use, times);
+    state.calls[signature] = times + 1;
+    try {
+      const outcome = await run.callTool(use.name, use.input, { stepId: turn.stepId, ...(turn.context ? { context: turn.context } : {}) });
+      if (outcome.status === "approval_required") return "paused";
+      if (outcome.status === "error" && outcome.error.kind === "invalid-input") turn.invalid = true;
+      return outcomeResult(use, outcome);
+    } catch (error) {
+      if (run.ended || run.cancelled) return "stopped";
+      // A tool the run does not have (the model made one up): the model is told and may retry.
+      if (error instanceof ClawhiveError && (error.code === "not_found" || error.code === "ambiguous_tool")) {
+        turn.invalid = true;
+        return errorResult(use, { kind: "unknown-tool", message: error.message });
+      }
+      throw error;
+    }
+  }
+
+  /** Ends the run: its result text, a finish Step, the turn added to its conversation. */
+  async #finish(run: Run, state: LoopState, stop: Stop): Promise<void> {
+    if (run.ended) return;
+    state.waiting = null;
+    await this.#options.states.put(run.id, state);
+    await this.#options.states.setResult(run.id, stop.result);
+    // Only a completed turn joins the conversation: it never holds a call without its result.
+    if (stop.endReason === "completed" && state.conversationId) {
+      await this.#options.conversations.append(state.conversationId, state.messages, { runId: run.id });
+    }
+    run.recordStep({ stepId: `step_${state.steps}`, action: "finish", usage: null, reason: stop.reason });
+    await run.end(stop.endReason);
+  }
+
+  /** The run timeout (limits.run_timeout_ms, counted while driving, not while waiting): cancel it. */
+  async #timeout(run: Run, state: LoopState, timeoutMs: number): Promise<void> {
+    if (run.ended) return;
+    await this.#options.states.setResult(run.id, `cancelled: the run took longer than ${timeoutMs} ms (limits.run_timeout_ms)`).catch(() => undefined);
+    run.recordStep({ stepId: `step_${state.steps}`, action: "finish", usage: null, reason: "run_timeout" });
+    await run.cancel();
+  }
+}

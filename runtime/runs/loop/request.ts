@@ -1,0 +1,45 @@
+import { buildSystemPrompt, DEFAULT_CONTEXT_TOKENS, fitRequest, type LlmRequest, type Message, type ToolSpec } from "../../llm/index.js";
+import type { AgentManifest } from "../../agents/index.js";
+import { agentMounts } from "../agent-setup.js";
+import type { ToolInfo } from "../types.js";
+
+/** The tools the model sees: exactly the run's tools, with their plugins' JSON Schemas. */
+export function toolSpecs(tools: readonly ToolInfo[]): ToolSpec[] {
+  return tools.map((t) => ({
+    name: t.qualifiedName,
+    description: t.description,
+    input_schema: isObject(t.inputSchema) ? t.inputSchema : { type: "object", properties: {} },
+  }));
+}
+
+/**
+ * The environment zone: facts about where the agent runs that the model cannot know (today's
+ * date, its folders and whether it may write them, which tools wait for a person).
+ */
+export function environmentZone(agent: AgentManifest, options: { tools: readonly ToolInfo[]; now: number }): string[] {
+  const lines = [`agent: ${agent.name}`, `today: ${new Date(options.now).toISOString().slice(0, 10)} (UTC)`];
+  for (const mount of agentMounts(agent).mounts) lines.push(`folder ${mount.guest}: ${mount.mode === "rw" ? "read and write" : "read only"}`);
+  const guarded = options.tools.filter((t) => t.risk !== "safe").map((t) => t.qualifiedName);
+  if (guarded.length > 0) lines.push(`tools that may wait for a person's approval: ${guarded.join(", ")}`);
+  return lines;
+}
+
+/**
+ * One Step's request: the manifest's system prompt (rules) and the environment zone, the run's
+ * tools, and the messages (conversation history, then this run's) fitted to the context window.
+ */
+export function buildStepRequest(agent: AgentManifest, options: { tools: readonly ToolInfo[]; messages: readonly Message[]; now: number }): LlmRequest {
+  const request: LlmRequest = {
+    system: buildSystemPrompt({ rules: agent.system_prompt, environment: environmentZone(agent, options) }),
+    messages: [...options.messages],
+    tools: toolSpecs(options.tools),
+    max_tokens: agent.model.max_tokens,
+    ...(agent.model.temperature === undefined ? {} : { temperature: agent.model.temperature }),
+  };
+  // A request that still does not fit is sent anyway: the provider's refusal names the problem.
+  return fitRequest(request, { contextTokens: agent.model.context_tokens ?? DEFAULT_CONTEXT_TOKENS }).request;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

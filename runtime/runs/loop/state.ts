@@ -1,0 +1,82 @@
+import type { Message, ToolResultBlock, ToolUseBlock } from "../../llm/index.js";
+import type { Store } from "../../store/index.js";
+
+/** The ToolCalls of one model turn being worked through when the run paused for a person. */
+export interface WaitingTurn {
+  stepId: string;
+  /** The model's text that led to the calls (shown to the approver). */
+  context: string;
+  uses: ToolUseBlock[];
+  /** The use waiting for its approval; the ones before it already have results. */
+  index: number;
+  results: ToolResultBlock[];
+  /** A ToolCall of this turn had input the loop could not use (the model is asked to correct it). */
+  invalid?: boolean;
+}
+
+/**
+ * Everything the loop needs to continue a run, also in another process: this run's messages
+ * (the conversation's history is read again from the store), its counters, and the turn it
+ * paused in, if any.
+ */
+export interface LoopState {
+  conversationId: string | null;
+  /** The run's own messages, the task first. */
+  messages: Message[];
+  /** Steps taken (a Step is one model call). */
+  steps: number;
+  /** Model turns that asked for tools. */
+  rounds: number;
+  /** Model turns in a row whose tool input could not be used. */
+  invalidStreak: number;
+  /** How often each (tool, canonical input) was asked for. */
+  calls: Record<string, number>;
+  /** Time spent driving (not waiting for a person), against the run timeout. */
+  activeMs: number;
+  waiting: WaitingTurn | null;
+}
+
+export function initialLoopState(task: string, conversationId: string | null): LoopState {
+  return {
+    conversationId,
+    messages: [{ role: "user", content: [{ type: "text", text: task }] }],
+    steps: 0,
+    rounds: 0,
+    invalidStreak: 0,
+    calls: {},
+    activeMs: 0,
+    waiting: null,
+  };
+}
+
+/**
+ * The `run_loops` table (one row per model-driven run) and the run's final text. A row marks
+ * a run as driven by the model: the driver continues it through the loop after an approval.
+ */
+export class LoopStates {
+  readonly #store: Store;
+  readonly #now: () => number;
+
+  constructor(store: Store, options: { now: () => number }) {
+    this.#store = store;
+    this.#now = options.now;
+  }
+
+  async get(runId: string): Promise<LoopState | undefined> {
+    const result = await this.#store.execute({ sql: "SELECT state FROM run_loops WHERE run_id = ?", args: [runId] });
+    const row = result.rows[0];
+    return row ? (JSON.parse(String(row.state)) as LoopState) : undefined;
+  }
+
+  async put(runId: string, state: LoopState): Promise<void> {
+    await this.#store.execute({
+      sql: "INSERT INTO run_loops (run_id, state, updated_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
+      args: [runId, JSON.stringify(state), this.#now()],
+    });
+  }
+
+  /** Stores the run's final answer (or why it stopped), shown as the run's `result`. */
+  async setResult(runId: string, text: string): Promise<void> {
+    await this.#store.execute({ sql: "UPDATE runs SET result = ? WHERE id = ?", args: [text, runId] });
+  }
+}
