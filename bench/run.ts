@@ -11,6 +11,8 @@ import { benchAudit } from "./audit.js";
 import { benchPolicy } from "./policy.js";
 import { benchPlugins } from "./plugins.js";
 import { benchHttp } from "./http.js";
+import { benchLlm } from "./llm.js";
+import { benchLoop } from "./loop.js";
 
 const json = process.argv.includes("--json");
 const quick = process.argv.includes("--quick");
@@ -35,6 +37,10 @@ Object.assign(metrics, await benchPlugins({ quick }));
 
 log("HTTP API …");
 Object.assign(metrics, await benchHttp({ quick }));
+
+log("LLM adapters and the run loop …");
+Object.assign(metrics, await benchLlm({ quick }));
+Object.assign(metrics, await benchLoop({ quick }));
 
 log("raw wasm floor …");
 const raw = await measureRaw(new Uint8Array(await readFile(sandbox.probeCoreWasm)));

@@ -35,7 +35,7 @@ import { kvMigrations } from "../host-proxies/kv/index.js";
 import { createBackends, type Backends, type CalendarConfig, type MailConfig } from "./runs/backends.js";
 import { Conversations } from "./runs/conversations.js";
 import { initialLoopState, LoopStates, RunLoop } from "./runs/loop/index.js";
-import { createProvider } from "./llm/index.js";
+import { createProvider, type LlmProvider } from "./llm/index.js";
 
 export interface RuntimeOptions {
   /** Where the runtime keeps its state; relative mount paths resolve against it. */
@@ -70,6 +70,11 @@ export interface RuntimeOptions {
    * node dies, another takes its runs over after this.
    */
   runLeaseMs?: number;
+  /**
+   * The model provider of an agent's runs; default: built from its manifest's `model` block
+   * (keys from the secret store). For embedding, tests and benchmarks.
+   */
+  modelProvider?: (agent: AgentManifest) => LlmProvider;
   /** Called with every run this runtime starts or rebuilds from the store (e.g. metrics). */
   onRun?: (run: Run, how: "started" | "resumed") => void;
 }
@@ -208,7 +213,7 @@ export class Runtime {
         now: () => clock.now(),
         open: (id) => runtime.resumeRun(id),
         live: () => runtime.#runs.values(),
-        loop: runtime.#runLoop(),
+        loop: runtime.#runLoop(options.modelProvider),
         claim: (id, holder) => runtime.#claim(id, holder.node),
         ...(options.onProgress ? { onError: (error, runId) => options.onProgress!(`run ${runId}: ${(error as Error).message}`) } : {}),
       });
@@ -417,13 +422,13 @@ export class Runtime {
     return { run, settled: this.#driver.drive(run), conversationId: conversation.id };
   }
 
-  #runLoop(): RunLoop {
+  #runLoop(modelProvider: RuntimeOptions["modelProvider"]): RunLoop {
     return (this.#loop = new RunLoop({
       states: this.#loopStates,
       conversations: this.conversations,
       now: () => this.clock.now(),
       // The key is read through secretValue on every call: never from the environment.
-      provider: (agent) => createProvider(agent.model, { secretValue: (name) => this.secretValue(name) }),
+      provider: modelProvider ?? ((agent) => createProvider(agent.model, { secretValue: (name) => this.secretValue(name) })),
     }));
   }
 

@@ -12,8 +12,10 @@ export interface StoredRunEvent {
 /**
  * The `run_events` table: every event of every run, so any node sharing the store can stream a
  * run's events (also one another node drives, or one that has ended). Appends are queued and
- * written together a moment later (one transaction for many events); a run flushes before it
+ * written together up to 25 ms later (one transaction for many events: a Step of the run loop
+ * is a few ms, so a write per event cost it a third of its time); a run flushes before it
  * reports a pause or its end, so a reader who sees either also sees every event before it.
+ * A stream served from this node hears a run's events as they happen anyway.
  */
 export class RunEventLog {
   readonly #store: Store;
@@ -33,7 +35,7 @@ export class RunEventLog {
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined;
       void this.flush().catch(() => undefined);
-    }, 2);
+    }, 25);
   }
 
   /** Writes everything queued so far. */

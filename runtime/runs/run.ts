@@ -178,9 +178,11 @@ export class Run {
     if (this.#status === "ended") return report;
     this.#status = "ended";
     await this.#executor.releaseAll("run ended");
-    await this.#services.records.end(this.id, report, this.#services.now(), reason);
+    // Every event is stored before the record says ended: a stream that sees the run ended has
+    // already been able to read its last event.
     this.#emit({ type: "run-ended", reason, at: this.#services.now() });
     await this.flushEvents();
+    await this.#services.records.end(this.id, report, this.#services.now(), reason);
     return report;
   }
 

@@ -98,11 +98,13 @@ export class RunLoop {
       if (halt !== "continue") return;
     }
     const provider = this.#options.provider(run.agent);
+    // The conversation's earlier turns do not change while this run drives (its own are added
+    // when it finishes): read once, not every Step.
+    const history = (state.conversationId ? await this.#options.conversations.messages(state.conversationId) : []).map(({ role, content }) => ({ role, content }));
     for (;;) {
       if (run.ended || run.cancelled || this.#closing) return;
       const stepId = `step_${++state.steps}`;
-      const history = state.conversationId ? await this.#options.conversations.messages(state.conversationId) : [];
-      const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history.map(({ role, content }) => ({ role, content })), ...state.messages], now: this.#options.now() });
+      const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now() });
       const response = await provider.complete(request, { signal });
       if (run.ended || run.cancelled) return;
       const uses = toolUses(response);
