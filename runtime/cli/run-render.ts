@@ -101,7 +101,11 @@ export function summaryLines(run: RunView): string[] {
   const notRun = Math.max(0, planned - outcomes.length);
   const counts = [`${ok} ok`, `${outcomes.length - ok} failed`, ...(notRun > 0 ? [`${notRun} not run`] : [])].join(", ");
   const how = run.status === "ended" ? `ended (${run.end_reason ?? "completed"})` : run.status === "awaiting_approval" ? "waits for an approval" : "is still running";
-  const lines = [`run ${text(run.id)} ${how}: ${planned} tool call${planned === 1 ? "" : "s"}, ${counts}`];
+  const modelDriven = run.tool_calls === null;
+  const lines = modelDriven
+    ? [`run ${text(run.id)} ${how}${run.conversation_id ? ` (conversation ${text(run.conversation_id)})` : ""}`]
+    : [`run ${text(run.id)} ${how}: ${planned} tool call${planned === 1 ? "" : "s"}, ${counts}`];
+  if (modelDriven && run.result) lines.push(text(run.result));
   for (const o of outcomes) {
     if (o.status === "ok") lines.push(`  ${text(o.tool)}: ${oneLine(o.output)}`);
     else lines.push(`  ${text(o.tool)}: ${text(o.status)}: ${text(o.error?.kind)}: ${text(o.error?.message)}`);

@@ -17,8 +17,11 @@ import { approvalFromView, type ApprovalView, type RunView } from "./views.js";
 export interface RunRequest {
   readonly agent: string;
   readonly task: string;
+  /** Empty: the agent's model drives the run. */
   readonly toolCalls: readonly PlannedCall[];
   readonly grants?: Record<string, unknown>;
+  /** Continue this conversation (a model-driven run). */
+  readonly conversationId?: string;
 }
 
 export interface RunSession {
@@ -49,8 +52,9 @@ export class ServerRunSession implements RunSession {
     const body = {
       agent: request.agent,
       task: request.task,
-      tool_calls: request.toolCalls.map((c) => ({ name: c.name, input: c.input })),
+      ...(request.toolCalls.length === 0 ? {} : { tool_calls: request.toolCalls.map((c) => ({ name: c.name, input: c.input })) }),
       ...(request.grants === undefined ? {} : { grants: request.grants }),
+      ...(request.conversationId === undefined ? {} : { conversation_id: request.conversationId }),
     };
     return (await this.#api.request<{ run: RunView }>("POST", "/v1/runs", { json: body })).run;
   }
@@ -108,6 +112,7 @@ export class DirectRunSession implements RunSession {
       task: request.task,
       toolCalls: request.toolCalls,
       ...(request.grants === undefined ? {} : { grants: request.grants }),
+      ...(request.conversationId === undefined ? {} : { conversationId: request.conversationId }),
     });
     settled.catch((error: unknown) => (this.#driveError = error));
     return this.run(run.id);

@@ -16,7 +16,8 @@ export const RUN_EXIT_CODES = `  Exit codes: 0 the run ended and every tool call
 
 export const runHelp = `clawhive run — start a run of an agent, follow its events to the end
 
-  clawhive run AGENT "TASK" --call TOOL=JSON [--call TOOL=JSON ...] [options]
+  clawhive run AGENT "TASK" [--conversation ID] [options]      the agent's model picks the tools
+  clawhive run AGENT "TASK" --call TOOL=JSON [--call TOOL=JSON ...] [options]   explicit calls
 
   AGENT             the agent the run acts as (capabilities/AGENT.yaml, or one put through the API)
   TASK              what the run is for: shown to whoever decides its approvals
@@ -30,8 +31,10 @@ export const runHelp = `clawhive run — start a run of an agent, follow its eve
   --json            print the run (status, outcomes, report) as JSON on stdout at the end;
                     the event lines go to stderr
 
-  For now a run carries out the tool calls given with --call, in order; a run whose model picks
-  the tools arrives with the model loop, and then --call becomes optional.
+  Without --call the agent's model (its manifest's model block; the key from the secret store)
+  drives the run: it sees the agent's tools, calls them, and its final answer is printed. The
+  run starts a conversation; --conversation ID continues one. With --call the run carries out
+  those tool calls in order instead.
 
   Events show one a line as they happen: call, ok / error, waits (for an approval), host
   (a host-proxy call, allowed or denied), log, ended. Then each tool call's output or error.
@@ -50,7 +53,7 @@ ${RUN_EXIT_CODES}
   Example:
     clawhive run writer "note the date" --call 'files.write_file={"path":"/workspace/d.txt","content":"2026-01-31"}'`;
 
-const usage = 'usage: clawhive run AGENT "TASK" --call TOOL=JSON ... (clawhive run --help)';
+const usage = 'usage: clawhive run AGENT "TASK" [--call TOOL=JSON ...] (clawhive run --help)';
 
 export async function runCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, {
@@ -58,6 +61,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     ...SERVER_FLAGS,
     agents: { type: "string" },
     call: { type: "string", multiple: true },
+    conversation: { type: "string" },
     grants: { type: "string" },
     "no-wait": { type: "boolean" },
     "wait-approval": { type: "boolean" },
@@ -67,17 +71,17 @@ export async function runCommand(argv: string[]): Promise<number> {
   const [agent, task, ...extra] = positionals;
   if (agent === undefined || agent === "" || task === undefined || extra.length > 0) throw new InvalidInputError(usage);
   const toolCalls = ((values.call as string[] | undefined) ?? []).map(parseCallFlag);
-  if (toolCalls.length === 0) {
-    throw new InvalidInputError(`give the run's tool calls with --call TOOL=JSON: until the model loop arrives, a run carries out explicit tool calls; ${usage}`, { field: "call" });
-  }
+  const conversationId = flagText(values, "conversation");
+  if (conversationId !== undefined && toolCalls.length > 0) throw new InvalidInputError("--conversation continues a run the model drives: it does not combine with --call", { field: "conversation" });
   const grantsText = flagText(values, "grants");
   const grants = grantsText === undefined ? undefined : parseGrants(grantsText);
   const api = await apiClient(values);
   if (api !== undefined && values.agents !== undefined) throw new InvalidInputError("--agents and --server do not combine: the server has its own agents", { field: "agents" });
   const session = api === undefined ? await DirectRunSession.open(values) : new ServerRunSession(api);
   try {
-    const run = await session.submit({ agent, task, toolCalls, ...(grants === undefined ? {} : { grants }) });
-    console.error(inert(`run ${run.id} started: agent ${run.agent}, ${toolCalls.length} tool call${toolCalls.length === 1 ? "" : "s"}, trace ${run.trace_id}`, { newlines: false }));
+    const run = await session.submit({ agent, task, toolCalls, ...(grants === undefined ? {} : { grants }), ...(conversationId === undefined ? {} : { conversationId }) });
+    const driven = toolCalls.length === 0 ? `driven by its model${run.conversation_id ? ` (conversation ${run.conversation_id})` : ""}` : `${toolCalls.length} tool call${toolCalls.length === 1 ? "" : "s"}`;
+    console.error(inert(`run ${run.id} started: agent ${run.agent}, ${driven}, trace ${run.trace_id}`, { newlines: false }));
     if (values["no-wait"] === true) {
       if (values.json === true) console.log(jsonText(run));
       else console.log(run.id);

@@ -30,6 +30,9 @@ export interface RunView {
   pending_approval: { id: string; tool: string; step_id: string } | null;
   tool_calls: number | null;
   outcomes: unknown[];
+  /** A model-driven run's final answer. */
+  result?: string | null;
+  conversation_id?: string | null;
   report: unknown;
 }
 

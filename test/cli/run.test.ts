@@ -201,8 +201,8 @@ describe("clawhive run, on the store and through a server", () => {
 
   it("refuses bad usage with exit 2 and a message, in both modes", () => {
     const rows: Array<[Mode, string[], RegExp]> = [
-      [remote, ["run", "writer", "no calls"], /give the run's tool calls with --call TOOL=JSON: until the model loop arrives/],
-      [remote, ["run", "writer"], /usage: clawhive run AGENT "TASK" --call/],
+      [remote, ["run", "writer", "both", "--call", LIST, "--conversation", "conv_x"], /--conversation continues a run the model drives: it does not combine with --call/],
+      [remote, ["run", "writer"], /usage: clawhive run AGENT "TASK" \[--call/],
       [remote, ["run", "writer", "t", "--call", "files.read_file={nope"], /--call files\.read_file: the input is not valid JSON/],
       [remote, ["run", "writer", "t", "--call", LIST, "--grants", "[]"], /--grants: expected a JSON object/],
       [remote, ["run", "writer", "t", "--call", LIST, "--agents", "/tmp"], /--agents and --server do not combine/],
