@@ -1,7 +1,10 @@
+import { readFile, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import * as v from "valibot";
 import { ConflictError, NotFoundError, PluginError } from "../../errors.js";
 import { toolRisk } from "../../policy/engine.js";
 import type { Sandbox, SandboxPlugin, ToolDescriptor } from "../../sandbox/index.js";
-import type { PluginArtifact } from "../artifact.js";
+import { readVerifiedFiles, type PluginArtifact } from "../artifact.js";
 import { compilePlugin } from "../compile.js";
 import { importProblems, verifyPluginImports } from "../imports.js";
 import type { PluginManifest } from "../manifest.js";
@@ -151,10 +154,18 @@ export class PluginInstaller {
   /** Hash, imports and `describe`: the tools the package really has, checked against its manifest. */
   async #verify(pkg: PluginPackage): Promise<{ tools: InstalledTool[]; imports: string[] }> {
     const artifact = await this.#compile(pkg.manifest, pkg.sha256, async () => pkg.bytes);
+    const described = await readDescribed(artifact);
+    if (described) {
+      // The compiled files are checked as a load would (a tampered cache is refused here too).
+      await readVerifiedFiles(artifact);
+      return { tools: checkDescriptors(pkg.manifest, described.tools), imports: await cachedImports(artifact, described.imports) };
+    }
     const imports = await verifyImports(artifact);
     const plugin = await this.#options.sandbox.load(artifact);
     try {
-      return { tools: checkDescriptors(pkg.manifest, await this.#options.sandbox.describe(plugin)), imports };
+      const descriptors = await this.#options.sandbox.describe(plugin);
+      await writeDescribed(artifact, { tools: descriptors, imports });
+      return { tools: checkDescriptors(pkg.manifest, descriptors), imports };
     } finally {
       // Installing compiles the plugin only to read describe: a runtime compiles it again when
       // a run first uses it, rather than holding every installed plugin's code from now on.
@@ -210,3 +221,57 @@ function view(manifest: PluginManifest, tools: readonly InstalledTool[]) {
 function sameManifest(a: PluginManifest, b: PluginManifest): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
+
+/**
+ * What `describe` said for this exact artifact, read on this node before (kept beside the
+ * compiled files, whose key covers the blob and the manifest): installing the same bytes into
+ * another store (each test's, each new data dir's) need not instantiate the plugin again.
+ * Checked against the manifest like a fresh answer; a record that does not parse is ignored.
+ */
+async function readDescribed(artifact: PluginArtifact): Promise<{ tools: ToolDescriptor[]; imports: string[] } | undefined> {
+  try {
+    const record = JSON.parse(await readFile(join(artifact.dir, DESCRIBED), "utf8")) as { key?: unknown };
+    if (record.key !== artifact.key) return undefined;
+    const parsed = v.safeParse(DescribedSchema, record);
+    return parsed.success ? { tools: parsed.output.tools, imports: parsed.output.imports } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A component's imports as read from its blob before (the check against the manifest runs
+ * again, it is cheap); an Extism module's are read again (cheap too, and checked differently).
+ */
+async function cachedImports(artifact: PluginArtifact, imports: string[]): Promise<string[]> {
+  if (artifact.format !== "component") return verifyImports(artifact);
+  const problems = importProblems(imports, artifact.manifest.capabilities);
+  if (problems.length > 0) throw new PluginError("imports_not_declared", `plugin ${artifact.manifest.name}: its component imports what its manifest does not declare:\n  ${problems.join("\n  ")}`);
+  return imports;
+}
+
+async function writeDescribed(artifact: PluginArtifact, described: { tools: readonly ToolDescriptor[]; imports: readonly string[] }): Promise<void> {
+  const file = join(artifact.dir, DESCRIBED);
+  const staging = `${file}.${process.pid}.${Date.now()}.tmp`;
+  try {
+    await writeFile(staging, JSON.stringify({ key: artifact.key, ...described }));
+    await rename(staging, file);
+  } catch {
+    await rm(staging, { force: true }).catch(() => undefined);
+  }
+}
+
+const DESCRIBED = "described.json";
+const DescribedSchema = v.object({
+  key: v.string(),
+  imports: v.array(v.string()),
+  tools: v.array(
+    v.strictObject({
+      name: v.string(),
+      description: v.string(),
+      inputSchema: v.string(),
+      capabilities: v.array(v.string()),
+      risk: v.picklist(["safe", "guarded", "unsafe"]),
+    }),
+  ),
+});
