@@ -7,7 +7,7 @@ import { defineMetrics, type Metrics, type SandboxStats } from "./definitions.js
 import { BoundedLabel, workerExitReason } from "./labels.js";
 
 /** What `observeRun` needs of a run (a `Run`, or a test's fake). */
-export type ObservableRun = Pick<Run, "onEvent" | "pending" | "ended">;
+export type ObservableRun = Pick<Run, "onEvent" | "pending" | "ended"> & { readonly agent?: { readonly model?: { readonly provider?: string } } };
 
 const METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
@@ -47,10 +47,16 @@ export class RuntimeMetrics {
     this.#observed.add(run);
     (options.resumed ? this.#metrics.runsResumed : this.#metrics.runsStarted).inc();
     this.#metrics.runsActive.inc();
+    const provider = run.agent?.model?.provider ?? "unknown";
     const stop = run.onEvent((event) => {
       this.#onRunEvent(event);
+      // A model-driven Step reports what its model call cost.
+      if (event.type === "step" && event.usage) {
+        const { input_tokens, output_tokens, cache_read, cache_write } = event.usage;
+        this.recordLlmTokens({ provider, input: input_tokens, output: output_tokens, ...(cache_read ? { cache_read } : {}), ...(cache_write ? { cache_write } : {}) });
+      }
       if (event.type === "run-ended") {
-        this.#metrics.runsEnded.inc({ status: run.pending ? "abandoned" : "completed" });
+        this.#metrics.runsEnded.inc({ status: run.pending ? "abandoned" : (event.reason ?? "completed") });
         this.#metrics.runsActive.dec();
         stop();
       }
