@@ -75,6 +75,8 @@ export interface RuntimeOptions {
    * (keys from the secret store). For embedding, tests and benchmarks.
    */
   modelProvider?: (agent: AgentManifest) => LlmProvider;
+  /** Model providers' outbound proxy and retry settings (config `llm`). */
+  llm?: { proxyUrl?: string; timeoutMs?: number; maxAttempts?: number };
   /** Called with every run this runtime starts or rebuilds from the store (e.g. metrics). */
   onRun?: (run: Run, how: "started" | "resumed") => void;
 }
@@ -213,7 +215,7 @@ export class Runtime {
         now: () => clock.now(),
         open: (id) => runtime.resumeRun(id),
         live: () => runtime.#runs.values(),
-        loop: runtime.#runLoop(options.modelProvider),
+        loop: runtime.#runLoop(options.modelProvider, options.llm),
         claim: (id, holder) => runtime.#claim(id, holder.node),
         ...(options.onProgress ? { onError: (error, runId) => options.onProgress!(`run ${runId}: ${(error as Error).message}`) } : {}),
       });
@@ -422,13 +424,16 @@ export class Runtime {
     return { run, settled: this.#driver.drive(run), conversationId: conversation.id };
   }
 
-  #runLoop(modelProvider: RuntimeOptions["modelProvider"]): RunLoop {
+  #runLoop(modelProvider: RuntimeOptions["modelProvider"], llm: RuntimeOptions["llm"] = {}): RunLoop {
+    const retry = { ...(llm.timeoutMs === undefined ? {} : { timeoutMs: llm.timeoutMs }), ...(llm.maxAttempts === undefined ? {} : { maxAttempts: llm.maxAttempts }) };
     return (this.#loop = new RunLoop({
       states: this.#loopStates,
       conversations: this.conversations,
       now: () => this.clock.now(),
       // The key is read through secretValue on every call: never from the environment.
-      provider: modelProvider ?? ((agent) => createProvider(agent.model, { secretValue: (name) => this.secretValue(name) })),
+      provider:
+        modelProvider ??
+        ((agent) => createProvider(agent.model, { secretValue: (name) => this.secretValue(name), ...(llm.proxyUrl === undefined ? {} : { proxyUrl: llm.proxyUrl }), retry })),
     }));
   }
 

@@ -6,7 +6,7 @@
  */
 import * as v from "valibot";
 import type { ConfigIssue } from "./errors.js";
-import { BoolSchema, HostSchema, ListenSchema, OriginSchema, PathSchema, PortSchema, StoreUrlSchema, TokenSchema } from "./fields.js";
+import { BoolSchema, HostSchema, ListenSchema, OriginSchema, PathSchema, PortSchema, StoreUrlSchema, TokenSchema, UrlSchema } from "./fields.js";
 import { parseListen } from "./listen.js";
 import { CalendarSchema, MailSchema, RANGES } from "./schema.js";
 import type { ConfigSource } from "./types.js";
@@ -52,6 +52,9 @@ export const ENV_OVERRIDES: ReadonlyArray<Override & { readonly name: string }> 
   { name: "CLAWHIVE_MAX_HEAP_MB", key: "sandbox.max_heap_mb", schema: RANGES.maxHeapMb, text: "int" },
   { name: "CLAWHIVE_MAX_RESULT_BYTES", key: "sandbox.max_result_bytes", schema: RANGES.maxResultBytes, text: "int" },
   { name: "CLAWHIVE_SECRET_KEY_FILE", key: "secrets.key_file", schema: PathSchema },
+  { name: "CLAWHIVE_LLM_PROXY_URL", key: "llm.proxy_url", schema: UrlSchema },
+  { name: "CLAWHIVE_LLM_TIMEOUT_MS", key: "llm.timeout_ms", schema: RANGES.llmTimeoutMs, text: "int" },
+  { name: "CLAWHIVE_LLM_MAX_ATTEMPTS", key: "llm.max_attempts", schema: RANGES.llmMaxAttempts, text: "int" },
 ];
 
 /** Flags (parseArgs names) that set a setting; `--config` picks the file and is not here. */

@@ -78,6 +78,11 @@ export function resolveConfig(layer: Layer, options: { cwd: string; file: string
       maxResultBytes: read.value("sandbox.max_result_bytes", DEFAULTS.maxResultBytes as number),
     },
     secrets: { keyFile: keyFile ? resolve(read.base(keyFile), keyFile.value as string) : undefined },
+    llm: {
+      proxyUrl: read.value<string | undefined>("llm.proxy_url", undefined),
+      timeoutMs: read.value<number | undefined>("llm.timeout_ms", undefined),
+      maxAttempts: read.value<number | undefined>("llm.max_attempts", undefined),
+    },
     mail: mailConfig(read.leaf("mail"), read.base),
     calendar: calendarConfig(read.leaf("calendar"), read.base),
     sources,

@@ -19,6 +19,11 @@ export function runtimeOptionsFrom(
     buildCacheDir: config.buildCacheDir,
     sandbox: { ...config.sandbox, ...(extra.onSandboxEvent ? { onEvent: extra.onSandboxEvent } : {}) },
     ...(config.secrets.keyFile === undefined ? {} : { secretKeyFile: config.secrets.keyFile }),
+    llm: {
+      ...(config.llm.proxyUrl === undefined ? {} : { proxyUrl: config.llm.proxyUrl }),
+      ...(config.llm.timeoutMs === undefined ? {} : { timeoutMs: config.llm.timeoutMs }),
+      ...(config.llm.maxAttempts === undefined ? {} : { maxAttempts: config.llm.maxAttempts }),
+    },
     ...(config.mail === undefined ? {} : { mail: config.mail }),
     ...(config.calendar === undefined ? {} : { calendar: config.calendar }),
     ...(extra.onProgress ? { onProgress: extra.onProgress } : {}),

@@ -19,6 +19,8 @@ export const RANGES = {
   maxResultBytes: int(1024, 256 << 20),
   bodyLimitBytes: int(1024, 256 << 20),
   maxConcurrentRequests: int(1, 10_000),
+  llmTimeoutMs: int(1000, 3_600_000),
+  llmMaxAttempts: int(1, 10),
 } as const;
 
 const described = <S extends v.GenericSchema>(schema: S, text: string) => v.pipe(v.optional(schema), v.description(text));
@@ -48,6 +50,12 @@ const SandboxSchema = strictObject({
   memory_max_mb: described(RANGES.memoryMaxMb, "cap of each instance's wasm memory; default 256. Env CLAWHIVE_MEMORY_MAX_MB"),
   max_heap_mb: described(RANGES.maxHeapMb, "JS heap cap of each worker; default 512. Env CLAWHIVE_MAX_HEAP_MB"),
   max_result_bytes: described(RANGES.maxResultBytes, "largest result one guest call may return; default 4194304. Env CLAWHIVE_MAX_RESULT_BYTES"),
+});
+
+const LlmSchema = strictObject({
+  proxy_url: described(UrlSchema, "outbound HTTP(S) proxy for model providers, e.g. http://proxy.internal:3128. Env CLAWHIVE_LLM_PROXY_URL"),
+  timeout_ms: described(RANGES.llmTimeoutMs, "deadline of one model call, the whole stream included; default 600000. Env CLAWHIVE_LLM_TIMEOUT_MS"),
+  max_attempts: described(RANGES.llmMaxAttempts, "tries of one model call on 429/5xx and dropped connections; default 4. Env CLAWHIVE_LLM_MAX_ATTEMPTS"),
 });
 
 const SecretsSchema = strictObject({
@@ -92,6 +100,7 @@ export const ConfigFileSchema = strictObject({
   server: v.optional(ServerSchema),
   sandbox: v.optional(SandboxSchema),
   secrets: v.optional(SecretsSchema),
+  llm: v.optional(LlmSchema),
   mail: described(MailSchema, "mail backend; default a Maildir under the data dir. Env CLAWHIVE_MAIL_BACKEND"),
   calendar: described(CalendarSchema, "calendar backend; default .ics files under the data dir. Env CLAWHIVE_CALENDAR_BACKEND"),
 });

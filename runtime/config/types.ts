@@ -41,6 +41,8 @@ export interface ClawhiveConfig {
     readonly maxResultBytes: number;
   };
   readonly secrets: { readonly keyFile: string | undefined };
+  /** Model providers: outbound proxy and retry settings (undefined: the defaults). */
+  readonly llm: { readonly proxyUrl: string | undefined; readonly timeoutMs: number | undefined; readonly maxAttempts: number | undefined };
   /** `undefined`: the runtime's default (a Maildir under the data dir). */
   readonly mail: MailConfig | undefined;
   /** `undefined`: the runtime's default (.ics files under the data dir). */
