@@ -87,6 +87,13 @@ export class ToolExecutor {
     return execution;
   }
 
+  /** Stops the guest calls of the run in flight (their instances are destroyed; see Instance.abort). */
+  async abortAll(reason: string): Promise<void> {
+    for (const slot of await Promise.allSettled(this.#slots.values())) {
+      if (slot.status === "fulfilled" && slot.value.active) slot.value.instance.abort(reason);
+    }
+  }
+
   /** Destroys every instance of the run and closes its grants. */
   async releaseAll(reason: string): Promise<void> {
     const slots = await Promise.allSettled(this.#slots.values());

@@ -187,11 +187,13 @@ export class Run {
   }
 
   /**
-   * Cancels the run: no further ToolCall starts, its instances are released once the ToolCall
-   * in flight (if any) returns, and the run ends as cancelled.
+   * Cancels the run: no further ToolCall starts, a ToolCall in flight is stopped (its worker
+   * ended; other runs' instances there are rebuilt), and the run ends as cancelled.
    */
   async cancel(): Promise<LeastPrivilegeReport> {
     this.#cancelled = true;
+    // A tool still running is stopped, not waited for.
+    await this.#executor.abortAll("the run was cancelled");
     return this.end("cancelled");
   }
 

@@ -80,6 +80,13 @@ export class Instance {
     return (await this.#invoke("call", [name, input], options.timeoutMs)) as string;
   }
 
+  /** Stops this instance's guest call in flight, if any (see WorkerHandle.abortCall), then destroys it. */
+  abort(reason: string): void {
+    if (this.#state === "dead") return;
+    this.#worker.abortCall(this.#guestId, reason);
+    this.destroy(reason);
+  }
+
   destroy(reason = "destroyed"): void {
     if (this.#state === "dead") return;
     this.#state = "dead";

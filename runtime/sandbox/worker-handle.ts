@@ -103,6 +103,18 @@ export class WorkerHandle {
     if (this.#alive) void this.run(task, { lane: "call", timeoutMs: 5_000 }).catch(() => {});
   }
 
+  /**
+   * Stops the guest call of instance `instanceId` if it is the one running now: the worker is
+   * ended (a guest cannot be interrupted any other way), that call fails as stopped, and every
+   * other instance of the worker is rebuilt on its next call. False when it was not running.
+   */
+  abortCall(instanceId: number, reason: string): boolean {
+    const current = this.#current;
+    if (!current || current.task.type !== "call" || current.task.instanceId !== instanceId) return false;
+    this.#die(reason, current);
+    return true;
+  }
+
   async terminate(reason: string): Promise<void> {
     if (!this.#alive) return;
     this.#die(reason);
