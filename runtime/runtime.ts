@@ -34,6 +34,7 @@ import { probeSandbox, type SandboxInfo } from "../host-proxies/shell/index.js";
 import { kvMigrations } from "../host-proxies/kv/index.js";
 import { createBackends, type Backends, type CalendarConfig, type MailConfig } from "./runs/backends.js";
 import { Conversations } from "./runs/conversations.js";
+import { openRuntimeScheduler, type Scheduler } from "./schedules/index.js";
 import { initialLoopState, LoopStates, RunLoop } from "./runs/loop/index.js";
 import { createProvider, type LlmProvider } from "./llm/index.js";
 
@@ -75,6 +76,8 @@ export interface RuntimeOptions {
    * (keys from the secret store). For embedding, tests and benchmarks.
    */
   modelProvider?: (agent: AgentManifest) => LlmProvider;
+  /** Fire due schedules from this runtime (a long-lived one: `clawhive serve`). Default false. */
+  runSchedules?: boolean;
   /** Model providers' outbound proxy and retry settings (config `llm`). */
   llm?: { proxyUrl?: string; timeoutMs?: number; maxAttempts?: number };
   /** Called with every run this runtime starts or rebuilds from the store (e.g. metrics). */
@@ -115,6 +118,7 @@ export class Runtime {
   readonly installer: PluginInstaller;
   /** This process's id in run leases (several runtimes may share one store). */
   readonly node = nodeId();
+  #scheduler: Scheduler | undefined;
   readonly events: RunEventLog;
   /** Conversations: what a person and an agent said over several model-driven runs. */
   readonly conversations: Conversations;
@@ -220,6 +224,9 @@ export class Runtime {
         ...(options.onProgress ? { onError: (error, runId) => options.onProgress!(`run ${runId}: ${(error as Error).message}`) } : {}),
       });
       runtime.#driver.start();
+      runtime.#scheduler = await openRuntimeScheduler(runtime, options.onProgress ? { onError: (error) => options.onProgress!(`scheduler: ${(error as Error).message}`) } : {});
+      // Schedules fire from long-lived runtimes (serve); a CLI command's runtime only reads them.
+      if (options.runSchedules) runtime.#scheduler.start();
       await runtime.refreshPlugins();
       runtime.#secretList = values;
       runtime.#shellSandbox = await probeSandbox();
@@ -437,6 +444,12 @@ export class Runtime {
     }));
   }
 
+  /** Schedules that start runs of this runtime: once at a time, or on a cron expression. */
+  get scheduler(): Scheduler {
+    if (!this.#scheduler) throw new ConflictError("runtime_starting", "the runtime's scheduler is not open yet");
+    return this.#scheduler;
+  }
+
   /** Whether run `id` is one the driver carries on (a plan of tool calls, or the model loop). */
   async isDriven(id: string): Promise<boolean> {
     const record = await this.records.get(id);
@@ -519,6 +532,7 @@ export class Runtime {
     this.#closed = true;
     // Model calls in flight are aborted, so closing does not wait for a model to answer.
     this.#loop?.close();
+    await this.#scheduler?.stop();
     await this.#driver.stop();
     // Live runs are left as they are in the store, let go of so that another process (or a
     // restart) may take them over at once.

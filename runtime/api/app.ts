@@ -2,6 +2,7 @@ import { Hono } from "hono";
 import { httpMetrics, type RuntimeMetrics } from "../metrics/index.js";
 import type { DownloadOptions } from "../plugins/install/index.js";
 import { runRoutes } from "./routes/runs.js";
+import { scheduleRoutes } from "./routes/schedules.js";
 import type { Runtime } from "../runtime.js";
 import { authenticate } from "./auth/index.js";
 import type { ApiEnv, TokenStore } from "./auth/index.js";
@@ -136,6 +137,7 @@ function declaredRoutes(options: AppOptions): ApiRoute[] {
       }),
       ...auditRoutes(runtime, options.runOwner === undefined ? {} : { runOwner: options.runOwner }),
       ...secretRoutes(runtime),
+      ...scheduleRoutes(runtime.scheduler),
       ...runRoutes(runtime),
     );
   }

@@ -29,6 +29,7 @@ const commands: Record<string, Command> = {
   audit: { load: async () => import("./audit.js").then((m) => ({ run: m.auditCommand, help: m.auditHelp })), summary: "show the audit log (tail) and check its hash chain (verify)" },
   token: { load: async () => import("./token.js").then((m) => ({ run: m.tokenCommand, help: m.tokenHelp })), summary: "create, list and revoke the bearer tokens of the HTTP API" },
   secret: { load: async () => import("./secret.js").then((m) => ({ run: m.secretCommand, help: m.secretHelp })), summary: "set (from stdin), list and remove the encrypted secrets proxies inject" },
+  schedule: { load: async () => import("./schedule.js").then((m) => ({ run: m.scheduleCommand, help: m.scheduleHelp })), summary: "schedule runs: once at a time or on a cron expression; list, show, cancel" },
   api: { load: async () => import("./api.js").then((m) => ({ run: m.apiCommand, help: m.apiHelp })), summary: "one request to the server's API (health, metrics, openapi, anything)" },
 };
 

@@ -35,6 +35,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const runtime = await Runtime.create({
     ...runtimeOptionsFrom(config, { onProgress: (line) => console.error(line), onSandboxEvent: metrics.observeSandboxEvent }),
     onRun: (run, how) => metrics.observeRun(run, { resumed: how === "resumed" }),
+    runSchedules: true,
   });
   metrics.collectSandbox(() => runtime.sandbox.stats());
   const tokens = await openTokenStore(runtime.store, { clock: runtime.clock });

@@ -31,7 +31,8 @@ test("GET /health answers over real HTTP", async () => {
   const body = (await response.json()) as { status: string; tools: number; sandbox: { workers: number } };
   assert.equal(body.status, "ok");
   assert.ok(body.tools >= 6);
-  assert.ok(body.sandbox.workers >= 1);
+  // Workers start with the first instance: an idle runtime may have none yet.
+  assert.ok(Number.isInteger(body.sandbox.workers) && body.sandbox.workers >= 0);
 });
 
 test("an unknown route is a JSON 404, never HTML or a stack", async () => {

@@ -1,0 +1,204 @@
+import type { Row, Store } from "../store/index.js";
+
+export type ScheduleKind = "once" | "cron";
+export type ScheduleStatus = "active" | "done" | "missed" | "cancelled";
+/** `claimed`: this node won the due time and is starting the run; `started` has its run id. */
+export type FiringStatus = "claimed" | "started" | "failed" | "missed";
+
+/** A ToolCall a scheduled run carries out (as `submitRun` takes it). */
+export interface ScheduledToolCall {
+  name: string;
+  input: unknown;
+}
+
+export interface ScheduleRecord {
+  id: string;
+  agent: string;
+  kind: ScheduleKind;
+  /** A one-shot's time (ms since the epoch). */
+  at: number | null;
+  cron: string | null;
+  /** The IANA zone the cron expression is read in; null means UTC. */
+  timezone: string | null;
+  task: string;
+  toolCalls: ScheduledToolCall[] | null;
+  /** The grant every firing runs with, fixed when the schedule was created. */
+  capturedGrants: unknown;
+  ownerToken: string | null;
+  until: number | null;
+  maxRuns: number | null;
+  runsSoFar: number;
+  /** The due time of the next firing; null once the schedule has ended. */
+  nextAt: number | null;
+  status: ScheduleStatus;
+  createdAt: number;
+  endedAt: number | null;
+}
+
+export interface FiringRecord {
+  scheduleId: string;
+  dueAt: number;
+  status: FiringStatus;
+  runId: string | null;
+  error: string | null;
+  node: string;
+  at: number;
+}
+
+/** How a claim moves the schedule on: its next due time (or end) and whether the firing counts as a run. */
+export interface ClaimInput {
+  id: string;
+  dueAt: number;
+  next: number | null;
+  status: Exclude<ScheduleStatus, "cancelled">;
+  firing: "claimed" | "missed";
+  node: string;
+  at: number;
+}
+
+/** The `schedules` and `schedule_firings` tables. */
+export class ScheduleRecords {
+  readonly #store: Store;
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  async insert(r: ScheduleRecord): Promise<void> {
+    await this.#store.execute({
+      sql: `INSERT INTO schedules (id, agent, kind, at, cron, timezone, task, tool_calls, captured_grants, owner_token, until, max_runs, runs_so_far, next_at, status, created_at, ended_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      args: [
+        r.id, r.agent, r.kind, r.at, r.cron, r.timezone, r.task,
+        r.toolCalls === null ? null : JSON.stringify(r.toolCalls),
+        JSON.stringify(r.capturedGrants), r.ownerToken, r.until, r.maxRuns, r.runsSoFar, r.nextAt, r.status, r.createdAt, r.endedAt,
+      ],
+    });
+  }
+
+  async get(id: string): Promise<ScheduleRecord | undefined> {
+    const result = await this.#store.execute({ sql: "SELECT * FROM schedules WHERE id = ?", args: [id] });
+    const row = result.rows[0];
+    return row === undefined ? undefined : toRecord(row);
+  }
+
+  async list(options: { ownerToken?: string; status?: ScheduleStatus; limit?: number } = {}): Promise<ScheduleRecord[]> {
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (options.ownerToken !== undefined) {
+      where.push("owner_token = ?");
+      args.push(options.ownerToken);
+    }
+    if (options.status !== undefined) {
+      where.push("status = ?");
+      args.push(options.status);
+    }
+    const result = await this.#store.execute({
+      sql: `SELECT * FROM schedules ${where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`} ORDER BY created_at, id LIMIT ?`,
+      args: [...args, options.limit ?? 1000],
+    });
+    return result.rows.map(toRecord);
+  }
+
+  /** Active schedules due at or before `now`, oldest due first. */
+  async due(now: number, limit = 100): Promise<ScheduleRecord[]> {
+    const result = await this.#store.execute({
+      sql: "SELECT * FROM schedules WHERE status = 'active' AND next_at <= ? ORDER BY next_at, id LIMIT ?",
+      args: [now, limit],
+    });
+    return result.rows.map(toRecord);
+  }
+
+  /** The earliest due time of any active schedule (any node's), or undefined. */
+  async nextDue(): Promise<number | undefined> {
+    const result = await this.#store.execute("SELECT MIN(next_at) AS next FROM schedules WHERE status = 'active'");
+    const next = result.rows[0]?.next;
+    return typeof next === "number" ? next : undefined;
+  }
+
+  /**
+   * Claims due time `dueAt` of schedule `id` for `node`, in one write transaction: the firing row
+   * is inserted only while the schedule is still active and still due at `dueAt`, and the
+   * schedule moves on under the same condition. Another node racing for the same due time either
+   * finds next_at already moved or hits the (schedule_id, due_at) key: exactly one claim wins.
+   */
+  async claim(input: ClaimInput): Promise<boolean> {
+    const counts = input.firing === "claimed" ? 1 : 0;
+    const ended = input.status === "active" ? null : input.at;
+    const [inserted, moved] = await this.#store.batch([
+      {
+        sql: `INSERT OR IGNORE INTO schedule_firings (schedule_id, due_at, status, node, at)
+              SELECT id, next_at, ?, ?, ? FROM schedules WHERE id = ? AND status = 'active' AND next_at = ?`,
+        args: [input.firing, input.node, input.at, input.id, input.dueAt],
+      },
+      {
+        sql: `UPDATE schedules SET next_at = ?, status = ?, runs_so_far = runs_so_far + ?, ended_at = ?
+              WHERE id = ? AND status = 'active' AND next_at = ?`,
+        args: [input.next, input.status, counts, ended, input.id, input.dueAt],
+      },
+    ]);
+    return inserted?.rowsAffected === 1 && moved?.rowsAffected === 1;
+  }
+
+  /** Records how a claimed firing went: its run, or why it could not start. */
+  async settleFiring(id: string, dueAt: number, outcome: { runId: string } | { error: string }): Promise<void> {
+    await this.#store.execute({
+      sql: "UPDATE schedule_firings SET status = ?, run_id = ?, error = ? WHERE schedule_id = ? AND due_at = ?",
+      args: "runId" in outcome ? ["started", outcome.runId, null, id, dueAt] : ["failed", null, outcome.error, id, dueAt],
+    });
+  }
+
+  /** Ends an active schedule; false when it was not active (already ended, or unknown). */
+  async cancel(id: string, at: number): Promise<boolean> {
+    const result = await this.#store.execute({
+      sql: "UPDATE schedules SET status = 'cancelled', next_at = NULL, ended_at = ? WHERE id = ? AND status = 'active'",
+      args: [at, id],
+    });
+    return result.rowsAffected === 1;
+  }
+
+  async firings(id: string, options: { limit?: number } = {}): Promise<FiringRecord[]> {
+    const result = await this.#store.execute({
+      sql: "SELECT * FROM schedule_firings WHERE schedule_id = ? ORDER BY due_at DESC LIMIT ?",
+      args: [id, options.limit ?? 100],
+    });
+    return result.rows.map((row) => ({
+      scheduleId: String(row.schedule_id),
+      dueAt: Number(row.due_at),
+      status: String(row.status) as FiringStatus,
+      runId: nullableText(row.run_id),
+      error: nullableText(row.error),
+      node: String(row.node),
+      at: Number(row.at),
+    }));
+  }
+}
+
+function toRecord(row: Row): ScheduleRecord {
+  return {
+    id: String(row.id),
+    agent: String(row.agent),
+    kind: String(row.kind) as ScheduleKind,
+    at: nullableNumber(row.at),
+    cron: nullableText(row.cron),
+    timezone: nullableText(row.timezone),
+    task: String(row.task),
+    toolCalls: row.tool_calls === null ? null : (JSON.parse(String(row.tool_calls)) as ScheduledToolCall[]),
+    capturedGrants: JSON.parse(String(row.captured_grants)) as unknown,
+    ownerToken: nullableText(row.owner_token),
+    until: nullableNumber(row.until),
+    maxRuns: nullableNumber(row.max_runs),
+    runsSoFar: Number(row.runs_so_far),
+    nextAt: nullableNumber(row.next_at),
+    status: String(row.status) as ScheduleStatus,
+    createdAt: Number(row.created_at),
+    endedAt: nullableNumber(row.ended_at),
+  };
+}
+
+function nullableText(value: unknown): string | null {
+  return value === null || value === undefined ? null : String(value);
+}
+
+function nullableNumber(value: unknown): number | null {
+  return value === null || value === undefined ? null : Number(value);
+}

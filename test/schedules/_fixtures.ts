@@ -1,0 +1,62 @@
+/** A Scheduler on a `:memory:` (or given) store with a clock the test moves and a `submit` that records. */
+import type { AgentManifest } from "../../runtime/agents/index.js";
+import { Scheduler, type ScheduledRunInput } from "../../runtime/schedules/index.js";
+import { openStore, type Store } from "../../runtime/store/index.js";
+import * as v from "valibot";
+import { CapabilityGrantSchema } from "../../runtime/policy/catalogue/grant.js";
+
+export const T0 = Date.parse("2026-01-01T00:00:00Z");
+export const MINUTE = 60_000;
+
+export class TestClock {
+  t: number;
+  constructor(t = T0) {
+    this.t = t;
+  }
+  now(): number {
+    return this.t;
+  }
+}
+
+/** A grant as a parsed manifest holds it (defaults filled in). */
+export function grant(input: Record<string, unknown>): Record<string, unknown> {
+  return v.parse(CapabilityGrantSchema, input) as Record<string, unknown>;
+}
+
+/** Only what the Scheduler reads of a manifest: its name and parsed grant. */
+export function agent(name: string, grants: Record<string, unknown>): AgentManifest {
+  return { name, description: `test agent ${name}`, grants: grant(grants) } as unknown as AgentManifest;
+}
+
+export const WIDE = grant({ "fs.read": { mounts: [{ guest: "/data", host: "/tmp" }, { guest: "/logs", host: "/var/log" }] }, log: {} });
+export const NARROW = grant({ "fs.read": { mounts: [{ guest: "/data", host: "/tmp" }] } });
+
+export interface Harness {
+  store: Store;
+  clock: TestClock;
+  agents: AgentManifest[];
+  submitted: ScheduledRunInput[];
+  scheduler: Scheduler;
+  /** Another Scheduler (another "node") on the same store handle, clock and submit log. */
+  peer(node?: string): Promise<Scheduler>;
+}
+
+export async function harness(options: { store?: Store; clock?: TestClock; agents?: AgentManifest[]; missedAfterMs?: number } = {}): Promise<Harness> {
+  const store = options.store ?? (await openStore({ url: ":memory:" }));
+  const clock = options.clock ?? new TestClock();
+  const agents = options.agents ?? [agent("reporter", WIDE)];
+  const submitted: ScheduledRunInput[] = [];
+  const make = (node: string) =>
+    Scheduler.open({
+      store,
+      clock,
+      node,
+      agents: () => agents,
+      submit: async (input) => {
+        submitted.push(input);
+        return { runId: `run_${submitted.length}` };
+      },
+      ...(options.missedAfterMs === undefined ? {} : { missedAfterMs: options.missedAfterMs }),
+    });
+  return { store, clock, agents, submitted, scheduler: await make("node-a"), peer: (node = "node-b") => make(node) };
+}
