@@ -13,6 +13,7 @@ import { benchPlugins } from "./plugins.js";
 import { benchHttp } from "./http.js";
 import { benchLlm } from "./llm.js";
 import { benchLoop } from "./loop.js";
+import { benchMemory } from "./memory.js";
 
 const json = process.argv.includes("--json");
 const quick = process.argv.includes("--quick");
@@ -41,6 +42,9 @@ Object.assign(metrics, await benchHttp({ quick }));
 log("LLM adapters and the run loop …");
 Object.assign(metrics, await benchLlm({ quick }));
 Object.assign(metrics, await benchLoop({ quick }));
+
+log("memory search at 10,000 episodes …");
+Object.assign(metrics, await benchMemory({ quick }));
 
 log("raw wasm floor …");
 const raw = await measureRaw(new Uint8Array(await readFile(sandbox.probeCoreWasm)));
