@@ -35,6 +35,8 @@ import { kvMigrations } from "../host-proxies/kv/index.js";
 import { createBackends, type Backends, type CalendarConfig, type MailConfig } from "./runs/backends.js";
 import { Conversations } from "./runs/conversations.js";
 import { openRuntimeScheduler, type Scheduler } from "./schedules/index.js";
+import { cancelSubAgentRuns, spawnSubAgent, subAgentTools } from "./runs/sub-agents.js";
+import { defaultSkillsDir, loadSkills, skillsFor, skillsZone } from "./skills/index.js";
 import { initialLoopState, LoopStates, RunLoop } from "./runs/loop/index.js";
 import { createProvider, type LlmProvider } from "./llm/index.js";
 
@@ -76,6 +78,8 @@ export interface RuntimeOptions {
    * (keys from the secret store). For embedding, tests and benchmarks.
    */
   modelProvider?: (agent: AgentManifest) => LlmProvider;
+  /** Skills folder (`<name>/SKILL.md`). Default: the project's `skills/`. */
+  skillsDir?: string;
   /** Fire due schedules from this runtime (a long-lived one: `clawhive serve`). Default false. */
   runSchedules?: boolean;
   /** Model providers' outbound proxy and retry settings (config `llm`). */
@@ -140,6 +144,7 @@ export class Runtime {
   #storedAgents = new Map<string, AgentManifest>();
   #agentStore!: AgentStore;
   #agentsDir = "";
+  #skillsDir = defaultSkillsDir();
   #runs = new Map<string, Run>();
   #closed = false;
   /** Every secret value known to this process, shared with the audit log's redaction. */
@@ -210,6 +215,7 @@ export class Runtime {
       runtime.#onProgress = options.onProgress;
       runtime.#agentStore = await AgentStore.open(store, { clock });
       runtime.#agentsDir = options.agentsDir ?? join(PROJECT_ROOT, "capabilities");
+      runtime.#skillsDir = options.skillsDir ?? defaultSkillsDir();
       await runtime.refreshAgents();
       runtime.#leaseMs = options.runLeaseMs ?? 15_000;
       runtime.#driver = new RunDriver({
@@ -332,6 +338,11 @@ export class Runtime {
     return this.#agentStore;
   }
 
+  /** The folder skills (`<name>/SKILL.md`) are read from. */
+  get skillsDir(): string {
+    return this.#skillsDir;
+  }
+
   /** The folder agent manifest files are read from. */
   get agentsDir(): string {
     return this.#agentsDir;
@@ -438,6 +449,14 @@ export class Runtime {
       conversations: this.conversations,
       now: () => this.clock.now(),
       // The key is read through secretValue on every call: never from the environment.
+      skills: async (run) => {
+        const { skills } = await loadSkills(this.#skillsDir);
+        return skillsZone(skillsFor(run.agent, { skills, tools: run.tools, taskGrants: await this.#taskGrantsOf(run) }).skills);
+      },
+      subAgents: {
+        tools: async (run) => subAgentTools(run.agent, { agents: this.agents(), taskGrants: await this.#taskGrantsOf(run) }),
+        spawn: (run, spawn) => spawnSubAgent(this, run, spawn),
+      },
       provider:
         modelProvider ??
         ((agent) => createProvider(agent.model, { secretValue: (name) => this.secretValue(name), ...(llm.proxyUrl === undefined ? {} : { proxyUrl: llm.proxyUrl }), retry })),
@@ -467,6 +486,8 @@ export class Runtime {
     if (!record) throw new NotFoundError(`no run ${id}`);
     if (record.status === "ended") throw new ConflictError("run_ended", `run ${id} has already ended (${record.endReason ?? "completed"})`);
     await this.#driver.cancel(id);
+    // Cancelling a parent cancels its sub-agents, down the chain.
+    await cancelSubAgentRuns(this, id);
     return (await this.records.get(id))!;
   }
 
@@ -545,6 +566,12 @@ export class Runtime {
     await this.sandbox.close();
     await this.audit.close();
     await this.store.close();
+  }
+
+  /** The task's narrower grant of a run, if it asked for one. */
+  async #taskGrantsOf(run: Run): Promise<CapabilityGrant | undefined> {
+    const record = await this.records.get(run.id);
+    return record?.taskGrants == null ? undefined : parseTaskGrants(record.taskGrants, run.agent);
   }
 
   /** Takes or renews this node's lease on run `id` (see RunDriverOptions.claim). */

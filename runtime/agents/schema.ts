@@ -68,6 +68,10 @@ const LimitsSchema = strictObject({
   run_timeout_ms: v.optional(int(1000, 86_400_000), 600_000),
   call_timeout_ms: v.optional(int(100, 3_600_000), 30_000),
   memory_mb: v.pipe(v.optional(int(16, 4096), 256), v.description("wasm memory cap per plugin instance")),
+  max_depth: v.pipe(
+    v.optional(int(0, 31), 3),
+    v.description("how many levels of sub-agents may run below a run of this agent (0: it may spawn none); every ancestor's limit holds too"),
+  ),
 });
 
 const ApprovalsSchema = strictObject({
@@ -92,10 +96,16 @@ export const AgentManifestSchema = strictObject({
   grants: v.pipe(v.optional(CapabilityGrantSchema, () => ({})), v.description("capability → resource; what is absent is denied")),
   limits: v.optional(LimitsSchema, () => ({})),
   approvals: v.optional(ApprovalsSchema, () => ({})),
-  sub_agents: v.optional(AgentNameListSchema, () => []),
-  skills: v.optional(
-    v.pipe(v.array(v.pipe(v.string(), v.regex(NAME_REGEX, NAME_MESSAGE))), v.check((items) => unique(items), "skill names must be unique")),
-    () => [],
+  sub_agents: v.pipe(
+    v.optional(AgentNameListSchema, () => []),
+    v.description("agents this agent may start as sub-agents (each is a tool the model sees); spawning also needs grants.agent.spawn naming them"),
+  ),
+  skills: v.pipe(
+    v.optional(
+      v.pipe(v.array(v.pipe(v.string(), v.regex(NAME_REGEX, NAME_MESSAGE))), v.check((items) => unique(items), "skill names must be unique")),
+      () => [],
+    ),
+    v.description("skills (skills/<name>/SKILL.md) whose text enters the system prompt when the agent's tools cover what each requires; a skill grants nothing"),
   ),
   acknowledge: v.pipe(
     v.optional(v.pipe(v.array(v.picklist(DANGER_IDS)), v.check((items) => unique(items), "ids must be unique")), () => []),

@@ -3,6 +3,7 @@ import { httpMetrics, type RuntimeMetrics } from "../metrics/index.js";
 import type { DownloadOptions } from "../plugins/install/index.js";
 import { runRoutes } from "./routes/runs.js";
 import { scheduleRoutes } from "./routes/schedules.js";
+import { skillRoutes } from "./routes/skills.js";
 import type { Runtime } from "../runtime.js";
 import { authenticate } from "./auth/index.js";
 import type { ApiEnv, TokenStore } from "./auth/index.js";
@@ -138,6 +139,7 @@ function declaredRoutes(options: AppOptions): ApiRoute[] {
       ...auditRoutes(runtime, options.runOwner === undefined ? {} : { runOwner: options.runOwner }),
       ...secretRoutes(runtime),
       ...scheduleRoutes(runtime.scheduler),
+      ...skillRoutes(runtime, { dir: runtime.skillsDir }),
       ...runRoutes(runtime),
     );
   }

@@ -30,6 +30,7 @@ const commands: Record<string, Command> = {
   token: { load: async () => import("./token.js").then((m) => ({ run: m.tokenCommand, help: m.tokenHelp })), summary: "create, list and revoke the bearer tokens of the HTTP API" },
   secret: { load: async () => import("./secret.js").then((m) => ({ run: m.secretCommand, help: m.secretHelp })), summary: "set (from stdin), list and remove the encrypted secrets proxies inject" },
   schedule: { load: async () => import("./schedule.js").then((m) => ({ run: m.scheduleCommand, help: m.scheduleHelp })), summary: "schedule runs: once at a time or on a cron expression; list, show, cancel" },
+  skills: { load: async () => import("./skills.js").then((m) => ({ run: m.skillsCommand, help: m.skillsHelp })), summary: "list the skills, or which of an agent's skills it gets and why not the others" },
   api: { load: async () => import("./api.js").then((m) => ({ run: m.apiCommand, help: m.apiHelp })), summary: "one request to the server's API (health, metrics, openapi, anything)" },
 };
 

@@ -15,6 +15,8 @@ type Role = "admin" | "approver" | "client";
 /** Every route this API declares and who may call it (admin may call all); `public` needs no token. */
 const ROUTES: ReadonlyArray<[route: string, roles: readonly Role[] | "public"]> = [
   ["GET /health", "public"],
+  ["GET /v1/skills", ["client"]],
+  ["GET /v1/skills/:name", ["client"]],
   ["GET /v1/schedules", ["client", "approver"]],
   ["POST /v1/schedules", ["client"]],
   ["GET /v1/schedules/:id", ["client", "approver"]],

@@ -1,4 +1,5 @@
 import * as v from "valibot";
+import { runChain } from "../../runs/sub-agents.js";
 import { ConflictError, InvalidInputError } from "../../errors.js";
 import { ApprovalError } from "../../policy/approvals/index.js";
 import type { Approval, ApprovalStatus } from "../../policy/approvals/index.js";
@@ -39,7 +40,11 @@ const Decision = v.strictObject({
 
 /** Approvals: what runs wait for, with everything a person needs to decide; and the decision. */
 export function approvalRoutes(runtime: Runtime, options: ApprovalRoutesOptions = {}): ApiRoute[] {
-  const view = async (approval: Approval) => approvalView(approval, (await runtime.records.get(approval.runId))?.task ?? null);
+  const view = async (approval: Approval) =>
+    approvalView(approval, (await runtime.records.get(approval.runId))?.task ?? null, {
+      // A sub-agent's approval shows who asked through whom (root first).
+      chain: approval.parentRunId === null ? [] : await runChain(runtime.records, approval.runId).catch(() => []),
+    });
   return [
     defineRoute({
       method: "GET",
@@ -134,7 +139,7 @@ function notify(options: ApprovalRoutesOptions, approval: Approval, by: Principa
  * given twice: as values with every string made inert, for showing field by field, and as exact
  * JSON text (`json`) — what the approval's hash covers, with unsafe characters as `\u` escapes.
  */
-export function approvalView(a: Approval, task: string | null) {
+export function approvalView(a: Approval, task: string | null, options: { chain?: ReadonlyArray<{ runId: string; agent: string }> } = {}) {
   return {
     id: a.id,
     kind: a.kind,
@@ -142,6 +147,7 @@ export function approvalView(a: Approval, task: string | null) {
     runId: a.runId,
     traceId: a.traceId,
     parentRunId: a.parentRunId,
+    chain: (options.chain ?? []).map((c) => ({ runId: c.runId, agent: inert(c.agent) })),
     stepId: inert(a.stepId),
     toolCallId: inert(a.toolCallId),
     agent: inert(a.agent),

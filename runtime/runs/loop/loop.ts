@@ -1,9 +1,10 @@
 import type { AgentManifest } from "../../agents/index.js";
 import { ClawhiveError } from "../../errors.js";
-import { malformedInputResult, responseText, toolUses, type LlmProvider, type LlmResponse, type ToolResultBlock, type ToolUseBlock } from "../../llm/index.js";
+import { malformedInputResult, responseText, toolResult, toolUses, type LlmProvider, type LlmResponse, type ToolResultBlock, type ToolUseBlock } from "../../llm/index.js";
 import type { Conversations } from "../conversations.js";
 import type { RunEndReason } from "../records.js";
 import type { Run } from "../run.js";
+import { spawnResultContent, subAgentOfTool, type SpawnResult, type SpawnSubAgentOptions, type SubAgentTool } from "../sub-agents.js";
 import { buildStepRequest } from "./request.js";
 import type { LoopState, LoopStates, WaitingTurn } from "./state.js";
 import { callSignature, errorResult, outcomeResult, repeatedCallResult } from "./tool-results.js";
@@ -19,6 +20,10 @@ export interface RunLoopOptions {
   maxInvalidTurns?: number;
   /** Identical calls (tool and canonical input) that run; the next one is stopped (default 2). */
   maxRepeats?: number;
+  /** The skills zone of a run's system prompt. */
+  skills?: (run: Run) => Promise<string>;
+  /** Sub-agents: the tools the model sees for them, and how one is spawned. */
+  subAgents?: { tools: (run: Run) => Promise<SubAgentTool[]>; spawn: (run: Run, options: SpawnSubAgentOptions) => Promise<SpawnResult> };
 }
 
 /** Why the loop stopped driving for now. */
@@ -101,10 +106,13 @@ export class RunLoop {
     // The conversation's earlier turns do not change while this run drives (its own are added
     // when it finishes): read once, not every Step.
     const history = (state.conversationId ? await this.#options.conversations.messages(state.conversationId) : []).map(({ role, content }) => ({ role, content }));
+    // Skills and sub-agent tools are read once per drive, like the history.
+    const skills = (await this.#options.skills?.(run)) ?? "";
+    const subAgents = (await this.#options.subAgents?.tools(run)) ?? [];
     for (;;) {
       if (run.ended || run.cancelled || this.#closing) return;
       const stepId = `step_${++state.steps}`;
-      const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now() });
+      const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, subAgents });
       const response = await provider.complete(request, { signal });
       if (run.ended || run.cancelled) return;
       const uses = toolUses(response);
@@ -183,6 +191,16 @@ export class RunLoop {
     const times = state.calls[signature] ?? 0;
     if (times >= (this.#options.maxRepeats ?? 2)) return repeatedCallResult(use, times);
     state.calls[signature] = times + 1;
+    const subAgent = subAgentOfTool(use.name);
+    if (subAgent !== undefined && this.#options.subAgents) {
+      const task = (use.input as { task?: unknown }).task;
+      if (typeof task !== "string" || task.trim() === "") {
+        turn.invalid = true;
+        return errorResult(use, { kind: "invalid-input", message: "task: expected the task for the sub-agent, as text" });
+      }
+      const told = spawnResultContent(await this.#options.subAgents.spawn(run, { agent: subAgent, task, stepId: turn.stepId }));
+      return toolResult(use.id, told.content, { isError: told.isError });
+    }
     try {
       const outcome = await run.callTool(use.name, use.input, { stepId: turn.stepId, ...(turn.context ? { context: turn.context } : {}) });
       if (outcome.status === "approval_required") return "paused";

@@ -1,4 +1,5 @@
 import { buildSystemPrompt, DEFAULT_CONTEXT_TOKENS, fitRequest, type LlmRequest, type Message, type ToolSpec } from "../../llm/index.js";
+import type { SubAgentTool } from "../sub-agents.js";
 import type { AgentManifest } from "../../agents/index.js";
 import { agentMounts } from "../agent-setup.js";
 import type { ToolInfo } from "../types.js";
@@ -28,11 +29,14 @@ export function environmentZone(agent: AgentManifest, options: { tools: readonly
  * One Step's request: the manifest's system prompt (rules) and the environment zone, the run's
  * tools, and the messages (conversation history, then this run's) fitted to the context window.
  */
-export function buildStepRequest(agent: AgentManifest, options: { tools: readonly ToolInfo[]; messages: readonly Message[]; now: number }): LlmRequest {
+export function buildStepRequest(
+  agent: AgentManifest,
+  options: { tools: readonly ToolInfo[]; messages: readonly Message[]; now: number; skills?: string; subAgents?: readonly SubAgentTool[] },
+): LlmRequest {
   const request: LlmRequest = {
-    system: buildSystemPrompt({ rules: agent.system_prompt, environment: environmentZone(agent, options) }),
+    system: buildSystemPrompt({ rules: agent.system_prompt, environment: environmentZone(agent, options), skills: options.skills ?? "" }),
     messages: [...options.messages],
-    tools: toolSpecs(options.tools),
+    tools: [...toolSpecs(options.tools), ...(options.subAgents ?? []).map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }))],
     max_tokens: agent.model.max_tokens,
     ...(agent.model.temperature === undefined ? {} : { temperature: agent.model.temperature }),
   };

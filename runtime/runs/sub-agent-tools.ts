@@ -1,0 +1,74 @@
+/**
+ * Sub-agents as the model sees them: one tool per sub-agent, and the tool result a spawn gives.
+ */
+import type { AgentManifest } from "../agents/index.js";
+import { capabilityMatches, type CapabilityGrant } from "../policy/catalogue/index.js";
+import type { SpawnResult } from "./sub-agents.js";
+
+/**
+ * Sub-agent tools are named `subagent_<agent>`. Agent names hold no `_`, and a plugin tool's
+ * wire name always holds `__` (runtime/llm/tool-names.ts), so the two can never collide, and
+ * the name is sent to the model unchanged.
+ */
+export const SUB_AGENT_TOOL_PREFIX = "subagent_";
+
+/** A sub-agent as the model sees it: one tool per agent it may start. */
+export interface SubAgentTool {
+  name: string;
+  /** The agent the tool starts. */
+  agent: string;
+  description: string;
+  inputSchema: { type: "object"; properties: { task: { type: "string"; description: string } }; required: ["task"]; additionalProperties: false };
+}
+
+/** The agent a sub-agent tool name starts, or `undefined` for any other tool name. */
+export function subAgentOfTool(name: string): string | undefined {
+  return name.startsWith(SUB_AGENT_TOOL_PREFIX) ? name.slice(SUB_AGENT_TOOL_PREFIX.length) : undefined;
+}
+
+/**
+ * The tools the model of `agent` sees for its sub-agents: those it lists in `sub_agents` that
+ * its `agent.spawn` grant (and the task's, when given) names. Others are left out: the model
+ * would only be denied. `agents` gives each child's description.
+ */
+export function subAgentTools(agent: AgentManifest, options: { agents: readonly AgentManifest[]; taskGrants?: CapabilityGrant | undefined }): SubAgentTool[] {
+  const granted = (name: string) =>
+    [agent.grants, options.taskGrants].every((g) => g === undefined || (g["agent.spawn"] !== undefined && capabilityMatches("agent.spawn", g["agent.spawn"], { agent: name }).allow));
+  return agent.sub_agents.filter(granted).map((name) => {
+    const child = options.agents.find((a) => a.name === name);
+    return {
+      name: `${SUB_AGENT_TOOL_PREFIX}${name}`,
+      agent: name,
+      description: `Delegate a task to the sub-agent ${name}${child ? `: ${child.description}` : ""}. It works alone with its own tools (never more than yours) and returns its answer.`,
+      inputSchema: {
+        type: "object",
+        properties: { task: { type: "string", description: `what ${name} should do, with everything it needs to know: it does not see this conversation` } },
+        required: ["task"],
+        additionalProperties: false,
+      },
+    };
+  });
+}
+
+/** Sub-agents `agent` lists that its own `agent.spawn` grant does not name (each a validation problem). */
+export function subAgentProblems(agent: AgentManifest): Array<{ path: string; message: string }> {
+  const spawn = agent.grants["agent.spawn"];
+  return agent.sub_agents.flatMap((name, i) =>
+    spawn !== undefined && capabilityMatches("agent.spawn", spawn, { agent: name }).allow
+      ? []
+      : [{ path: `sub_agents[${i}]`, message: `${name} is listed but grants.agent.spawn.agents does not name it: the model could never start it` }],
+  );
+}
+
+/**
+ * What the parent's model is told of a spawn (the tool result of `subagent_<name>`): the child's
+ * answer, or why there is none. JSON like other tool errors, so the model reads one shape.
+ */
+export function spawnResultContent(result: SpawnResult): { content: string; isError: boolean } {
+  const error = (kind: string, message: string, extra: Record<string, unknown> = {}) => ({ content: JSON.stringify({ error: { kind, message, ...extra } }), isError: true });
+  if (result.status === "denied") return error("denied", result.denial.message, { denial: result.denial });
+  if (result.status === "awaiting_approval") return error("sub-agent-waiting", `sub-agent run ${result.runId} waits for a person to decide approval ${result.approvalId}; it continues on its own, but its answer will not come back in this run`);
+  if (result.status !== "ended") return error("sub-agent-unfinished", `sub-agent run ${result.runId} has not finished`);
+  if (result.endReason !== "completed") return error(`sub-agent-${result.endReason ?? "failed"}`, result.result ?? `sub-agent run ${result.runId} ended ${result.endReason}`);
+  return { content: result.result ?? JSON.stringify({ outcomes: result.outcomes }), isError: false };
+}
