@@ -28,7 +28,22 @@ export const REPLY_OVERHEAD = 3;
 /** Counts tokens of a text; swappable so a caller can plug in a provider's count. */
 export type TokenCounter = (text: string) => number;
 
-export const countTextTokens: TokenCounter = (text) => (text === "" ? 0 : o200k(text));
+/**
+ * Counts are kept for recently counted texts: a run's loop fits its whole history into the
+ * budget at every Step, so without this each message was tokenized again every Step.
+ */
+const counted = new Map<string, number>();
+const COUNTED_MAX = 4096;
+
+export const countTextTokens: TokenCounter = (text) => {
+  if (text === "") return 0;
+  const known = counted.get(text);
+  if (known !== undefined) return known;
+  const n = o200k(text);
+  if (counted.size >= COUNTED_MAX) counted.delete(counted.keys().next().value!);
+  counted.set(text, n);
+  return n;
+};
 
 function blockText(block: ContentBlock): string {
   switch (block.type) {
@@ -59,6 +74,8 @@ export function countToolTokens(tools: readonly ToolSpec[], count: TokenCounter 
 /** The first `head` and last `tail` tokens of `text`, or undefined when it has no more than that. */
 export function headAndTail(text: string, keep: { head: number; tail: number }): { head: string; tail: string; cutTokens: number; cutChars: number } | undefined {
   const { head, tail } = keep;
+  // A token is at least one character: a text no longer than head + tail characters fits.
+  if (text.length <= head + tail) return undefined;
   const tokens = encode(text);
   if (tokens.length <= head + tail) return undefined;
   const first = decode(tokens.slice(0, head));
