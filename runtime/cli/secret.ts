@@ -1,14 +1,13 @@
 import { mkdir, open } from "node:fs/promises";
-import { InvalidInputError, NotFoundError } from "../errors.js";
+import { InvalidInputError } from "../errors.js";
 import { checkSecretName, MAX_VALUE_BYTES, MIN_REDACTED_LENGTH, openSecretStore, SecretError } from "../secrets/index.js";
 import type { SecretInfo, SecretStore } from "../secrets/index.js";
 import { openStore, systemClock } from "../store/index.js";
-import type { Store } from "../store/index.js";
 import { parseCommandArgs } from "./args.js";
 import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
 import type { ApiClient } from "./client.js";
 import { flagText, jsonText } from "./render.js";
-import { openExistingStore, resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_FLAGS_HELP, withExistingStore } from "./store-path.js";
 
 export const secretHelp = `clawhive secret — credentials the host proxies inject, encrypted in the store
 
@@ -174,26 +173,18 @@ async function removeOnServer(api: ApiClient, name: string): Promise<number> {
 }
 
 /** Opens the existing store; no store means nothing to list or remove (exit 1). */
-async function withSecrets(values: Readonly<Record<string, unknown>>, body: (secrets: SecretStore) => Promise<number>): Promise<number> {
-  let store: Store;
-  try {
-    store = await openExistingStore(values);
-  } catch (error) {
-    if (!(error instanceof NotFoundError)) throw error;
-    console.error(`clawhive: ${error.message}`);
-    return 1;
-  }
-  try {
-    return await body(await openSecretStore(store, { ...keyConfig(values), clock: systemClock }));
-  } catch (error) {
-    if (error instanceof SecretError && error.code === "secret_not_found") {
-      console.error(`clawhive: ${error.message}`);
-      return 1;
+function withSecrets(values: Readonly<Record<string, unknown>>, body: (secrets: SecretStore) => Promise<number>): Promise<number> {
+  return withExistingStore(values, async (store) => {
+    try {
+      return await body(await openSecretStore(store, { ...keyConfig(values), clock: systemClock }));
+    } catch (error) {
+      if (error instanceof SecretError && error.code === "secret_not_found") {
+        console.error(`clawhive: ${error.message}`);
+        return 1;
+      }
+      throw error;
     }
-    throw error;
-  } finally {
-    await store.close();
-  }
+  });
 }
 
 function keyConfig(values: Readonly<Record<string, unknown>>): { dataDir: string; keyFromEnv?: string; keyFile?: string } {

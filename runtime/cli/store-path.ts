@@ -77,3 +77,23 @@ export function openRuntime(values: Readonly<Record<string, unknown>>): Promise<
     onProgress: (line) => console.error(line),
   });
 }
+
+/**
+ * Runs `body` on the existing store the flags name, then closes it. No store means nothing to
+ * read or change: the message is printed and the exit code is 1.
+ */
+export async function withExistingStore(values: Readonly<Record<string, unknown>>, body: (store: Store) => Promise<number>): Promise<number> {
+  let store: Store;
+  try {
+    store = await openExistingStore(values);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    console.error(`clawhive: ${error.message}`);
+    return 1;
+  }
+  try {
+    return await body(store);
+  } finally {
+    await store.close();
+  }
+}

@@ -1,12 +1,11 @@
 import { mkdir } from "node:fs/promises";
-import { InvalidInputError, NotFoundError } from "../errors.js";
+import { InvalidInputError } from "../errors.js";
 import { checkTokenId, isRole, openTokenStore, ROLES } from "../api/auth/index.js";
 import type { TokenInfo, TokenStore } from "../api/auth/index.js";
 import { openStore, systemClock } from "../store/index.js";
-import type { Store } from "../store/index.js";
 import { parseCommandArgs } from "./args.js";
 import { flagText, inert, jsonText } from "./render.js";
-import { openExistingStore, resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_FLAGS_HELP, withExistingStore } from "./store-path.js";
 
 export const tokenHelp = `clawhive token — bearer tokens for the HTTP API
 
@@ -108,20 +107,8 @@ async function revoke(argv: string[]): Promise<number> {
 }
 
 /** Opens the existing store; no store means no tokens to list or revoke (exit 1). */
-async function withTokens(values: Readonly<Record<string, unknown>>, body: (tokens: TokenStore) => Promise<number>): Promise<number> {
-  let store: Store;
-  try {
-    store = await openExistingStore(values);
-  } catch (error) {
-    if (!(error instanceof NotFoundError)) throw error;
-    console.error(`clawhive: ${error.message}`);
-    return 1;
-  }
-  try {
-    return await body(await openTokenStore(store, { clock: systemClock }));
-  } finally {
-    await store.close();
-  }
+function withTokens(values: Readonly<Record<string, unknown>>, body: (tokens: TokenStore) => Promise<number>): Promise<number> {
+  return withExistingStore(values, async (store) => body(await openTokenStore(store, { clock: systemClock })));
 }
 
 function table(tokens: readonly TokenInfo[]): string[] {
