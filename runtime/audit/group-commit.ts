@@ -46,6 +46,8 @@ export class GroupCommit {
   readonly #maxBatch: number;
   readonly #maxAttempts: number;
   #pending: Pending[] = [];
+  /** The latest append: batches are FIFO, so once it settles every earlier one has. */
+  #last: Promise<unknown> = Promise.resolve();
   #scheduled = false;
   #flushing: Promise<void> | null = null;
   /** undefined: unknown, read it; null: the table is empty. */
@@ -66,10 +68,17 @@ export class GroupCommit {
     // Serialise now, in the caller's turn: a body that cannot be hashed fails its own caller
     // rather than the batch it would have joined.
     const text = bodyText(body);
-    return new Promise((resolve, reject) => {
+    const appended = new Promise<ChainedBody>((resolve, reject) => {
       this.#pending.push({ body, text, resolve, reject });
       this.#schedule();
     });
+    this.#last = appended.catch(() => undefined);
+    return appended;
+  }
+
+  /** Resolves once everything appended before the call has been written or has failed. */
+  async flushed(): Promise<void> {
+    await this.#last;
   }
 
   /** Resolves once everything queued so far has been written or has failed. */

@@ -82,8 +82,13 @@ export class LibsqlAuditLog implements AuditLog {
     return this.#append(() => denialBody(denial, this.#context()));
   }
 
+  flush(): Promise<void> {
+    return this.#writer.flushed();
+  }
+
   async query(query: AuditQuery = {}): Promise<AuditPage> {
     const { statement, limit, order } = buildQuery(query);
+    await this.#writer.flushed();
     const result = await this.#store.execute(statement);
     const records = result.rows.slice(0, limit).map(rowToRecord);
     const last = records[records.length - 1];
@@ -91,7 +96,8 @@ export class LibsqlAuditLog implements AuditLog {
     return { records, nextCursor: more && last !== undefined ? encodeCursor(last.seq, order) : null };
   }
 
-  verify(options: VerifyOptions = {}): Promise<VerifyReport> {
+  async verify(options: VerifyOptions = {}): Promise<VerifyReport> {
+    await this.#writer.flushed();
     return verifyChain(this.#store, options);
   }
 

@@ -194,6 +194,12 @@ export interface AuditLog {
   /** Records how the effect of `intent` ended; call it exactly once per intent. */
   appendOutcome(intent: AuditRecord, outcome: OutcomeInput): Promise<AuditRecord>;
   appendDenial(denial: DenialInput): Promise<AuditRecord>;
+  /**
+   * Resolves once every record appended so far is written (or its batch failed). An outcome
+   * may be appended without awaiting it; whoever reports the result awaits this instead.
+   */
+  flush(): Promise<void>;
+  /** Sees every record this log appended before the call (it flushes first). */
   query(query?: AuditQuery): Promise<AuditPage>;
   /** Walks the whole chain: altered, unlinked and missing records, and intents without outcome. */
   verify(options?: VerifyOptions): Promise<VerifyReport>;

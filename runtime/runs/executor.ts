@@ -81,7 +81,10 @@ export class ToolExecutor {
       if (slot && options.elevation) await release(slot, "elevated step ended");
       release_();
     }
-    await this.#services.audit
+    // Queued, not awaited: the effect is over and its intent was durable before it. The outcome
+    // commits while the caller carries on (the model's next request, the plan's next call); the
+    // run flushes the log before it reports anything (Run.end, a pause), and reads flush first.
+    void this.#services.audit
       .appendOutcome(intent, execution.ok ? { status: "ok", resultSize: JSON.stringify(execution.output ?? null).length } : { status: "error", error: { code: execution.effectApproval ? "approval-required" : execution.error!.kind, message: execution.effectApproval ? `effect approval ${execution.effectApproval.id} is needed` : execution.error!.message } })
       .catch(() => {});
     return execution;

@@ -181,7 +181,8 @@ export class Run {
     // Every event is stored before the record says ended: a stream that sees the run ended has
     // already been able to read its last event.
     this.#emit({ type: "run-ended", reason, at: this.#services.now() });
-    await this.flushEvents();
+    // Its audit records too: outcomes are queued, not awaited, when a ToolCall returns.
+    await Promise.all([this.flushEvents(), this.#services.audit.flush()]);
     await this.#services.records.end(this.id, report, this.#services.now(), reason);
     return report;
   }
@@ -261,7 +262,7 @@ export class Run {
 
   /** Pauses the run on `approval`: the run holds no instance while it waits. */
   async #pause(active: ActiveToolCall, input: unknown, started: number, approval: Approval, toolApproved = false): Promise<ToolCallOutcome> {
-    await this.#executor.releaseAll("paused for approval");
+    await Promise.all([this.#executor.releaseAll("paused for approval"), this.#services.audit.flush()]);
     await this.#setPending({ tool: active.qualifiedName, input, stepId: active.stepId, approvalId: approval.id, ...(toolApproved ? { toolApproved } : {}) });
     const needed: ApprovalNeeded = { id: approval.id, kind: approval.kind, tool: approval.tool, reason: approval.reason, expiresAt: approval.expiresAt };
     this.#emit({ type: "approval-required", toolCallId: active.toolCallId, approval: needed, at: this.#services.now() });

@@ -185,3 +185,18 @@ describe("query", () => {
       assert.equal(second.records[0]?.seq, 2);
     }));
 });
+
+describe("flush", () => {
+  it("an outcome appended without awaiting it is in the store once flush resolves, and query sees it", () =>
+    withLog(async ({ log, store }) => {
+      const intent = await log.appendIntent(hostIntent());
+      void log.appendOutcome(intent, { status: "ok", resultSize: 7 });
+      const direct = async () => Number((await store.execute("SELECT count(*) AS n FROM audit_records")).rows[0]!.n);
+      await log.flush();
+      assert.equal(await direct(), 2);
+      void log.appendOutcome(await log.appendIntent(hostIntent()), { status: "error", error: { code: "io", message: "gone" } });
+      const page = await log.query({ status: "error" });
+      assert.equal(page.records.length, 1);
+      assert.equal((await log.verify()).ok, true);
+    }));
+});
