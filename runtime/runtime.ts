@@ -36,7 +36,7 @@ import { createBackends, type Backends, type CalendarConfig, type MailConfig } f
 import { Conversations } from "./runs/conversations.js";
 import { openRuntimeScheduler, type Scheduler } from "./schedules/index.js";
 import { cancelSubAgentRuns, spawnSubAgent, subAgentTools } from "./runs/sub-agents.js";
-import { defaultSkillsDir, loadSkills, skillsFor, skillsZone } from "./skills/index.js";
+import { defaultSkillsDir, SkillsCache, skillsFor, skillsZone } from "./skills/index.js";
 import { initialLoopState, LoopStates, RunLoop } from "./runs/loop/index.js";
 import { createProvider, type LlmProvider } from "./llm/index.js";
 
@@ -145,6 +145,7 @@ export class Runtime {
   #agentStore!: AgentStore;
   #agentsDir = "";
   #skillsDir = defaultSkillsDir();
+  #skills = new SkillsCache(this.#skillsDir);
   #runs = new Map<string, Run>();
   #closed = false;
   /** Every secret value known to this process, shared with the audit log's redaction. */
@@ -216,6 +217,7 @@ export class Runtime {
       runtime.#agentStore = await AgentStore.open(store, { clock });
       runtime.#agentsDir = options.agentsDir ?? join(PROJECT_ROOT, "capabilities");
       runtime.#skillsDir = options.skillsDir ?? defaultSkillsDir();
+      runtime.#skills = new SkillsCache(runtime.#skillsDir);
       await runtime.refreshAgents();
       runtime.#leaseMs = options.runLeaseMs ?? 15_000;
       runtime.#driver = new RunDriver({
@@ -450,7 +452,7 @@ export class Runtime {
       now: () => this.clock.now(),
       // The key is read through secretValue on every call: never from the environment.
       skills: async (run) => {
-        const { skills } = await loadSkills(this.#skillsDir);
+        const { skills } = await this.#skills.load();
         return skillsZone(skillsFor(run.agent, { skills, tools: run.tools, taskGrants: await this.#taskGrantsOf(run) }).skills);
       },
       subAgents: {

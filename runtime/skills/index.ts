@@ -3,7 +3,7 @@
  * grants nothing and runs nothing; it enters the system prompt only when the agent's grants
  * cover the tools it requires.
  */
-export { defaultSkillsDir, loadSkills, MAX_SKILL_BYTES, parseSkill, SKILL_FILE, SkillError } from "./load.js";
+export { defaultSkillsDir, loadSkills, MAX_SKILL_BYTES, parseSkill, SKILL_FILE, SkillError, SkillsCache } from "./load.js";
 export type { LoadedSkills } from "./load.js";
 export { SkillFrontMatterSchema } from "./schema.js";
 export type { Skill, SkillFrontMatter } from "./schema.js";

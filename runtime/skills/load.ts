@@ -2,6 +2,7 @@
  * Reads skills: `<dir>/<name>/SKILL.md`, YAML front matter between `---` lines, then the text.
  * The folder name is the skill's name (an agent lists skills by it), so the two must agree.
  */
+import { readdirSync, statSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import * as v from "valibot";
@@ -85,6 +86,50 @@ export async function loadSkills(dir: string): Promise<LoadedSkills> {
     }
   }
   return { skills, problems };
+}
+
+/**
+ * `loadSkills` for a folder read before every model-driven run: the folder is parsed again
+ * only when what `stat` says of it or of a SKILL.md changed (added, removed, edited), so a
+ * run pays a few synchronous stats instead of reading and parsing every file.
+ */
+export class SkillsCache {
+  readonly #dir: string;
+  #signature: string | undefined;
+  #loaded: Promise<LoadedSkills> | undefined;
+
+  constructor(dir: string) {
+    this.#dir = dir;
+  }
+
+  load(): Promise<LoadedSkills> {
+    const signature = folderSignature(this.#dir);
+    if (this.#loaded === undefined || signature !== this.#signature) {
+      this.#signature = signature;
+      this.#loaded = loadSkills(this.#dir);
+      // A failed read is not kept: the next run reads again.
+      this.#loaded.catch(() => {
+        if (this.#signature === signature) this.#loaded = undefined;
+      });
+    }
+    return this.#loaded;
+  }
+}
+
+/** The folder's entries and each SKILL.md's identity, size and times; "" when there is no folder. */
+function folderSignature(dir: string): string {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir).sort();
+  } catch {
+    return "";
+  }
+  const parts = [String(statSync(dir, { throwIfNoEntry: false })?.mtimeMs)];
+  for (const entry of entries) {
+    const info = statSync(join(dir, entry, SKILL_FILE), { throwIfNoEntry: false });
+    parts.push(info ? `${entry}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}` : `${entry}:-`);
+  }
+  return parts.join("|");
 }
 
 /** The project's own skills folder (`skills/` beside `capabilities/`). */

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { defaultSkillsDir, loadSkills, MAX_SKILL_BYTES, parseSkill } from "../../runtime/skills/index.js";
+import { defaultSkillsDir, loadSkills, MAX_SKILL_BYTES, parseSkill, SkillsCache } from "../../runtime/skills/index.js";
 
 const file = "skills/notes/SKILL.md";
 const doc = (front: string, body = "Do the thing.") => `---\n${front}\n---\n${body}\n`;
@@ -70,4 +70,38 @@ test("the project's example skills load without problems", async () => {
   assert.deepEqual(problems, []);
   assert.deepEqual(skills.get("summarize-notes")?.requiredTools, ["files.list_dir", "files.read_file"]);
   assert.deepEqual(skills.get("triage-inbox")?.requiredTools, ["mail.list_unread", "mail.read_message"]);
+});
+
+test("the skills cache reads the folder again only when a skill is added, edited or removed", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "clawhive-skills-cache-"));
+  try {
+    const write = async (name: string, text: string) => {
+      await mkdir(join(dir, name), { recursive: true });
+      await writeFile(join(dir, name, "SKILL.md"), text);
+    };
+    const cache = new SkillsCache(dir);
+    assert.equal((await cache.load()).skills.size, 0);
+    await write("notes", doc("name: notes\ndescription: first"));
+    const first = await cache.load();
+    assert.equal(first.skills.get("notes")?.description, "first");
+    // Nothing changed: the same reading, not a new one.
+    assert.equal(await cache.load(), first);
+    // An edit of another length shows at once.
+    await write("notes", doc("name: notes\ndescription: second, longer"));
+    assert.equal((await cache.load()).skills.get("notes")?.description, "second, longer");
+    // A new skill and a broken one: the broken one is a problem, not a crash.
+    await write("plan", doc("name: plan\ndescription: plan it"));
+    await write("broken", "no front matter\n");
+    const third = await cache.load();
+    assert.deepEqual([...third.skills.keys()].sort(), ["notes", "plan"]);
+    assert.equal(third.problems.length, 1);
+    // A removed skill is gone.
+    await rm(join(dir, "plan"), { recursive: true });
+    assert.deepEqual([...(await cache.load()).skills.keys()], ["notes"]);
+    // The whole folder removed: no skills.
+    await rm(dir, { recursive: true });
+    assert.equal((await cache.load()).skills.size, 0);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
