@@ -54,12 +54,11 @@ export class ToolExecutor {
     input: unknown,
     options: { elevation?: CapabilityGrant | undefined; timeoutMs?: number | undefined; approvalResult: string | null; context?: string | undefined },
   ): Promise<Execution> {
-    let intent: AuditRecord;
-    try {
-      intent = await this.#services.audit.appendIntent(this.#toolSubject(active, input, options.approvalResult));
-    } catch (error) {
-      return { ok: false, error: { kind: "audit-failed", message: `the call was not made because it could not be recorded: ${(error as Error).message}` } };
-    }
+    // The ToolCall's intent is written while its instance is found and the guest starts: the
+    // guest's own computation is no effect, and every effect it asks for is a host call whose
+    // handler waits for this record first (and refuses when it failed), so no effect precedes it.
+    const recorded = this.#services.audit.appendIntent(this.#toolSubject(active, input, options.approvalResult));
+    recorded.catch(() => undefined);
     let slot: Slot | undefined;
     let execution: Execution;
     let release_: () => void = () => {};
@@ -69,7 +68,7 @@ export class ToolExecutor {
       slot.turn = new Promise<void>((resolve) => (release_ = resolve));
       await previous;
       if (slot.instance.state === "dead") slot = await this.#slot(active.tool.plugin.name);
-      slot.active = active;
+      slot.active = { ...active, recorded };
       slot.effectApproval = undefined;
       const timeoutMs = options.timeoutMs ?? this.#setup.agent.limits.call_timeout_ms;
       const text = await slot.instance.call(active.tool.name, JSON.stringify(input), { timeoutMs });
@@ -81,10 +80,15 @@ export class ToolExecutor {
       if (slot && options.elevation) await release(slot, "elevated step ended");
       release_();
     }
-    // Queued, not awaited: the effect is over and its intent was durable before it. The outcome
-    // commits while the caller carries on (the model's next request, the plan's next call); the
-    // run flushes the log before it reports anything (Run.end, a pause), and reads flush first.
-    void this.#services.audit
+    let intent: AuditRecord;
+    try {
+      intent = await recorded;
+    } catch (error) {
+      // Not on record: whatever the guest computed is not used (its host calls were refused).
+      return { ok: false, error: { kind: "audit-failed", message: `the call was not made because it could not be recorded: ${(error as Error).message}` } };
+    }
+    // Awaited: a caller who sees the result can count on both records being durable.
+    await this.#services.audit
       .appendOutcome(intent, execution.ok ? { status: "ok", resultSize: JSON.stringify(execution.output ?? null).length } : { status: "error", error: { code: execution.effectApproval ? "approval-required" : execution.error!.kind, message: execution.effectApproval ? `effect approval ${execution.effectApproval.id} is needed` : execution.error!.message } })
       .catch(() => {});
     return execution;

@@ -24,6 +24,8 @@ export interface ActiveToolCall {
   stepId: string;
   /** The tool's effective risk: an Unsafe tool's effects each need their own approval. */
   risk: Risk;
+  /** The ToolCall's own intent record being written: every effect waits for it (fail closed). */
+  recorded?: Promise<unknown>;
 }
 
 /** What the run supplies to serve, decide and record its instances' host calls. */
@@ -141,7 +143,9 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
       const denial = { capability: request.capability, reason: "not-granted", message: `no ${call.iface} proxy is bound to this instance` };
       return { ...(await deny(options, call, request, denial)), capability: request.capability };
     }
-    // Fail closed: the intent is durable before the effect, or the effect does not happen.
+    // Fail closed: the intent is durable before the effect, or the effect does not happen;
+    // so is the ToolCall's (a rejection here refuses the call, see the handler).
+    await active.recorded;
     const intent = await options.audit.appendIntent(subject(options, call, request, unsafe ? "approved" : null));
     let result: HostCallResult;
     try {

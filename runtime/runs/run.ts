@@ -181,7 +181,7 @@ export class Run {
     // Every event is stored before the record says ended: a stream that sees the run ended has
     // already been able to read its last event.
     this.#emit({ type: "run-ended", reason, at: this.#services.now() });
-    // Its audit records too: outcomes are queued, not awaited, when a ToolCall returns.
+    // Its audit records too (a model call's record is queued, not awaited).
     await Promise.all([this.flushEvents(), this.#services.audit.flush()]);
     await this.#services.records.end(this.id, report, this.#services.now(), reason);
     return report;

@@ -171,6 +171,33 @@ test("a failing audit write prevents the effect", async () => {
   await run.end();
 });
 
+test("a ToolCall whose own intent cannot be written makes no effect, though its guest already started", async () => {
+  const run = await runtime.startRun({ agent: await agent({ lowerToSafe: ["files.write_file"] }) });
+  const audit = runtime.audit as { appendIntent: (...args: unknown[]) => Promise<unknown> };
+  const original = audit.appendIntent;
+  let calls = 0;
+  audit.appendIntent = async function (this: unknown, ...args: unknown[]) {
+    // The ToolCall's intent fails late (after the guest is running); the host call's would pass.
+    if (++calls === 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      throw new Error("disk full");
+    }
+    return original.apply(this, args);
+  };
+  try {
+    const outcome = await run.callTool("files.write_file", write("unrecorded.txt", "X"));
+    assert.equal(outcome.status, "error");
+    assert.equal((outcome as { error: { kind: string } }).error.kind, "audit-failed");
+    await assert.rejects(readFile(join(work, "unrecorded.txt")), { code: "ENOENT" });
+    // The host call was refused before its own intent was written.
+    assert.equal(calls, 1);
+  } finally {
+    audit.appendIntent = original;
+  }
+  assert.equal((await run.callTool("files.write_file", write("unrecorded.txt", "X"))).status, "ok");
+  await run.end();
+});
+
 test("the least-privilege report shows granted, used, unused and denied", async () => {
   const run = await runtime.startRun({ agent: await agent() });
   await run.callTool("files.read_file", { path: "/work/notes.txt" });
