@@ -158,3 +158,39 @@ for (const { provider, start } of PROVIDERS) {
     });
   });
 }
+
+test("fail closed: a model call that could not be recorded stops the next call, and fails a run that would complete", async () => {
+  const fake = await PROVIDERS[1]!.start();
+  const audit = runtime.audit as { appendModelCall: Runtime["audit"]["appendModelCall"] };
+  const real = audit.appendModelCall;
+  audit.appendModelCall = () => Promise.reject(new Error("the store is gone"));
+  try {
+    const name = await defineLoopAgent(runtime, `aud-closed-${++n}`, { provider: "openai", baseUrl: fake.baseUrl, mounts: [{ guest: "/docs", host: docs }] });
+    // A Step whose record failed: its ToolCall runs (its own intent is durable), but no further
+    // prompt leaves.
+    fake.reply({ type: "tool_calls", calls: [read("b.txt")] }, { type: "text", text: "never asked" });
+    const first = fake.requests.length;
+    const asked = await runtime.submitRun({ agent: name, task: "Read b" });
+    await asked.settled;
+    assert.equal(fake.requests.length, first + 1, "the second prompt was not sent");
+    const failed = (await runtime.records.get(asked.run.id))!;
+    assert.equal(failed.endReason, "failed");
+    assert.match(failed.result ?? "", /the store is gone/);
+    // An answer whose record failed is not reported as the run's result.
+    fake.reply({ type: "text", text: "the answer" });
+    const answered = await runtime.submitRun({ agent: name, task: "Answer" });
+    await answered.settled;
+    const record = (await runtime.records.get(answered.run.id))!;
+    assert.equal(record.endReason, "failed");
+    assert.match(record.result ?? "", /a model call could not be recorded: the store is gone/);
+    // Control: with the log back, the same run completes.
+    audit.appendModelCall = real;
+    fake.reply({ type: "text", text: "the answer" });
+    const control = await runtime.submitRun({ agent: name, task: "Answer" });
+    await control.settled;
+    assert.equal((await runtime.records.get(control.run.id))?.result, "the answer");
+  } finally {
+    audit.appendModelCall = real;
+    await fake.close();
+  }
+});
