@@ -449,6 +449,7 @@ export class Runtime {
     return (this.#loop = new RunLoop({
       states: this.#loopStates,
       conversations: this.conversations,
+      audit: this.audit,
       now: () => this.clock.now(),
       // The key is read through secretValue on every call: never from the environment.
       skills: async (run) => {

@@ -76,7 +76,8 @@ export function outcomeBody(intent: AuditRecord, outcome: OutcomeInput, context:
   };
 }
 
-const EMPTY: RecordBody = {
+/** Every column at its empty value; record builders spread it first. */
+export const EMPTY: RecordBody = {
   kind: "host_call",
   status: "intent",
   decision: "allow",
@@ -167,10 +168,10 @@ function capabilities(field: string, value: readonly JsonValue[] | undefined): J
   return value;
 }
 
-function requireText(field: string, value: unknown): asserts value is string {
+export function requireText(field: string, value: unknown): asserts value is string {
   if (typeof value !== "string" || value === "") throw invalid(field, "must be a non-empty string");
 }
 
-function invalid(field: string, reason: string): InvalidInputError {
+export function invalid(field: string, reason: string): InvalidInputError {
   return new InvalidInputError(`audit record ${field}: ${reason}`, { field });
 }

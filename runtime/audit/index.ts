@@ -1,9 +1,10 @@
-/** The audit room: the append-only, hash-chained log of every ToolCall and host-proxy call. */
+/** The audit room: the append-only, hash-chained log of every ToolCall, host-proxy call and model call. */
 export { openAuditLog, LibsqlAuditLog } from "./libsql-audit-log.js";
 export type { AuditLogOptions } from "./libsql-audit-log.js";
 export { withAudit } from "./with-audit.js";
 export type { AuditedEffect } from "./with-audit.js";
 export { auditMigrations } from "./schema.js";
+export { MODEL_CALL_PROXY } from "./model-call.js";
 export { AuditError } from "./errors.js";
 export type { AuditErrorCode } from "./errors.js";
 export { canonicalJson } from "./json.js";
@@ -27,6 +28,8 @@ export type {
   HostCallRef,
   InFlightIntent,
   IntentInput,
+  ModelCallInput,
+  ModelCallSummary,
   OutcomeInput,
   ToolCallRef,
   VerifyIssue,

@@ -4,6 +4,7 @@ import { denialBody, intentBody, outcomeBody } from "./body.js";
 import { AuditError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
 import type { ChainedBody, GroupCommitStats } from "./group-commit.js";
+import { modelCallBody } from "./model-call.js";
 import { buildQuery, encodeCursor } from "./query.js";
 import { toRecord, rowToRecord } from "./record.js";
 import { Redactor } from "./redact.js";
@@ -17,6 +18,7 @@ import type {
   AuditRecord,
   DenialInput,
   IntentInput,
+  ModelCallInput,
   OutcomeInput,
   VerifyOptions,
   VerifyReport,
@@ -80,6 +82,10 @@ export class LibsqlAuditLog implements AuditLog {
 
   appendDenial(denial: DenialInput): Promise<AuditRecord> {
     return this.#append(() => denialBody(denial, this.#context()));
+  }
+
+  appendModelCall(call: ModelCallInput): Promise<AuditRecord> {
+    return this.#append(() => modelCallBody(call, this.#context()));
   }
 
   flush(): Promise<void> {

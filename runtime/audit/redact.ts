@@ -1,6 +1,7 @@
 import { InvalidInputError } from "../errors.js";
 import { canonicalJson } from "./json.js";
 import type { JsonValue } from "./json.js";
+import type { AuditKind } from "./types.js";
 
 export const REDACTED = "[REDACTED]";
 
@@ -26,7 +27,7 @@ export const DEFAULT_SECRET_KEYS: readonly string[] = [
 
 /** What the `redactArgs` hook is told about the arguments it redacts. */
 export interface RedactionSubject {
-  readonly kind: "tool_call" | "host_call";
+  readonly kind: AuditKind;
   readonly proxy: string | null;
   readonly function: string | null;
   readonly tool: string | null;

@@ -11,13 +11,7 @@ import type { Migration } from "../store/index.js";
  * Triggers refuse UPDATE and DELETE, so the runtime's own code cannot rewrite history by mistake;
  * someone with the file can drop them, which is what the hash chain is for.
  */
-export const auditMigrations: readonly Migration[] = [
-  {
-    room: "audit",
-    version: 1,
-    name: "create audit_records",
-    statements: [
-      `CREATE TABLE audit_records (
+const TABLE_V1 = `CREATE TABLE audit_records (
         seq INTEGER PRIMARY KEY,
         prev_hash TEXT NOT NULL,
         hash TEXT NOT NULL,
@@ -52,18 +46,54 @@ export const auditMigrations: readonly Migration[] = [
         error_code TEXT,
         error_message TEXT,
         result_size INTEGER
-      ) STRICT`,
-      "CREATE INDEX audit_records_trace ON audit_records (trace_id)",
-      "CREATE INDEX audit_records_run ON audit_records (run_id)",
-      "CREATE INDEX audit_records_agent ON audit_records (agent)",
-      "CREATE INDEX audit_records_tool ON audit_records (tool)",
-      "CREATE INDEX audit_records_start ON audit_records (start_at)",
-      "CREATE INDEX audit_records_denied ON audit_records (seq) WHERE status = 'denied'",
-      "CREATE INDEX audit_records_error ON audit_records (seq) WHERE status = 'error'",
-      `CREATE TRIGGER audit_records_no_update BEFORE UPDATE ON audit_records
+      ) STRICT`;
+
+/** Indexes and triggers of audit_records: dropped with the table, so every rebuild recreates them. */
+const INDEXES_AND_TRIGGERS: readonly string[] = [
+  "CREATE INDEX audit_records_trace ON audit_records (trace_id)",
+  "CREATE INDEX audit_records_run ON audit_records (run_id)",
+  "CREATE INDEX audit_records_agent ON audit_records (agent)",
+  "CREATE INDEX audit_records_tool ON audit_records (tool)",
+  "CREATE INDEX audit_records_start ON audit_records (start_at)",
+  "CREATE INDEX audit_records_denied ON audit_records (seq) WHERE status = 'denied'",
+  "CREATE INDEX audit_records_error ON audit_records (seq) WHERE status = 'error'",
+  `CREATE TRIGGER audit_records_no_update BEFORE UPDATE ON audit_records
         BEGIN SELECT RAISE(ABORT, 'audit_records is append-only'); END`,
-      `CREATE TRIGGER audit_records_no_delete BEFORE DELETE ON audit_records
+  `CREATE TRIGGER audit_records_no_delete BEFORE DELETE ON audit_records
         BEGIN SELECT RAISE(ABORT, 'audit_records is append-only'); END`,
+];
+
+/** Column list of the v2 copy, written out: a released migration's text never changes. */
+const V2_COLUMNS =
+  "seq, prev_hash, hash, kind, status, decision, intent_seq, trace_id, task_id, run_id, step_id, parent_run_id, agent, plugin, tool, " +
+  "tool_call_id, tool_call_name, proxy, host_function, args, args_bytes, args_truncated, requested_capabilities, granted_capabilities, " +
+  "approval_required, approval_result, denial_capability, denial_reason, denial_message, start_at, end_at, error_code, error_message, result_size";
+
+export const auditMigrations: readonly Migration[] = [
+  {
+    room: "audit",
+    version: 1,
+    name: "create audit_records",
+    statements: [TABLE_V1, ...INDEXES_AND_TRIGGERS],
+  },
+  {
+    // SQLite cannot alter a CHECK constraint: the table is rebuilt (create, copy, drop, rename)
+    // in the migration's one transaction. Rows are copied byte for byte — seq, prev_hash, hash and
+    // every hashed column — so the chain verifies across the rebuild. Dropping a table fires no
+    // trigger (its triggers are dropped first), so the append-only guards do not stand in the way;
+    // they are recreated on the new table with its indexes.
+    room: "audit",
+    version: 2,
+    name: "audit_records kind allows model_call",
+    statements: [
+      TABLE_V1.replace("CREATE TABLE audit_records (", "CREATE TABLE audit_records_v2 (").replace(
+        "CHECK (kind IN ('tool_call', 'host_call'))",
+        "CHECK (kind IN ('tool_call', 'host_call', 'model_call'))",
+      ),
+      `INSERT INTO audit_records_v2 (${V2_COLUMNS}) SELECT ${V2_COLUMNS} FROM audit_records ORDER BY seq`,
+      "DROP TABLE audit_records",
+      "ALTER TABLE audit_records_v2 RENAME TO audit_records",
+      ...INDEXES_AND_TRIGGERS,
     ],
   },
 ];

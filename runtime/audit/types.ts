@@ -1,6 +1,7 @@
 import type { JsonValue } from "./json.js";
 
-export type AuditKind = "tool_call" | "host_call";
+/** `model_call`: a prompt sent to an LLM provider (one record, written when the call ended). */
+export type AuditKind = "tool_call" | "host_call" | "model_call";
 /** `intent`: an allowed effect about to run; `ok`/`error`: its outcome; `denied`: refused, one record. */
 export type AuditStatus = "intent" | "ok" | "error" | "denied";
 export type AuditDecision = "allow" | "deny";
@@ -67,6 +68,55 @@ export interface OutcomeInput {
   readonly resultSize?: number | null;
 }
 
+/**
+ * A model call that has ended: the prompt left the machine, so it is an outbound effect. Only its
+ * shape is recorded — counts, names and usage, never a message's content (prompts carry mail,
+ * documents, tool results and secrets): there is no field here that could hold it.
+ */
+export interface ModelCallInput {
+  readonly traceId: string;
+  readonly runId: string;
+  readonly agent: string;
+  readonly taskId?: string | null;
+  readonly stepId?: string | null;
+  readonly parentRunId?: string | null;
+  /** The provider's API, e.g. `anthropic`, `openai`: stored as host_function under proxy `llm`. */
+  readonly provider: string;
+  /** The model id asked for. */
+  readonly model: string;
+  /** The provider's base URL; only its host (and port) is stored, never a path, query or credential. */
+  readonly baseUrl?: string | null;
+  /** Messages sent (the system prompt not counted). */
+  readonly messages: number;
+  /** The names of the tools offered to the model. */
+  readonly tools: readonly string[];
+  readonly maxTokens: number;
+  /** Usage the provider reported; null when the call failed. */
+  readonly inputTokens?: number | null;
+  readonly outputTokens?: number | null;
+  readonly stopReason?: string | null;
+  /** HTTP attempts made, retries included (0 when the call failed before any request). */
+  readonly attempts: number;
+  /** When the call started (ms); it ends at the append. */
+  readonly startAt: number;
+  readonly status: "ok" | "error";
+  /** On error: e.g. `rate_limited`, `timeout`, `cancelled`, `unavailable`. */
+  readonly error?: AuditErrorInfo | null;
+}
+
+/** A model_call record's arguments, parsed back from the stored JSON. */
+export interface ModelCallSummary {
+  readonly model: string;
+  readonly baseUrl: string | null;
+  readonly messages: number;
+  readonly tools: readonly string[];
+  readonly maxTokens: number;
+  readonly inputTokens: number | null;
+  readonly outputTokens: number | null;
+  readonly stopReason: string | null;
+  readonly attempts: number;
+}
+
 /** A durable record, as stored (already redacted). `seq` is its id and its place in the chain. */
 export interface AuditRecord {
   readonly seq: number;
@@ -101,6 +151,8 @@ export interface AuditRecord {
   readonly endAt: number | null;
   readonly error: AuditErrorInfo | null;
   readonly resultSize: number | null;
+  /** On a `model_call` record: its arguments, parsed (null on other kinds, or if unreadable). */
+  readonly modelCall: ModelCallSummary | null;
 }
 
 export interface AuditQuery {
@@ -178,7 +230,7 @@ export interface VerifyOptions {
 }
 
 /**
- * The audit log of every ToolCall and host-proxy call, allowed or denied.
+ * The audit log of every ToolCall, host-proxy call and model call, allowed or denied.
  *
  * **Fail closed.** `appendIntent()` resolves only once the intent is durable (committed). If it
  * rejects — a store failure, a closed log, invalid input — the caller MUST NOT run the effect:
@@ -195,9 +247,12 @@ export interface AuditLog {
   appendOutcome(intent: AuditRecord, outcome: OutcomeInput): Promise<AuditRecord>;
   appendDenial(denial: DenialInput): Promise<AuditRecord>;
   /**
-   * Resolves once every record appended so far is written (or its batch failed). An outcome
-   * may be appended without awaiting it; whoever reports the result awaits this instead.
+   * Records a model call that has ended, as one record. It joins the same linear queue as every
+   * other append, so a caller on a hot path may leave it unawaited (it commits with the next
+   * awaited append) — but must await it before reporting a result that rests on the call.
    */
+  appendModelCall(call: ModelCallInput): Promise<AuditRecord>;
+  /** Resolves once every record appended before the call is written (or its batch failed). */
   flush(): Promise<void>;
   /** Sees every record this log appended before the call (it flushes first). */
   query(query?: AuditQuery): Promise<AuditPage>;

@@ -1,5 +1,5 @@
 import { openAuditLog } from "../audit/index.js";
-import type { AuditKind, AuditPage, AuditQuery, AuditRecord, AuditStatus, ChainHead, VerifyReport } from "../audit/index.js";
+import type { AuditKind, AuditPage, AuditQuery, AuditRecord, AuditStatus, ChainHead, ModelCallSummary, VerifyReport } from "../audit/index.js";
 import { InvalidInputError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
 import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
@@ -13,7 +13,7 @@ export const auditHelp = `clawhive audit — read and check the audit log
 
   tail filters:
   --run ID  --trace ID  --agent NAME  --tool NAME
-  --kind K          tool_call or host_call
+  --kind K          tool_call, host_call or model_call (a prompt sent to the model)
   --status S        intent, ok, error or denied (several: --status denied,error)
   --since T         T is an ISO date or time (2025-01-31, 2025-01-31T09:00:00Z) or an age
   --until T         (30s, 15m, 2h, 7d ago); --since is inclusive, --until exclusive
@@ -41,7 +41,7 @@ const usage = "usage: clawhive audit tail [filters] | clawhive audit verify";
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
 const STATUSES: readonly AuditStatus[] = ["intent", "ok", "error", "denied"];
-const KINDS: readonly AuditKind[] = ["tool_call", "host_call"];
+const KINDS: readonly AuditKind[] = ["tool_call", "host_call", "model_call"];
 
 export async function auditCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -200,9 +200,17 @@ function detail(r: AuditRecord): string {
   const parts: string[] = [];
   if (r.denial) parts.push(`denied ${r.denial.capability}: ${r.denial.reason}: ${r.denial.message}`);
   if (r.error) parts.push(`error ${r.error.code}: ${r.error.message}`);
-  if (r.status === "ok" || r.status === "error") parts.push(`(intent #${r.intentSeq ?? "?"})`);
+  if (r.modelCall) parts.push(modelCallDetail(r.modelCall));
+  else if (r.status === "ok" || r.status === "error") parts.push(`(intent #${r.intentSeq ?? "?"})`);
   // Newlines in a message would break the one-record-a-line contract of tail.
   return parts.join(" ").replace(/\s*[\r\n]+\s*/g, " ");
+}
+
+/** What a model call was, never what it said: `claude-x in 1200 out 85 tool_use attempts 2 (3 msgs, 4 tools)`. */
+function modelCallDetail(call: ModelCallSummary): string {
+  const usage = call.inputTokens === null ? "" : ` in ${call.inputTokens} out ${call.outputTokens ?? "?"}`;
+  const stop = call.stopReason === null ? "" : ` ${call.stopReason}`;
+  return `${call.model}${usage}${stop} attempts ${call.attempts} (${call.messages} msgs, ${call.tools.length} tools${call.baseUrl === null ? "" : `, ${call.baseUrl}`})`;
 }
 
 async function verify(argv: string[]): Promise<number> {

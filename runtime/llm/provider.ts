@@ -24,5 +24,7 @@ export interface RetryInfo {
 export interface LlmProvider {
   readonly provider: string;
   readonly model: string;
+  /** The API's base URL the calls go to (the audit keeps its host only). */
+  readonly baseUrl?: string;
   complete(request: LlmRequest, options?: CompleteOptions): Promise<LlmResponse>;
 }

@@ -117,6 +117,10 @@ export class Run {
   get ended(): boolean {
     return this.#status === "ended";
   }
+  /** The run that spawned this one (a sub-agent's parent), or null. */
+  get parentRunId(): string | null {
+    return this.#setup.parentRunId;
+  }
   /** The ToolCall waiting for a person, if any. */
   get pending(): PendingToolCall | null {
     return this.#pending;

@@ -73,6 +73,48 @@ test("filters: status, kind, tool, trace, time", async () => {
   assert.ok((await allPages(`since=0&run_id=${theirs}`)).records.length > 0, "epoch milliseconds");
 });
 
+test("kind=model_call: a run's model calls, with their shape parsed; a client may read its own", async () => {
+  const run = (await f.runtime.records.get(mine))!;
+  const appended = await f.runtime.audit.appendModelCall({
+    traceId: run.traceId,
+    runId: mine,
+    agent: "reader",
+    stepId: "step_1",
+    provider: "anthropic",
+    model: "claude-api",
+    baseUrl: "https://api.anthropic.com",
+    messages: 1,
+    tools: ["files.read_file"],
+    maxTokens: 256,
+    inputTokens: 90,
+    outputTokens: 12,
+    stopReason: "end_turn",
+    attempts: 2,
+    startAt: Date.now() - 10,
+    status: "ok",
+  });
+  for (const token of [f.token.admin, f.token.client]) {
+    const { records } = await allPages(`run_id=${mine}&kind=model_call`, token);
+    assert.deepEqual(records.map((r) => r.seq), [appended.seq]);
+    assert.equal(records[0]!.kind, "model_call");
+    assert.deepEqual(records[0]!.hostCall, { proxy: "llm", function: "anthropic" });
+    assert.deepEqual(records[0]!.modelCall, {
+      model: "claude-api",
+      baseUrl: "api.anthropic.com",
+      messages: 1,
+      tools: ["files.read_file"],
+      maxTokens: 256,
+      inputTokens: 90,
+      outputTokens: 12,
+      stopReason: "end_turn",
+      attempts: 2,
+    });
+  }
+  // Control: the other kinds do not include it.
+  const tools = await allPages(`run_id=${mine}&kind=tool_call`);
+  assert.ok(tools.records.length > 0 && tools.records.every((r) => r.kind === "tool_call"));
+});
+
 test("a client reads the audit of its own runs only; an approver none", async () => {
   const own = await allPages(`run_id=${mine}`, f.token.client);
   assert.ok(own.records.length > 0 && own.records.every((r) => r.runId === mine));
@@ -115,6 +157,8 @@ describe("bad queries: 400 naming the parameter", () => {
     ["status=bogus", "query.status"],
     ["status=ok,,denied", "query.status"],
     ["kind=effect", "query.kind"],
+    ["kind=model_calls", "query.kind"],
+    ["kind=MODEL_CALL", "query.kind"],
     ["since=2026-02-30", "query.since"],
     ["since=2026-01-31T09:00:00", "query.since"],
     ["since=yesterday", "query.since"],

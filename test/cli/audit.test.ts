@@ -72,6 +72,65 @@ async function populate(name: string, tamper?: (store: Store) => Promise<void>):
   return dataDir;
 }
 
+describe("clawhive audit tail --kind model_call", () => {
+  let data: string;
+  before(async () => {
+    data = await populate("models", async (store) => {
+      // Two model calls after the eight records, written through a fresh log (with its guards
+      // dropped by populate, which does no harm to appends).
+      const log = await openAuditLog(store, { clock: new ManualClock(T0 + 10 * MINUTE) });
+      const call = {
+        traceId: "trace-1",
+        runId: "run-1",
+        agent: "mail",
+        provider: "anthropic",
+        model: "claude-cli",
+        baseUrl: "https://api.anthropic.com/v1?key=sk-never",
+        messages: 3,
+        tools: ["files.read-notes", "mail.send"],
+        maxTokens: 1024,
+        startAt: T0 + 9 * MINUTE,
+      };
+      await log.appendModelCall({ ...call, stepId: "step_1", inputTokens: 1200, outputTokens: 85, stopReason: "tool_use", attempts: 2, status: "ok" });
+      await log.appendModelCall({ ...call, stepId: "step_2", attempts: 4, status: "error", error: { code: "unavailable", message: "anthropic claude-cli: 500 overloaded (after 4 attempts)" } });
+      await log.close();
+    });
+  });
+
+  it("prints what was called, the usage and the stop reason, never what was said", () => {
+    const { code, stdout, stderr } = clawhive(["audit", "tail", "--data-dir", data, "--kind", "model_call"]);
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(seqs(stdout), [10, 9]);
+    const [failed, ok] = stdout.trimEnd().split("\n");
+    assert.match(ok!, /^#9\s+2023-11-14T22:22:20\.000Z\s+ok\s+model_call\s+mail\s+-\s+llm\.anthropic\s+allow\s+claude-cli in 1200 out 85 tool_use attempts 2 \(3 msgs, 2 tools, api\.anthropic\.com\)$/);
+    assert.match(failed!, /^#10\s+\S+\s+error\s+model_call\s+mail\s+-\s+llm\.anthropic\s+allow\s+error unavailable: anthropic claude-cli: 500 overloaded \(after 4 attempts\) claude-cli attempts 4 \(3 msgs, 2 tools, api\.anthropic\.com\)$/);
+    assert.ok(!stdout.includes("sk-never"));
+  });
+
+  it("--json gives each record its parsed model call", () => {
+    const { code, stdout } = clawhive(["audit", "tail", "--data-dir", data, "--kind", "model_call", "--status", "ok", "--json"]);
+    assert.equal(code, 0);
+    const [record, ...rest] = JSON.parse(stdout) as AuditRecord[];
+    assert.equal(rest.length, 0);
+    assert.equal(record!.kind, "model_call");
+    assert.deepEqual(record!.modelCall, {
+      model: "claude-cli",
+      baseUrl: "api.anthropic.com",
+      messages: 3,
+      tools: ["files.read-notes", "mail.send"],
+      maxTokens: 1024,
+      inputTokens: 1200,
+      outputTokens: 85,
+      stopReason: "tool_use",
+      attempts: 2,
+    });
+  });
+
+  it("other kinds leave model calls out (control)", () => {
+    assert.deepEqual(seqs(clawhive(["audit", "tail", "--data-dir", data, "--kind", "host_call", "--limit", "1"]).stdout), [8]);
+  });
+});
+
 describe("clawhive audit tail", () => {
   let data: string;
   before(async () => {

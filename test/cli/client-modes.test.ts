@@ -3,6 +3,8 @@ import { rm, writeFile } from "node:fs/promises";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { openAuditLog } from "../../runtime/audit/index.js";
+import { openStore } from "../../runtime/store/index.js";
 import { echoComponent, packTgz, writePackage } from "../helpers/plugin-packages.js";
 import { cli, serve, type Mode, type Result, type Served } from "./client-fixtures.js";
 import { cliPlace, type CliPlace } from "./fixtures.js";
@@ -28,6 +30,28 @@ before(async () => {
   assert.equal(cli(remote, ["approvals", "approve", approvalId]).code, 0);
   assert.equal(cli(remote, ["runs", "watch", runId]).code, 0);
   assert.equal(cli(remote, ["secret", "set", "modes_token"], { input: "a-secret-value-of-some-length\n" }).code, 0);
+  // A model call's record, written beside the server as a second writer on the store.
+  const store = await openStore({ url: `file:${join(place.data, "clawhive.db")}` });
+  const log = await openAuditLog(store);
+  await log.appendModelCall({
+    traceId: "trace-m",
+    runId: "run-m",
+    agent: "writer",
+    provider: "openai",
+    model: "gpt-modes",
+    baseUrl: "https://api.openai.com/v1",
+    messages: 2,
+    tools: ["files.write_file"],
+    maxTokens: 512,
+    inputTokens: 300,
+    outputTokens: 20,
+    stopReason: "end_turn",
+    attempts: 1,
+    startAt: Date.now() - 50,
+    status: "ok",
+  });
+  await log.close();
+  await store.close();
 });
 after(async () => {
   await server?.stop();
@@ -61,6 +85,8 @@ describe("the same command on the store and through a server", () => {
       ["approvals", "list"],
       ["audit", "tail", "--limit", "5"],
       ["audit", "tail", "--run", runId, "--status", "denied"],
+      ["audit", "tail", "--kind", "model_call"],
+      ["audit", "tail", "--kind", "model_call", "--json"],
       ["audit", "verify"],
       ["secret", "list"],
     ];
@@ -70,6 +96,10 @@ describe("the same command on the store and through a server", () => {
       assert.equal(got.server.code, got.direct.code, `${args.join(" ")} (server): ${got.server.stderr}`);
       assert.equal(got.server.stdout, got.direct.stdout, args.join(" "));
     }
+    // The model call's line names what was called, never what was said.
+    const models = cli(remote, ["audit", "tail", "--kind", "model_call"]).stdout.trimEnd().split("\n");
+    assert.equal(models.length, 1, models.join("\n"));
+    assert.match(models[0]!, /\bok\s+model_call\s+writer\s+-\s+llm\.openai\s+allow\s+gpt-modes in 300 out 20 end_turn attempts 1 \(2 msgs, 1 tools, api\.openai\.com\)$/);
   });
 
   it("exits the same way when the answer is no", () => {
@@ -84,6 +114,7 @@ describe("the same command on the store and through a server", () => {
       [["tools", "--agent", "nobody"], 2, /nobody/],
       [["runs", "list", "--status", "done"], 2, /--status done: expected one of/],
       [["audit", "tail", "--since", "yesterday"], 2, /--since yesterday: expected an ISO date/],
+      [["audit", "tail", "--kind", "llm"], 2, /--kind llm: expected one of tool_call, host_call, model_call/],
     ];
     for (const [args, code, message] of rows) {
       const got = both(args);

@@ -56,4 +56,14 @@ test("the model spawns a sub-agent through its tool; the child's answer comes ba
   assert.equal(children.length, 1);
   assert.equal(children[0]?.traceId, run.traceId);
   assert.equal(children[0]?.result, "child answer: notes found");
+  // Each model call is audited under the one trace; the child's names its parent run.
+  const calls = (await runtime.audit.query({ traceId: run.traceId, kind: "model_call", order: "asc" })).records;
+  assert.deepEqual(
+    calls.map((c) => [c.runId, c.parentRunId, c.modelCall?.stopReason]),
+    [
+      [run.id, null, "tool_use"],
+      [children[0]!.id, run.id, "end_turn"],
+      [run.id, null, "end_turn"],
+    ],
+  );
 });

@@ -22,12 +22,14 @@ const DEFAULT_BASE_URL = "https://api.anthropic.com";
 export class AnthropicProvider implements LlmProvider {
   readonly provider = "anthropic";
   readonly model: string;
+  readonly baseUrl: string;
   #options: ProviderOptions;
   #policy: RetryPolicy;
   #clients: ClientCache<Anthropic>;
 
   constructor(options: ProviderOptions) {
     this.model = options.model;
+    this.baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
     this.#options = options;
     this.#policy = retryPolicy(options);
     const fetch = proxiedFetch(options.proxyUrl);

@@ -30,6 +30,7 @@ export interface OpenAiProviderOptions extends ProviderOptions {
 export class OpenAiProvider implements LlmProvider {
   readonly provider: "openai" | "openai-compatible";
   readonly model: string;
+  readonly baseUrl: string;
   #options: OpenAiProviderOptions;
   #policy: RetryPolicy;
   #clients: ClientCache<OpenAI>;
@@ -37,6 +38,7 @@ export class OpenAiProvider implements LlmProvider {
   constructor(options: OpenAiProviderOptions) {
     this.provider = options.flavour ?? "openai";
     this.model = options.model;
+    this.baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
     this.#options = options;
     this.#policy = retryPolicy(options);
     const fetch = proxiedFetch(options.proxyUrl);

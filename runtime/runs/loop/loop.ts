@@ -1,10 +1,12 @@
 import type { AgentManifest } from "../../agents/index.js";
+import type { AuditLog } from "../../audit/index.js";
 import { ClawhiveError } from "../../errors.js";
 import { malformedInputResult, responseText, toolResult, toolUses, type LlmProvider, type LlmResponse, type ToolResultBlock, type ToolUseBlock } from "../../llm/index.js";
 import type { Conversations } from "../conversations.js";
 import type { RunEndReason } from "../records.js";
 import type { Run } from "../run.js";
 import { spawnResultContent, subAgentOfTool, type SpawnResult, type SpawnSubAgentOptions, type SubAgentTool } from "../sub-agents.js";
+import { ModelCallAudit } from "./model-calls.js";
 import { buildStepRequest } from "./request.js";
 import type { LoopState, LoopStates, WaitingTurn } from "./state.js";
 import { callSignature, errorResult, outcomeResult, repeatedCallResult } from "./tool-results.js";
@@ -16,6 +18,8 @@ export interface RunLoopOptions {
   now: () => number;
   /** The provider an agent's `model` block names. */
   provider: (agent: AgentManifest) => LlmProvider;
+  /** Where each model call is recorded (kind `model_call`). */
+  audit: AuditLog;
   /** Model turns in a row with unusable tool input before the run fails (default 3). */
   maxInvalidTurns?: number;
   /** Identical calls (tool and canonical input) that run; the next one is stopped (default 2). */
@@ -46,6 +50,8 @@ interface Stop {
 export class RunLoop {
   readonly #options: RunLoopOptions;
   readonly #inFlight = new Set<AbortController>();
+  /** The model-call audit of each run being driven, by run id. */
+  readonly #modelCalls = new Map<string, ModelCallAudit>();
   #closing = false;
 
   constructor(options: RunLoopOptions) {
@@ -72,6 +78,8 @@ export class RunLoop {
     if (!state || run.ended || this.#closing) return;
     const controller = new AbortController();
     this.#inFlight.add(controller);
+    const modelCalls = new ModelCallAudit(this.#options.audit, run, { now: this.#options.now });
+    this.#modelCalls.set(run.id, modelCalls);
     // Ending the run (cancel, on any node: the driver's tick ends it here) aborts the model call in flight.
     const off = run.onEvent((event) => {
       if (event.type === "run-ended") controller.abort();
@@ -92,6 +100,9 @@ export class RunLoop {
       clearTimeout(timer);
       off();
       this.#inFlight.delete(controller);
+      // A call that ended with the run (cancelled, failed, runtime closing) is durable too.
+      await modelCalls.settle();
+      this.#modelCalls.delete(run.id);
       state.activeMs += performance.now() - started;
       if (!run.ended) await this.#options.states.put(run.id, state);
     }
@@ -113,7 +124,7 @@ export class RunLoop {
       if (run.ended || run.cancelled || this.#closing) return;
       const stepId = `step_${++state.steps}`;
       const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, subAgents });
-      const response = await provider.complete(request, { signal });
+      const response = await this.#modelCalls.get(run.id)!.complete(provider, request, { signal, stepId });
       if (run.ended || run.cancelled) return;
       const uses = toolUses(response);
       if (uses.length === 0) return this.#answer(run, state, stepId, response);
@@ -218,8 +229,15 @@ export class RunLoop {
   }
 
   /** Ends the run: its result text, a finish Step, the turn added to its conversation. */
-  async #finish(run: Run, state: LoopState, stop: Stop): Promise<void> {
+  async #finish(run: Run, state: LoopState, stopped: Stop): Promise<void> {
     if (run.ended) return;
+    // The model calls the result rests on are durable before it is reported; one that could
+    // not be recorded fails a run that would otherwise complete.
+    const unrecorded = await this.#modelCalls.get(run.id)?.settle();
+    const stop: Stop =
+      unrecorded !== undefined && stopped.endReason === "completed"
+        ? { reason: "audit_write_failed", result: `the run failed: a model call could not be recorded: ${unrecorded.message}`, endReason: "failed" }
+        : stopped;
     state.waiting = null;
     await this.#options.states.put(run.id, state);
     await this.#options.states.setResult(run.id, stop.result);

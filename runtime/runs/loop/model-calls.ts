@@ -1,0 +1,111 @@
+import type { AuditErrorInfo, AuditLog, ModelCallInput } from "../../audit/index.js";
+import { LlmError, type LlmProvider, type LlmRequest, type LlmResponse } from "../../llm/index.js";
+import type { Run } from "../run.js";
+
+/**
+ * The audit of one drive's model calls. A model call sends the prompt off the machine, so each
+ * one that ends — answered, failed or cancelled — becomes a `model_call` record: its shape
+ * (model, counts, tool names, usage, attempts), never the messages themselves.
+ *
+ * The record is queued on the audit log's linear queue and not awaited on its own: a Step pays
+ * for no extra commit, because the record is group-committed with the Step's next awaited
+ * append (the intent of the ToolCall the model asked for). `settle()` waits for every record
+ * before the run's result is reported. Fail closed: once a record could not be written, no
+ * further prompt is sent, and a run that would complete fails instead.
+ */
+export class ModelCallAudit {
+  readonly #audit: AuditLog;
+  readonly #run: Run;
+  readonly #now: () => number;
+  #pending: Promise<void>[] = [];
+  #failure: Error | undefined;
+
+  constructor(audit: AuditLog, run: Run, options: { now: () => number }) {
+    this.#audit = audit;
+    this.#run = run;
+    this.#now = options.now;
+  }
+
+  /** `provider.complete`, recorded when it ends. */
+  async complete(provider: LlmProvider, request: LlmRequest, options: { signal: AbortSignal; stepId: string }): Promise<LlmResponse> {
+    if (this.#failure !== undefined) throw this.#failure;
+    const startAt = this.#now();
+    const call = { provider, request, stepId: options.stepId, startAt };
+    let response: LlmResponse;
+    try {
+      response = await provider.complete(request, { signal: options.signal });
+    } catch (error) {
+      const failed = failureOf(error, options.signal);
+      this.#record({ ...this.#shape(call), attempts: failed.attempts, status: "error", error: failed.error });
+      throw error;
+    }
+    this.#record({
+      ...this.#shape(call),
+      inputTokens: response.usage.input_tokens,
+      outputTokens: response.usage.output_tokens,
+      stopReason: response.stop_reason,
+      attempts: response.attempts,
+      status: "ok",
+    });
+    return response;
+  }
+
+  /** Waits for every record queued so far; resolves to the first write failure, if any. */
+  async settle(): Promise<Error | undefined> {
+    while (this.#pending.length > 0) {
+      const pending = this.#pending;
+      this.#pending = [];
+      await Promise.all(pending);
+    }
+    return this.#failure;
+  }
+
+  #record(input: ModelCallInput): void {
+    // Not awaited here (see the class comment); the rejection is kept, never left unhandled.
+    const queued = this.#audit.appendModelCall(input).then(
+      () => undefined,
+      (error: unknown) => {
+        this.#failure ??= error instanceof Error ? error : new Error(String(error));
+      },
+    );
+    this.#pending.push(queued);
+  }
+
+  #shape(call: { provider: LlmProvider; request: LlmRequest; stepId: string; startAt: number }): Omit<ModelCallInput, "attempts" | "status"> {
+    const run = this.#run;
+    const { provider, request } = call;
+    return {
+      traceId: run.traceId,
+      taskId: run.taskId,
+      runId: run.id,
+      stepId: call.stepId,
+      parentRunId: run.parentRunId,
+      agent: run.agent.name,
+      provider: providerApi(provider.provider),
+      model: provider.model,
+      baseUrl: provider.baseUrl ?? run.agent.model.base_url ?? null,
+      messages: request.messages.length,
+      tools: request.tools.map((tool) => tool.name),
+      maxTokens: request.max_tokens,
+      startAt: call.startAt,
+    };
+  }
+}
+
+/** The API the call spoke: an OpenAI-compatible server speaks OpenAI's. */
+function providerApi(provider: string): string {
+  return provider === "openai-compatible" ? "openai" : provider;
+}
+
+/**
+ * The record's error: the llm room's codes without their prefix (`rate_limited`, `timeout`,
+ * `unavailable`, …), and `cancelled` for a call the run's signal aborted.
+ */
+function failureOf(error: unknown, signal: AbortSignal): { attempts: number; error: AuditErrorInfo } {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof LlmError) {
+    const code = error.code === "llm_aborted" ? "cancelled" : error.code.replace(/^llm_/, "");
+    return { attempts: error.attempts, error: { code, message } };
+  }
+  return { attempts: 0, error: { code: signal.aborted ? "cancelled" : "provider_error", message } };
+}
