@@ -9,7 +9,7 @@ export { AuditError } from "./errors.js";
 export type { AuditErrorCode } from "./errors.js";
 export { canonicalJson } from "./json.js";
 export type { JsonValue } from "./json.js";
-export { DEFAULT_SECRET_KEYS, REDACTED } from "./redact.js";
+export { DEFAULT_SECRET_KEYS, MIN_REDACTED_LENGTH, REDACTED } from "./redact.js";
 export type { RedactionOptions, RedactionSubject } from "./redact.js";
 export type { GroupCommitStats } from "./group-commit.js";
 export type {

@@ -5,6 +5,15 @@ import type { AuditKind } from "./types.js";
 
 export const REDACTED = "[REDACTED]";
 
+/**
+ * Values shorter than this are not redacted. A short value is everywhere: redacting `abc`
+ * would turn every `abc` in a record (key names included) into `[REDACTED]`, ruining it — and
+ * the pattern of markers would then spell out the secret to anyone reading it, the opposite of
+ * redaction. A credential that short is guessable anyway; keep such values out of logs by
+ * other means.
+ */
+export const MIN_REDACTED_LENGTH = 4;
+
 /** Keys whose values are credentials whatever they contain (compared lower-case, `-` as `_`). */
 export const DEFAULT_SECRET_KEYS: readonly string[] = [
   "authorization",
@@ -36,7 +45,7 @@ export interface RedactionSubject {
 export interface RedactionOptions {
   /**
    * Secret values that must never reach the table: every occurrence, in any string field or
-   * key, becomes `[REDACTED]`. A function is called for every record, so rotated secrets apply.
+   * key, becomes `[REDACTED]` (values shorter than `MIN_REDACTED_LENGTH` are ignored). A function is called for every record, so rotated secrets apply.
    */
   readonly secrets?: readonly string[] | (() => readonly string[]);
   /** Keys whose values are replaced whole. Default `DEFAULT_SECRET_KEYS`. */
@@ -145,13 +154,13 @@ export function truncateUtf8(text: string, maxBytes: number): string {
 }
 
 /**
- * Non-empty secrets plus their JSON-escaped forms (a secret with a quote or a control character
+ * Secrets long enough to redact, plus their JSON-escaped forms (a secret with a quote or a control character
  * looks different once serialised), longest first so a secret inside another redacts whole.
  */
 function ordered(secrets: readonly string[]): readonly string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
-    if (secret === "") continue;
+    if ([...secret].length < MIN_REDACTED_LENGTH) continue;
     forms.add(secret);
     forms.add(JSON.stringify(secret).slice(1, -1));
   }

@@ -1,12 +1,7 @@
-import { REDACTED } from "../audit/index.js";
+import { MIN_REDACTED_LENGTH, REDACTED } from "../audit/index.js";
 
-/**
- * Values shorter than this are not redacted. A short value is everywhere: redacting `abc`
- * would turn every `abc` in a body into `[REDACTED]`, ruining the text — and the pattern of
- * markers would then spell out the secret to anyone reading it, the opposite of redaction. A
- * credential that short is guessable anyway; keep such values out of logs by other means.
- */
-export const MIN_REDACTED_LENGTH = 4;
+/** Shared with the audit log's redaction: see `MIN_REDACTED_LENGTH` there for why. */
+export { MIN_REDACTED_LENGTH };
 
 export interface SecretRedactorOptions {
   /** Values with fewer characters (code points) are ignored. Default `MIN_REDACTED_LENGTH`. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { JsonValue } from "../../runtime/audit/index.js";
-import { Redactor, truncateUtf8 } from "../../runtime/audit/redact.js";
+import { MIN_REDACTED_LENGTH, Redactor, truncateUtf8 } from "../../runtime/audit/redact.js";
 import type { RedactionSubject } from "../../runtime/audit/redact.js";
 
 const subject: RedactionSubject = { kind: "host_call", proxy: "http", function: "fetch", tool: "web" };
@@ -28,8 +28,8 @@ describe("Redactor.args", () => {
   }
 
   it("redacts the longer of two overlapping secrets whole", () => {
-    const overlapping = new Redactor({ secrets: ["abc", "abcdef"] });
-    assert.equal(redactArgs(overlapping, "xabcdefx abc"), `"x[REDACTED]x [REDACTED]"`);
+    const overlapping = new Redactor({ secrets: ["abcd", "abcdefgh"] });
+    assert.equal(redactArgs(overlapping, "xabcdefghx abcd"), `"x[REDACTED]x [REDACTED]"`);
   });
 
   it("reads a secrets function on every record, so a rotated secret applies at once", () => {
@@ -53,6 +53,14 @@ describe("Redactor.args", () => {
 
   it("ignores an empty secret rather than redacting everything", () => {
     assert.equal(redactArgs(new Redactor({ secrets: [""] }), "abc"), `"abc"`);
+  });
+
+  it("ignores a secret shorter than MIN_REDACTED_LENGTH: it would rewrite key names and spell itself out", () => {
+    const short = new Redactor({ secrets: ["k", "tok"] });
+    assert.equal(MIN_REDACTED_LENGTH, 4);
+    assert.equal(redactArgs(short, { input_tokens: 12, note: "token" }), `{"input_tokens":12,"note":"token"}`);
+    // Control: from four characters on, every occurrence goes.
+    assert.equal(redactArgs(new Redactor({ secrets: ["toke"] }), { note: "token" }), `{"note":"[REDACTED]n"}`);
   });
 
   it("caps stored arguments at maxArgsBytes after redaction, and reports the full size", () => {
