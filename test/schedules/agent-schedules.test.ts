@@ -10,6 +10,7 @@ import type { Runtime } from "../../runtime/index.js";
 import type { LlmProvider } from "../../runtime/llm/provider.js";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
 import type { RunRecord } from "../../runtime/runs/records.js";
+import { spawnSubAgent, type SpawnResult } from "../../runtime/runs/sub-agents.js";
 import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir, testRuntime } from "../helpers/runtime.js";
 
 const SCHEDULE_PLUGIN = join(PROJECT_ROOT, "plugins", "schedule");
@@ -193,6 +194,42 @@ describe("agents create schedules through the schedule plugin", () => {
     assert.equal((await runtime.scheduler.get(rivals.id))!.status, "active");
     await runtime.scheduler.cancel(person.id);
     await cancelAll("rival");
+  });
+
+  it("a sub-agent's schedules are held to each ancestor: its max_schedules and its grant", async () => {
+    const base = { model: { provider: "anthropic", id: "test-model" }, system_prompt: "test", plugins: [{ name: "schedule", version: "*" }] };
+    await runtime.defineAgent({
+      ...base,
+      name: "minion",
+      description: "a sub-agent that schedules",
+      grants: { log: {}, schedule: { max_schedules: 5, agents: ["minion", "quiet"] } },
+      approvals: { lower_risk: [{ tool: "schedule.create_schedule", to: "safe", acknowledged: true }] },
+    });
+    await runtime.defineAgent({
+      ...base,
+      name: "boss",
+      description: "spawns minion",
+      grants: { log: {}, "agent.spawn": { agents: ["minion"] }, schedule: { max_schedules: 1, agents: ["minion", "quiet"] } },
+      sub_agents: ["minion"],
+      limits: { max_depth: 1 },
+    });
+    const parent = await runtime.startRun({ agent: "boss" });
+    const outcomes = (r: SpawnResult) => {
+      assert.notEqual(r.status, "denied", JSON.stringify(r));
+      return (r as Extract<SpawnResult, { outcomes: unknown[] }>).outcomes as Outcome[];
+    };
+    const call = (agent: string) => ({ name: "schedule.create_schedule", input: { agent, task: "t", at: iso(t + HOUR) } });
+    // Its own agent's grant (max_schedules 5) is wider than the parent's (1): not captured.
+    const [own] = outcomes(await spawnSubAgent(runtime, parent, { agent: "minion", toolCalls: [call("minion")] }));
+    assert.equal(own?.error?.denial?.reason, "wider-than-creator", JSON.stringify(own));
+    assert.match(own!.error!.denial!.message, /grants\.schedule.*parent agent boss/);
+    // Control and limit: the parent's max_schedules (1) holds though the child's agent allows 5.
+    const [first, second] = outcomes(await spawnSubAgent(runtime, parent, { agent: "minion", toolCalls: [call("quiet"), call("quiet")] }));
+    assert.equal(created(first).agent, "quiet");
+    assert.equal(second?.error?.denial?.reason, "schedule-limit", JSON.stringify(second));
+    assert.equal((await runtime.scheduler.list({ createdByAgent: "minion", status: "active" })).length, 1);
+    await parent.end();
+    await cancelAll("minion");
   });
 
   const bad: Array<[what: string, input: Record<string, unknown>, kind: string, message: RegExp]> = [
