@@ -25,7 +25,7 @@ export interface CreatorLayer {
 
 export interface ScheduleProxyOptions {
   /** The runtime's scheduler (what it stores is fired by every node sharing the store). */
-  scheduler: Pick<Scheduler, "create" | "list" | "cancel">;
+  scheduler: Pick<Scheduler, "create" | "list" | "cancel" | "liveCreatedBy">;
   /** The creating run and its agent. */
   run: { id: string; agent: string };
   /** Who owns the creating run (an API token, or none): the runs a schedule starts are theirs too. */
@@ -61,7 +61,7 @@ class RunScheduleProxy implements ScheduleProxy {
   }
 
   liveCount(): Promise<number> {
-    return guard("list", async () => (await this.#o.scheduler.list({ createdByAgent: this.#o.run.agent, status: "active" })).length);
+    return guard("list", () => this.#o.scheduler.liveCreatedBy(this.#o.run.agent));
   }
 
   list(): Promise<ScheduleInfo[]> {

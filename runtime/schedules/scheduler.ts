@@ -88,6 +88,11 @@ export class Scheduler {
     return this.records.list(options);
   }
 
+  /** How many active schedules runs of `agent` created. */
+  liveCreatedBy(agent: string): Promise<number> {
+    return this.records.liveCreatedBy(agent);
+  }
+
   firings(id: string, options: { limit?: number } = {}): Promise<FiringRecord[]> {
     return this.records.firings(id, options);
   }
