@@ -625,6 +625,11 @@ export class Runtime {
       store: this.store,
       backends: this.#backends,
       events: this.events,
+      scheduler: () => this.#scheduler,
+      agents: async () => {
+        await this.refreshAgents();
+        return this.agents();
+      },
     };
     return new Run(
       {

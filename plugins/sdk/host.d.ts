@@ -251,3 +251,41 @@ declare module "clawhive:host/kv@0.1.0" {
   /** Keys that start with `prefix`, or all keys for `undefined`, in UTF-8 byte order. */
   export function listKeys(prefix: string | undefined): string[];
 }
+
+declare module "clawhive:host/schedule@0.1.0" {
+  /** What `create` takes: exactly one of `at` (RFC 3339 with an offset) and `cron`. */
+  export interface ScheduleSpec {
+    agent: string;
+    task: string;
+    at?: string;
+    cron?: string;
+    timezone?: string;
+    until?: string;
+    maxRuns?: number;
+  }
+
+  export interface ScheduleInfo {
+    id: string;
+    agent: string;
+    task: string;
+    /** `once` or `cron`. */
+    kind: string;
+    at?: string;
+    cron?: string;
+    timezone?: string;
+    until?: string;
+    maxRuns?: number;
+    runsSoFar: number;
+    nextAt?: string;
+    /** `active`, `done`, `missed` or `cancelled`. */
+    status: string;
+    createdAt: string;
+  }
+
+  /** The schedules runs of this agent created (never a person's, never another agent's). */
+  export function list(): ScheduleInfo[];
+  /** Fails `invalid-input` naming the field, or `denied` past the grant. */
+  export function create(spec: ScheduleSpec): ScheduleInfo;
+  /** True when cancelled now; false when it had already ended; `not-found` for another's id. */
+  export function cancel(id: string): boolean;
+}

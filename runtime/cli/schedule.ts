@@ -1,12 +1,18 @@
 import type { AgentManifest } from "../agents/index.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
 import { firingView, Scheduler, scheduleView } from "../schedules/index.js";
-import type { CreateScheduleInput, ScheduleRecord, ScheduleStatus } from "../schedules/index.js";
+import type { CreateScheduleInput, ScheduleStatus } from "../schedules/index.js";
 import { systemClock } from "../store/index.js";
 import type { Store } from "../store/index.js";
 import { parseCommandArgs } from "./args.js";
+import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError, type ApiClient } from "./client.js";
 import { field, flagText, inert, jsonText } from "./render.js";
 import { openExistingStore, openRuntime, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+
+/** A schedule as `scheduleView` shows it (and the API sends it): both modes print from this. */
+type View = ReturnType<typeof scheduleView>;
+/** The firings `show` prints, latest first. */
+const SHOWN_FIRINGS = 20;
 
 export const scheduleHelp = `clawhive schedule — runs that start by themselves: once at a time, or on a cron expression
 
@@ -38,11 +44,16 @@ export const scheduleHelp = `clawhive schedule — runs that start by themselves
   show: the schedule and its latest firings (due time, status, run id or error).
   cancel: no run starts after it; runs already started go on.
 
-  This command works on the store directly; through a server use the API (/v1/schedules).
-${STORE_FLAGS_HELP}
+  A schedule an agent's run created (the schedule plugin) shows who: created by agent and run.
 
-  Exit codes: 0 ok; 1 no such schedule (cancel: or it has already ended), or the store could
-  not be read; 2 bad usage.
+  Without --server the command works on the store directly; with it, through the API
+  (/v1/schedules) of a running server, which checks against its own agents (--agents does not
+  combine with it) and shows a client token only its own schedules.
+${STORE_FLAGS_HELP}
+${SERVER_FLAGS_HELP}
+
+  Exit codes: 0 ok; 1 no such schedule (cancel: or it has already ended), or the store or
+  server could not be reached; 2 bad usage.
 
   Example:
     clawhive schedule create reporter "Summarise yesterday's log" --cron "0 7 * * *" --tz Europe/Stockholm`;
@@ -62,6 +73,7 @@ export async function scheduleCommand(argv: string[]): Promise<number> {
 
 const CREATE_FLAGS = {
   ...STORE_FLAGS,
+  ...SERVER_FLAGS,
   agents: { type: "string" },
   at: { type: "string" },
   cron: { type: "string" },
@@ -77,18 +89,44 @@ async function create(argv: string[]): Promise<number> {
   const [agent, task, ...extra] = positionals;
   if (agent === undefined || task === undefined || extra.length > 0) throw new InvalidInputError(`usage: clawhive schedule create AGENT "TASK" (--at TIME | --cron EXPR)`);
   const input = createInput(values, { agent, task }); // checked before the runtime starts
+  const api = await apiClient(values);
+  if (api !== undefined && values.agents !== undefined) {
+    throw new InvalidInputError("--agents and --server do not combine: the server checks against its own agents", { field: "agents" });
+  }
+  const s = api === undefined ? await createInStore(values, input) : await createOnServer(api, input);
+  console.log(`created schedule ${s.id}: ${describe(s)}; next run ${String(s.next_at)}`);
+  return 0;
+}
+
+async function createInStore(values: Record<string, unknown>, input: CreateScheduleInput): Promise<View> {
   const runtime = await openRuntime(values);
   try {
     const scheduler = await storeScheduler(runtime.store, { agents: async () => {
       await runtime.refreshAgents();
       return runtime.agents();
     } });
-    const s = await scheduler.create(input);
-    console.log(`created schedule ${s.id}: ${describe(s)}; next run ${new Date(s.nextAt!).toISOString()}`);
-    return 0;
+    return scheduleView(await scheduler.create(input));
   } finally {
     await runtime.close();
   }
+}
+
+/** The same input as the API's body: times as the RFC 3339 text they were given in. */
+async function createOnServer(api: ApiClient, input: CreateScheduleInput): Promise<View> {
+  const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t).toISOString());
+  const body = {
+    agent: input.agent,
+    task: input.task,
+    tool_calls: input.toolCalls,
+    grants: input.grants,
+    at: iso(input.at),
+    cron: input.cron,
+    timezone: input.timezone,
+    until: iso(input.until),
+    max_runs: input.maxRuns,
+  };
+  const { schedule } = await api.request<{ schedule: View }>("POST", "/v1/schedules", { json: body });
+  return schedule;
 }
 
 function createInput(values: Record<string, unknown>, base: { agent: string; task: string }): CreateScheduleInput {
@@ -133,71 +171,98 @@ function toolCallsFlag(value: unknown): CreateScheduleInput["toolCalls"] {
 }
 
 async function list(argv: string[]): Promise<number> {
-  const { values } = parseCommandArgs(argv, { ...STORE_FLAGS, status: { type: "string" }, json: { type: "boolean" } });
+  const { values } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, status: { type: "string" }, json: { type: "boolean" } });
   const status = flagText(values, "status");
   if (status !== undefined && !STATUSES.includes(status as ScheduleStatus)) {
     throw new InvalidInputError(`--status ${status}: expected one of ${STATUSES.join(", ")}`, { field: "status" });
   }
-  return withScheduler(values, async (scheduler) => {
-    const schedules = await scheduler.list(status === undefined ? {} : { status: status as ScheduleStatus });
-    if (values.json === true) {
-      console.log(jsonText(schedules.map(scheduleView)));
-      return 0;
-    }
-    if (schedules.length === 0) console.log("no schedules");
-    for (const s of schedules) {
-      const next = s.nextAt === null ? "-" : new Date(s.nextAt).toISOString();
-      console.log(inert(`${s.id}  ${s.status.padEnd(9)}  next ${next.padEnd(24)}  ${s.agent}  ${describe(s)}  ${JSON.stringify(s.task.slice(0, 60))}`));
-    }
+  const api = await apiClient(values);
+  const schedules = api === undefined
+    ? await withScheduler(values, async (scheduler) => (await scheduler.list(status === undefined ? {} : { status: status as ScheduleStatus })).map(scheduleView))
+    : (await api.get<{ schedules: View[] }>("/v1/schedules", { status })).schedules;
+  if (values.json === true) {
+    console.log(jsonText(schedules));
     return 0;
-  });
+  }
+  if (schedules.length === 0) console.log("no schedules");
+  for (const s of schedules) {
+    const next = typeof s.next_at === "string" ? s.next_at : "-";
+    console.log(inert(`${String(s.id)}  ${String(s.status).padEnd(9)}  next ${next.padEnd(24)}  ${String(s.agent)}  ${describe(s)}  ${JSON.stringify(String(s.task).slice(0, 60))}`));
+  }
+  return 0;
 }
 
 async function show(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, json: { type: "boolean" } });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, json: { type: "boolean" } });
   const id = one(positionals, "show");
+  const api = await apiClient(values);
+  const found = api === undefined ? await showFromStore(values, id) : await showFromServer(api, id);
+  if (found === undefined) return fail(`schedule ${id}: not found`);
+  const { schedule: s, firings } = found;
+  if (values.json === true) {
+    console.log(jsonText({ schedule: s, firings }));
+    return 0;
+  }
+  const text = (value: unknown) => (typeof value === "string" ? value : "-");
+  const creator = s.created_by as { agent: string; run: string | null } | null;
+  const lines = [
+    `schedule ${String(s.id)}`,
+    ...field("agent", String(s.agent)),
+    ...field("status", String(s.status)),
+    ...field("when", describe(s)),
+    ...field("next run", text(s.next_at)),
+    ...field("runs so far", String(s.runs_so_far)),
+    ...field("task", String(s.task)),
+    ...(s.tool_calls === null ? [] : field("tool calls", JSON.stringify(s.tool_calls))),
+    ...field("grants", JSON.stringify(s.grants)),
+    ...(creator === null ? [] : field("created by", `agent ${creator.agent}${creator.run === null ? "" : ` (run ${creator.run})`}`)),
+    ...field("created", text(s.created_at)),
+    ...(s.ended_at === null ? [] : field("ended", text(s.ended_at))),
+    firings.length === 0 ? "  no firings yet" : "  firings (latest first):",
+    ...firings.map((f) => `    ${text(f.due_at)}  ${String(f.status).padEnd(8)} ${typeof f.run_id === "string" ? f.run_id : ""}${typeof f.error === "string" ? inert(f.error) : ""}`),
+  ];
+  console.log(lines.join("\n"));
+  return 0;
+}
+
+interface Shown {
+  schedule: View;
+  firings: Array<Record<string, unknown>>;
+}
+
+function showFromStore(values: Record<string, unknown>, id: string): Promise<Shown | undefined> {
   return withScheduler(values, async (scheduler) => {
     const s = await scheduler.get(id);
-    if (s === undefined) return fail(`schedule ${id}: not found`);
-    const firings = await scheduler.firings(id, { limit: 20 });
-    if (values.json === true) {
-      console.log(jsonText({ schedule: scheduleView(s), firings: firings.map(firingView) }));
-      return 0;
-    }
-    const iso = (t: number | null) => (t === null ? "-" : new Date(t).toISOString());
-    const lines = [
-      `schedule ${s.id}`,
-      ...field("agent", s.agent),
-      ...field("status", s.status),
-      ...field("when", describe(s)),
-      ...field("next run", iso(s.nextAt)),
-      ...field("runs so far", String(s.runsSoFar)),
-      ...field("task", s.task),
-      ...(s.toolCalls === null ? [] : field("tool calls", JSON.stringify(s.toolCalls))),
-      ...field("grants", JSON.stringify(s.capturedGrants)),
-      ...field("created", iso(s.createdAt)),
-      ...(s.endedAt === null ? [] : field("ended", iso(s.endedAt))),
-      firings.length === 0 ? "  no firings yet" : "  firings (latest first):",
-      ...firings.map((f) => `    ${iso(f.dueAt)}  ${f.status.padEnd(8)} ${f.runId ?? ""}${f.error === null ? "" : inert(f.error)}`),
-    ];
-    console.log(lines.join("\n"));
-    return 0;
+    if (s === undefined) return undefined;
+    return { schedule: scheduleView(s), firings: (await scheduler.firings(id, { limit: SHOWN_FIRINGS })).map(firingView) };
   });
 }
 
+async function showFromServer(api: ApiClient, id: string): Promise<Shown | undefined> {
+  try {
+    const shown = await api.get<Shown>(`/v1/schedules/${segment(id)}`);
+    return { schedule: shown.schedule, firings: shown.firings.slice(0, SHOWN_FIRINGS) };
+  } catch (error) {
+    // Someone else's schedule is not shown to exist: the server says 404 for both.
+    if (error instanceof ServerError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
 async function cancel(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS });
   const id = one(positionals, "cancel");
-  return withScheduler(values, async (scheduler) => {
-    try {
-      await scheduler.cancel(id);
-    } catch (error) {
-      if (error instanceof NotFoundError || error instanceof ConflictError) return fail(error.message);
-      throw error;
-    }
-    console.log(`cancelled schedule ${id}`);
-    return 0;
-  });
+  const api = await apiClient(values);
+  try {
+    if (api === undefined) await withScheduler(values, (scheduler) => scheduler.cancel(id));
+    else await api.request("DELETE", `/v1/schedules/${segment(id)}`);
+  } catch (error) {
+    if (error instanceof NotFoundError || (error instanceof ServerError && error.status === 404)) return fail(`schedule ${id}: not found`);
+    if (error instanceof ConflictError || (error instanceof ServerError && error.status === 409)) return fail((error as Error).message);
+    throw error;
+  }
+  console.log(`cancelled schedule ${id}`);
+  return 0;
 }
 
 function one(positionals: string[], sub: string): string {
@@ -211,10 +276,10 @@ function fail(message: string): number {
   return 1;
 }
 
-function describe(s: ScheduleRecord): string {
-  if (s.kind === "once") return `once at ${new Date(s.at!).toISOString()}`;
-  const limits = [s.timezone === null ? "" : ` in ${s.timezone}`, s.until === null ? "" : `, until ${new Date(s.until).toISOString()}`, s.maxRuns === null ? "" : `, at most ${s.maxRuns} runs`];
-  return `cron "${s.cron}"${limits.join("")}`;
+function describe(s: View): string {
+  if (s.kind === "once") return `once at ${String(s.at)}`;
+  const limits = [s.timezone === null ? "" : ` in ${String(s.timezone)}`, s.until === null ? "" : `, until ${String(s.until)}`, s.max_runs === null ? "" : `, at most ${String(s.max_runs)} runs`];
+  return `cron "${String(s.cron)}"${limits.join("")}`;
 }
 
 /** A Scheduler that only reads and writes schedules: it never ticks, so it starts no run. */
@@ -228,7 +293,7 @@ function storeScheduler(store: Store, options: { agents?: () => Promise<readonly
   });
 }
 
-async function withScheduler(values: Record<string, unknown>, work: (scheduler: Scheduler) => Promise<number>): Promise<number> {
+async function withScheduler<T>(values: Record<string, unknown>, work: (scheduler: Scheduler) => Promise<T>): Promise<T> {
   const store = await openExistingStore(values);
   try {
     return await work(await storeScheduler(store));

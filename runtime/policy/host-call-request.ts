@@ -2,6 +2,7 @@
  * Which capability a host call needs, and the request the catalogue's matchers decide on.
  * A host function not listed here does not exist for the policy: it is denied.
  */
+import { createHash } from "node:crypto";
 import type { FsOp } from "../../host-proxies/fs/index.js";
 import { canonicalizeHttpRequest, parseHttpRequestRecord } from "../../host-proxies/http/index.js";
 import { HostProxyError, type Denial, type HostCall } from "../../host-proxies/types.js";
@@ -24,7 +25,13 @@ const FS_OPS: Record<string, FsOp> = {
   mkdir: "mkdir",
 };
 
-export function hostCallRequest(call: HostCall): CapabilityRequest | Denial {
+/** What a request depends on besides the call itself, read by the caller just before it. */
+export interface HostCallFacts {
+  /** Active schedules the calling agent's runs created (for `schedule.create`). */
+  liveSchedules?: number;
+}
+
+export function hostCallRequest(call: HostCall, facts: HostCallFacts = {}): CapabilityRequest | Denial {
   if (call.iface === "fs") {
     if (call.fn === "mounts") return { capability: "fs.read", request: null, canonical: { fn: "mounts" } };
     const op = Object.hasOwn(FS_OPS, call.fn) ? FS_OPS[call.fn] : undefined;
@@ -45,10 +52,42 @@ export function hostCallRequest(call: HostCall): CapabilityRequest | Denial {
     // The namespace is the grant's, fixed per instance: the call names keys, never namespaces.
     return { capability: "kv", request: null, canonical: { fn: call.fn, key: call.args[0] ?? null } };
   }
+  if (call.iface === "schedule") return scheduleRequest(call, facts);
   return unknownFunction(call);
 }
 
 const KV_FUNCTIONS = new Set(["get", "set", "delete", "listKeys"]);
+
+/**
+ * `schedule`: a create is decided on its target agent and on how many live schedules the
+ * agent's runs already made, counted at call time, so every layer's `agents` and
+ * `max_schedules` hold. A list or cancel needs any `schedule` grant: the proxy shows and cancels
+ * only the agent's own. An approval binds the whole spec (the task by its hash: it may be long).
+ */
+function scheduleRequest(call: HostCall, facts: HostCallFacts): CapabilityRequest | Denial {
+  if (call.fn === "list") return { capability: "schedule", request: null, canonical: { fn: "list" } };
+  if (call.fn === "cancel") return { capability: "schedule", request: null, canonical: { fn: "cancel", id: typeof call.args[0] === "string" ? call.args[0].slice(0, 200) : null } };
+  if (call.fn !== "create") return unknownFunction(call);
+  const spec = call.args[0] && typeof call.args[0] === "object" ? (call.args[0] as Record<string, unknown>) : {};
+  if (typeof spec.agent !== "string" || spec.agent.length > 63) return { capability: "schedule", reason: "invalid-input", message: "schedule.create: agent must be an agent name" };
+  // Without the count the limit cannot be decided: refused, never allowed as if it were 0.
+  if (facts.liveSchedules === undefined) return { capability: "schedule", reason: "not-granted", message: "no schedule proxy is bound to this instance" };
+  const agent = spec.agent;
+  const existing = facts.liveSchedules;
+  const text = (value: unknown) => (typeof value === "string" ? value.slice(0, 200) : null);
+  const canonical = {
+    fn: "create",
+    agent,
+    existing,
+    task_sha256: typeof spec.task === "string" ? createHash("sha256").update(spec.task).digest("hex") : null,
+    at: text(spec.at),
+    cron: text(spec.cron),
+    timezone: text(spec.timezone),
+    until: text(spec.until),
+    max_runs: typeof spec.maxRuns === "number" ? spec.maxRuns : null,
+  };
+  return { capability: "schedule", request: { agent, existing }, canonical };
+}
 
 /**
  * `gmail.read`: a list names its label, decided per layer now; a message or thread fetched by id

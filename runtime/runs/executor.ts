@@ -3,7 +3,7 @@ import type { AuditRecord, AuditSubject } from "../audit/index.js";
 import { argsHash, type Approval } from "../policy/approvals/index.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
 import { GuestToolError, type Instance, type SandboxPlugin } from "../sandbox/index.js";
-import { createHostContext, toolCallSubject, type ActiveToolCall, type HostContext } from "./host-context.js";
+import { createHostContext, toolCallSubject, type ActiveToolCall, type HostContext, type HostContextOptions } from "./host-context.js";
 import type { ReportBuilder } from "./report.js";
 import type { RunServices, RunSetup } from "./run.js";
 import type { RunEvent, ToolCallError } from "./types.js";
@@ -136,6 +136,7 @@ export class ToolExecutor {
       mounts: this.#setup.mounts,
       allowSensitive: this.#setup.allowSensitive,
       kv: this.#kvOf(plugin),
+      schedule: this.#scheduleOf(),
       mail: grants["gmail.read"] ? { backend: this.#services.backends.mail, grant: grants["gmail.read"] } : undefined,
       calendar: calendarsOf(grants) ? { backend: this.#services.backends.calendar, calendars: calendarsOf(grants)! } : undefined,
       shell: this.#setup.agent.grants["shell.exec"] ? { grant: this.#setup.agent.grants["shell.exec"], sandbox: this.#services.shellSandbox } : undefined,
@@ -171,6 +172,19 @@ export class ToolExecutor {
     const grant = this.#setup.agent.grants.kv;
     if (!grant) return undefined;
     return { store: this.#services.store, namespace: `${this.#setup.agent.name}/${plugin.manifest.name}/${grant.namespace}`, quotaBytes: grant.quota_bytes };
+  }
+
+  /** The schedule proxy's part of the run: bound when the agent is granted `schedule` and the runtime has a scheduler. */
+  #scheduleOf(): HostContextOptions["schedule"] {
+    const scheduler = this.#services.scheduler?.();
+    if (!this.#setup.agent.grants.schedule || scheduler === undefined) return undefined;
+    const { id, agent } = this.#setup;
+    return {
+      scheduler,
+      run: { id, agent: agent.name },
+      ownerToken: async () => (await this.#services.records.get(id))?.ownerToken ?? null,
+      agents: this.#services.agents ?? (async () => [agent]),
+    };
   }
 
   /** An Unsafe effect runs only on its own single-use approval; else one is requested. */

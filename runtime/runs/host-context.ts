@@ -4,6 +4,7 @@ import { createHttpProxy, httpHostFunctions, type HttpHop } from "../../host-pro
 import { createShellProxy, resolveShellGrant, shellHostFunctions, type SandboxInfo, type ShellProxy } from "../../host-proxies/shell/index.js";
 import type { GmailResource, HttpResource, ShellResource } from "../policy/catalogue/index.js";
 import { createKvProxy, kvHostFunctions } from "../../host-proxies/kv/index.js";
+import { createScheduleProxy, scheduleHostFunctions, type ScheduleProxy, type ScheduleProxyOptions } from "../../host-proxies/schedule/index.js";
 import type { MailBackend } from "../../host-proxies/gmail/types.js";
 import type { CalendarBackend } from "../../host-proxies/calendar/types.js";
 import type { Store } from "../store/index.js";
@@ -43,6 +44,11 @@ export interface HostContextOptions {
   calendar?: { backend: CalendarBackend; calendars: readonly string[] } | undefined;
   /** The kv namespace of this agent and plugin (fixed per instance), in the runtime's store. */
   kv?: { store: Store; namespace: string; quotaBytes: number } | undefined;
+  /**
+   * The runtime's scheduler and what the schedule proxy needs of the run (bound only when the
+   * agent is granted `schedule`); the run's layers come from `layers`.
+   */
+  schedule?: Pick<ScheduleProxyOptions, "scheduler" | "run" | "ownerToken" | "agents"> | undefined;
   /** The agent's shell.exec grant; commands are resolved to fixed paths when the instance is bound. */
   shell?: { grant: ShellResource; sandbox: SandboxInfo } | undefined;
   /** The agent's http.fetch grant (the proxy's own limits), and how it reads attached secrets. */
@@ -101,6 +107,11 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     tables.calendar = calendar.calendarHostFunctions(calendarProxy(calendar.createCalendarProxy, options, options.calendar));
   }
   if (options.kv) tables.kv = kvHostFunctions(createKvProxy(options.kv.store, { namespace: options.kv.namespace, quotaBytes: options.kv.quotaBytes }));
+  let scheduleProxy: ScheduleProxy | undefined;
+  if (options.schedule) {
+    scheduleProxy = createScheduleProxy({ ...options.schedule, ...creatorLayers(options.layers) });
+    tables.schedule = scheduleHostFunctions(scheduleProxy);
+  }
   let shellProxy: ShellProxy | undefined;
   if (options.shell) {
     const runners = options.shell.grant.commands.filter((c) => c.runs_programs).map((c) => c.name);
@@ -116,7 +127,10 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
 
   const serve = async (call: HostCall): Promise<{ result: HostCallResult; capability: string; approvalRequired: boolean }> => {
     const active = options.active();
-    const request = hostCallRequest(call);
+    // An instance without a schedule proxy belongs to an agent not granted `schedule`: the
+    // agent layer refuses whatever count is given.
+    const liveSchedules = call.iface === "schedule" && call.fn === "create" ? ((await scheduleProxy?.liveCount()) ?? 0) : undefined;
+    const request = hostCallRequest(call, liveSchedules === undefined ? {} : { liveSchedules });
     if (isDenial(request)) return { ...(await deny(options, call, undefined, request)), capability: request.capability };
     if (closed || !active) {
       const denial = { capability: request.capability, reason: "no-tool-call", message: "host calls are served only during a tool call of a live run" };
@@ -209,6 +223,22 @@ function calendarProxy(create: typeof import("../../host-proxies/calendar/index.
       return active !== undefined && decideHostCall(options.layers, active.tool, { capability, request: { calendar: id }, canonical: { calendar: id } }).kind !== "deny";
     },
   });
+}
+
+/**
+ * What a schedule made by this run may capture: every layer the run answers to, in the policy
+ * engine's words (its agent, its task, each ancestor), and its effective grant. A step's
+ * elevation is left out: it lasts one step, a schedule outlives the run.
+ */
+function creatorLayers(layers: PolicyLayers): Pick<ScheduleProxyOptions, "layers" | "effectiveGrant"> {
+  return {
+    effectiveGrant: layers.task ?? layers.agent.grants,
+    layers: [
+      { who: `agent ${layers.agent.name}`, grants: layers.agent.grants },
+      ...(layers.task ? [{ who: "the task", grants: layers.task }] : []),
+      ...(layers.parents ?? []).map((p) => ({ who: `parent agent ${p.name}`, grants: p.grants })),
+    ],
+  };
 }
 
 /** The proxy's own refusal of a call, before any approval is asked for; undefined if none. */

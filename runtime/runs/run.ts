@@ -9,6 +9,7 @@ import { toolRisk, type PolicyLayers } from "../policy/engine.js";
 import type { FsMount } from "../../host-proxies/fs/index.js";
 import type { SandboxInfo } from "../../host-proxies/shell/index.js";
 import type { Store } from "../store/index.js";
+import type { Scheduler } from "../schedules/index.js";
 import type { Backends } from "./backends.js";
 import type { Sandbox } from "../sandbox/index.js";
 import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
@@ -36,6 +37,10 @@ export interface RunServices {
   secretValue: (name: string) => Promise<string>;
   /** Where the run's events are persisted (for streams served by any node). */
   events?: RunEventLog;
+  /** The runtime's scheduler, once open (the schedule proxy stores through it). */
+  scheduler?: () => Scheduler | undefined;
+  /** The agents as they are now (a schedule's target agent is read from them). */
+  agents?: () => Promise<readonly AgentManifest[]>;
 }
 
 /** What is fixed when a run starts. */

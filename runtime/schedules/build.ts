@@ -25,6 +25,8 @@ export interface CreateScheduleInput {
   until?: number;
   /** A cron schedule ends (done) after this many firings. */
   maxRuns?: number;
+  /** The run that creates it, and its agent; absent when a person does. */
+  createdBy?: { agent: string; run: string };
 }
 
 export const MAX_RUNS_LIMIT = 1_000_000;
@@ -52,6 +54,8 @@ export function buildSchedule(input: CreateScheduleInput, options: { agents: rea
     status: "active" as const,
     createdAt: now,
     endedAt: null,
+    createdByAgent: input.createdBy?.agent ?? null,
+    createdByRun: input.createdBy?.run ?? null,
   };
   if ((input.at === undefined) === (input.cron === undefined)) {
     throw new InvalidInputError("at, cron: give exactly one: at (a time, for one run) or cron (an expression, for repeated runs)", { field: "at" });

@@ -5,7 +5,7 @@ export { buildSchedule, MAX_RUNS_LIMIT } from "./build.js";
 export type { CreateScheduleInput } from "./build.js";
 export { scheduleMigrations } from "./migrations.js";
 export { ScheduleRecords } from "./records.js";
-export type { FiringRecord, FiringStatus, ScheduledToolCall, ScheduleKind, ScheduleRecord, ScheduleStatus } from "./records.js";
+export type { FiringRecord, FiringStatus, ScheduledToolCall, ScheduleListOptions, ScheduleKind, ScheduleRecord, ScheduleStatus } from "./records.js";
 export { checkCron, nextCronTime } from "./cron.js";
 export { openRuntimeScheduler } from "./for-runtime.js";
 export { firingView, scheduleView } from "./view.js";

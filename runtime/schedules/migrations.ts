@@ -40,4 +40,16 @@ export const scheduleMigrations: readonly Migration[] = [
       ) STRICT`,
     ],
   },
+  {
+    room: "schedules",
+    version: 2,
+    name: "who created a schedule: a person (through the API or CLI) or an agent's run",
+    statements: [
+      // Null for a person's schedule. An agent lists, counts and cancels only the schedules its
+      // own runs made: these columns say which, and nothing a caller sends can change them.
+      "ALTER TABLE schedules ADD COLUMN created_by_agent TEXT",
+      "ALTER TABLE schedules ADD COLUMN created_by_run TEXT",
+      "CREATE INDEX schedules_created_by_agent ON schedules (created_by_agent, status)",
+    ],
+  },
 ];

@@ -33,6 +33,10 @@ export interface ScheduleRecord {
   status: ScheduleStatus;
   createdAt: number;
   endedAt: number | null;
+  /** The agent whose run created it; null when a person did (API or CLI). */
+  createdByAgent: string | null;
+  /** That run's id; null when a person created it. */
+  createdByRun: string | null;
 }
 
 export interface FiringRecord {
@@ -43,6 +47,15 @@ export interface FiringRecord {
   error: string | null;
   node: string;
   at: number;
+}
+
+/** Which schedules `list` returns (all of them without options), oldest first. */
+export interface ScheduleListOptions {
+  ownerToken?: string;
+  /** Only those runs of this agent created. */
+  createdByAgent?: string;
+  status?: ScheduleStatus;
+  limit?: number;
 }
 
 /** How a claim moves the schedule on: its next due time (or end) and whether the firing counts as a run. */
@@ -64,15 +77,37 @@ export class ScheduleRecords {
   }
 
   async insert(r: ScheduleRecord): Promise<void> {
-    await this.#store.execute({
-      sql: `INSERT INTO schedules (id, agent, kind, at, cron, timezone, task, tool_calls, captured_grants, owner_token, until, max_runs, runs_so_far, next_at, status, created_at, ended_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      args: [
-        r.id, r.agent, r.kind, r.at, r.cron, r.timezone, r.task,
-        r.toolCalls === null ? null : JSON.stringify(r.toolCalls),
-        JSON.stringify(r.capturedGrants), r.ownerToken, r.until, r.maxRuns, r.runsSoFar, r.nextAt, r.status, r.createdAt, r.endedAt,
-      ],
-    });
+    await this.insertWithin(r, undefined);
+  }
+
+  /**
+   * Inserts `r` only while its creating agent has fewer than `limit` active schedules, decided
+   * by the database in the write itself: two runs of one agent creating at once cannot together
+   * pass the limit. False when refused. Without a limit it always inserts.
+   */
+  async insertWithin(r: ScheduleRecord, limit: number | undefined): Promise<boolean> {
+    const args = [
+      r.id, r.agent, r.kind, r.at, r.cron, r.timezone, r.task,
+      r.toolCalls === null ? null : JSON.stringify(r.toolCalls),
+      JSON.stringify(r.capturedGrants), r.ownerToken, r.until, r.maxRuns, r.runsSoFar, r.nextAt, r.status, r.createdAt, r.endedAt,
+      r.createdByAgent, r.createdByRun,
+    ];
+    const columns = `id, agent, kind, at, cron, timezone, task, tool_calls, captured_grants, owner_token, until, max_runs, runs_so_far, next_at, status, created_at, ended_at, created_by_agent, created_by_run`;
+    const values = "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?";
+    const result = limit === undefined
+      ? await this.#store.execute({ sql: `INSERT INTO schedules (${columns}) VALUES (${values})`, args })
+      : await this.#store.execute({
+          sql: `INSERT INTO schedules (${columns}) SELECT ${values}
+                WHERE (SELECT COUNT(*) FROM schedules WHERE created_by_agent = ? AND status = 'active') < ?`,
+          args: [...args, r.createdByAgent, limit],
+        });
+    return result.rowsAffected === 1;
+  }
+
+  /** How many active schedules runs of `agent` created. */
+  async liveCreatedBy(agent: string): Promise<number> {
+    const result = await this.#store.execute({ sql: "SELECT COUNT(*) AS n FROM schedules WHERE created_by_agent = ? AND status = 'active'", args: [agent] });
+    return Number(result.rows[0]?.n ?? 0);
   }
 
   async get(id: string): Promise<ScheduleRecord | undefined> {
@@ -81,9 +116,13 @@ export class ScheduleRecords {
     return row === undefined ? undefined : toRecord(row);
   }
 
-  async list(options: { ownerToken?: string; status?: ScheduleStatus; limit?: number } = {}): Promise<ScheduleRecord[]> {
+  async list(options: ScheduleListOptions = {}): Promise<ScheduleRecord[]> {
     const where: string[] = [];
     const args: (string | number)[] = [];
+    if (options.createdByAgent !== undefined) {
+      where.push("created_by_agent = ?");
+      args.push(options.createdByAgent);
+    }
     if (options.ownerToken !== undefined) {
       where.push("owner_token = ?");
       args.push(options.ownerToken);
@@ -147,11 +186,15 @@ export class ScheduleRecords {
     });
   }
 
-  /** Ends an active schedule; false when it was not active (already ended, or unknown). */
-  async cancel(id: string, at: number): Promise<boolean> {
+  /**
+   * Ends an active schedule; false when it was not active (already ended, or unknown). With
+   * `createdByAgent`, only a schedule that agent's runs created is touched.
+   */
+  async cancel(id: string, at: number, options: { createdByAgent?: string } = {}): Promise<boolean> {
+    const own = options.createdByAgent === undefined ? "" : " AND created_by_agent = ?";
     const result = await this.#store.execute({
-      sql: "UPDATE schedules SET status = 'cancelled', next_at = NULL, ended_at = ? WHERE id = ? AND status = 'active'",
-      args: [at, id],
+      sql: `UPDATE schedules SET status = 'cancelled', next_at = NULL, ended_at = ? WHERE id = ? AND status = 'active'${own}`,
+      args: options.createdByAgent === undefined ? [at, id] : [at, id, options.createdByAgent],
     });
     return result.rowsAffected === 1;
   }
@@ -192,6 +235,8 @@ function toRecord(row: Row): ScheduleRecord {
     status: String(row.status) as ScheduleStatus,
     createdAt: Number(row.created_at),
     endedAt: nullableNumber(row.ended_at),
+    createdByAgent: nullableText(row.created_by_agent),
+    createdByRun: nullableText(row.created_by_run),
   };
 }
 

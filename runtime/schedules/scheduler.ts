@@ -5,7 +5,7 @@ import { applyMigrations, type Clock, type Store } from "../store/index.js";
 import { buildSchedule, type CreateScheduleInput } from "./build.js";
 import { nextCronTime } from "./cron.js";
 import { scheduleMigrations } from "./migrations.js";
-import { ScheduleRecords, type FiringRecord, type ScheduledToolCall, type ScheduleRecord, type ScheduleStatus } from "./records.js";
+import { ScheduleRecords, type FiringRecord, type ScheduledToolCall, type ScheduleListOptions, type ScheduleRecord } from "./records.js";
 
 /** What a firing asks the runtime to run: always the schedule's captured grant. */
 export interface ScheduledRunInput {
@@ -63,9 +63,19 @@ export class Scheduler {
     return new Scheduler(options);
   }
 
-  async create(input: CreateScheduleInput): Promise<ScheduleRecord> {
+  /**
+   * Validates and stores a schedule. With `liveLimit` (a schedule a run creates), it is stored
+   * only while its creating agent has fewer active schedules than that, decided in the write;
+   * else `ConflictError` `schedule_limit`.
+   */
+  async create(input: CreateScheduleInput, options: { liveLimit?: number } = {}): Promise<ScheduleRecord> {
     const record = buildSchedule(input, { agents: await this.#options.agents(), now: this.#options.clock.now() });
-    await this.records.insert(record);
+    if (options.liveLimit !== undefined && record.createdByAgent === null) {
+      throw new ConflictError("schedule_limit", "a limit on live schedules applies to schedules a run creates");
+    }
+    if (!(await this.records.insertWithin(record, options.liveLimit))) {
+      throw new ConflictError("schedule_limit", `agent ${record.createdByAgent}: already ${options.liveLimit} active schedules; cancel one first`);
+    }
     if (this.#running) this.#arm(0);
     return record;
   }
@@ -74,19 +84,29 @@ export class Scheduler {
     return this.records.get(id);
   }
 
-  list(options: { ownerToken?: string; status?: ScheduleStatus; limit?: number } = {}): Promise<ScheduleRecord[]> {
+  list(options: ScheduleListOptions = {}): Promise<ScheduleRecord[]> {
     return this.records.list(options);
+  }
+
+  /** How many active schedules runs of `agent` created. */
+  liveCreatedBy(agent: string): Promise<number> {
+    return this.records.liveCreatedBy(agent);
   }
 
   firings(id: string, options: { limit?: number } = {}): Promise<FiringRecord[]> {
     return this.records.firings(id, options);
   }
 
-  /** Cancels an active schedule: no firing after this (a run already started goes on). */
-  async cancel(id: string): Promise<ScheduleRecord> {
-    if (!(await this.records.cancel(id, this.#options.clock.now()))) {
+  /**
+   * Cancels an active schedule: no firing after this (a run already started goes on). With
+   * `createdByAgent`, a schedule that agent's runs did not create is not found.
+   */
+  async cancel(id: string, options: { createdByAgent?: string } = {}): Promise<ScheduleRecord> {
+    if (!(await this.records.cancel(id, this.#options.clock.now(), options))) {
       const record = await this.records.get(id);
-      if (record === undefined) throw new NotFoundError(`schedule ${id}: not found`);
+      if (record === undefined || (options.createdByAgent !== undefined && record.createdByAgent !== options.createdByAgent)) {
+        throw new NotFoundError(`schedule ${id}: not found`);
+      }
       throw new ConflictError("schedule_ended", `schedule ${id}: already ${record.status}; only an active schedule can be cancelled`);
     }
     return (await this.records.get(id))!;

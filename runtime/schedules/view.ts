@@ -21,6 +21,7 @@ export function scheduleView(s: ScheduleRecord): Record<string, unknown> {
     status: s.status,
     created_at: iso(s.createdAt),
     ended_at: iso(s.endedAt),
+    created_by: s.createdByAgent === null ? null : { agent: s.createdByAgent, run: s.createdByRun },
   };
 }
 
