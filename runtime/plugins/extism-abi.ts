@@ -63,6 +63,7 @@ export const HOST_FUNCTIONS: Readonly<Record<string, readonly string[]>> = {
   gmail: ["list-messages", "get-message", "get-thread"],
   calendar: ["list-calendars", "list-events", "add-event"],
   kv: ["get", "set", "delete", "list-keys"],
+  memory: ["search", "write"],
 };
 
 /**

@@ -15,6 +15,7 @@ const INTERFACE_CAPABILITIES: Readonly<Record<string, readonly string[]>> = {
   gmail: ["gmail.read"],
   calendar: ["calendar.read", "calendar.add"],
   kv: ["kv"],
+  memory: ["memory"],
 };
 
 /**

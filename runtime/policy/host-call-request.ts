@@ -4,6 +4,7 @@
  */
 import type { FsOp } from "../../host-proxies/fs/index.js";
 import { canonicalizeHttpRequest, parseHttpRequestRecord } from "../../host-proxies/http/index.js";
+import { canonicalScope } from "../../host-proxies/memory/scope.js";
 import { HostProxyError, type Denial, type HostCall } from "../../host-proxies/types.js";
 import type { CapabilityName } from "./catalogue/index.js";
 
@@ -45,10 +46,30 @@ export function hostCallRequest(call: HostCall): CapabilityRequest | Denial {
     // The namespace is the grant's, fixed per instance: the call names keys, never namespaces.
     return { capability: "kv", request: null, canonical: { fn: call.fn, key: call.args[0] ?? null } };
   }
+  if (call.iface === "memory") return memoryRequest(call);
   return unknownFunction(call);
 }
 
 const KV_FUNCTIONS = new Set(["get", "set", "delete", "listKeys"]);
+
+/**
+ * `memory`: decided on the canonical scope and the access (search reads, write writes). A scope
+ * spelled any other way is refused here, before the policy, so every layer decides the value the
+ * proxy will use.
+ */
+function memoryRequest(call: HostCall): CapabilityRequest | Denial {
+  const access = call.fn === "search" ? "read" : call.fn === "write" ? "write" : undefined;
+  if (!access) return unknownFunction(call);
+  const options = call.args[1];
+  const raw = options !== null && typeof options === "object" ? (options as { scope?: unknown }).scope : undefined;
+  try {
+    const scope = canonicalScope(call.fn, raw ?? undefined);
+    return { capability: "memory", request: { scope, access }, canonical: { fn: call.fn, scope, access } };
+  } catch (error) {
+    if (error instanceof HostProxyError && error.hostError.tag === "invalid-input") return { capability: "memory", reason: "invalid-input", message: error.hostError.val };
+    throw error;
+  }
+}
 
 /**
  * `gmail.read`: a list names its label, decided per layer now; a message or thread fetched by id
