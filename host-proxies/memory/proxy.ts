@@ -7,7 +7,7 @@
  */
 import { InvalidInputError } from "../../runtime/errors.js";
 import type { MemoryHit, MemoryStore, SearchMode } from "../../runtime/memory/index.js";
-import { MemoryError } from "../../runtime/memory/index.js";
+import { MemoryError } from "../../runtime/memory/errors.js";
 import { HostProxyError } from "../types.js";
 import { canonicalScope, type MemoryScope } from "./scope.js";
 
