@@ -194,7 +194,7 @@ function printHits(hits: readonly Hit[], json: boolean): number {
   if (hits.length === 0) console.error("no hits");
   for (const h of hits) {
     const mark = h.untrusted ? "  UNTRUSTED" : "";
-    console.log(`${h.episode_id}  ${h.partition}  ${h.source}${mark}  ${h.created_at}  score ${h.score.toFixed(3)}`);
+    console.log(`${h.episode_id}  ${h.partition}  ${h.source}${mark}  ${h.created_at}  score ${h.score.toPrecision(3)}`);
     console.log(`  ${inert(h.title, { newlines: false })}`);
     for (const line of h.text.split("\n").slice(0, 6)) console.log(`    ${inert(line, { newlines: false })}`);
   }
