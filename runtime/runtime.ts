@@ -40,7 +40,7 @@ import { defaultSkillsDir, loadSkills, skillsFor, skillsZone } from "./skills/in
 import { initialLoopState, LoopStates, RunLoop } from "./runs/loop/index.js";
 import { createProvider, type LlmProvider } from "./llm/index.js";
 import type { MemoryStore } from "./memory/index.js";
-import { lazyMemoryStore, receivedToolOutput, runMemoryZone, type EmbeddingsConfig } from "./runs/run-memory.js";
+import { lazyMemoryStore, MEMORY_PLUGIN, MemoryTrust, memoryTrustMigrations, runMemoryZone, type EmbeddingsConfig } from "./runs/run-memory.js";
 
 export interface RuntimeOptions {
   /** Where the runtime keeps its state; relative mount paths resolve against it. */
@@ -156,6 +156,7 @@ export class Runtime {
   #backends!: Backends;
   #shellSandbox: SandboxInfo = { available: false, bwrapPath: "", reason: "not probed yet" };
   #memory!: () => Promise<MemoryStore>;
+  #memoryTrust!: MemoryTrust;
 
   private constructor(parts: {
     dataDir: string;
@@ -195,6 +196,7 @@ export class Runtime {
     try {
       await applyMigrations(store, runMigrations, { clock });
       await applyMigrations(store, kvMigrations, { clock });
+      await applyMigrations(store, memoryTrustMigrations, { clock });
       await applyMigrations(store, pluginMigrations, { clock });
       const secrets = await openSecretStore(store, {
         dataDir,
@@ -218,6 +220,12 @@ export class Runtime {
       const runtime = new Runtime({ dataDir, sandbox, store, audit, approvals, secrets, clock, installer, agents });
       runtime.#onRun = options.onRun;
       runtime.#memory = lazyMemoryStore(store, { clock, embeddings: options.memory?.embeddings, secretValue: (name) => runtime.secretValue(name) });
+      // Only the first-party memory plugin's output leaves a run trusted: one a person installed under its name does not.
+      runtime.#memoryTrust = new MemoryTrust(store, {
+        audit,
+        clock,
+        trustedPlugin: () => (runtime.#installed.some((p) => p.name === MEMORY_PLUGIN && p.firstParty) ? MEMORY_PLUGIN : undefined),
+      });
       runtime.#onProgress = options.onProgress;
       runtime.#agentStore = await AgentStore.open(store, { clock });
       runtime.#agentsDir = options.agentsDir ?? join(PROJECT_ROOT, "capabilities");
@@ -459,7 +467,8 @@ export class Runtime {
         const { skills } = await loadSkills(this.#skillsDir);
         return skillsZone(skillsFor(run.agent, { skills, tools: run.tools, taskGrants: await this.#taskGrantsOf(run) }).skills);
       },
-      memory: async (run) => runMemoryZone(run, { dataDir: this.dataDir, task: (await this.records.get(run.id))?.task ?? null, memory: this.#memory }),
+      memory: async (run) =>
+        runMemoryZone(run, { dataDir: this.dataDir, task: (await this.records.get(run.id))?.task ?? null, memory: this.#memory, markTainted: () => this.#memoryTrust.mark(run.id) }),
       subAgents: {
         tools: async (run) => subAgentTools(run.agent, { agents: this.agents(), taskGrants: await this.#taskGrantsOf(run) }),
         spawn: (run, spawn) => spawnSubAgent(this, run, spawn),
@@ -635,7 +644,7 @@ export class Runtime {
       backends: this.#backends,
       events: this.events,
       memory: this.#memory,
-      memoryTainted: (runIds) => receivedToolOutput(this.audit, runIds),
+      memoryTrust: this.#memoryTrust,
     };
     return new Run(
       {

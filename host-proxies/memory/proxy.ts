@@ -39,8 +39,10 @@ export interface MemoryProxyOptions {
   /** The runtime's store, opened on first use. */
   memory: () => Promise<MemoryStore>;
   agent: AgentMemoryBinding;
-  /** Whether the run has received output of a tool other than memory's: its writes are then untrusted. */
+  /** Whether the run has received output of a tool other than memory's, or an untrusted hit: its writes are then untrusted. */
   tainted: () => Promise<boolean>;
+  /** Records, durably, that the run has read an untrusted hit (called before the hits are returned). */
+  markTainted: () => Promise<void>;
 }
 
 export interface MemorySearchOptions {
@@ -97,6 +99,8 @@ export function createMemoryProxy(options: MemoryProxyOptions): MemoryProxy {
         const memory = await options.memory();
         const mode: SearchMode = memory.hasEmbedder ? "hybrid" : "keyword";
         const hits = await memory.search(where.owner, query, { k, partitions: where.read, mode });
+        // Recalling tool output and remembering it must not launder it into a trusted note.
+        if (hits.some((h) => h.untrusted)) await options.markTainted();
         return hits.map(toWire);
       }),
     write: (text, o = {}) =>

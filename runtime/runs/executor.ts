@@ -176,7 +176,8 @@ export class ToolExecutor {
     if (!this.#setup.agent.grants.memory) return undefined;
     const chain = [...(this.#setup.layers.parents ?? []).map((p) => p.name).reverse(), this.#setup.agent.name];
     const runIds = [this.#setup.id, ...(this.#setup.ancestorRunIds ?? [])];
-    return { memory: this.#services.memory, agent: agentMemoryBinding(chain), tainted: () => this.#services.memoryTainted(runIds) };
+    const trust = this.#services.memoryTrust;
+    return { memory: this.#services.memory, agent: agentMemoryBinding(chain), tainted: () => trust.tainted(runIds), markTainted: () => trust.mark(this.#setup.id) };
   }
 
   /** An Unsafe effect runs only on its own single-use approval; else one is requested. */

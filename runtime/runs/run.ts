@@ -10,6 +10,7 @@ import type { FsMount } from "../../host-proxies/fs/index.js";
 import type { SandboxInfo } from "../../host-proxies/shell/index.js";
 import type { Store } from "../store/index.js";
 import type { MemoryStore } from "../memory/index.js";
+import type { MemoryTrust } from "./run-memory.js";
 import type { Backends } from "./backends.js";
 import type { Sandbox } from "../sandbox/index.js";
 import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
@@ -35,11 +36,8 @@ export interface RunServices {
   shellSandbox: SandboxInfo;
   /** The runtime's long-term memory, opened on first use. */
   memory: () => Promise<MemoryStore>;
-  /**
-   * Whether any of `runIds` has received output of a tool other than the memory plugin's (read
-   * from the audit log, so it holds across a pause and on another node).
-   */
-  memoryTainted: (runIds: readonly string[]) => Promise<boolean>;
+  /** Whether a run's memory writes are untrusted (see MemoryTrust). */
+  memoryTrust: Pick<MemoryTrust, "tainted" | "mark">;
   /** A stored secret's value, for a host proxy on the main thread (never a worker). */
   secretValue: (name: string) => Promise<string>;
   /** Where the run's events are persisted (for streams served by any node). */

@@ -48,7 +48,7 @@ before(async () => {
     subject: () => ({ traceId: "t", runId: "r", taskId: "k", parentRunId: null, agent: "keeper" }),
     active: () => active,
     approveEffect: async () => false,
-    memory: { memory: async () => memory, agent: agentMemoryBinding(["keeper"]), tainted: async () => tainted },
+    memory: { memory: async () => memory, agent: agentMemoryBinding(["keeper"]), tainted: async () => tainted, markTainted: async () => void (tainted = true) },
     onLog: () => {},
   });
 });
