@@ -8,16 +8,18 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../config/index.js";
-import { ClawhiveError, InvalidInputError } from "../errors.js";
-import { forgetAsPerson, MEMORY_FILE_MAX_BYTES, readMemoryFile, searchAsPerson, writeAsPerson, writeMemoryFile, type MemoryStore } from "../memory/index.js";
+import { existsSync } from "node:fs";
+import { AgentStore } from "../agents/store.js";
+import { ClawhiveError, InvalidInputError, NotFoundError } from "../errors.js";
+import { forgetAsPerson, MEMORY_FILE_MAX_BYTES, personScope, readMemoryFile, searchAsPerson, writeAsPerson, writeMemoryFile, type MemoryStore } from "../memory/index.js";
 import { lazyMemoryStore } from "../runs/run-memory.js";
 import { openSecretStore } from "../secrets/index.js";
-import { systemClock } from "../store/index.js";
+import { systemClock, type Store } from "../store/index.js";
 import { hitView } from "../api/routes/memory.js";
 import { parseCommandArgs } from "./args.js";
 import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, type ApiClient } from "./client.js";
 import { flagText, inert, jsonText } from "./render.js";
-import { resolveDataDir, STORE_FLAGS, STORE_FLAGS_HELP, withExistingStore } from "./store-path.js";
+import { openExistingStore, resolveAgentsDir, resolveDataDir, STORE_FLAGS, STORE_FLAGS_HELP, withExistingStore } from "./store-path.js";
 
 export const memoryHelp = `clawhive memory — an agent's long-term memory: search, write, forget; its MEMORY.md
 
@@ -35,12 +37,16 @@ export const memoryHelp = `clawhive memory — an agent's long-term memory: sear
   edit: opens MEMORY.md in $VISUAL or $EDITOR (default vi) and saves it when changed; at most
   ${MEMORY_FILE_MAX_BYTES} bytes.
   --json            print JSON (search)
+  --agents DIR      (on the store) where agent manifests live, to check AGENT exists (default the
+                    project's capabilities/; env CLAWHIVE_AGENTS_DIR); agents stored through the
+                    API count too
 
 ${SERVER_FLAGS_HELP}
 ${STORE_FLAGS_HELP}
 
   Exit codes: 0 ok; 1 no such episode, the store or server could not be read, or the editor
-  failed; 2 bad usage or input (an empty note, a bad scope, MEMORY.md over its cap).
+  failed; 2 bad usage or input (an unknown agent, an empty note, a bad scope, MEMORY.md over
+  its cap).
 
   Example:
     clawhive memory write assistant "Ada prefers short replies."
@@ -48,7 +54,7 @@ ${STORE_FLAGS_HELP}
 
 const usage = "usage: clawhive memory search AGENT QUERY | write AGENT [TEXT] | forget AGENT EPISODE_ID | show AGENT | edit AGENT";
 
-const FLAGS = { ...STORE_FLAGS, ...SERVER_FLAGS, k: { type: "string" }, scope: { type: "string" }, title: { type: "string" }, json: { type: "boolean" } } as const;
+const FLAGS = { ...STORE_FLAGS, ...SERVER_FLAGS, agents: { type: "string" }, k: { type: "string" }, scope: { type: "string" }, title: { type: "string" }, json: { type: "boolean" } } as const;
 
 interface Hit {
   episode_id: string;
@@ -68,14 +74,17 @@ export async function memoryCommand(argv: string[]): Promise<number> {
   if (sub === undefined || !["search", "write", "forget", "show", "edit"].includes(sub)) throw new InvalidInputError(sub === undefined ? usage : `unknown memory command '${sub}'; ${usage}`);
   if (agent === undefined || extra.length > 0) throw new InvalidInputError(usage);
   const api = await apiClient(values);
+  if (api !== undefined && values.agents !== undefined) throw new InvalidInputError("--agents does not combine with --server: the server has its own", { field: "agents" });
   const base = `/v1/agents/${segment(agent)}`;
   const scope = flagText(values, "scope");
+  // Checked here, before a store, an agent or a server is asked anything.
+  if (scope !== undefined) personScope(scope);
   switch (sub) {
     case "search": {
       if (arg === undefined) throw new InvalidInputError(`usage: clawhive memory search AGENT "QUERY"`, { field: "query" });
       const k = kFlag(flagText(values, "k"));
       if (api) return printHits((await api.get<{ hits: Hit[] }>(`${base}/memory`, { q: arg, k, scope })).hits, values.json === true);
-      return withMemory(values, async (memory) => printHits((await searchAsPerson(memory, agent, { query: arg, k, scope })).map(hitView), values.json === true));
+      return withMemory(values, agent, async (memory) => printHits((await searchAsPerson(memory, agent, { query: arg, k, scope })).map(hitView), values.json === true));
     }
     case "write": {
       const text = arg ?? (await stdinText());
@@ -85,7 +94,7 @@ export async function memoryCommand(argv: string[]): Promise<number> {
         return 0;
       };
       if (api) return done((await api.request<{ episode_id: string }>("POST", `${base}/memory`, { json: { text, ...(title === undefined ? {} : { title }), ...(scope === undefined ? {} : { scope }) } })).episode_id);
-      return withMemory(values, async (memory) => done(await writeAsPerson(memory, agent, { text, title, scope })));
+      return withMemory(values, agent, async (memory) => done(await writeAsPerson(memory, agent, { text, title, scope })));
     }
     case "forget": {
       if (arg === undefined) throw new InvalidInputError("usage: clawhive memory forget AGENT EPISODE_ID", { field: "episode" });
@@ -98,10 +107,11 @@ export async function memoryCommand(argv: string[]): Promise<number> {
         return 0;
       };
       if (api) return done(await api.request("DELETE", `${base}/memory/${segment(arg)}`, { query: { scope } }).then(() => true, (error: unknown) => notFound(error)));
-      return withMemory(values, async (memory) => done(await forgetAsPerson(memory, agent, { episodeId: arg, scope })));
+      return withMemory(values, agent, async (memory) => done(await forgetAsPerson(memory, agent, { episodeId: arg, scope })));
     }
     case "show": {
       noArgument(arg);
+      if (!api) await knownAgent(values, agent);
       const text = api ? (await api.get<{ text: string }>(`${base}/memory-file`)).text : await readMemoryFile(resolveDataDir(values), agent);
       if (text === "") console.error(`agent ${agent} has no MEMORY.md`);
       else console.log(text.endsWith("\n") ? text.slice(0, -1) : text);
@@ -122,6 +132,7 @@ function notFound(error: unknown): false {
 /** Opens MEMORY.md (a temp copy) in the person's editor and saves it when it changed. */
 async function edit(values: Record<string, unknown>, o: { agent: string; api: ApiClient | undefined; base: string }): Promise<number> {
   const dataDir = resolveDataDir(values);
+  if (!o.api) await knownAgent(values, o.agent);
   const before = o.api ? (await o.api.get<{ text: string }>(`${o.base}/memory-file`)).text : await readMemoryFile(dataDir, o.agent);
   const dir = await mkdtemp(join(tmpdir(), "clawhive-memory-"));
   try {
@@ -154,13 +165,45 @@ async function edit(values: Record<string, unknown>, o: { agent: string; api: Ap
  * Runs `body` on the store the flags name, with the embeddings the config (file and env) names:
  * a person's note written here is embedded like one written through a server.
  */
-async function withMemory(values: Record<string, unknown>, body: (memory: MemoryStore) => Promise<number>): Promise<number> {
+async function withMemory(values: Record<string, unknown>, agent: string, body: (memory: MemoryStore) => Promise<number>): Promise<number> {
   const config = await loadConfig({ env: process.env, cwd: process.cwd(), flags: values });
   return withExistingStore(values, async (store) => {
+    await knownAgent(values, agent, store);
     const secrets = config.memory.embeddings?.apiKeySecret === undefined ? undefined : openSecretStore(store, secretKey(values));
     const memory = lazyMemoryStore(store, { clock: systemClock, embeddings: config.memory.embeddings, secretValue: async (name) => (await secrets!).get(name) });
     return body(await memory());
   });
+}
+
+/**
+ * An agent of the agents folder or stored in the store (as the server knows them), so that a
+ * typo in a name is an error, not a note in the memory of an agent that does not exist.
+ */
+async function knownAgent(values: Record<string, unknown>, agent: string, store?: Store): Promise<void> {
+  const agentsDir = flagText(values, "agents") ?? resolveAgentsDir(values);
+  if (/^[a-z0-9][a-z0-9_-]{0,63}$/.test(agent) && existsSync(join(agentsDir, `${agent}.yaml`))) return;
+  if (store !== undefined) {
+    if ((await (await AgentStore.open(store, { clock: systemClock })).get(agent).catch(() => undefined)) !== undefined) return;
+  } else if (await withStoreIfAny(values, async (s) => (await (await AgentStore.open(s, { clock: systemClock })).get(agent).catch(() => undefined)) !== undefined)) {
+    return;
+  }
+  throw new NotFoundError(`no agent named ${inert(agent, { newlines: false })} in ${agentsDir} or the store; 'clawhive agent list' shows the agents`);
+}
+
+/** `body` on the store when one exists (a data dir may hold MEMORY.md files before any store). */
+async function withStoreIfAny(values: Record<string, unknown>, body: (store: Store) => Promise<boolean>): Promise<boolean> {
+  let store: Store;
+  try {
+    store = await openExistingStore(values);
+  } catch (error) {
+    if (error instanceof NotFoundError) return false;
+    throw error;
+  }
+  try {
+    return await body(store);
+  } finally {
+    await store.close();
+  }
 }
 
 function secretKey(values: Record<string, unknown>): { dataDir: string; keyFromEnv?: string; keyFile?: string; clock: typeof systemClock } {

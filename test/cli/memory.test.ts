@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -26,6 +26,9 @@ before(async () => {
     grants: { memory: { read: ["agent"], write: ["agent"] } },
   });
   tools = await mkdtemp(join(tmpdir(), "clawhive-memory-cli-"));
+  // Direct mode finds the agent in an agents folder, as the server finds it among its agents.
+  await mkdir(join(tools, "agents"));
+  await writeFile(join(tools, "agents", "noter.yaml"), "name: noter\ndescription: memory CLI test agent\nmodel: { provider: anthropic, id: m }\nsystem_prompt: s\nplugins: [{ name: memory, version: '*' }]\ngrants: { memory: { read: [agent], write: [agent] } }\n");
   await writeFile(join(tools, "token"), `${f.token.admin}\n`);
   // An editor that appends a line to the file it is given.
   await writeFile(join(tools, "editor.sh"), "#!/bin/sh\nprintf 'Edited by the test editor.\\n' >> \"$1\"\n");
@@ -57,7 +60,7 @@ async function cli(argv: string[], env: Record<string, string> = {}): Promise<{ 
 }
 
 const MODES = [
-  { name: "direct", flags: () => ["--data-dir", f.dataDir] },
+  { name: "direct", flags: () => ["--data-dir", f.dataDir, "--agents", join(tools, "agents")] },
   { name: "server", flags: () => ["--server", f.server.base, "--token-file", join(tools, "token")] },
 ] as const;
 
@@ -105,6 +108,14 @@ for (const mode of MODES) {
     }
   });
 }
+
+test("an unknown agent is refused in both modes; nothing is written", async () => {
+  for (const mode of MODES) {
+    await assert.rejects(cli(["write", "notter", "typo", ...mode.flags()]), (error: Error & { status?: number }) => error.status === 404 && /notter/.test(error.message), mode.name);
+    await assert.rejects(cli(["show", "notter", ...mode.flags()]), (error: Error & { status?: number }) => error.status === 404, mode.name);
+  }
+  assert.deepEqual(await (await f.runtime.memory()).partitions("notter"), []);
+});
 
 test("the binary exits non-zero on bad usage and names what is wrong", () => {
   const result = spawnSync(process.execPath, [BIN, "memory", "search", "noter", "x", "--scope", "Agent", "--data-dir", f.dataDir], { encoding: "utf8", timeout: 60_000 });
