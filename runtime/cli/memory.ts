@@ -79,48 +79,61 @@ export async function memoryCommand(argv: string[]): Promise<number> {
   const scope = flagText(values, "scope");
   // Checked here, before a store, an agent or a server is asked anything.
   if (scope !== undefined) personScope(scope);
-  switch (sub) {
-    case "search": {
-      if (arg === undefined) throw new InvalidInputError(`usage: clawhive memory search AGENT "QUERY"`, { field: "query" });
-      const k = kFlag(flagText(values, "k"));
-      if (api) return printHits((await api.get<{ hits: Hit[] }>(`${base}/memory`, { q: arg, k, scope })).hits, values.json === true);
-      return withMemory(values, agent, async (memory) => printHits((await searchAsPerson(memory, agent, { query: arg, k, scope })).map(hitView), values.json === true));
+  const target: Target = { values, agent, arg, api, base, scope };
+  const run = { search, write, forget, show, edit }[sub as "search" | "write" | "forget" | "show" | "edit"];
+  return run(target);
+}
+
+/** One command's inputs: the agent, its one argument, and where it acts (a server, or the store). */
+interface Target {
+  values: Record<string, unknown>;
+  agent: string;
+  arg: string | undefined;
+  api: ApiClient | undefined;
+  /** `/v1/agents/<agent>`. */
+  base: string;
+  scope: string | undefined;
+}
+
+async function search({ values, agent, arg, api, base, scope }: Target): Promise<number> {
+  if (arg === undefined) throw new InvalidInputError(`usage: clawhive memory search AGENT "QUERY"`, { field: "query" });
+  const k = kFlag(flagText(values, "k"));
+  if (api) return printHits((await api.get<{ hits: Hit[] }>(`${base}/memory`, { q: arg, k, scope })).hits, values.json === true);
+  return withMemory(values, agent, async (memory) => printHits((await searchAsPerson(memory, agent, { query: arg, k, scope })).map(hitView), values.json === true));
+}
+
+async function write({ values, agent, arg, api, base, scope }: Target): Promise<number> {
+  const text = arg ?? (await stdinText());
+  const title = flagText(values, "title");
+  const done = (id: string) => {
+    console.log(`remembered ${id}`);
+    return 0;
+  };
+  if (api) return done((await api.request<{ episode_id: string }>("POST", `${base}/memory`, { json: { text, ...(title === undefined ? {} : { title }), ...(scope === undefined ? {} : { scope }) } })).episode_id);
+  return withMemory(values, agent, async (memory) => done(await writeAsPerson(memory, agent, { text, title, scope })));
+}
+
+async function forget({ values, agent, arg, api, base, scope }: Target): Promise<number> {
+  if (arg === undefined) throw new InvalidInputError("usage: clawhive memory forget AGENT EPISODE_ID", { field: "episode" });
+  const done = (forgotten: boolean) => {
+    if (!forgotten) {
+      console.error(`clawhive: agent ${agent} has no episode ${inert(arg, { newlines: false })} in scope ${scope ?? "agent"}`);
+      return 1;
     }
-    case "write": {
-      const text = arg ?? (await stdinText());
-      const title = flagText(values, "title");
-      const done = (id: string) => {
-        console.log(`remembered ${id}`);
-        return 0;
-      };
-      if (api) return done((await api.request<{ episode_id: string }>("POST", `${base}/memory`, { json: { text, ...(title === undefined ? {} : { title }), ...(scope === undefined ? {} : { scope }) } })).episode_id);
-      return withMemory(values, agent, async (memory) => done(await writeAsPerson(memory, agent, { text, title, scope })));
-    }
-    case "forget": {
-      if (arg === undefined) throw new InvalidInputError("usage: clawhive memory forget AGENT EPISODE_ID", { field: "episode" });
-      const done = (forgotten: boolean) => {
-        if (!forgotten) {
-          console.error(`clawhive: agent ${agent} has no episode ${inert(arg, { newlines: false })} in scope ${scope ?? "agent"}`);
-          return 1;
-        }
-        console.log(`forgot ${arg}`);
-        return 0;
-      };
-      if (api) return done(await api.request("DELETE", `${base}/memory/${segment(arg)}`, { query: { scope } }).then(() => true, (error: unknown) => notFound(error)));
-      return withMemory(values, agent, async (memory) => done(await forgetAsPerson(memory, agent, { episodeId: arg, scope })));
-    }
-    case "show": {
-      noArgument(arg);
-      if (!api) await knownAgent(values, agent);
-      const text = api ? (await api.get<{ text: string }>(`${base}/memory-file`)).text : await readMemoryFile(resolveDataDir(values), agent);
-      if (text === "") console.error(`agent ${agent} has no MEMORY.md`);
-      else console.log(text.endsWith("\n") ? text.slice(0, -1) : text);
-      return 0;
-    }
-    default:
-      noArgument(arg);
-      return edit(values, { agent, api, base });
-  }
+    console.log(`forgot ${arg}`);
+    return 0;
+  };
+  if (api) return done(await api.request("DELETE", `${base}/memory/${segment(arg)}`, { query: { scope } }).then(() => true, (error: unknown) => notFound(error)));
+  return withMemory(values, agent, async (memory) => done(await forgetAsPerson(memory, agent, { episodeId: arg, scope })));
+}
+
+async function show({ values, agent, arg, api, base }: Target): Promise<number> {
+  noArgument(arg);
+  if (!api) await knownAgent(values, agent);
+  const text = api ? (await api.get<{ text: string }>(`${base}/memory-file`)).text : await readMemoryFile(resolveDataDir(values), agent);
+  if (text === "") console.error(`agent ${agent} has no MEMORY.md`);
+  else console.log(text.endsWith("\n") ? text.slice(0, -1) : text);
+  return 0;
 }
 
 /** A 404 from the server is "no such episode"; any other error goes on. */
@@ -130,7 +143,9 @@ function notFound(error: unknown): false {
 }
 
 /** Opens MEMORY.md (a temp copy) in the person's editor and saves it when it changed. */
-async function edit(values: Record<string, unknown>, o: { agent: string; api: ApiClient | undefined; base: string }): Promise<number> {
+async function edit(o: Target): Promise<number> {
+  noArgument(o.arg);
+  const values = o.values;
   const dataDir = resolveDataDir(values);
   if (!o.api) await knownAgent(values, o.agent);
   const before = o.api ? (await o.api.get<{ text: string }>(`${o.base}/memory-file`)).text : await readMemoryFile(dataDir, o.agent);
