@@ -201,6 +201,20 @@ test("remember is Guarded: it waits for a person, then the replay writes once; r
   await r2.end();
 });
 
+test("the mark holds across a pause: a remember approved after other tool output is untrusted when replayed", async () => {
+  const name = await agent({ safe: ["memory.recall"] });
+  const run = await runtime.startRun({ agent: name });
+  ok(await run.callTool("probe.echo", { text: "some page" }));
+  const asked = await run.callTool("memory.remember", { text: "Paused note about herons." });
+  const approval = (asked as Extract<ToolCallOutcome, { status: "approval_required" }>).approval;
+  await runtime.approvals.decide(approval.id, { decision: "approve", scope: "once", by: "alice" });
+  // The replay's write reads the mark from the store (the audit log), not from this process.
+  assert.equal((await run.resume())?.status, "ok");
+  await run.end();
+  const [hit] = await (await runtime.memory()).search(name, "herons");
+  assert.equal(hit?.untrusted, true);
+});
+
 test("the plugin end to end through submitRun with explicit tool calls", async () => {
   const name = await agent();
   const { run, settled } = await runtime.submitRun({
