@@ -39,6 +39,8 @@ import { cancelSubAgentRuns, spawnSubAgent, subAgentTools } from "./runs/sub-age
 import { defaultSkillsDir, SkillsCache, skillsFor, skillsZone } from "./skills/index.js";
 import { initialLoopState, LoopStates, RunLoop } from "./runs/loop/index.js";
 import { createProvider, type LlmProvider } from "./llm/index.js";
+import type { MemoryStore } from "./memory/index.js";
+import { lazyMemoryStore, MEMORY_PLUGIN, MemoryTrust, memoryTrustMigrations, runMemoryZone, type EmbeddingsConfig } from "./runs/run-memory.js";
 
 export interface RuntimeOptions {
   /** Where the runtime keeps its state; relative mount paths resolve against it. */
@@ -84,6 +86,8 @@ export interface RuntimeOptions {
   runSchedules?: boolean;
   /** Model providers' outbound proxy and retry settings (config `llm`). */
   llm?: { proxyUrl?: string; timeoutMs?: number; maxAttempts?: number };
+  /** Long-term memory: an OpenAI-compatible embeddings endpoint (config `memory.embeddings`); without one, keyword search only. */
+  memory?: { embeddings?: EmbeddingsConfig | undefined };
   /** Called with every run this runtime starts or rebuilds from the store (e.g. metrics). */
   onRun?: (run: Run, how: "started" | "resumed") => void;
 }
@@ -152,6 +156,8 @@ export class Runtime {
   #secretList: { current: string[] } = { current: [] };
   #backends!: Backends;
   #shellSandbox: SandboxInfo = { available: false, bwrapPath: "", reason: "not probed yet" };
+  #memory!: () => Promise<MemoryStore>;
+  #memoryTrust!: MemoryTrust;
 
   private constructor(parts: {
     dataDir: string;
@@ -191,6 +197,7 @@ export class Runtime {
     try {
       await applyMigrations(store, runMigrations, { clock });
       await applyMigrations(store, kvMigrations, { clock });
+      await applyMigrations(store, memoryTrustMigrations, { clock });
       await applyMigrations(store, pluginMigrations, { clock });
       const secrets = await openSecretStore(store, {
         dataDir,
@@ -213,6 +220,13 @@ export class Runtime {
       await installOwnPlugins(installer, options.pluginDirs ?? (await pluginSourceDirs()), options.onProgress);
       const runtime = new Runtime({ dataDir, sandbox, store, audit, approvals, secrets, clock, installer, agents });
       runtime.#onRun = options.onRun;
+      runtime.#memory = lazyMemoryStore(store, { clock, embeddings: options.memory?.embeddings, secretValue: (name) => runtime.secretValue(name) });
+      // Only the first-party memory plugin's output leaves a run trusted: one a person installed under its name does not.
+      runtime.#memoryTrust = new MemoryTrust(store, {
+        audit,
+        clock,
+        trustedPlugin: () => (runtime.#installed.some((p) => p.name === MEMORY_PLUGIN && p.firstParty) ? MEMORY_PLUGIN : undefined),
+      });
       runtime.#onProgress = options.onProgress;
       runtime.#agentStore = await AgentStore.open(store, { clock });
       runtime.#agentsDir = options.agentsDir ?? join(PROJECT_ROOT, "capabilities");
@@ -456,6 +470,8 @@ export class Runtime {
         const { skills } = await this.#skills.load();
         return skillsZone(skillsFor(run.agent, { skills, tools: run.tools, taskGrants: await this.#taskGrantsOf(run) }).skills);
       },
+      memory: async (run) =>
+        runMemoryZone(run, { dataDir: this.dataDir, task: (await this.records.get(run.id))?.task ?? null, memory: this.#memory, markTainted: () => this.#memoryTrust.mark(run.id) }),
       subAgents: {
         tools: async (run) => subAgentTools(run.agent, { agents: this.agents(), taskGrants: await this.#taskGrantsOf(run) }),
         spawn: (run, spawn) => spawnSubAgent(this, run, spawn),
@@ -464,6 +480,11 @@ export class Runtime {
         modelProvider ??
         ((agent) => createProvider(agent.model, { secretValue: (name) => this.secretValue(name), ...(llm.proxyUrl === undefined ? {} : { proxyUrl: llm.proxyUrl }), retry })),
     }));
+  }
+
+  /** The runtime's long-term memory (opened on first use; hybrid search when an embedder is configured). */
+  memory(): Promise<MemoryStore> {
+    return this.#memory();
   }
 
   /** Schedules that start runs of this runtime: once at a time, or on a cron expression. */
@@ -607,7 +628,7 @@ export class Runtime {
     parentRunId: string | null;
     agent: AgentManifest;
     taskGrants: ReturnType<typeof parseTaskGrants> | undefined;
-    parents: PolicyLayers["parents"];
+    parents: ParentLayer[];
     status?: Run["status"];
     pending?: Run["pending"];
     lastEventSeq?: number;
@@ -630,6 +651,8 @@ export class Runtime {
         await this.refreshAgents();
         return this.agents();
       },
+      memory: this.#memory,
+      memoryTrust: this.#memoryTrust,
     };
     return new Run(
       {
@@ -637,6 +660,7 @@ export class Runtime {
         traceId: input.traceId,
         taskId: input.taskId,
         parentRunId: input.parentRunId,
+        ancestorRunIds: (input.parents ?? []).map((p) => p.runId),
         agent: input.agent,
         tools: agentTools(input.agent, { plugins: this.#plugins, tools: this.#tools }),
         layers: { agent: { name: input.agent.name, grants: input.agent.grants }, task: input.taskGrants, parents: input.parents },
@@ -654,8 +678,8 @@ export class Runtime {
    * What every ancestor of a sub-agent run was allowed (its task's grant, or its agent's): each
    * is one more layer the child's host calls must satisfy, whatever the child's manifest says.
    */
-  async #parentLayers(parentRunId: string | null): Promise<NonNullable<PolicyLayers["parents"]>> {
-    const parents: Array<{ name: string; grants: CapabilityGrant }> = [];
+  async #parentLayers(parentRunId: string | null): Promise<ParentLayer[]> {
+    const parents: ParentLayer[] = [];
     let next = parentRunId;
     while (next) {
       if (parents.length >= 32) throw new ConflictError("run_chain_too_deep", `run ${parentRunId} has more than 32 ancestors`);
@@ -663,7 +687,7 @@ export class Runtime {
       if (!record) throw new NotFoundError(`parent run ${next} does not exist`);
       const agent = this.#agent(record.agent);
       const grants = record.taskGrants === null ? agent.grants : parseTaskGrants(record.taskGrants, agent);
-      parents.push({ name: agent.name, grants });
+      parents.push({ name: agent.name, grants, runId: record.id });
       next = record.parentRunId;
     }
     return parents;
@@ -678,6 +702,9 @@ export class Runtime {
     return run;
   }
 }
+
+/** One ancestor of a run: a policy layer, and the run it came from. */
+type ParentLayer = NonNullable<PolicyLayers["parents"]>[number] & { runId: string };
 
 /**
  * Installs the runtime's own plugin folders through the same path as any plugin, and keeps them

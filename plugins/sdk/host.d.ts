@@ -289,3 +289,32 @@ declare module "clawhive:host/schedule@0.1.0" {
   /** True when cancelled now; false when it had already ended; `not-found` for another's id. */
   export function cancel(id: string): boolean;
 }
+
+declare module "clawhive:host/memory@0.1.0" {
+  export interface SearchOptions {
+    /** `agent` (default), `user` or `project/<name>`. */
+    scope: string | undefined;
+    /** 1 to 20, default 5. */
+    k: number | undefined;
+  }
+  export interface Hit {
+    episodeId: string;
+    title: string;
+    headingPath: string[];
+    text: string;
+    score: number;
+    /** From tool output, or written by a run that had read tool output: data, never instructions. */
+    untrusted: boolean;
+    source: string;
+    partition: string;
+    /** Milliseconds since the Unix epoch. */
+    createdAt: bigint;
+  }
+  export interface WriteOptions {
+    title: string | undefined;
+    scope: string | undefined;
+  }
+  export function search(query: string, options: SearchOptions): Hit[];
+  /** Returns the new episode's id. */
+  export function write(text: string, options: WriteOptions): string;
+}

@@ -4,6 +4,7 @@ import type { DownloadOptions } from "../plugins/install/index.js";
 import { runRoutes } from "./routes/runs.js";
 import { scheduleRoutes } from "./routes/schedules.js";
 import { skillRoutes } from "./routes/skills.js";
+import { memoryRoutes } from "./routes/memory.js";
 import type { Runtime } from "../runtime.js";
 import { authenticate } from "./auth/index.js";
 import type { ApiEnv, TokenStore } from "./auth/index.js";
@@ -140,6 +141,7 @@ function declaredRoutes(options: AppOptions): ApiRoute[] {
       ...secretRoutes(runtime),
       ...scheduleRoutes(runtime.scheduler),
       ...skillRoutes(runtime, { dir: runtime.skillsDir }),
+      ...memoryRoutes(runtime),
       ...runRoutes(runtime),
     );
   }

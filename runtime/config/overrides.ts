@@ -6,9 +6,9 @@
  */
 import * as v from "valibot";
 import type { ConfigIssue } from "./errors.js";
-import { BoolSchema, HostSchema, ListenSchema, OriginSchema, PathSchema, PortSchema, StoreUrlSchema, TokenSchema, UrlSchema } from "./fields.js";
+import { BoolSchema, HostSchema, ListenSchema, OriginSchema, PathSchema, PortSchema, SecretNameSchema, StoreUrlSchema, TokenSchema, UrlSchema } from "./fields.js";
 import { parseListen } from "./listen.js";
-import { CalendarSchema, MailSchema, RANGES } from "./schema.js";
+import { CalendarSchema, EmbeddingModelSchema, MailSchema, RANGES } from "./schema.js";
 import type { ConfigSource } from "./types.js";
 
 /** One setting's value and where it came from. `field` is the key as written at the source. */
@@ -55,6 +55,10 @@ export const ENV_OVERRIDES: ReadonlyArray<Override & { readonly name: string }> 
   { name: "CLAWHIVE_LLM_PROXY_URL", key: "llm.proxy_url", schema: UrlSchema },
   { name: "CLAWHIVE_LLM_TIMEOUT_MS", key: "llm.timeout_ms", schema: RANGES.llmTimeoutMs, text: "int" },
   { name: "CLAWHIVE_LLM_MAX_ATTEMPTS", key: "llm.max_attempts", schema: RANGES.llmMaxAttempts, text: "int" },
+  { name: "CLAWHIVE_MEMORY_EMBEDDINGS_URL", key: "memory.embeddings.base_url", schema: UrlSchema },
+  { name: "CLAWHIVE_MEMORY_EMBEDDINGS_MODEL", key: "memory.embeddings.model", schema: EmbeddingModelSchema },
+  { name: "CLAWHIVE_MEMORY_EMBEDDINGS_DIMENSIONS", key: "memory.embeddings.dimensions", schema: RANGES.embeddingDimensions, text: "int" },
+  { name: "CLAWHIVE_MEMORY_EMBEDDINGS_KEY_SECRET", key: "memory.embeddings.api_key_secret", schema: SecretNameSchema },
 ];
 
 /** Flags (parseArgs names) that set a setting; `--config` picks the file and is not here. */

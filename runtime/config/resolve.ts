@@ -11,6 +11,7 @@ import type { ConfigIssue } from "./errors.js";
 import { DEFAULT_HOST, DEFAULT_PORT, formatListen, isLoopback } from "./listen.js";
 import type { Layer, Leaf } from "./overrides.js";
 import type { CalendarFileConfig, MailFileConfig } from "./schema.js";
+import type { EmbeddingsConfig } from "../runs/run-memory.js";
 import type { ClawhiveConfig, ConfigSource } from "./types.js";
 
 /** The defaults, as documented in docs/configuration.md (and kept equal to the sandbox's own). */
@@ -83,6 +84,7 @@ export function resolveConfig(layer: Layer, options: { cwd: string; file: string
       timeoutMs: read.value<number | undefined>("llm.timeout_ms", undefined),
       maxAttempts: read.value<number | undefined>("llm.max_attempts", undefined),
     },
+    memory: { embeddings: embeddingsConfig(read, options.issues) },
     mail: mailConfig(read.leaf("mail"), read.base),
     calendar: calendarConfig(read.leaf("calendar"), read.base),
     sources,
@@ -109,6 +111,34 @@ function serverSettings(read: Reader, layer: Layer, issues: ConfigIssue[]): Claw
     bodyLimitBytes: read.value("server.body_limit_bytes", DEFAULTS.bodyLimitBytes as number),
     maxConcurrentRequests: read.value("server.max_concurrent_requests", DEFAULTS.maxConcurrentRequests as number),
     corsOrigins: [...new Set(read.value<string[]>("server.cors.origins", []))],
+  };
+}
+
+const EMBEDDINGS = "memory.embeddings";
+
+/**
+ * The embeddings endpoint, when any of its settings is given: base_url, model and dimensions
+ * are then all needed, and a missing one is an issue of the source that started the section.
+ */
+function embeddingsConfig(read: Reader, issues: ConfigIssue[]): EmbeddingsConfig | undefined {
+  const leaves = {
+    base_url: read.leaf(`${EMBEDDINGS}.base_url`),
+    model: read.leaf(`${EMBEDDINGS}.model`),
+    dimensions: read.leaf(`${EMBEDDINGS}.dimensions`),
+    api_key_secret: read.leaf(`${EMBEDDINGS}.api_key_secret`),
+  };
+  const given = Object.entries(leaves).find(([, leaf]) => leaf !== undefined);
+  if (!given) return undefined;
+  const missing = (["base_url", "model", "dimensions"] as const).filter((key) => leaves[key] === undefined);
+  for (const key of missing) {
+    issues.push({ source: given[1]!.source, field: `${EMBEDDINGS}.${key}`, message: `${EMBEDDINGS}.${key} is missing: ${EMBEDDINGS}.${given[0]} is set, and base_url, model and dimensions go together` });
+  }
+  if (missing.length > 0) return undefined;
+  return {
+    baseUrl: leaves.base_url!.value as string,
+    model: leaves.model!.value as string,
+    dimensions: leaves.dimensions!.value as number,
+    ...(leaves.api_key_secret === undefined ? {} : { apiKeySecret: leaves.api_key_secret.value as string }),
   };
 }
 

@@ -24,6 +24,7 @@ export function runtimeOptionsFrom(
       ...(config.llm.timeoutMs === undefined ? {} : { timeoutMs: config.llm.timeoutMs }),
       ...(config.llm.maxAttempts === undefined ? {} : { maxAttempts: config.llm.maxAttempts }),
     },
+    ...(config.memory.embeddings === undefined ? {} : { memory: { embeddings: config.memory.embeddings } }),
     ...(config.mail === undefined ? {} : { mail: config.mail }),
     ...(config.calendar === undefined ? {} : { calendar: config.calendar }),
     ...(extra.onProgress ? { onProgress: extra.onProgress } : {}),

@@ -21,7 +21,11 @@ export const RANGES = {
   maxConcurrentRequests: int(1, 10_000),
   llmTimeoutMs: int(1000, 3_600_000),
   llmMaxAttempts: int(1, 10),
+  embeddingDimensions: int(1, 65_536),
 } as const;
+
+/** The embeddings model's name as its server knows it (`text-embedding-3-small`, `nomic-embed-text`). */
+export const EmbeddingModelSchema = v.pipe(v.string("expected a model name"), v.minLength(1, "expected a model name"), v.maxLength(200, "expected a model name of at most 200 characters"));
 
 const described = <S extends v.GenericSchema>(schema: S, text: string) => v.pipe(v.optional(schema), v.description(text));
 
@@ -56,6 +60,21 @@ const LlmSchema = strictObject({
   proxy_url: described(UrlSchema, "outbound HTTP(S) proxy for model providers, e.g. http://proxy.internal:3128. Env CLAWHIVE_LLM_PROXY_URL"),
   timeout_ms: described(RANGES.llmTimeoutMs, "deadline of one model call, the whole stream included; default 600000. Env CLAWHIVE_LLM_TIMEOUT_MS"),
   max_attempts: described(RANGES.llmMaxAttempts, "tries of one model call on 429/5xx and dropped connections; default 4. Env CLAWHIVE_LLM_MAX_ATTEMPTS"),
+});
+
+/**
+ * Each key optional here, so the environment may supply some and the file others; together they
+ * must name base_url, model and dimensions (checked in resolve.ts, naming the missing field).
+ */
+const EmbeddingsSchema = strictObject({
+  base_url: described(UrlSchema, "OpenAI-compatible embeddings endpoint up to /v1, e.g. https://api.openai.com/v1. Env CLAWHIVE_MEMORY_EMBEDDINGS_URL"),
+  model: described(EmbeddingModelSchema, "the embeddings model, e.g. text-embedding-3-small. Env CLAWHIVE_MEMORY_EMBEDDINGS_MODEL"),
+  dimensions: described(RANGES.embeddingDimensions, "the vector length the model returns, e.g. 1536. Env CLAWHIVE_MEMORY_EMBEDDINGS_DIMENSIONS"),
+  api_key_secret: described(SecretNameSchema, "the stored secret holding the API key; none for a local server without one. Env CLAWHIVE_MEMORY_EMBEDDINGS_KEY_SECRET"),
+});
+
+const MemorySchema = strictObject({
+  embeddings: described(EmbeddingsSchema, "vector search over memory; without it, memory search is by keyword only"),
 });
 
 const SecretsSchema = strictObject({
@@ -101,6 +120,7 @@ export const ConfigFileSchema = strictObject({
   sandbox: v.optional(SandboxSchema),
   secrets: v.optional(SecretsSchema),
   llm: v.optional(LlmSchema),
+  memory: v.optional(MemorySchema),
   mail: described(MailSchema, "mail backend; default a Maildir under the data dir. Env CLAWHIVE_MAIL_BACKEND"),
   calendar: described(CalendarSchema, "calendar backend; default .ics files under the data dir. Env CLAWHIVE_CALENDAR_BACKEND"),
 });

@@ -1,4 +1,5 @@
 import type { CalendarConfig, MailConfig } from "../runs/backends.js";
+import type { EmbeddingsConfig } from "../runs/run-memory.js";
 
 /** Where a setting's value came from, for messages and for `clawhive config`-style displays. */
 export type ConfigSource =
@@ -43,6 +44,8 @@ export interface ClawhiveConfig {
   readonly secrets: { readonly keyFile: string | undefined };
   /** Model providers: outbound proxy and retry settings (undefined: the defaults). */
   readonly llm: { readonly proxyUrl: string | undefined; readonly timeoutMs: number | undefined; readonly maxAttempts: number | undefined };
+  /** Long-term memory: the embeddings endpoint, or `undefined` for keyword search only. */
+  readonly memory: { readonly embeddings: EmbeddingsConfig | undefined };
   /** `undefined`: the runtime's default (a Maildir under the data dir). */
   readonly mail: MailConfig | undefined;
   /** `undefined`: the runtime's default (.ics files under the data dir). */

@@ -11,3 +11,4 @@ export type { MemoryErrorCode } from "./errors.js";
 export { MEMORY_FILE_MAX_BYTES, memoryFilePath, readMemoryFile, writeMemoryFile } from "./memory-file.js";
 export { memoryZone } from "./zone.js";
 export type { EpisodeInput, EpisodeSource, MemoryHit, SearchMode, SearchOptions, WriteOptions, WrittenEpisode } from "./types.js";
+export { forgetAsPerson, MAX_PERSON_EPISODE_BYTES, MAX_PERSON_K, personScope, searchAsPerson, writeAsPerson } from "./people.js";

@@ -96,6 +96,12 @@ export class MemoryStore {
     return (results[results.length - 1]?.rowsAffected ?? 0) > 0;
   }
 
+  /** The partitions that hold episodes of `agent` (its own, its sub-agents'), sorted. */
+  async partitions(agent: string): Promise<string[]> {
+    const result = await this.#store.execute({ sql: "SELECT DISTINCT partition FROM memory_episodes WHERE agent = ? ORDER BY partition", args: [agent] });
+    return result.rows.map((row) => String(row.partition));
+  }
+
   async search(agent: string, query: string, options: SearchOptions = {}): Promise<MemoryHit[]> {
     const k = options.k ?? 5;
     if (!Number.isInteger(k) || k < 1 || k > MAX_K) throw new InvalidInputError(`memory search k: ${k} must be an integer from 1 to ${MAX_K}`, { field: "k" });

@@ -64,6 +64,7 @@ export const HOST_FUNCTIONS: Readonly<Record<string, readonly string[]>> = {
   calendar: ["list-calendars", "list-events", "add-event"],
   kv: ["get", "set", "delete", "list-keys"],
   schedule: ["list", "create", "cancel"],
+  memory: ["search", "write"],
 };
 
 /**

@@ -16,6 +16,7 @@ const INTERFACE_CAPABILITIES: Readonly<Record<string, readonly string[]>> = {
   calendar: ["calendar.read", "calendar.add"],
   kv: ["kv"],
   schedule: ["schedule"],
+  memory: ["memory"],
 };
 
 /**

@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import type { FsOp } from "../../host-proxies/fs/index.js";
 import { canonicalizeHttpRequest, parseHttpRequestRecord } from "../../host-proxies/http/index.js";
+import { canonicalScope } from "../../host-proxies/memory/scope.js";
 import { HostProxyError, type Denial, type HostCall } from "../../host-proxies/types.js";
 import type { CapabilityName } from "./catalogue/index.js";
 
@@ -53,6 +54,7 @@ export function hostCallRequest(call: HostCall, facts: HostCallFacts = {}): Capa
     return { capability: "kv", request: null, canonical: { fn: call.fn, key: call.args[0] ?? null } };
   }
   if (call.iface === "schedule") return scheduleRequest(call, facts);
+  if (call.iface === "memory") return memoryRequest(call);
   return unknownFunction(call);
 }
 
@@ -87,6 +89,25 @@ function scheduleRequest(call: HostCall, facts: HostCallFacts): CapabilityReques
     max_runs: typeof spec.maxRuns === "number" ? spec.maxRuns : null,
   };
   return { capability: "schedule", request: { agent, existing }, canonical };
+}
+
+/**
+ * `memory`: decided on the canonical scope and the access (search reads, write writes). A scope
+ * spelled any other way is refused here, before the policy, so every layer decides the value the
+ * proxy will use.
+ */
+function memoryRequest(call: HostCall): CapabilityRequest | Denial {
+  const access = call.fn === "search" ? "read" : call.fn === "write" ? "write" : undefined;
+  if (!access) return unknownFunction(call);
+  const options = call.args[1];
+  const raw = options !== null && typeof options === "object" ? (options as { scope?: unknown }).scope : undefined;
+  try {
+    const scope = canonicalScope(call.fn, raw ?? undefined);
+    return { capability: "memory", request: { scope, access }, canonical: { fn: call.fn, scope, access } };
+  } catch (error) {
+    if (error instanceof HostProxyError && error.hostError.tag === "invalid-input") return { capability: "memory", reason: "invalid-input", message: error.hostError.val };
+    throw error;
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ import type { CapabilityGrant } from "../policy/catalogue/index.js";
 import { GuestToolError, type Instance, type SandboxPlugin } from "../sandbox/index.js";
 import { createHostContext, toolCallSubject, type ActiveToolCall, type HostContext, type HostContextOptions } from "./host-context.js";
 import type { ReportBuilder } from "./report.js";
+import { agentMemoryBinding, type MemoryProxyOptions } from "../../host-proxies/memory/index.js";
 import type { RunServices, RunSetup } from "./run.js";
 import type { RunEvent, ToolCallError } from "./types.js";
 
@@ -137,6 +138,7 @@ export class ToolExecutor {
       allowSensitive: this.#setup.allowSensitive,
       kv: this.#kvOf(plugin),
       schedule: this.#scheduleOf(),
+      memory: this.#memoryOf(),
       mail: grants["gmail.read"] ? { backend: this.#services.backends.mail, grant: grants["gmail.read"] } : undefined,
       calendar: calendarsOf(grants) ? { backend: this.#services.backends.calendar, calendars: calendarsOf(grants)! } : undefined,
       shell: this.#setup.agent.grants["shell.exec"] ? { grant: this.#setup.agent.grants["shell.exec"], sandbox: this.#services.shellSandbox } : undefined,
@@ -185,6 +187,18 @@ export class ToolExecutor {
       ownerToken: async () => (await this.#services.records.get(id))?.ownerToken ?? null,
       agents: this.#services.agents ?? (async () => [agent]),
     };
+  }
+
+  /**
+   * The `agent` memory scope of this run: owned by the root agent of the chain, written in the
+   * chain's own partition, read there and in every ancestor's. Fixed here, never by the guest.
+   */
+  #memoryOf(): MemoryProxyOptions | undefined {
+    if (!this.#setup.agent.grants.memory) return undefined;
+    const chain = [...(this.#setup.layers.parents ?? []).map((p) => p.name).reverse(), this.#setup.agent.name];
+    const runIds = [this.#setup.id, ...(this.#setup.ancestorRunIds ?? [])];
+    const trust = this.#services.memoryTrust;
+    return { memory: this.#services.memory, agent: agentMemoryBinding(chain), tainted: () => trust.tainted(runIds), markTainted: () => trust.mark(this.#setup.id) };
   }
 
   /** An Unsafe effect runs only on its own single-use approval; else one is requested. */

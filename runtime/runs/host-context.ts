@@ -5,6 +5,7 @@ import { createShellProxy, resolveShellGrant, shellHostFunctions, type SandboxIn
 import type { GmailResource, HttpResource, ShellResource } from "../policy/catalogue/index.js";
 import { createKvProxy, kvHostFunctions } from "../../host-proxies/kv/index.js";
 import { createScheduleProxy, scheduleHostFunctions, type ScheduleProxy, type ScheduleProxyOptions } from "../../host-proxies/schedule/index.js";
+import { createMemoryProxy, memoryHostFunctions, MEMORY_DENIAL_REASONS, type MemoryProxyOptions } from "../../host-proxies/memory/index.js";
 import type { MailBackend } from "../../host-proxies/gmail/types.js";
 import type { CalendarBackend } from "../../host-proxies/calendar/types.js";
 import type { Store } from "../store/index.js";
@@ -49,6 +50,8 @@ export interface HostContextOptions {
    * agent is granted `schedule`); the run's layers come from `layers`.
    */
   schedule?: Pick<ScheduleProxyOptions, "scheduler" | "run" | "ownerToken" | "agents"> | undefined;
+  /** The memory of the run's agent chain and the runtime's store (present when the agent is granted memory). */
+  memory?: MemoryProxyOptions | undefined;
   /** The agent's shell.exec grant; commands are resolved to fixed paths when the instance is bound. */
   shell?: { grant: ShellResource; sandbox: SandboxInfo } | undefined;
   /** The agent's http.fetch grant (the proxy's own limits), and how it reads attached secrets. */
@@ -112,6 +115,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     scheduleProxy = createScheduleProxy({ ...options.schedule, ...creatorLayers(options.layers) });
     tables.schedule = scheduleHostFunctions(scheduleProxy);
   }
+  if (options.memory) tables.memory = memoryHostFunctions(createMemoryProxy(options.memory));
   let shellProxy: ShellProxy | undefined;
   if (options.shell) {
     const runners = options.shell.grant.commands.filter((c) => c.runs_programs).map((c) => c.name);
@@ -141,7 +145,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     const unsafe = decision.kind === "approval-required" || (active.risk === "unsafe" && riskAbove(decision.risk, "safe"));
     // What the proxy itself would refuse (an unknown command, a dangerous option) is refused
     // now: a person is never asked to approve an effect that could not run.
-    const refused = precheck(call, shellProxy);
+    const refused = precheck(call, shellProxy) ?? readOnlyWrite(call, active);
     if (refused) return { ...(await deny(options, call, request, refused)), capability: request.capability };
     if (unsafe && !(await options.approveEffect({ active, capability: request.capability, canonical: request.canonical }))) {
       const denial = {
@@ -254,6 +258,21 @@ function precheck(call: HostCall, shell: ShellProxy | undefined): Denial | undef
     }
     return { capability: "shell.exec", reason: "invalid-input", message: "shell.exec: the request could not be read" };
   }
+}
+
+/**
+ * A memory write from a tool its plugin declares read-only (risk `safe`) is refused: such a tool
+ * may be lowered to Safe and run without approval, so it must not reach the Guarded write.
+ */
+function readOnlyWrite(call: HostCall, active: ActiveToolCall): Denial | undefined {
+  if (call.iface !== "memory" || call.fn !== "write") return undefined;
+  const tool = active.tool;
+  if (tool.plugin.tools[tool.name]?.risk !== "safe") return undefined;
+  return {
+    capability: "memory",
+    reason: MEMORY_DENIAL_REASONS.readOnlyTool,
+    message: `${tool.plugin.name}.${tool.name} is declared read-only (risk safe) by its plugin; memory writes go through a Guarded tool`,
+  };
 }
 
 /** Every redirect hop is decided like a first request: each layer, each time. */

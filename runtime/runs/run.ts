@@ -10,6 +10,8 @@ import type { FsMount } from "../../host-proxies/fs/index.js";
 import type { SandboxInfo } from "../../host-proxies/shell/index.js";
 import type { Store } from "../store/index.js";
 import type { Scheduler } from "../schedules/index.js";
+import type { MemoryStore } from "../memory/index.js";
+import type { MemoryTrust } from "./run-memory.js";
 import type { Backends } from "./backends.js";
 import type { Sandbox } from "../sandbox/index.js";
 import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
@@ -33,6 +35,10 @@ export interface RunServices {
   store: Store;
   /** What bubblewrap can do on this machine (probed once per runtime). */
   shellSandbox: SandboxInfo;
+  /** The runtime's long-term memory, opened on first use. */
+  memory: () => Promise<MemoryStore>;
+  /** Whether a run's memory writes are untrusted (see MemoryTrust). */
+  memoryTrust: Pick<MemoryTrust, "tainted" | "mark">;
   /** A stored secret's value, for a host proxy on the main thread (never a worker). */
   secretValue: (name: string) => Promise<string>;
   /** Where the run's events are persisted (for streams served by any node). */
@@ -49,6 +55,8 @@ export interface RunSetup {
   traceId: string;
   taskId: string;
   parentRunId: string | null;
+  /** The ids of the runs above this one, nearest first (empty for a root run). */
+  ancestorRunIds?: readonly string[];
   agent: AgentManifest;
   /** The agent's tools (already narrowed to its plugin list). */
   tools: readonly ToolInfo[];
@@ -137,6 +145,10 @@ export class Run {
   /** The tools this run may call. */
   get tools(): readonly ToolInfo[] {
     return this.#setup.tools;
+  }
+  /** Every layer the run's host calls must satisfy (agent, task, ancestors). */
+  get layers(): PolicyLayers {
+    return this.#setup.layers;
   }
 
   /** `seq` numbers the run's events (as stored), so a stream can resume after one. */

@@ -26,6 +26,8 @@ export interface RunLoopOptions {
   maxRepeats?: number;
   /** The skills zone of a run's system prompt. */
   skills?: (run: Run) => Promise<string>;
+  /** The memory zone of a run's system prompt (MEMORY.md and what the task recalls). */
+  memory?: (run: Run) => Promise<string>;
   /** Sub-agents: the tools the model sees for them, and how one is spawned. */
   subAgents?: { tools: (run: Run) => Promise<SubAgentTool[]>; spawn: (run: Run, options: SpawnSubAgentOptions) => Promise<SpawnResult> };
 }
@@ -117,13 +119,14 @@ export class RunLoop {
     // The conversation's earlier turns do not change while this run drives (its own are added
     // when it finishes): read once, not every Step.
     const history = (state.conversationId ? await this.#options.conversations.messages(state.conversationId) : []).map(({ role, content }) => ({ role, content }));
-    // Skills and sub-agent tools are read once per drive, like the history.
+    // Skills, memory and sub-agent tools are read once per drive, like the history.
     const skills = (await this.#options.skills?.(run)) ?? "";
+    const memory = (await this.#options.memory?.(run)) ?? "";
     const subAgents = (await this.#options.subAgents?.tools(run)) ?? [];
     for (;;) {
       if (run.ended || run.cancelled || this.#closing) return;
       const stepId = `step_${++state.steps}`;
-      const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, subAgents });
+      const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, memory, subAgents });
       const response = await this.#modelCalls.get(run.id)!.complete(provider, request, { signal, stepId });
       if (run.ended || run.cancelled) return;
       const uses = toolUses(response);
