@@ -35,7 +35,7 @@ import { kvMigrations } from "../host-proxies/kv/index.js";
 import { createBackends, type Backends, type CalendarConfig, type MailConfig } from "./runs/backends.js";
 import { Conversations } from "./runs/conversations.js";
 import { openRuntimeScheduler, type Scheduler } from "./schedules/index.js";
-import { cancelSubAgentRuns, spawnSubAgent, subAgentTools } from "./runs/sub-agents.js";
+import { cancelSubAgentRuns, endedSubAgent, spawnSubAgent, subAgentTools } from "./runs/sub-agents.js";
 import { defaultSkillsDir, loadSkills, skillsFor, skillsZone } from "./skills/index.js";
 import { initialLoopState, LoopStates, RunLoop } from "./runs/loop/index.js";
 import { createProvider, type LlmProvider } from "./llm/index.js";
@@ -146,6 +146,8 @@ export class Runtime {
   #agentsDir = "";
   #skillsDir = defaultSkillsDir();
   #runs = new Map<string, Run>();
+  /** Work set off by runs' ends (`#afterEnd`), awaited when closing. */
+  #afterEnds = new Set<Promise<void>>();
   #closed = false;
   /** Every secret value known to this process, shared with the audit log's redaction. */
   #secretList: { current: string[] } = { current: [] };
@@ -456,6 +458,7 @@ export class Runtime {
       subAgents: {
         tools: async (run) => subAgentTools(run.agent, { agents: this.agents(), taskGrants: await this.#taskGrantsOf(run) }),
         spawn: (run, spawn) => spawnSubAgent(this, run, spawn),
+        ended: (childRunId) => endedSubAgent(this.records, childRunId),
       },
       provider:
         modelProvider ??
@@ -486,9 +489,26 @@ export class Runtime {
     if (!record) throw new NotFoundError(`no run ${id}`);
     if (record.status === "ended") throw new ConflictError("run_ended", `run ${id} has already ended (${record.endReason ?? "completed"})`);
     await this.#driver.cancel(id);
+    if (!this.#runs.has(id)) await this.#cancelUndriven(id);
     // Cancelling a parent cancels its sub-agents, down the chain.
     await cancelSubAgentRuns(this, id);
     return (await this.records.get(id))!;
+  }
+
+  /**
+   * A run no node holds (it waits for a person, and the node that drove it closed) is ended
+   * here; one another live node holds ends at that node's next tick.
+   */
+  async #cancelUndriven(id: string): Promise<void> {
+    const record = await this.records.get(id);
+    // Held by this node yet not live here: it is ending now.
+    if (!record || record.status === "ended" || record.node === this.node) return;
+    try {
+      await (await this.resumeRun(id)).cancel();
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code !== "run_leased" && code !== "run_ended") throw error;
+    }
   }
 
   /** One round of the driver's background work (lease renewal, decided approvals, cancellations). */
@@ -554,6 +574,7 @@ export class Runtime {
     // Model calls in flight are aborted, so closing does not wait for a model to answer.
     this.#loop?.close();
     await this.#scheduler?.stop();
+    await Promise.allSettled(this.#afterEnds);
     await this.#driver.stop();
     // Live runs are left as they are in the store, let go of so that another process (or a
     // restart) may take them over at once.
@@ -622,6 +643,7 @@ export class Runtime {
       store: this.store,
       backends: this.#backends,
       events: this.events,
+      onEnded: (run) => this.#afterEnd(run),
     };
     return new Run(
       {
@@ -659,6 +681,23 @@ export class Runtime {
       next = record.parentRunId;
     }
     return parents;
+  }
+
+  /**
+   * What a run's end sets off on this node: its unfinished sub-agent runs are cancelled (a run
+   * that ends, for any reason, leaves no child behind), and a parent waiting for it continues
+   * with its outcome. Another node's waiting parent is continued by that node's driver tick.
+   */
+  #afterEnd(run: Run): void {
+    if (this.#closed) return;
+    const work = (async () => {
+      await cancelSubAgentRuns(this, run.id);
+      const parent = await this.records.waitingFor(run.id);
+      if (parent !== undefined && !this.#closed) await this.#driver.continue(parent);
+    })()
+      .catch((error: unknown) => this.#onProgress?.(`run ${run.id}: after its end: ${(error as Error).message}`))
+      .finally(() => this.#afterEnds.delete(work));
+    this.#afterEnds.add(work);
   }
 
   #track(run: Run, how: "started" | "resumed"): Run {

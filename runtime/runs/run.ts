@@ -36,6 +36,8 @@ export interface RunServices {
   secretValue: (name: string) => Promise<string>;
   /** Where the run's events are persisted (for streams served by any node). */
   events?: RunEventLog;
+  /** Called once the run's end is in the store (its sub-agents and its waiting parent follow). */
+  onEnded?: (run: Run) => void;
 }
 
 /** What is fixed when a run starts. */
@@ -158,7 +160,8 @@ export class Run {
    */
   async resume(): Promise<ToolCallOutcome | undefined> {
     const pending = this.#pending;
-    if (!pending || this.#status !== "awaiting_approval") return undefined;
+    // A wait for a sub-agent is not a ToolCall to replay: the run loop takes the child's outcome.
+    if (!pending || this.#status !== "awaiting_approval" || pending.childRunId !== undefined) return undefined;
     const approval = await this.#services.approvals.get(pending.approvalId);
     const tool = this.#resolve(pending.tool);
     if (!approval || approval.status === "pending") return this.#stillWaiting(tool, pending, approval);
@@ -172,6 +175,32 @@ export class Run {
     return this.#call(tool, pending.input, { stepId: pending.stepId, toolApproved: pending.toolApproved === true });
   }
 
+  /**
+   * Pauses the run until sub-agent run `wait.childRunId` ends: the child waits for approval
+   * `wait.approvalId`, so this run does too (status `awaiting_approval`, holding no instance).
+   * Approvers see the approval once, as the child's; this run's stream shows it too.
+   */
+  async waitForSubAgent(wait: { tool: string; input: unknown; stepId: string; approvalId: string; childRunId: string }): Promise<void> {
+    if (this.#status === "ended") throw new ConflictError("run_ended", `run ${this.id} has ended`);
+    await this.#executor.releaseAll("paused for a sub-agent");
+    await this.#setPending({ ...wait });
+    const approval = await this.#services.approvals.get(wait.approvalId);
+    const needed: ApprovalNeeded = {
+      id: wait.approvalId,
+      kind: approval?.kind ?? "tool_call",
+      tool: approval?.tool ?? wait.tool,
+      reason: approval?.reason ?? `sub-agent run ${wait.childRunId} waits for a person`,
+      expiresAt: approval?.expiresAt ?? 0,
+    };
+    this.#emit({ type: "approval-required", toolCallId: wait.stepId, approval: needed, subAgentRunId: wait.childRunId, at: this.#services.now() });
+    await this.flushEvents();
+  }
+
+  /** The sub-agent this run waited for has ended: the run is active again. */
+  async subAgentEnded(): Promise<void> {
+    if (this.#pending?.childRunId !== undefined) await this.#setPending(null);
+  }
+
   /** Ends the run: destroys its instances, closes their grants, stores its report. */
   async end(reason: RunEndReason = "completed"): Promise<LeastPrivilegeReport> {
     const report = this.#report.build();
@@ -183,6 +212,7 @@ export class Run {
     this.#emit({ type: "run-ended", reason, at: this.#services.now() });
     await this.flushEvents();
     await this.#services.records.end(this.id, report, this.#services.now(), reason);
+    this.#services.onEnded?.(this);
     return report;
   }
 
