@@ -1,13 +1,18 @@
-import { readFile } from "node:fs/promises";
-import { basename, extname } from "node:path";
-import { AgentManifestError, loadAgentManifests, parseAgentManifest } from "../agents/index.js";
+import { readdir, readFile } from "node:fs/promises";
+import { basename, extname, join } from "node:path";
+import { AgentManifestError, loadAgentManifests, parseAgentManifest, referenceProblems } from "../agents/index.js";
+import { missingAgentProblems } from "../agents/spawn.js";
+import { PluginRegistry } from "../plugins/install/index.js";
+import { defaultSkillsDir, loadSkills } from "../skills/index.js";
+import { systemClock } from "../store/index.js";
+import type { ToolInfo } from "../runs/types.js";
 import type { AgentManifest, DangerWarning, ManifestIssue, ParsedAgentManifest } from "../agents/index.js";
 import { InvalidInputError, NotFoundError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
 import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
 import type { ApiClient } from "./client.js";
 import { inert, jsonText } from "./render.js";
-import { resolveAgentsDir, resolveDataDir } from "./store-path.js";
+import { openExistingStore, resolveAgentsDir, resolveDataDir } from "./store-path.js";
 
 export const agentHelp = `clawhive agent — check, list and show agents; store agents on a server
 
@@ -21,10 +26,15 @@ export const agentHelp = `clawhive agent — check, list and show agents; store 
   --data-dir DIR    relative mount hosts resolve against it (default ./.clawhive; env CLAWHIVE_DATA_DIR)
   --agents DIR      the agents dir (default capabilities/ in the project; env CLAWHIVE_AGENTS_DIR)
   --skip-host-dirs  do not require mount host dirs to exist (lint on another machine)
+  --skills DIR      (validate) the skills dir (default skills/ in the project)
   --name NAME       (put) the agent's name, default the file's name without .yaml/.json
 
   validate prints 'ok FILE' (and any acknowledged dangerous combination) or each problem as
-  'FILE: PATH: MESSAGE'. Through a server, the server checks the manifest against its own data
+  'FILE: PATH: MESSAGE'. Beyond the file itself it checks that each listed sub-agent exists (in
+  the agents dir, or among the files given), is named by grants.agent.spawn and may start
+  (limits.max_depth above 0), and that each listed skill exists and its required tools are the
+  agent's: their plugins listed, and (with the plugins installed in the data dir's store) every
+  capability those tools declare granted. Through a server, the server checks the manifest against its own data
   dir and agents (a mount host must exist there). put and rm work through a server only: it
   keeps stored agents in its store, where every runtime on the store sees them; on this machine
   an agent is a file in the agents dir (edit or remove the file). A name defined by a file
@@ -46,6 +56,7 @@ const FLAGS = {
   "data-dir": { type: "string" },
   agents: { type: "string" },
   "skip-host-dirs": { type: "boolean" },
+  skills: { type: "string" },
   ...SERVER_FLAGS,
 } as const;
 
@@ -84,7 +95,14 @@ async function validate(argv: string[]): Promise<number> {
     protectedDirs: [resolveAgentsDir(values)],
   };
   const reports: FileReport[] = [];
-  for (const file of positionals) reports.push(api === undefined ? await validateFile(file, options) : await validateOnServer(api, file));
+  if (api !== undefined) {
+    if (values.skills !== undefined) throw new InvalidInputError("--skills and --server do not combine: the server checks against its own skills", { field: "skills" });
+    for (const file of positionals) reports.push(await validateOnServer(api, file));
+  } else {
+    const parsed = new Map<string, ParsedAgentManifest>();
+    for (const file of positionals) reports.push(await validateFile(file, { ...options, parsed }));
+    await checkReferences(reports, { parsed, values, agentsDir: options.protectedDirs[0]! });
+  }
   if (values.json) {
     console.log(JSON.stringify(reports, null, 2));
   } else {
@@ -97,7 +115,7 @@ async function validate(argv: string[]): Promise<number> {
   return reports.every((r) => r.ok) ? 0 : 1;
 }
 
-async function validateFile(file: string, options: { baseDir: string; checkHostDirs: boolean; protectedDirs: string[] }): Promise<FileReport> {
+async function validateFile(file: string, options: { baseDir: string; checkHostDirs: boolean; protectedDirs: string[]; parsed: Map<string, ParsedAgentManifest> }): Promise<FileReport> {
   const fail = (issues: readonly ManifestIssue[]): FileReport => ({ file, ok: false, issues: issues.map(({ path, message }) => ({ path, message })), warnings: [] });
   let text: string;
   try {
@@ -107,7 +125,7 @@ async function validateFile(file: string, options: { baseDir: string; checkHostD
   }
   let parsed: ParsedAgentManifest;
   try {
-    parsed = parseAgentManifest(text, { file, ...options });
+    parsed = parseAgentManifest(text, { file, baseDir: options.baseDir, checkHostDirs: options.checkHostDirs, protectedDirs: options.protectedDirs });
   } catch (error) {
     if (error instanceof AgentManifestError) return fail(error.issues);
     throw error;
@@ -117,7 +135,72 @@ async function validateFile(file: string, options: { baseDir: string; checkHostD
   if (ext !== ".yaml") return fail([{ file, path: "(root)", message: "agent manifests use the .yaml extension; rename the file" }]);
   const stem = basename(file, ext);
   if (parsed.manifest.name !== stem) return fail([{ file, path: "name", message: `must equal the file name (${stem}), got ${parsed.manifest.name}` }]);
+  options.parsed.set(file, parsed);
   return { file, ok: true, issues: [], warnings: parsed.warnings };
+}
+
+/**
+ * The checks beyond each file (`referenceProblems`, and sub-agents that exist), added to the
+ * reports of the files that parsed. Agents are those of the agents dir and the files given.
+ */
+async function checkReferences(
+  reports: FileReport[],
+  options: { parsed: ReadonlyMap<string, ParsedAgentManifest>; values: Readonly<Record<string, unknown>>; agentsDir: string },
+): Promise<void> {
+  if (options.parsed.size === 0) return;
+  const agents = await agentsIn(options.agentsDir);
+  for (const p of options.parsed.values()) agents.set(p.manifest.name, p.manifest);
+  const skillsDir = typeof options.values.skills === "string" ? options.values.skills : defaultSkillsDir();
+  const { skills } = await loadSkills(skillsDir);
+  const tools = await installedTools(options.values);
+  for (const report of reports) {
+    const parsed = options.parsed.get(report.file);
+    if (parsed === undefined) continue;
+    const problems = [...missingAgentProblems(parsed.manifest, agents), ...referenceProblems(parsed.manifest, { skills, tools })];
+    if (problems.length === 0) continue;
+    report.ok = false;
+    report.issues.push(...problems.map(({ path, message }) => ({ path, message })));
+  }
+}
+
+/** The agents of the agents dir that parse (a broken one is its own file's problem). */
+async function agentsIn(dir: string): Promise<Map<string, AgentManifest>> {
+  const agents = new Map<string, AgentManifest>();
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => extname(n) === ".yaml");
+  } catch {
+    return agents;
+  }
+  for (const name of names) {
+    try {
+      const { manifest } = parseAgentManifest(await readFile(join(dir, name), "utf8"), { file: join(dir, name), baseDir: dir, checkHostDirs: false });
+      agents.set(manifest.name, manifest);
+    } catch {
+      // Left out: `agent validate` on that file says why.
+    }
+  }
+  return agents;
+}
+
+/** The tools of the plugins installed in the store the flags name, or `undefined` when there is no store. */
+async function installedTools(values: Readonly<Record<string, unknown>>): Promise<ToolInfo[] | undefined> {
+  let store;
+  try {
+    store = await openExistingStore(values);
+  } catch (error) {
+    if (error instanceof NotFoundError) return undefined;
+    throw error;
+  }
+  try {
+    const installed = await new PluginRegistry(store, { clock: systemClock }).list();
+    return installed.flatMap((p) => p.tools.map((t) => ({ plugin: p.name, name: t.name, qualifiedName: `${p.name}.${t.name}`, description: t.description, inputSchema: t.inputSchema, capabilities: [...t.capabilities], risk: t.risk })));
+  } catch {
+    // A store no runtime has set up yet (no plugins table): nothing is installed.
+    return undefined;
+  } finally {
+    await store.close();
+  }
 }
 
 /** The file's own rules (extension, name), then the server's checks (`POST /v1/agents/validate`). */

@@ -50,15 +50,8 @@ export function subAgentTools(agent: AgentManifest, options: { agents: readonly 
   });
 }
 
-/** Sub-agents `agent` lists that its own `agent.spawn` grant does not name (each a validation problem). */
-export function subAgentProblems(agent: AgentManifest): Array<{ path: string; message: string }> {
-  const spawn = agent.grants["agent.spawn"];
-  return agent.sub_agents.flatMap((name, i) =>
-    spawn !== undefined && capabilityMatches("agent.spawn", spawn, { agent: name }).allow
-      ? []
-      : [{ path: `sub_agents[${i}]`, message: `${name} is listed but grants.agent.spawn.agents does not name it: the model could never start it` }],
-  );
-}
+/** Listed sub-agents the agent's own `agent.spawn` grant does not name (see runtime/agents/references.ts). */
+export { subAgentProblems } from "../agents/references.js";
 
 /**
  * What the parent's model is told of a spawn (the tool result of `subagent_<name>`): the child's
