@@ -60,7 +60,8 @@ export { subAgentProblems } from "../agents/references.js";
 export function spawnResultContent(result: SpawnResult): { content: string; isError: boolean } {
   const error = (kind: string, message: string, extra: Record<string, unknown> = {}) => ({ content: JSON.stringify({ error: { kind, message, ...extra } }), isError: true });
   if (result.status === "denied") return error("denied", result.denial.message, { denial: result.denial });
-  if (result.status === "awaiting_approval") return error("sub-agent-waiting", `sub-agent run ${result.runId} waits for a person to decide approval ${result.approvalId}; it continues on its own, but its answer will not come back in this run`);
+  // The run loop never tells its model this (it waits for the child instead); a direct caller may.
+  if (result.status === "awaiting_approval") return error("sub-agent-waiting", `sub-agent run ${result.runId} waits for a person to decide approval ${result.approvalId}`);
   if (result.status !== "ended") return error("sub-agent-unfinished", `sub-agent run ${result.runId} has not finished`);
   if (result.endReason !== "completed") return error(`sub-agent-${result.endReason ?? "failed"}`, result.result ?? `sub-agent run ${result.runId} ended ${result.endReason}`);
   return { content: result.result ?? JSON.stringify({ outcomes: result.outcomes }), isError: false };
