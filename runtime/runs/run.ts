@@ -180,10 +180,11 @@ export class Run {
    * `wait.approvalId`, so this run does too (status `awaiting_approval`, holding no instance).
    * Approvers see the approval once, as the child's; this run's stream shows it too.
    */
-  async waitForSubAgent(wait: { tool: string; input: unknown; stepId: string; approvalId: string; childRunId: string }): Promise<void> {
+  async waitForSubAgent(wait: { tool: string; input: unknown; stepId: string; approvalId: string; childRunId: string; toolCallId: string }): Promise<void> {
     if (this.#status === "ended") throw new ConflictError("run_ended", `run ${this.id} has ended`);
     await this.#executor.releaseAll("paused for a sub-agent");
-    await this.#setPending({ ...wait });
+    const { toolCallId, ...pending } = wait;
+    await this.#setPending(pending);
     const approval = await this.#services.approvals.get(wait.approvalId);
     const needed: ApprovalNeeded = {
       id: wait.approvalId,
@@ -192,7 +193,7 @@ export class Run {
       reason: approval?.reason ?? `sub-agent run ${wait.childRunId} waits for a person`,
       expiresAt: approval?.expiresAt ?? 0,
     };
-    this.#emit({ type: "approval-required", toolCallId: wait.stepId, approval: needed, subAgentRunId: wait.childRunId, at: this.#services.now() });
+    this.#emit({ type: "approval-required", toolCallId, approval: needed, subAgentRunId: wait.childRunId, at: this.#services.now() });
     await this.flushEvents();
   }
 

@@ -217,7 +217,7 @@ export class RunLoop {
       }
       // The child waits for a person: so does this run, until the child ends (continued by the
       // child's end on this node, or by a driver's tick on any node).
-      await run.waitForSubAgent({ tool: use.name, input: use.input, stepId: turn.stepId, approvalId: spawned.approvalId ?? "", childRunId: spawned.runId });
+      await run.waitForSubAgent({ tool: use.name, input: use.input, stepId: turn.stepId, approvalId: spawned.approvalId ?? "", childRunId: spawned.runId, toolCallId: use.id });
       // Decided and ended meanwhile (on another node): nothing to wait for.
       return (await this.#subAgentResult(run, use)) ?? "paused";
     }
