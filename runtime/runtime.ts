@@ -511,6 +511,15 @@ export class Runtime {
     }
   }
 
+  /**
+   * Waits until the work runs' ends have set off here is done: a waiting parent continued (to
+   * its own end or next wait), sub-agent runs cancelled. For a short-lived process (a CLI
+   * command) that should not close while a parent it could continue is half way.
+   */
+  async idle(): Promise<void> {
+    while (this.#afterEnds.size > 0) await Promise.allSettled([...this.#afterEnds]);
+  }
+
   /** One round of the driver's background work (lease renewal, decided approvals, cancellations). */
   driverTick(): Promise<void> {
     return this.#driver.tick();

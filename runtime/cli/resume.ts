@@ -62,6 +62,8 @@ export async function resumeCommand(argv: string[]): Promise<number> {
 /** Continues a driven run to its end or its next wait; exit code as for a single call. */
 async function continueDriven(runtime: Runtime, id: string, json: boolean): Promise<number> {
   if (!(await runtime.continueRun(id))) return refuse(`run ${id} is driven by another runtime; it continues there (follow it with 'clawhive runs watch ${id}')`);
+  // A parent that waited for this run continues here once it ends: let it reach its end or next wait.
+  await runtime.idle();
   const record = (await runtime.records.get(id))!;
   const outcomes = record.outcomes as ToolCallOutcome[];
   if (json) console.log(jsonText({ run: id, status: record.status, outcomes, result: record.result, ...(record.report ? { report: record.report } : {}) }));
@@ -77,9 +79,13 @@ async function continueDriven(runtime: Runtime, id: string, json: boolean): Prom
       console.error(inert(`${record.pending.tool}: waiting for approval ${record.pending.approvalId}; decide it, then 'clawhive resume ${id}'`, { newlines: false }));
     }
     if (record.report) console.error([`run ${inert(id, { newlines: false })} ended; least-privilege report:`, ...reportLines(record.report as LeastPrivilegeReport)].join("\n"));
-    const parent = record.status === "ended" ? await runtime.records.waitingFor(id) : undefined;
-    // A serving runtime continues it at its next tick; without one, this continues it here.
-    if (parent !== undefined) console.error(inert(`run ${parent} waited for this sub-agent run; continue it with 'clawhive resume ${parent}'`, { newlines: false }));
+    const parent = record.status === "ended" && record.parentRunId !== null ? await runtime.records.get(record.parentRunId) : undefined;
+    if (parent?.pending?.childRunId === id) {
+      // Held by another runtime: it continues there at its next tick.
+      console.error(inert(`run ${parent.id} waits for this sub-agent run; it continues where it is driven (or 'clawhive resume ${parent.id}')`, { newlines: false }));
+    } else if (parent !== undefined) {
+      console.error(inert(`run ${parent.id}, which started this sub-agent run, is ${parent.status === "ended" ? `ended (${parent.endReason ?? "completed"})` : parent.status}; 'clawhive runs show ${parent.id}'`, { newlines: false }));
+    }
   }
   if (record.status === "awaiting_approval") return 3;
   return record.endReason === "completed" && outcomes.every((o) => o.status === "ok") ? 0 : 1;
