@@ -161,6 +161,7 @@ describe("clawhive agent validate", () => {
       [["agent"], /clawhive: usage: clawhive agent validate/],
       [["agent", "frob"], /unknown agent command 'frob'/],
       [["agent", "validate", "x.yaml", "--bogus"], /Unknown option '--bogus'/],
+      [["agent", "validate", "x.yaml", "--skills", root, "--server", "http://127.0.0.1:9", "--token", "t"], /--skills and --server do not combine/],
     ];
     for (const [args, message] of rows) {
       const { code, stderr } = clawhive(args);
