@@ -26,7 +26,7 @@ import { RunRecords, runMigrations, type PlannedCall, type RunRecord } from "./r
 import { RunDriver } from "./runs/driver.js";
 import { RunEventLog } from "./runs/event-log.js";
 import { Run, type RunServices } from "./runs/run.js";
-import type { PluginHandle, ToolInfo } from "./runs/types.js";
+import type { ApprovalNeeded, PluginHandle, ToolInfo } from "./runs/types.js";
 import { Sandbox, type SandboxOptions, type SandboxPlugin } from "./sandbox/index.js";
 import { applyMigrations, openStore, systemClock, type Clock, type Store } from "./store/index.js";
 import { openSecretStore, type SecretStore } from "./secrets/index.js";
@@ -709,10 +709,21 @@ export class Runtime {
     this.#afterEnds.add(work);
   }
 
+  async #relayApproval(childRunId: string, approval: ApprovalNeeded): Promise<void> {
+    try {
+      const parentId = await this.records.waitingFor(childRunId);
+      if (parentId !== undefined) this.#runs.get(parentId)?.relaySubAgentApproval(approval, childRunId);
+    } catch (error) {
+      this.#onProgress?.(`run ${childRunId}: showing its approval to its parent: ${(error as Error).message}`);
+    }
+  }
+
   #track(run: Run, how: "started" | "resumed"): Run {
     this.#runs.set(run.id, run);
     run.onEvent((event) => {
       if (event.type === "run-ended") this.#runs.delete(run.id);
+      // A parent waiting for this run, live here, shows a new approval it asks for (and so on up).
+      if (event.type === "approval-required") void this.#relayApproval(run.id, event.approval);
     });
     this.#onRun?.(run, how);
     return run;

@@ -197,6 +197,17 @@ export class Run {
     await this.flushEvents();
   }
 
+  /**
+   * The sub-agent this run waits for (or its own child) asks a person again: the store already
+   * names the new approval (`RunRecords.setPending`); this run's stream shows it too, once.
+   */
+  relaySubAgentApproval(approval: ApprovalNeeded, childRunId: string): void {
+    const pending = this.#pending;
+    if (this.#status !== "awaiting_approval" || pending?.childRunId !== childRunId || pending.approvalId === approval.id) return;
+    this.#pending = { ...pending, approvalId: approval.id };
+    this.#emit({ type: "approval-required", toolCallId: pending.stepId, approval, subAgentRunId: childRunId, at: this.#services.now() });
+  }
+
   /** The sub-agent this run waited for has ended: the run is active again. */
   async subAgentEnded(): Promise<void> {
     if (this.#pending?.childRunId !== undefined) await this.#setPending(null);

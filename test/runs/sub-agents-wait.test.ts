@@ -153,6 +153,34 @@ test("a denial: the child is told, ends, and the parent gets the child's answer 
   await assert.rejects(readFile(join(work, "memo.txt")), { code: "ENOENT" });
 });
 
+test("a child that asks again after its first approval: the parent waits on the new one, and its stream shows each once", async () => {
+  const from = fake.requests.length;
+  fake.reply(delegate("helper", "write two files"), write("one.txt", "1"));
+  const leadId = await submit("lead", "get two files written");
+  const helperId = await childOf(f.runtime, leadId);
+  const first = (await waiting(f.runtime, helperId)).pending!.approvalId;
+  await waiting(f.runtime, leadId);
+  fake.reply(write("two.txt", "2"));
+  await call(f, "POST", `/v1/approvals/${first}`, { token: f.token.approver, json: { decision: "approve" } });
+  let second = first;
+  await until(async () => (second = (await f.runtime.records.get(helperId))?.pending?.approvalId ?? first) !== first, "the child's second approval");
+  await until(async () => (await f.runtime.records.get(leadId))?.pending?.approvalId === second, "the parent to show the second approval");
+  assert.equal((await runView(leadId)).pending_approval.id, second);
+  const shown = async () =>
+    (await f.runtime.events.list(leadId, { after: 0, limit: 100 }))
+      .filter((e) => e.type === "approval-required")
+      .map((e) => (e.data as { approval: { id: string }; subAgentRunId?: string }))
+      .map((d) => [d.approval.id, d.subAgentRunId]);
+  await until(async () => (await shown()).length === 2, "both approvals in the parent's stream");
+  assert.deepEqual(await shown(), [[first, helperId], [second, helperId]]);
+
+  fake.reply({ type: "text", text: "helper: both written" }, { type: "text", text: "lead: two files" });
+  await call(f, "POST", `/v1/approvals/${second}`, { token: f.token.approver, json: { decision: "approve" } });
+  assert.equal((await ended(f.runtime, leadId)).result, "lead: two files");
+  assert.equal(fake.requests.length - from, 5);
+  assert.match(toolResults(request(from, 4))[0]!, /helper: both written/);
+});
+
 test("nested: a grandchild's approval makes child and parent wait; once it ends, the child goes on and ends, then the parent", async () => {
   const from = fake.requests.length;
   fake.reply(
