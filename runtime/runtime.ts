@@ -26,7 +26,7 @@ import { RunRecords, runMigrations, type PlannedCall, type RunRecord } from "./r
 import { RunDriver } from "./runs/driver.js";
 import { RunEventLog } from "./runs/event-log.js";
 import { Run, type RunServices } from "./runs/run.js";
-import type { PluginHandle, ToolInfo } from "./runs/types.js";
+import type { ApprovalNeeded, PluginHandle, ToolInfo } from "./runs/types.js";
 import { Sandbox, type SandboxOptions, type SandboxPlugin } from "./sandbox/index.js";
 import { applyMigrations, openStore, systemClock, type Clock, type Store } from "./store/index.js";
 import { openSecretStore, type SecretStore } from "./secrets/index.js";
@@ -35,7 +35,7 @@ import { kvMigrations } from "../host-proxies/kv/index.js";
 import { createBackends, type Backends, type CalendarConfig, type MailConfig } from "./runs/backends.js";
 import { Conversations } from "./runs/conversations.js";
 import { openRuntimeScheduler, type Scheduler } from "./schedules/index.js";
-import { cancelSubAgentRuns, spawnSubAgent, subAgentTools } from "./runs/sub-agents.js";
+import { cancelSubAgentRuns, endedSubAgent, spawnSubAgent, subAgentTools } from "./runs/sub-agents.js";
 import { defaultSkillsDir, SkillsCache, skillsFor, skillsZone } from "./skills/index.js";
 import { initialLoopState, LoopStates, RunLoop } from "./runs/loop/index.js";
 import { createProvider, type LlmProvider } from "./llm/index.js";
@@ -151,6 +151,8 @@ export class Runtime {
   #skillsDir = defaultSkillsDir();
   #skills = new SkillsCache(this.#skillsDir);
   #runs = new Map<string, Run>();
+  /** Work set off by runs' ends (`#afterEnd`), awaited when closing. */
+  #afterEnds = new Set<Promise<void>>();
   #closed = false;
   /** Every secret value known to this process, shared with the audit log's redaction. */
   #secretList: { current: string[] } = { current: [] };
@@ -475,6 +477,7 @@ export class Runtime {
       subAgents: {
         tools: async (run) => subAgentTools(run.agent, { agents: this.agents(), taskGrants: await this.#taskGrantsOf(run) }),
         spawn: (run, spawn) => spawnSubAgent(this, run, spawn),
+        ended: (childRunId) => endedSubAgent(this.records, childRunId),
       },
       provider:
         modelProvider ??
@@ -510,9 +513,35 @@ export class Runtime {
     if (!record) throw new NotFoundError(`no run ${id}`);
     if (record.status === "ended") throw new ConflictError("run_ended", `run ${id} has already ended (${record.endReason ?? "completed"})`);
     await this.#driver.cancel(id);
+    if (!this.#runs.has(id)) await this.#cancelUndriven(id);
     // Cancelling a parent cancels its sub-agents, down the chain.
     await cancelSubAgentRuns(this, id);
     return (await this.records.get(id))!;
+  }
+
+  /**
+   * A run no node holds (it waits for a person, and the node that drove it closed) is ended
+   * here; one another live node holds ends at that node's next tick.
+   */
+  async #cancelUndriven(id: string): Promise<void> {
+    const record = await this.records.get(id);
+    // Held by this node yet not live here: it is ending now.
+    if (!record || record.status === "ended" || record.node === this.node) return;
+    try {
+      await (await this.resumeRun(id)).cancel();
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code !== "run_leased" && code !== "run_ended") throw error;
+    }
+  }
+
+  /**
+   * Waits until the work runs' ends have set off here is done: a waiting parent continued (to
+   * its own end or next wait), sub-agent runs cancelled. For a short-lived process (a CLI
+   * command) that should not close while a parent it could continue is half way.
+   */
+  async idle(): Promise<void> {
+    while (this.#afterEnds.size > 0) await Promise.allSettled([...this.#afterEnds]);
   }
 
   /** One round of the driver's background work (lease renewal, decided approvals, cancellations). */
@@ -578,6 +607,7 @@ export class Runtime {
     // Model calls in flight are aborted, so closing does not wait for a model to answer.
     this.#loop?.close();
     await this.#scheduler?.stop();
+    await Promise.allSettled(this.#afterEnds);
     await this.#driver.stop();
     // Live runs are left as they are in the store, let go of so that another process (or a
     // restart) may take them over at once.
@@ -653,6 +683,7 @@ export class Runtime {
       },
       memory: this.#memory,
       memoryTrust: this.#memoryTrust,
+      onEnded: (run) => this.#afterEnd(run),
     };
     return new Run(
       {
@@ -693,10 +724,38 @@ export class Runtime {
     return parents;
   }
 
+  /**
+   * What a run's end sets off on this node: its unfinished sub-agent runs are cancelled (a run
+   * that ends, for any reason, leaves no child behind), and a parent waiting for it continues
+   * with its outcome. Another node's waiting parent is continued by that node's driver tick.
+   */
+  #afterEnd(run: Run): void {
+    if (this.#closed) return;
+    const work = (async () => {
+      await cancelSubAgentRuns(this, run.id);
+      const parent = await this.records.waitingFor(run.id);
+      if (parent !== undefined && !this.#closed) await this.#driver.continue(parent);
+    })()
+      .catch((error: unknown) => this.#onProgress?.(`run ${run.id}: after its end: ${(error as Error).message}`))
+      .finally(() => this.#afterEnds.delete(work));
+    this.#afterEnds.add(work);
+  }
+
+  async #relayApproval(childRunId: string, approval: ApprovalNeeded): Promise<void> {
+    try {
+      const parentId = await this.records.waitingFor(childRunId);
+      if (parentId !== undefined) this.#runs.get(parentId)?.relaySubAgentApproval(approval, childRunId);
+    } catch (error) {
+      this.#onProgress?.(`run ${childRunId}: showing its approval to its parent: ${(error as Error).message}`);
+    }
+  }
+
   #track(run: Run, how: "started" | "resumed"): Run {
     this.#runs.set(run.id, run);
     run.onEvent((event) => {
       if (event.type === "run-ended") this.#runs.delete(run.id);
+      // A parent waiting for this run, live here, shows a new approval it asks for (and so on up).
+      if (event.type === "approval-required") void this.#relayApproval(run.id, event.approval);
     });
     this.#onRun?.(run, how);
     return run;

@@ -12,5 +12,7 @@ export type { DangerId } from "./danger-ids.js";
 export type { DangerWarning } from "./dangers.js";
 export { agentManifestJsonSchema, renderAgentManifestJsonSchema } from "./json-schema.js";
 export { agentRiskOverride } from "./overrides.js";
+export { referenceProblems, subAgentProblems } from "./references.js";
+export type { ReferenceOptions } from "./references.js";
 export { AgentStore, agentStoreMigrations, parseAgentSource, storedFile } from "./store.js";
 export type { AgentFormat, PutAgentOptions, PutAgentResult, StoredAgent } from "./store.js";

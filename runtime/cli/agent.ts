@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { basename, extname } from "node:path";
 import { AgentManifestError, loadAgentManifests, parseAgentManifest } from "../agents/index.js";
+import { checkReferences } from "./agent-references.js";
 import type { AgentManifest, DangerWarning, ManifestIssue, ParsedAgentManifest } from "../agents/index.js";
 import { InvalidInputError, NotFoundError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
@@ -21,10 +22,15 @@ export const agentHelp = `clawhive agent — check, list and show agents; store 
   --data-dir DIR    relative mount hosts resolve against it (default ./.clawhive; env CLAWHIVE_DATA_DIR)
   --agents DIR      the agents dir (default capabilities/ in the project; env CLAWHIVE_AGENTS_DIR)
   --skip-host-dirs  do not require mount host dirs to exist (lint on another machine)
+  --skills DIR      (validate) the skills dir (default skills/ in the project)
   --name NAME       (put) the agent's name, default the file's name without .yaml/.json
 
   validate prints 'ok FILE' (and any acknowledged dangerous combination) or each problem as
-  'FILE: PATH: MESSAGE'. Through a server, the server checks the manifest against its own data
+  'FILE: PATH: MESSAGE'. Beyond the file itself it checks that each listed sub-agent exists (in
+  the agents dir, or among the files given), is named by grants.agent.spawn and may start
+  (limits.max_depth above 0), and that each listed skill exists and its required tools are the
+  agent's: their plugins listed, and (with the plugins installed in the data dir's store) every
+  capability those tools declare granted. Through a server, the server checks the manifest against its own data
   dir and agents (a mount host must exist there). put and rm work through a server only: it
   keeps stored agents in its store, where every runtime on the store sees them; on this machine
   an agent is a file in the agents dir (edit or remove the file). A name defined by a file
@@ -46,6 +52,7 @@ const FLAGS = {
   "data-dir": { type: "string" },
   agents: { type: "string" },
   "skip-host-dirs": { type: "boolean" },
+  skills: { type: "string" },
   ...SERVER_FLAGS,
 } as const;
 
@@ -67,7 +74,7 @@ async function server(values: Readonly<Record<string, unknown>>): Promise<ApiCli
   return api;
 }
 
-interface FileReport {
+export interface FileReport {
   file: string;
   ok: boolean;
   issues: { path: string; message: string }[];
@@ -84,7 +91,14 @@ async function validate(argv: string[]): Promise<number> {
     protectedDirs: [resolveAgentsDir(values)],
   };
   const reports: FileReport[] = [];
-  for (const file of positionals) reports.push(api === undefined ? await validateFile(file, options) : await validateOnServer(api, file));
+  if (api !== undefined) {
+    if (values.skills !== undefined) throw new InvalidInputError("--skills and --server do not combine: the server checks against its own skills", { field: "skills" });
+    for (const file of positionals) reports.push(await validateOnServer(api, file));
+  } else {
+    const parsed = new Map<string, ParsedAgentManifest>();
+    for (const file of positionals) reports.push(await validateFile(file, { ...options, parsed }));
+    await checkReferences(reports, { parsed, values, agentsDir: options.protectedDirs[0]! });
+  }
   if (values.json) {
     console.log(JSON.stringify(reports, null, 2));
   } else {
@@ -97,7 +111,7 @@ async function validate(argv: string[]): Promise<number> {
   return reports.every((r) => r.ok) ? 0 : 1;
 }
 
-async function validateFile(file: string, options: { baseDir: string; checkHostDirs: boolean; protectedDirs: string[] }): Promise<FileReport> {
+async function validateFile(file: string, options: { baseDir: string; checkHostDirs: boolean; protectedDirs: string[]; parsed: Map<string, ParsedAgentManifest> }): Promise<FileReport> {
   const fail = (issues: readonly ManifestIssue[]): FileReport => ({ file, ok: false, issues: issues.map(({ path, message }) => ({ path, message })), warnings: [] });
   let text: string;
   try {
@@ -107,7 +121,7 @@ async function validateFile(file: string, options: { baseDir: string; checkHostD
   }
   let parsed: ParsedAgentManifest;
   try {
-    parsed = parseAgentManifest(text, { file, ...options });
+    parsed = parseAgentManifest(text, { file, baseDir: options.baseDir, checkHostDirs: options.checkHostDirs, protectedDirs: options.protectedDirs });
   } catch (error) {
     if (error instanceof AgentManifestError) return fail(error.issues);
     throw error;
@@ -117,6 +131,7 @@ async function validateFile(file: string, options: { baseDir: string; checkHostD
   if (ext !== ".yaml") return fail([{ file, path: "(root)", message: "agent manifests use the .yaml extension; rename the file" }]);
   const stem = basename(file, ext);
   if (parsed.manifest.name !== stem) return fail([{ file, path: "name", message: `must equal the file name (${stem}), got ${parsed.manifest.name}` }]);
+  options.parsed.set(file, parsed);
   return { file, ok: true, issues: [], warnings: parsed.warnings };
 }
 

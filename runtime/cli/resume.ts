@@ -62,6 +62,8 @@ export async function resumeCommand(argv: string[]): Promise<number> {
 /** Continues a driven run to its end or its next wait; exit code as for a single call. */
 async function continueDriven(runtime: Runtime, id: string, json: boolean): Promise<number> {
   if (!(await runtime.continueRun(id))) return refuse(`run ${id} is driven by another runtime; it continues there (follow it with 'clawhive runs watch ${id}')`);
+  // A parent that waited for this run continues here once it ends: let it reach its end or next wait.
+  await runtime.idle();
   const record = (await runtime.records.get(id))!;
   const outcomes = record.outcomes as ToolCallOutcome[];
   if (json) console.log(jsonText({ run: id, status: record.status, outcomes, result: record.result, ...(record.report ? { report: record.report } : {}) }));
@@ -71,10 +73,19 @@ async function continueDriven(runtime: Runtime, id: string, json: boolean): Prom
       if (outcome.status === "ok") console.log(typeof outcome.output === "string" ? inert(outcome.output) : jsonText(outcome.output));
       else if (outcome.status === "error") console.error(inert(`${outcome.tool}: ${outcome.error.kind}: ${outcome.error.message}`));
     }
-    if (record.status === "awaiting_approval" && record.pending) {
+    if (record.status === "awaiting_approval" && record.pending?.childRunId !== undefined) {
+      console.error(inert(`${record.pending.tool}: waiting for sub-agent run ${record.pending.childRunId}, which waits for approval ${record.pending.approvalId}`, { newlines: false }));
+    } else if (record.status === "awaiting_approval" && record.pending) {
       console.error(inert(`${record.pending.tool}: waiting for approval ${record.pending.approvalId}; decide it, then 'clawhive resume ${id}'`, { newlines: false }));
     }
     if (record.report) console.error([`run ${inert(id, { newlines: false })} ended; least-privilege report:`, ...reportLines(record.report as LeastPrivilegeReport)].join("\n"));
+    const parent = record.status === "ended" && record.parentRunId !== null ? await runtime.records.get(record.parentRunId) : undefined;
+    if (parent?.pending?.childRunId === id) {
+      // Held by another runtime: it continues there at its next tick.
+      console.error(inert(`run ${parent.id} waits for this sub-agent run; it continues where it is driven (or 'clawhive resume ${parent.id}')`, { newlines: false }));
+    } else if (parent !== undefined) {
+      console.error(inert(`run ${parent.id}, which started this sub-agent run, is ${parent.status === "ended" ? `ended (${parent.endReason ?? "completed"})` : parent.status}; 'clawhive runs show ${parent.id}'`, { newlines: false }));
+    }
   }
   if (record.status === "awaiting_approval") return 3;
   return record.endReason === "completed" && outcomes.every((o) => o.status === "ok") ? 0 : 1;
@@ -92,6 +103,14 @@ async function checkResumable(values: Readonly<Record<string, unknown>>, id: str
       return refuse(`run ${id} has ended${at}; nothing to resume ('clawhive runs show ${id}' shows its report)`);
     }
     if (record.status !== "awaiting_approval" || !record.pending) return refuse(`run ${id} is ${record.status}, not waiting for an approval; nothing to resume`);
+    const childRunId = record.pending.childRunId;
+    if (childRunId !== undefined) {
+      // It waits for its sub-agent run: resumable once that has ended.
+      if ((await new RunRecords(store).get(childRunId))?.status === "ended") return "resumable";
+      console.error(inert(`${record.pending.tool}: waiting for sub-agent run ${childRunId}, which waits for approval ${record.pending.approvalId}`, { newlines: false }));
+      console.error(inert(`  decide it, then 'clawhive resume ${childRunId}'; this run continues when that one ends`, { newlines: false }));
+      return 3;
+    }
     const approval = await (await ApprovalStore.open(store, { clock: systemClock })).get(record.pending.approvalId);
     if (approval?.status === "pending") {
       console.error(inert(`${record.pending.tool}: still waiting for approval ${approval.id} (expires ${new Date(approval.expiresAt).toISOString()})`, { newlines: false }));

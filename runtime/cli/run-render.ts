@@ -60,7 +60,8 @@ export function eventLine(event: StreamedEvent, options: { verbose?: boolean } =
     }
     case "approval-required": {
       const a = (d.approval ?? {}) as { id?: unknown; kind?: unknown; tool?: unknown; reason?: unknown };
-      return `waits   ${text(a.tool)}: approval ${text(a.id)} (${text(a.kind)}): ${text(a.reason)}`;
+      const through = d.subAgentRunId === undefined ? "" : ` (in sub-agent run ${text(d.subAgentRunId)})`;
+      return `waits   ${text(a.tool)}: approval ${text(a.id)} (${text(a.kind)})${through}: ${text(a.reason)}`;
     }
     case "host-call": {
       const denial = d.denial as { reason?: unknown; message?: unknown } | undefined;

@@ -242,7 +242,11 @@ export function showLines(record: RunSummary, approvals: readonly Approval[], op
   if (record.parentRunId !== null) lines.push(...field("parent run", record.parentRunId));
   lines.push(...field("created", new Date(record.createdAt).toISOString()));
   if (record.endedAt !== null) lines.push(...field("ended", new Date(record.endedAt).toISOString()));
-  if (record.pending) {
+  if (record.pending?.childRunId !== undefined) {
+    // The approval is the sub-agent's (or its own child's): shown and decided there.
+    lines.push("", inert(`waiting: sub-agent run ${record.pending.childRunId}, which waits for approval ${record.pending.approvalId}`, { newlines: false }));
+    lines.push(...field("tool", record.pending.tool), ...field("step", record.pending.stepId), ...field("sub-agent", `clawhive runs show ${record.pending.childRunId}`));
+  } else if (record.pending) {
     const waitsOn = approvals.find((a) => a.id === record.pending?.approvalId);
     lines.push("", inert(`waiting: approval ${record.pending.approvalId} (${waitsOn?.status ?? "not found"})`, { newlines: false }));
     lines.push(...field("tool", record.pending.tool), ...field("step", record.pending.stepId), ...field("arguments", "input" in record.pending ? jsonText(record.pending.input) : "(not shown: this token may not read approvals)"));

@@ -27,7 +27,8 @@ export interface RunView {
   end_reason: RunRecord["endReason"];
   created_at: string;
   ended_at: string | null;
-  pending_approval: { id: string; tool: string; step_id: string } | null;
+  /** `sub_agent_run_id`: the run waits for that sub-agent run, whose approval `id` is. */
+  pending_approval: { id: string; tool: string; step_id: string; sub_agent_run_id?: string } | null;
   tool_calls: number | null;
   outcomes: unknown[];
   /** A model-driven run's final answer. */
@@ -89,7 +90,13 @@ export function runFromView(view: RunView, pendingInput?: { input: unknown }): R
     pending:
       view.pending_approval === null
         ? null
-        : { tool: view.pending_approval.tool, stepId: view.pending_approval.step_id, approvalId: view.pending_approval.id, ...(pendingInput === undefined ? {} : { input: pendingInput.input }) },
+        : {
+            tool: view.pending_approval.tool,
+            stepId: view.pending_approval.step_id,
+            approvalId: view.pending_approval.id,
+            ...(view.pending_approval.sub_agent_run_id === undefined ? {} : { childRunId: view.pending_approval.sub_agent_run_id }),
+            ...(pendingInput === undefined ? {} : { input: pendingInput.input }),
+          },
     // The store keeps a report once the run ends; the API also shows a live run's report so far.
     report: view.status === "ended" ? view.report : null,
     createdAt: ms(view.created_at),

@@ -133,7 +133,8 @@ export class RuntimeMetrics {
         if (event.denial) m.hostCallDenials.inc({ capability: event.denial.capability, reason: event.denial.reason });
         break;
       case "approval-required":
-        m.approvalsRequested.inc({ kind: event.approval.kind });
+        // A parent waiting for its sub-agent's approval: counted once, in the child's run.
+        if (event.subAgentRunId === undefined) m.approvalsRequested.inc({ kind: event.approval.kind });
         break;
     }
   }

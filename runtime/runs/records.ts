@@ -18,6 +18,11 @@ export interface PendingToolCall {
   approvalId: string;
   /** The ToolCall's own (Guarded) approval was already given: a replay does not ask again. */
   toolApproved?: boolean;
+  /**
+   * A sub-agent tool (`subagent_<name>`) whose child run waits for a person: the run waits until
+   * that child ends, and `approvalId` is the approval the child (or its own child) waits for.
+   */
+  childRunId?: string;
 }
 
 export interface RunRecord {
@@ -226,18 +231,33 @@ export class RunRecords {
   }
 
   /**
-   * Driven runs (those with a plan, and those the model drives) waiting for an approval a person has decided, with who
-   * holds them: for a node to continue those it holds or may take over. Runs without a plan are
-   * continued by whoever called them.
+   * Driven runs (those with a plan, and those the model drives) ready to go on, with who holds
+   * them: those waiting for an approval a person has decided, and those waiting for a sub-agent
+   * run that has ended. For a node to continue those it holds or may take over.
    */
   async decidedWaiting(): Promise<Array<{ id: string; node: string | null; leaseUntil: number | null }>> {
     const result = await this.#store.execute(
-      `SELECT r.id, r.node, r.lease_until FROM runs r JOIN approvals a ON a.id = json_extract(r.pending, '$.approvalId')
-       WHERE r.status = 'awaiting_approval' AND a.status != 'pending'
+      `SELECT r.id, r.node, r.lease_until FROM runs r
+         LEFT JOIN approvals a ON a.id = json_extract(r.pending, '$.approvalId')
+         LEFT JOIN runs c ON c.id = json_extract(r.pending, '$.childRunId')
+       WHERE r.status = 'awaiting_approval'
+         AND CASE WHEN json_extract(r.pending, '$.childRunId') IS NULL THEN a.status IS NOT NULL AND a.status != 'pending' ELSE c.status = 'ended' END
          AND (r.plan IS NOT NULL OR EXISTS (SELECT 1 FROM run_loops l WHERE l.run_id = r.id))
        ORDER BY r.created_at LIMIT 100`,
     );
     return result.rows.map((row) => ({ id: String(row.id), node: row.node === null ? null : String(row.node), leaseUntil: row.lease_until === null ? null : Number(row.lease_until) }));
+  }
+
+  /**
+   * The run waiting for sub-agent run `childRunId` to end, if one does (its parent, at most).
+   */
+  async waitingFor(childRunId: string): Promise<string | undefined> {
+    const result = await this.#store.execute({
+      sql: "SELECT id FROM runs WHERE status = 'awaiting_approval' AND json_extract(pending, '$.childRunId') = ?",
+      args: [childRunId],
+    });
+    const row = result.rows[0];
+    return row === undefined ? undefined : String(row.id);
   }
 
   /** Ids among `ids` whose cancellation was requested (by any node). */
@@ -255,6 +275,26 @@ export class RunRecords {
       sql: "UPDATE runs SET pending = ?, status = ? WHERE id = ? AND status != 'ended'",
       args: [json(pending), pending ? "awaiting_approval" : "active", id],
     });
+    if (pending) await this.#passApprovalUp(id, pending.approvalId);
+  }
+
+  /**
+   * Each ancestor waiting on run `id` (through its sub-agent tool) shows the approval the chain
+   * now waits for: a child that goes on and asks again, or whose own child asks, is still what
+   * its parent waits on.
+   */
+  async #passApprovalUp(id: string, approvalId: string): Promise<void> {
+    let child = id;
+    for (let depth = 0; depth < 32; depth++) {
+      const result = await this.#store.execute({
+        sql: `UPDATE runs SET pending = json_set(pending, '$.approvalId', ?)
+              WHERE status = 'awaiting_approval' AND json_extract(pending, '$.childRunId') = ? RETURNING id`,
+        args: [approvalId, child],
+      });
+      const row = result.rows[0];
+      if (row === undefined) return;
+      child = String(row.id);
+    }
   }
 
   async end(id: string, report: unknown, endedAt: number, reason: RunEndReason = "completed"): Promise<void> {

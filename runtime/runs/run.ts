@@ -47,6 +47,8 @@ export interface RunServices {
   scheduler?: () => Scheduler | undefined;
   /** The agents as they are now (a schedule's target agent is read from them). */
   agents?: () => Promise<readonly AgentManifest[]>;
+  /** Called once the run's end is in the store (its sub-agents and its waiting parent follow). */
+  onEnded?: (run: Run) => void;
 }
 
 /** What is fixed when a run starts. */
@@ -179,7 +181,8 @@ export class Run {
    */
   async resume(): Promise<ToolCallOutcome | undefined> {
     const pending = this.#pending;
-    if (!pending || this.#status !== "awaiting_approval") return undefined;
+    // A wait for a sub-agent is not a ToolCall to replay: the run loop takes the child's outcome.
+    if (!pending || this.#status !== "awaiting_approval" || pending.childRunId !== undefined) return undefined;
     const approval = await this.#services.approvals.get(pending.approvalId);
     const tool = this.#resolve(pending.tool);
     if (!approval || approval.status === "pending") return this.#stillWaiting(tool, pending, approval);
@@ -191,6 +194,44 @@ export class Run {
       return { id: `call_${this.#nextCall++}`, tool: tool.qualifiedName, stepId: pending.stepId, status: "error", error: { kind, message }, durationMs: 0 };
     }
     return this.#call(tool, pending.input, { stepId: pending.stepId, toolApproved: pending.toolApproved === true });
+  }
+
+  /**
+   * Pauses the run until sub-agent run `wait.childRunId` ends: the child waits for approval
+   * `wait.approvalId`, so this run does too (status `awaiting_approval`, holding no instance).
+   * Approvers see the approval once, as the child's; this run's stream shows it too.
+   */
+  async waitForSubAgent(wait: { tool: string; input: unknown; stepId: string; approvalId: string; childRunId: string; toolCallId: string }): Promise<void> {
+    if (this.#status === "ended") throw new ConflictError("run_ended", `run ${this.id} has ended`);
+    await this.#executor.releaseAll("paused for a sub-agent");
+    const { toolCallId, ...pending } = wait;
+    await this.#setPending(pending);
+    const approval = await this.#services.approvals.get(wait.approvalId);
+    const needed: ApprovalNeeded = {
+      id: wait.approvalId,
+      kind: approval?.kind ?? "tool_call",
+      tool: approval?.tool ?? wait.tool,
+      reason: approval?.reason ?? `sub-agent run ${wait.childRunId} waits for a person`,
+      expiresAt: approval?.expiresAt ?? 0,
+    };
+    this.#emit({ type: "approval-required", toolCallId, approval: needed, subAgentRunId: wait.childRunId, at: this.#services.now() });
+    await this.flushEvents();
+  }
+
+  /**
+   * The sub-agent this run waits for (or its own child) asks a person again: the store already
+   * names the new approval (`RunRecords.setPending`); this run's stream shows it too, once.
+   */
+  relaySubAgentApproval(approval: ApprovalNeeded, childRunId: string): void {
+    const pending = this.#pending;
+    if (this.#status !== "awaiting_approval" || pending?.childRunId !== childRunId || pending.approvalId === approval.id) return;
+    this.#pending = { ...pending, approvalId: approval.id };
+    this.#emit({ type: "approval-required", toolCallId: pending.stepId, approval, subAgentRunId: childRunId, at: this.#services.now() });
+  }
+
+  /** The sub-agent this run waited for has ended: the run is active again. */
+  async subAgentEnded(): Promise<void> {
+    if (this.#pending?.childRunId !== undefined) await this.#setPending(null);
   }
 
   /** Ends the run: destroys its instances, closes their grants, stores its report. */
@@ -205,6 +246,7 @@ export class Run {
     // Its audit records too (a model call's record is queued, not awaited).
     await Promise.all([this.flushEvents(), this.#services.audit.flush()]);
     await this.#services.records.end(this.id, report, this.#services.now(), reason);
+    this.#services.onEnded?.(this);
     return report;
   }
 

@@ -50,15 +50,8 @@ export function subAgentTools(agent: AgentManifest, options: { agents: readonly 
   });
 }
 
-/** Sub-agents `agent` lists that its own `agent.spawn` grant does not name (each a validation problem). */
-export function subAgentProblems(agent: AgentManifest): Array<{ path: string; message: string }> {
-  const spawn = agent.grants["agent.spawn"];
-  return agent.sub_agents.flatMap((name, i) =>
-    spawn !== undefined && capabilityMatches("agent.spawn", spawn, { agent: name }).allow
-      ? []
-      : [{ path: `sub_agents[${i}]`, message: `${name} is listed but grants.agent.spawn.agents does not name it: the model could never start it` }],
-  );
-}
+/** Listed sub-agents the agent's own `agent.spawn` grant does not name (see runtime/agents/references.ts). */
+export { subAgentProblems } from "../agents/references.js";
 
 /**
  * What the parent's model is told of a spawn (the tool result of `subagent_<name>`): the child's
@@ -67,7 +60,8 @@ export function subAgentProblems(agent: AgentManifest): Array<{ path: string; me
 export function spawnResultContent(result: SpawnResult): { content: string; isError: boolean } {
   const error = (kind: string, message: string, extra: Record<string, unknown> = {}) => ({ content: JSON.stringify({ error: { kind, message, ...extra } }), isError: true });
   if (result.status === "denied") return error("denied", result.denial.message, { denial: result.denial });
-  if (result.status === "awaiting_approval") return error("sub-agent-waiting", `sub-agent run ${result.runId} waits for a person to decide approval ${result.approvalId}; it continues on its own, but its answer will not come back in this run`);
+  // The run loop never tells its model this (it waits for the child instead); a direct caller may.
+  if (result.status === "awaiting_approval") return error("sub-agent-waiting", `sub-agent run ${result.runId} waits for a person to decide approval ${result.approvalId}`);
   if (result.status !== "ended") return error("sub-agent-unfinished", `sub-agent run ${result.runId} has not finished`);
   if (result.endReason !== "completed") return error(`sub-agent-${result.endReason ?? "failed"}`, result.result ?? `sub-agent run ${result.runId} ended ${result.endReason}`);
   return { content: result.result ?? JSON.stringify({ outcomes: result.outcomes }), isError: false };

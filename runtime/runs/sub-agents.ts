@@ -114,7 +114,11 @@ async function driveChild(
     parentRunId: parent.id,
   });
   await settled;
-  const record = (await runtime.records.get(run.id))!;
+  return spawnResultOf((await runtime.records.get(run.id))!);
+}
+
+/** Where a child run stands, as its parent is told (see `spawnResultContent`). */
+export function spawnResultOf(record: RunRecord): Exclude<SpawnResult, { status: "denied" }> {
   return {
     status: record.status,
     runId: record.id,
@@ -124,6 +128,13 @@ async function driveChild(
     result: record.result,
     approvalId: record.pending?.approvalId ?? null,
   };
+}
+
+/** Sub-agent run `runId`'s outcome once it has ended; `undefined` while it goes on or waits. */
+export async function endedSubAgent(records: RunRecords, runId: string): Promise<SpawnResult | undefined> {
+  const record = await records.get(runId);
+  if (!record) throw new NotFoundError(`sub-agent run ${runId} does not exist`);
+  return record.status === "ended" ? spawnResultOf(record) : undefined;
 }
 
 /** The spawn as the parent run's audit records it: a ToolCall of `subagent_<child>` needing `agent.spawn`. */

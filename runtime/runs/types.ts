@@ -58,7 +58,8 @@ export type ToolCallOutcome =
 export type RunEvent =
   | { type: "tool-call"; id: string; tool: string; stepId: string; input: unknown; at: number }
   | { type: "tool-result"; id: string; tool: string; status: ToolCallOutcome["status"]; error?: ToolCallError; durationMs: number; at: number }
-  | { type: "approval-required"; toolCallId: string; approval: ApprovalNeeded; at: number }
+  /** `subAgentRunId`: the approval is that sub-agent run's (or its own child's); the run waits for the child to end. */
+  | { type: "approval-required"; toolCallId: string; approval: ApprovalNeeded; subAgentRunId?: string; at: number }
   | { type: "host-call"; toolCallId: string | undefined; call: string; capability: string; ok: boolean; denial?: Denial; at: number }
   | { type: "log"; plugin: string; level: LogLevel; message: string; dropped: number; at: number }
   | { type: "instance"; plugin: string; action: "bound" | "replaced" | "released"; reason?: string; at: number }

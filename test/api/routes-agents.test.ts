@@ -164,6 +164,34 @@ test("POST /v1/agents/validate checks without storing or creating anything", asy
   assert.deepEqual(await storedNames(), before);
 });
 
+test("POST /v1/agents/validate reports the skills and sub-agents an agent could not use, each naming its field", async () => {
+  const check = async (manifest: Record<string, unknown>) => {
+    const answer = await call(f, "POST", "/v1/agents/validate", { json: manifest });
+    assert.equal(answer.status, 200, answer.text);
+    return answer.body as { valid: boolean; issues?: Array<{ path: string; message: string }> };
+  };
+  // As wide as the sub-agent from-file: what a parent starting it needs to not be warned.
+  const notes = { mounts: [{ guest: "/notes", host: "./notes-from-file" }] };
+  const readOnly = { "fs.read": notes, "fs.write": notes, log: {} };
+  // Control: a skill whose tools the agent has and is granted, a granted sub-agent.
+  const fits = await check({ ...jsonAgent("fits"), approvals: {}, plugins: [{ name: "files", version: "*" }], skills: ["summarize-notes"], sub_agents: ["from-file"], grants: { ...readOnly, "agent.spawn": { agents: ["from-file"] } } });
+  assert.deepEqual(fits, { valid: true, name: "fits", warnings: [] });
+  const cases: Array<[what: string, extra: Record<string, unknown>, path: string, message: RegExp]> = [
+    ["a skill not in the skills dir", { skills: ["no-such-skill"] }, "skills[0]", /no skill named no-such-skill/],
+    ["a skill whose tool needs a capability not granted", { skills: ["summarize-notes"], grants: { "fs.write": { mounts: [{ guest: "/w", host: "./w" }] } } }, "skills[0]", /requires tool files\.list_dir, which needs fs\.read, not granted to agent refs/],
+    ["a skill whose tools the plugin list leaves out", { skills: ["triage-inbox"] }, "skills[0]", /requires tool mail\.list_unread, which agent refs does not have/],
+    ["a sub-agent that does not exist", { sub_agents: ["ghost"], grants: { ...readOnly, "agent.spawn": { agents: ["ghost"] } } }, "sub_agents[0]", /no agent named ghost/],
+    ["a sub-agent without agent.spawn", { sub_agents: ["from-file"], grants: readOnly }, "sub_agents[0]", /from-file is listed but grants\.agent\.spawn\.agents does not name it/],
+    ["a sub-agent under max_depth 0", { sub_agents: ["from-file"], grants: { ...readOnly, "agent.spawn": { agents: ["from-file"] } }, limits: { max_depth: 0 } }, "limits.max_depth", /is 0, so no sub-agent can ever start/],
+  ];
+  for (const [what, extra, path, message] of cases) {
+    const answer = await check({ ...jsonAgent("refs"), approvals: {}, plugins: [{ name: "files", version: "*" }], ...extra });
+    assert.equal(answer.valid, false, what);
+    assert.equal(answer.issues?.[0]?.path, path, `${what}: ${JSON.stringify(answer.issues)}`);
+    assert.match(answer.issues![0]!.message, message, what);
+  }
+});
+
 describe("PUT /v1/agents/:name bad input: the right 4xx and nothing stored", () => {
   type Case = [what: string, send: () => Promise<{ status: number; text: string }>, status: number, code: string, field?: string];
   const cases: Case[] = [

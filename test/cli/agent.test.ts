@@ -4,7 +4,9 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { Runtime } from "../../runtime/index.js";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
+import { FILES_PLUGIN } from "../helpers/runtime.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "clawhive.js");
 const EXAMPLES = join(PROJECT_ROOT, "capabilities");
@@ -74,6 +76,20 @@ describe("clawhive agent validate", () => {
       [/: grants\.shell\.exec\.mounts\[0\]: dangerous combination fs-write-shell-same-mount: .*acknowledge: \[fs-write-shell-same-mount\]/],
     ],
     ["a name that is not the file name", "other.yaml", () => defaultText, [/: name: must equal the file name \(other\), got default/]],
+    ["a skill not in the skills dir", "default.yaml", () => defaultText.replace("skills: [summarize-notes]", "skills: [nope]"), [/: skills\[0\]: no skill named nope \(expected skills\/nope\/SKILL\.md\)$/]],
+    [
+      "a sub-agent that does not exist",
+      "default.yaml",
+      () => defaultText.replace("skills: [summarize-notes]", "skills: [summarize-notes]\nsub_agents: [ghost]").replace("grants:\n", "grants:\n  agent.spawn: { agents: [ghost] }\n"),
+      [/: sub_agents\[0\]: no agent named ghost/],
+    ],
+    ["a sub-agent agent.spawn does not name", "default.yaml", () => defaultText.replace("skills: [summarize-notes]", "skills: [summarize-notes]\nsub_agents: [researcher]"), [/: sub_agents\[0\]: researcher is listed but grants\.agent\.spawn\.agents does not name it/]],
+    [
+      "a sub-agent under limits.max_depth 0",
+      "default.yaml",
+      () => defaultText.replace("skills: [summarize-notes]", "skills: [summarize-notes]\nsub_agents: [researcher]").replace("grants:\n", "grants:\n  agent.spawn: { agents: [researcher] }\n").replace("max_tool_rounds: 20", "max_tool_rounds: 20\n  max_depth: 0"),
+      [/: limits\.max_depth: is 0, so no sub-agent can ever start, yet sub_agents lists researcher/],
+    ],
     ["the .yml extension", "default.yml", () => defaultText, [/: \(root\): agent manifests use the \.yaml extension/]],
   ];
   for (const [label, name, text, expected] of bad) {
@@ -86,6 +102,21 @@ describe("clawhive agent validate", () => {
       for (const line of expected) assert.match(stdout, new RegExp(`^${escape(file)}${line.source}`, "m"));
     });
   }
+
+  it("with plugins installed in the data dir's store: a skill whose tool needs a capability not granted, the tool named", async () => {
+    const withStore = await mkdtemp(join(root, "store-"));
+    await mkdir(join(withStore, "workspace"));
+    const runtime = await Runtime.create({ dataDir: withStore, agentsDir: await mkdtemp(join(root, "agents-")), pluginDirs: [FILES_PLUGIN] });
+    await runtime.close();
+    const dir = await mkdtemp(join(root, "grants-"));
+    // fs.read dropped: summarize-notes reads with files.list_dir and files.read_file.
+    const file = await manifest("default.yaml", defaultText.replace(/ {2}fs\.read:\n {4}mounts:\n {6}- \{ guest: \/workspace, host: \.\/workspace \}\n/, ""), dir);
+    const { code, stdout } = clawhive(["agent", "validate", file, "--data-dir", withStore]);
+    assert.equal(code, 1, stdout);
+    assert.match(stdout, new RegExp(`^${escape(file)}: skills\\[0\\]: skill summarize-notes requires tool files\\.list_dir, which needs fs\\.read, not granted to agent default$`, "m"));
+    // Control: the example as shipped passes the same check.
+    assert.equal(clawhive(["agent", "validate", join(EXAMPLES, "default.yaml"), "--data-dir", withStore]).code, 0);
+  });
 
   it("rejects a missing mount host dir with the path of every mount", () => {
     const file = join(EXAMPLES, "default.yaml");
@@ -130,6 +161,7 @@ describe("clawhive agent validate", () => {
       [["agent"], /clawhive: usage: clawhive agent validate/],
       [["agent", "frob"], /unknown agent command 'frob'/],
       [["agent", "validate", "x.yaml", "--bogus"], /Unknown option '--bogus'/],
+      [["agent", "validate", "x.yaml", "--skills", root, "--server", "http://127.0.0.1:9", "--token", "t"], /--skills and --server do not combine/],
     ];
     for (const [args, message] of rows) {
       const { code, stderr } = clawhive(args);

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import { AgentManifestError } from "../../agents/index.js";
+import { AgentManifestError, referenceProblems } from "../../agents/index.js";
+import { loadSkills } from "../../skills/index.js";
 import type { AgentManifest, DangerWarning, ManifestIssue, ParsedAgentManifest } from "../../agents/index.js";
 import { AgentStore, parseAgentSource, storedFile } from "../../agents/store.js";
 import type { AgentFormat, StoredAgent } from "../../agents/store.js";
@@ -96,17 +97,27 @@ export class AgentCatalog {
     return existing;
   }
 
-  /** The checks `put` runs, writing nothing. `name`, when given, must be the manifest's. */
+  /**
+   * The checks `put` runs, writing nothing, then the agent's skills and sub-agents against this
+   * runtime's skills dir and installed tools (`referenceProblems`). `name`, when given, must be
+   * the manifest's.
+   */
   async validate(source: string, options: { format: AgentFormat; name?: string | undefined }): Promise<ParsedAgentManifest> {
     const { format, name } = options;
-    return parseAgentSource(source, {
+    const file = name === undefined ? "<agent>" : storedFile(name);
+    const parsed = await parseAgentSource(source, {
       format,
       dataDir: this.#runtime.dataDir,
       ...(name === undefined ? {} : { name }),
-      file: name === undefined ? "<agent>" : storedFile(name),
+      file,
       known: this.#known(name),
       ...this.#protected(),
     });
+    await this.#runtime.refreshPlugins();
+    const { skills } = await loadSkills(this.#runtime.skillsDir);
+    const problems = referenceProblems(parsed.manifest, { skills, tools: this.#runtime.tools() });
+    if (problems.length > 0) throw new AgentManifestError(problems.map((p) => ({ file, ...p })));
+    return parsed;
   }
 
   /** The manifest of agent `name` as a run would get it, or 404. */

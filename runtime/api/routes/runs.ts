@@ -54,7 +54,10 @@ export function runView(record: RunRecord, runtime: Runtime): Record<string, unk
     end_reason: record.endReason,
     created_at: new Date(record.createdAt).toISOString(),
     ended_at: record.endedAt === null ? null : new Date(record.endedAt).toISOString(),
-    pending_approval: record.pending ? { id: record.pending.approvalId, tool: record.pending.tool, step_id: record.pending.stepId } : null,
+    // A run waiting for its sub-agent shows the approval the child waits for, and the child.
+    pending_approval: record.pending
+      ? { id: record.pending.approvalId, tool: record.pending.tool, step_id: record.pending.stepId, ...(record.pending.childRunId === undefined ? {} : { sub_agent_run_id: record.pending.childRunId }) }
+      : null,
     tool_calls: record.plan?.length ?? null,
     outcomes: record.outcomes,
     conversation_id: record.conversationId,

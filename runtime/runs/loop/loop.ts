@@ -28,8 +28,15 @@ export interface RunLoopOptions {
   skills?: (run: Run) => Promise<string>;
   /** The memory zone of a run's system prompt (MEMORY.md and what the task recalls). */
   memory?: (run: Run) => Promise<string>;
-  /** Sub-agents: the tools the model sees for them, and how one is spawned. */
-  subAgents?: { tools: (run: Run) => Promise<SubAgentTool[]>; spawn: (run: Run, options: SpawnSubAgentOptions) => Promise<SpawnResult> };
+  /**
+   * Sub-agents: the tools the model sees for them, how one is spawned, and a child run's
+   * outcome once it has ended (`undefined` while it goes on or waits for a person).
+   */
+  subAgents?: {
+    tools: (run: Run) => Promise<SubAgentTool[]>;
+    spawn: (run: Run, options: SpawnSubAgentOptions) => Promise<SpawnResult>;
+    ended: (childRunId: string) => Promise<SpawnResult | undefined>;
+  };
 }
 
 /** Why the loop stopped driving for now. */
@@ -157,7 +164,12 @@ export class RunLoop {
    * (also a turn left half done when the runtime closed).
    */
   async #resumeTurn(run: Run, state: LoopState, turn: WaitingTurn): Promise<Halt> {
-    if (run.status === "awaiting_approval") {
+    if (run.status === "awaiting_approval" && run.pending?.childRunId !== undefined) {
+      const result = await this.#subAgentResult(run, turn.uses[turn.index]!);
+      if (result === undefined) return "paused";
+      turn.results.push(result);
+      turn.index++;
+    } else if (run.status === "awaiting_approval") {
       const outcome = await run.resume();
       if (!outcome || outcome.status === "approval_required") return "paused";
       turn.results.push(outcomeResult(turn.uses[turn.index]!, outcome));
@@ -212,8 +224,16 @@ export class RunLoop {
         turn.invalid = true;
         return errorResult(use, { kind: "invalid-input", message: "task: expected the task for the sub-agent, as text" });
       }
-      const told = spawnResultContent(await this.#options.subAgents.spawn(run, { agent: subAgent, task, stepId: turn.stepId }));
-      return toolResult(use.id, told.content, { isError: told.isError });
+      const spawned = await this.#options.subAgents.spawn(run, { agent: subAgent, task, stepId: turn.stepId });
+      if (spawned.status !== "awaiting_approval") {
+        const told = spawnResultContent(spawned);
+        return toolResult(use.id, told.content, { isError: told.isError });
+      }
+      // The child waits for a person: so does this run, until the child ends (continued by the
+      // child's end on this node, or by a driver's tick on any node).
+      await run.waitForSubAgent({ tool: use.name, input: use.input, stepId: turn.stepId, approvalId: spawned.approvalId ?? "", childRunId: spawned.runId, toolCallId: use.id });
+      // Decided and ended meanwhile (on another node): nothing to wait for.
+      return (await this.#subAgentResult(run, use)) ?? "paused";
     }
     try {
       const outcome = await run.callTool(use.name, use.input, { stepId: turn.stepId, ...(turn.context ? { context: turn.context } : {}) });
@@ -229,6 +249,20 @@ export class RunLoop {
       }
       throw error;
     }
+  }
+
+  /**
+   * The tool result of the sub-agent call the run waits on, once the child has ended (the run
+   * is active again); `undefined` while the child goes on or waits.
+   */
+  async #subAgentResult(run: Run, use: ToolUseBlock): Promise<ToolResultBlock | undefined> {
+    const childRunId = run.pending?.childRunId;
+    if (childRunId === undefined || !this.#options.subAgents) return undefined;
+    const ended = await this.#options.subAgents.ended(childRunId);
+    if (ended === undefined) return undefined;
+    await run.subAgentEnded();
+    const told = spawnResultContent(ended);
+    return toolResult(use.id, told.content, { isError: told.isError });
   }
 
   /** Ends the run: its result text, a finish Step, the turn added to its conversation. */
