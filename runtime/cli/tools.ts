@@ -1,6 +1,4 @@
-import { agentRiskOverride } from "../agents/index.js";
 import { InvalidInputError, NotFoundError } from "../errors.js";
-import { toolRisk } from "../policy/engine.js";
 import { agentTools } from "../runs/agent-tools.js";
 import type { ToolInfo } from "../runs/types.js";
 import type { SandboxPlugin } from "../sandbox/index.js";
@@ -56,12 +54,7 @@ async function toolsInStore(values: Readonly<Record<string, unknown>>, agentName
     // As GET /v1/tools?agent= answers: versions from the registry, the risk after the agent's overrides.
     const installed = await runtime.installer.registry.list();
     const plugins = new Map<string, SandboxPlugin>(installed.map((p) => [p.name, { key: `${p.name}@${p.blobSha256}`, manifest: p.manifest, format: p.manifest.format, modules: {} }]));
-    const manifests = new Map(installed.map((p) => [p.name, p.manifest]));
-    return agentTools(agent, { plugins, tools: runtime.tools() }).map((t) => {
-      const plugin = manifests.get(t.plugin);
-      const risk = plugin === undefined ? t.risk : toolRisk({ plugin, name: t.name, capabilities: t.capabilities }, { agentOverride: agentRiskOverride(agent, t.qualifiedName) }).risk;
-      return { ...t, risk };
-    });
+    return agentTools(agent, { plugins, tools: runtime.tools() });
   } finally {
     await runtime.close();
   }

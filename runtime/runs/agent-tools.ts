@@ -1,11 +1,14 @@
 import semver from "semver";
-import type { AgentManifest } from "../agents/index.js";
+import { agentRiskOverride, type AgentManifest } from "../agents/index.js";
 import { PluginError } from "../errors.js";
+import { toolRisk } from "../policy/engine.js";
 import type { PluginHandle, ToolInfo } from "./types.js";
 
 /**
  * The tools an agent may use: those of the plugins its manifest lists, at a version inside the
  * listed range, narrowed to the listed tool subset. Anything else does not exist for its runs.
+ * Each tool's `risk` is the one its calls get: the plugin's, after the agent's raise or
+ * (acknowledged) lower overrides — what the model is told, and what the API and CLI show.
  */
 export function agentTools(agent: AgentManifest, options: { plugins: ReadonlyMap<string, Pick<PluginHandle, "manifest">>; tools: readonly ToolInfo[] }): ToolInfo[] {
   const offered: ToolInfo[] = [];
@@ -23,7 +26,10 @@ export function agentTools(agent: AgentManifest, options: { plugins: ReadonlyMap
     for (const name of subset ?? []) {
       if (!tools.some((t) => t.name === name)) throw new PluginError("tool_missing", `agent ${agent.name}: plugin ${ref.name} has no tool ${name}`);
     }
-    offered.push(...(subset ? tools.filter((t) => subset.includes(t.name)) : tools));
+    for (const tool of subset ? tools.filter((t) => subset.includes(t.name)) : tools) {
+      const risk = toolRisk({ plugin: plugin.manifest, name: tool.name, capabilities: tool.capabilities }, { agentOverride: agentRiskOverride(agent, tool.qualifiedName) }).risk;
+      offered.push(risk === tool.risk ? tool : { ...tool, risk });
+    }
   }
   return offered;
 }

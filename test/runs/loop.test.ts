@@ -57,6 +57,10 @@ for (const { provider, start } of PROVIDERS) {
       assert.deepEqual(toolNames, run.tools.map((t) => wire(t.qualifiedName)).sort());
       assert.match(sent(fake, first), /"path"/, "the input schema is sent");
       assert.match(sent(fake, first), /read and write/, "the environment zone names the folders");
+      // It names the tools that wait for a person by the risk the run applies: edit_file was lowered.
+      const waiting = /tools that may wait for a person's approval: ([^\\"]*)/.exec(sent(fake, first))?.[1] ?? "";
+      assert.match(waiting, /files\.write_file/);
+      assert.doesNotMatch(waiting, /files\.edit_file/);
 
       // The file's text reached the model, then the denial with its structured reason.
       assert.match(sent(fake, first + 1), /buy milk/);

@@ -1,7 +1,4 @@
 import * as v from "valibot";
-import { agentRiskOverride } from "../../agents/index.js";
-import type { AgentManifest } from "../../agents/index.js";
-import { toolRisk } from "../../policy/engine.js";
 import type { InstalledPlugin } from "../../plugins/install/index.js";
 import { agentTools } from "../../runs/agent-tools.js";
 import type { ToolInfo } from "../../runs/types.js";
@@ -31,11 +28,12 @@ export function toolRoutes(runtime: Runtime, catalog: AgentCatalog): ApiRoute[] 
       handler: async (c, { query }) => {
         await runtime.refreshPlugins();
         if (query.agent === undefined) return c.json({ tools: runtime.tools().map((t) => toolView(t, t.risk)) });
+        const declared = new Map(runtime.tools().map((t) => [t.qualifiedName, t.risk]));
         const agent = await catalog.manifest(query.agent);
         const installed = await runtime.installer.registry.list();
+        // Each tool's risk after the agent's overrides (see agentTools).
         const offered = agentTools(agent, { plugins: versionsOf(installed), tools: runtime.tools() });
-        const manifests = new Map(installed.map((p) => [p.name, p.manifest]));
-        return c.json({ agent: agent.name, tools: offered.map((t) => toolView(t, riskFor(agent, t, { manifests }))) });
+        return c.json({ agent: agent.name, tools: offered.map((t) => toolView(t, declared.get(t.qualifiedName) ?? t.risk)) });
       },
     }),
   ];
@@ -49,13 +47,8 @@ function versionsOf(installed: readonly InstalledPlugin[]): Map<string, SandboxP
   return new Map(installed.map((p) => [p.name, { key: `${p.name}@${p.blobSha256}`, manifest: p.manifest, format: p.manifest.format, modules: {} }]));
 }
 
-function riskFor(agent: AgentManifest, tool: ToolInfo, options: { manifests: ReadonlyMap<string, InstalledPlugin["manifest"]> }): ToolInfo["risk"] {
-  const plugin = options.manifests.get(tool.plugin);
-  if (plugin === undefined) return tool.risk;
-  return toolRisk({ plugin, name: tool.name, capabilities: tool.capabilities }, { agentOverride: agentRiskOverride(agent, tool.qualifiedName) }).risk;
-}
-
-function toolView(t: ToolInfo, risk: ToolInfo["risk"]) {
+/** A tool as the API shows it: `risk` is what its calls get, `pluginRisk` the plugin's when it differs. */
+function toolView(t: ToolInfo, pluginRisk: ToolInfo["risk"]) {
   return {
     name: t.qualifiedName,
     plugin: t.plugin,
@@ -63,7 +56,7 @@ function toolView(t: ToolInfo, risk: ToolInfo["risk"]) {
     description: inert(t.description),
     inputSchema: t.inputSchema,
     capabilities: t.capabilities,
-    risk,
-    ...(risk === t.risk ? {} : { pluginRisk: t.risk }),
+    risk: t.risk,
+    ...(pluginRisk === t.risk ? {} : { pluginRisk }),
   };
 }
