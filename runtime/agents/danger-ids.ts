@@ -11,6 +11,8 @@ export const DANGER_IDS = [
   "mail-read-open-network",
   /** gmail.read with shell.exec: injected mail can become a command line. */
   "mail-read-shell",
+  /** gmail.read with schedule: injected mail can plant a run that acts later, unwatched. */
+  "mail-read-schedule",
   /** shell.exec with `sandbox: false`. */
   "shell-without-sandbox",
   /** A sub-agent with grants or approvals wider than the agent that starts it. */

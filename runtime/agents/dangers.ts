@@ -72,13 +72,22 @@ const mailReadShell: Detector = (m) =>
     ? [{ id: "mail-read-shell", path: "grants.shell.exec", message: "gmail.read with shell.exec: an instruction hidden in a message can become a command line" }]
     : [];
 
+const mailReadSchedule: Detector = (m) =>
+  m.grants["gmail.read"] !== undefined && m.grants.schedule !== undefined
+    ? [{
+      id: "mail-read-schedule",
+      path: "grants.schedule",
+      message: "gmail.read with schedule: an instruction hidden in a message can plant a schedule whose runs act later, with nobody watching them start",
+    }]
+    : [];
+
 const shellWithoutSandbox: Detector = (m) =>
   m.grants["shell.exec"]?.sandbox === false
     ? [{ id: "shell-without-sandbox", path: "grants.shell.exec.sandbox", message: "commands run outside the OS sandbox, with the runtime's own view of the machine and network" }]
     : [];
 
 /** Every detector that needs only one manifest (spawn-wider-agent needs all: see load.ts). */
-const DETECTORS: readonly Detector[] = [fsWriteShellSameMount, fsWriteRuntimeFiles, mailReadOpenNetwork, mailReadShell, shellWithoutSandbox];
+const DETECTORS: readonly Detector[] = [fsWriteShellSameMount, fsWriteRuntimeFiles, mailReadOpenNetwork, mailReadShell, mailReadSchedule, shellWithoutSandbox];
 
 export function detectDangers(m: AgentManifest, context: DangerContext): DangerWarning[] {
   return DETECTORS.flatMap((detect) => detect(m, context));

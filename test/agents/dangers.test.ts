@@ -91,6 +91,13 @@ const ROWS: Row[] = [
     control: () => ({ "gmail.read": gmail, "fs.write": write("./workspace") }),
   },
   {
+    name: "gmail.read with schedule",
+    id: "mail-read-schedule",
+    dangerous: () => ({ "gmail.read": gmail, schedule: { max_schedules: 1, agents: ["a"] } }),
+    at: "grants.schedule",
+    control: () => ({ "calendar.read": { calendars: ["primary"] }, schedule: { max_schedules: 1, agents: ["a"] } }),
+  },
+  {
     name: "shell.exec without the sandbox",
     id: "shell-without-sandbox",
     dangerous: () => ({ "shell.exec": shell("./other", { sandbox: false }) }),
