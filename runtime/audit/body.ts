@@ -140,12 +140,7 @@ function subjectColumns(input: AuditSubject, context: BodyContext): RecordBody {
   return {
     ...EMPTY,
     kind: input.kind,
-    trace_id: redactor.name(input.traceId, secrets),
-    task_id: name(input.taskId),
-    run_id: redactor.name(input.runId, secrets),
-    step_id: name(input.stepId),
-    parent_run_id: name(input.parentRunId),
-    agent: redactor.name(input.agent, secrets),
+    ...runColumns(input, redactor, secrets),
     plugin: name(input.plugin),
     tool: name(input.tool),
     tool_call_id: name(input.toolCall?.id),
@@ -159,6 +154,23 @@ function subjectColumns(input: AuditSubject, context: BodyContext): RecordBody {
     granted_capabilities: redactor.json(capabilities("grantedCapabilities", input.grantedCapabilities), secrets),
     approval_required: input.approvalRequired === true ? 1 : 0,
     approval_result: name(input.approvalResult),
+  };
+}
+
+/** Where a record belongs (trace, task, run, step, parent run, agent), as every kind stores it. */
+export function runColumns(
+  input: { traceId: string; taskId?: string | null; runId: string; stepId?: string | null; parentRunId?: string | null; agent: string },
+  redactor: Redactor,
+  secrets: readonly string[],
+): Pick<RecordBody, "trace_id" | "task_id" | "run_id" | "step_id" | "parent_run_id" | "agent"> {
+  const name = (value: string | null | undefined): string | null => (value == null ? null : redactor.name(value, secrets));
+  return {
+    trace_id: redactor.name(input.traceId, secrets),
+    task_id: name(input.taskId),
+    run_id: redactor.name(input.runId, secrets),
+    step_id: name(input.stepId),
+    parent_run_id: name(input.parentRunId),
+    agent: redactor.name(input.agent, secrets),
   };
 }
 

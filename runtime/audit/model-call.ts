@@ -1,4 +1,4 @@
-import { EMPTY, invalid, requireText } from "./body.js";
+import { EMPTY, invalid, requireText, runColumns } from "./body.js";
 import type { BodyContext } from "./body.js";
 import type { JsonValue } from "./json.js";
 import type { RecordBody } from "./schema.js";
@@ -28,7 +28,6 @@ export function modelCallBody(input: ModelCallInput, context: BodyContext): Reco
   if (!Number.isFinite(input.startAt)) throw invalid("startAt", "must be a finite number of milliseconds");
   const { redactor } = context;
   const secrets = redactor.secrets();
-  const name = (value: string | null | undefined): string | null => (value == null ? null : redactor.name(value, secrets));
   const args: JsonValue = {
     model: input.model,
     base_url: baseUrlHost(input.baseUrl),
@@ -47,12 +46,7 @@ export function modelCallBody(input: ModelCallInput, context: BodyContext): Reco
     kind: "model_call",
     status: input.status,
     decision: "allow",
-    trace_id: redactor.name(input.traceId, secrets),
-    task_id: name(input.taskId),
-    run_id: redactor.name(input.runId, secrets),
-    step_id: name(input.stepId),
-    parent_run_id: name(input.parentRunId),
-    agent: redactor.name(input.agent, secrets),
+    ...runColumns(input, redactor, secrets),
     proxy: MODEL_CALL_PROXY,
     host_function: redactor.name(input.provider, secrets),
     args: stored.text,

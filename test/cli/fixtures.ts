@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,6 +43,24 @@ export function clawhiveIn(place: CliPlace, ...args: string[]): { code: number |
   for (const name of ["CLAWHIVE_DATA_DIR", "CLAWHIVE_STORE_URL", "CLAWHIVE_STORE_AUTH_TOKEN", "CLAWHIVE_AGENTS_DIR"]) delete clean[name];
   const result = spawnSync(process.execPath, [BIN, ...args, "--data-dir", place.data], { encoding: "utf8", timeout: 90_000, env: clean });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * The real binary on `place`'s data dir, asynchronously: for tests whose fake model server
+ * answers from this process (spawnSync would block it). No clawhive variables pass through.
+ */
+export function clawhiveAsync(place: CliPlace, args: readonly string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const env = { ...process.env };
+  for (const name of ["CLAWHIVE_DATA_DIR", "CLAWHIVE_STORE_URL", "CLAWHIVE_AGENTS_DIR", "CLAWHIVE_SERVER", "CLAWHIVE_TOKEN"]) delete env[name];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args, "--data-dir", place.data], { env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    child.stdin.end(input ?? "");
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 /** Starts a run that pauses on a Guarded write; returns its run and approval ids. */

@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startFakeOpenAi, type FakeOpenAi } from "../helpers/fake-llm/index.js";
-import { BIN, cliPlace, type CliPlace } from "./fixtures.js";
+import { cliPlace, clawhiveAsync, type CliPlace } from "./fixtures.js";
 
 let place: CliPlace;
 let fake: FakeOpenAi;
@@ -34,19 +33,7 @@ after(async () => {
 });
 
 /** The real binary, asynchronously: the fake model server answers from this process. */
-function clawhive(args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env = { ...process.env };
-  for (const name of ["CLAWHIVE_DATA_DIR", "CLAWHIVE_STORE_URL", "CLAWHIVE_AGENTS_DIR", "CLAWHIVE_SERVER", "CLAWHIVE_TOKEN"]) delete env[name];
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args, "--data-dir", place.data], { env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.stdin.end(input ?? "");
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const clawhive = (args: string[], input?: string) => clawhiveAsync(place, args, input);
 
 test("clawhive run without --call: the agent's model picks the tools, its answer is printed, a conversation continues", async () => {
   assert.equal((await clawhive(["secret", "set", "openai_key"], "sk-test-key-0123456789")).code, 0);
