@@ -96,3 +96,17 @@ export function errorOf(text: string): { code: string; message: string; field?: 
   if (body.error === undefined) throw new Error(`not an error body: ${text}`);
   return body.error;
 }
+
+/**
+ * A JSON call to a listening app: `token` is sent as a bearer token, `body` as JSON. The answer's
+ * body is parsed (null when empty). For tests; `any` so they can reach into answers freely.
+ */
+export async function jsonCall(base: string, method: string, path: string, options: { token: string; body?: unknown }): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${options.token}`, ...(options.body === undefined ? {} : { "content-type": "application/json" }) },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}

@@ -6,7 +6,7 @@ import { createApp } from "../../runtime/api/app.js";
 import { openTokenStore } from "../../runtime/api/auth/index.js";
 import type { Runtime } from "../../runtime/index.js";
 import { defineTestAgent, testRuntime } from "../helpers/runtime.js";
-import { listen, type Listening } from "./fixtures.js";
+import { jsonCall, listen, type Listening } from "./fixtures.js";
 
 let runtime: Runtime;
 let dispose: () => Promise<void>;
@@ -34,14 +34,8 @@ after(async () => {
   await dispose();
 });
 
-async function api(method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${server.base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${options.token ?? token.client}`, ...(options.body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
+function api(method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+  return jsonCall(server.base, method, path, { ...options, token: options.token ?? token.client });
 }
 
 /** Reads a run's SSE stream to its `end` event. */

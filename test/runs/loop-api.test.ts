@@ -5,7 +5,7 @@ import { openTokenStore } from "../../runtime/api/auth/index.js";
 import type { Runtime } from "../../runtime/index.js";
 import { startFakeOpenAi, type FakeOpenAi } from "../helpers/fake-llm/index.js";
 import { testRuntime } from "../helpers/runtime.js";
-import { listen, type Listening } from "../api/fixtures.js";
+import { jsonCall, listen, type Listening } from "../api/fixtures.js";
 import { defineLoopAgent, LLM_SECRET, sent } from "./_loop.js";
 
 let runtime: Runtime;
@@ -30,14 +30,8 @@ after(async () => {
   await dispose();
 });
 
-async function api(method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${server.base}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${options.token ?? token.client}`, ...(options.body === undefined ? {} : { "content-type": "application/json" }) },
-    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
+function api(method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
+  return jsonCall(server.base, method, path, { ...options, token: options.token ?? token.client });
 }
 
 test("POST /v1/runs with task text alone: the model answers, the run shows its result and conversation", async () => {
