@@ -78,6 +78,23 @@ export function decideHostCall(layers: PolicyLayers, tool: CallingTool, request:
 }
 
 /**
+ * Why no host call of `tool` could be allowed in this run, or `undefined`: every capability the
+ * tool declares is missing from some layer (plugin manifest, agent, task or elevation, an
+ * ancestor) — the denial of the first one, in the words a host call would get. A tool that
+ * declares no capability is never unreachable (it computes only). Asked before a person is asked
+ * to approve a Guarded ToolCall: nobody should approve what the policy would refuse anyway.
+ */
+export function unreachableTool(layers: PolicyLayers, tool: CallingTool): Denial | undefined {
+  let first: Denial | undefined;
+  for (const capability of tool.capabilities) {
+    const decision = decideHostCall(layers, tool, { capability: capability as CapabilityName, request: null, canonical: {} });
+    if (decision.kind !== "deny") return undefined;
+    first ??= decision.denial;
+  }
+  return first;
+}
+
+/**
  * A tool's risk: the highest of its capabilities' defaults, the plugin's per-tool risk and the
  * agent's raise; lowered only by an acknowledged override in the agent manifest.
  */

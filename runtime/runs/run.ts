@@ -5,8 +5,9 @@ import type { AuditLog, AuditSubject } from "../audit/index.js";
 import { argsHash, type Approval, type ApprovalStore } from "../policy/approvals/index.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
 import { parseTaskGrants } from "./agent-setup.js";
-import { toolRisk, type PolicyLayers } from "../policy/engine.js";
+import { toolRisk, unreachableTool, type PolicyLayers } from "../policy/engine.js";
 import type { FsMount } from "../../host-proxies/fs/index.js";
+import type { Denial } from "../../host-proxies/types.js";
 import type { SandboxInfo } from "../../host-proxies/shell/index.js";
 import type { Store } from "../store/index.js";
 import type { Scheduler } from "../schedules/index.js";
@@ -285,6 +286,9 @@ export class Run {
     const active: ActiveToolCall = { tool: calling, qualifiedName: tool.qualifiedName, toolCallId: id, stepId: options.stepId, risk };
     let toolApproved = options.toolApproved;
     if (risk === "guarded" && !toolApproved) {
+      // A person is never asked to approve what the policy would refuse anyway.
+      const unreachable = unreachableTool(options.elevation ? { ...this.#setup.layers, elevation: options.elevation } : this.#setup.layers, calling);
+      if (unreachable) return this.#refuse(active, input, started, unreachable);
       const approval = await this.#services.approvals.consumeToolCall({ runId: this.id, stepId: options.stepId, tool: tool.qualifiedName, argsHash: argsHash(input) });
       if (!approval) return this.#pause(active, input, started, await this.#requestToolApproval(active, input, options.context));
       this.#report.approval({ id: approval.id, kind: approval.kind, tool: approval.tool, outcome: "approved" });
@@ -295,6 +299,23 @@ export class Run {
     const outcome: ToolCallOutcome = result.ok
       ? { id, tool: tool.qualifiedName, stepId: options.stepId, status: "ok", output: result.output, durationMs: performance.now() - started }
       : { id, tool: tool.qualifiedName, stepId: options.stepId, status: "error", error: result.error!, durationMs: performance.now() - started };
+    this.#finish(outcome);
+    return outcome;
+  }
+
+  /** Ends a ToolCall before it runs: the denial is audited and goes back as its error. */
+  async #refuse(active: ActiveToolCall, input: unknown, started: number, denial: Denial): Promise<ToolCallOutcome> {
+    const granted = Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants);
+    await this.#services.audit.appendDenial({ ...toolCallSubject(this.#subject(), { active, input, granted, approvalResult: null }), denial });
+    this.#report.denied(denial);
+    const outcome: ToolCallOutcome = {
+      id: active.toolCallId,
+      tool: active.qualifiedName,
+      stepId: active.stepId,
+      status: "error",
+      error: { kind: "denied", message: denial.message, denial },
+      durationMs: performance.now() - started,
+    };
     this.#finish(outcome);
     return outcome;
   }

@@ -51,6 +51,31 @@ test("a Guarded ToolCall waits for a person; once approved, the replay runs and 
   await run.end();
 });
 
+test("a Guarded ToolCall whose capabilities no layer could allow is refused at once: nobody is asked", async () => {
+  const readOnly = { "fs.read": { mounts: [{ guest: "/work", host: work }] } };
+  const run = await runtime.startRun({ agent: await agent(), grants: readOnly });
+  const refused = await run.callTool("files.write_file", write("never.txt", "X"));
+  assert.equal(refused.status, "error", JSON.stringify(refused));
+  const error = (refused as Extract<ToolCallOutcome, { status: "error" }>).error;
+  assert.equal(error.kind, "denied");
+  // The same words a host call would have got: the task narrowed fs.write away.
+  assert.equal(error.denial?.reason, "narrowed-by-task");
+  assert.equal(run.status, "active");
+  assert.equal((await runtime.approvals.list({ runId: run.id })).length, 0, "no approval was requested");
+  await assert.rejects(readFile(join(work, "never.txt")), { code: "ENOENT" });
+  const { records } = await runtime.audit.query({ runId: run.id, limit: 10 });
+  assert.deepEqual(records.map((r) => [r.kind, r.status, r.denial?.reason]), [["tool_call", "denied", "narrowed-by-task"]]);
+  // A step elevation that restores fs.write makes it reachable again: then a person is asked.
+  const elevation = { "fs.write": { mounts: [{ guest: "/work", host: work, mode: "rw" }] } };
+  approvalOf(await run.callTool("files.write_file", write("never.txt", "X"), { elevation }));
+  await run.end();
+
+  // Control: with fs.write granted, the same call waits for a person.
+  const granted = await runtime.startRun({ agent: await agent() });
+  approvalOf(await granted.callTool("files.write_file", write("asked.txt", "X")));
+  await granted.end();
+});
+
 test("a replay with changed arguments is not covered by the approval", async () => {
   const run = await runtime.startRun({ agent: await agent() });
   const approval = approvalOf(await run.callTool("files.write_file", write("b.txt", "B"), { stepId: "s1" }));
