@@ -145,6 +145,18 @@ export const runMigrations: readonly Migration[] = [
       ) STRICT`,
     ],
   },
+  {
+    room: "runs",
+    version: 5,
+    name: "indexes for a run's sub-agents and for listing runs",
+    // Every run's end looks for unfinished runs below it (they are cancelled with it): without
+    // an index each end scanned the whole runs table. Partial: most runs have no parent. Lists
+    // of runs are newest first, a page at a time.
+    statements: [
+      "CREATE INDEX runs_parent ON runs (parent_run_id) WHERE parent_run_id IS NOT NULL",
+      "CREATE INDEX runs_created ON runs (created_at)",
+    ],
+  },
 ];
 
 /** The `runs` table: everything another process needs to resume or report on a run. */

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Runtime } from "../../runtime/index.js";
 import { testRuntime } from "../helpers/runtime.js";
+import { DESCENDANTS_SQL, unfinishedDescendants } from "../../runtime/runs/sub-agents.js";
 
 /**
  * What the store says of runs waiting for a sub-agent: any node's driver tick finds a parent to
@@ -57,4 +58,19 @@ test("control: a run nobody drives (no plan, no loop state) waiting for a child 
   await runtime.records.setPending(parent, waitOn(child, "apr_x"));
   await runtime.records.end(child, null, 100, "completed");
   assert.ok(!(await listed()).includes(parent));
+});
+
+test("a run's unfinished descendants are found through the parent index, deepest first, without scanning runs", async () => {
+  const root = await run(null);
+  const child = await run(root);
+  const grandchild = await run(child);
+  const done = await run(root);
+  await runtime.records.end(done, { granted: [], used: [], unused: [], denials: [], approvals: [], toolCalls: { ok: 0, error: 0, approval_required: 0 } } as never, 1, "completed");
+  assert.deepEqual(await unfinishedDescendants(runtime.store, root), [grandchild, child]);
+  assert.deepEqual(await unfinishedDescendants(runtime.store, grandchild), []);
+  // Asked at every run's end: its plan must not read the whole runs table.
+  const plan = await runtime.store.execute({ sql: `EXPLAIN QUERY PLAN ${DESCENDANTS_SQL}`, args: [root] });
+  const steps = plan.rows.map((row) => String(row.detail));
+  assert.ok(steps.some((s) => /SEARCH runs USING INDEX runs_parent/.test(s)), steps.join("\n"));
+  assert.ok(!steps.some((s) => /^SCAN runs\b/.test(s)), steps.join("\n"));
 });
