@@ -128,6 +128,9 @@ test("the run timeout cancels a run whose model call hangs", async () => {
     assert.equal(record.endReason, "cancelled");
     assert.match(record.result ?? "", /run_timeout_ms/);
     assert.equal((await finishStep(run.id))?.reason, "run_timeout");
+    // The model call it cut short is on record as timed out, not as cancelled by someone.
+    const { records } = await runtime.audit.query({ runId: run.id, kind: "model_call" });
+    assert.deepEqual(records.map((r) => [r.status, r.error?.code]), [["error", "timeout"]]);
     await fake.clientClosed();
   } finally {
     await fake.close();

@@ -95,7 +95,11 @@ export class RunLoop {
     });
     const timeoutMs = run.agent.limits.run_timeout_ms;
     const started = performance.now();
-    const timer = setTimeout(() => void this.#timeout(run, state, timeoutMs), Math.max(0, timeoutMs - state.activeMs));
+    const timer = setTimeout(() => {
+      // The model call in flight ends as timed out (its audit record says so), then the run.
+      controller.abort(new DOMException(`the run took longer than ${timeoutMs} ms (limits.run_timeout_ms)`, "TimeoutError"));
+      void this.#timeout(run, state, timeoutMs);
+    }, Math.max(0, timeoutMs - state.activeMs));
     timer.unref();
     try {
       await this.#run(run, state, controller.signal);

@@ -103,9 +103,11 @@ function providerApi(provider: string): string {
  */
 function failureOf(error: unknown, signal: AbortSignal): { attempts: number; error: AuditErrorInfo } {
   const message = error instanceof Error ? error.message : String(error);
+  // Aborted by the run timeout (see RunLoop.drive) rather than by a cancel.
+  const timedOut = signal.aborted && (signal.reason as { name?: unknown } | undefined)?.name === "TimeoutError";
   if (error instanceof LlmError) {
-    const code = error.code === "llm_aborted" ? "cancelled" : error.code.replace(/^llm_/, "");
+    const code = error.code === "llm_aborted" ? (timedOut ? "timeout" : "cancelled") : error.code.replace(/^llm_/, "");
     return { attempts: error.attempts, error: { code, message } };
   }
-  return { attempts: 0, error: { code: signal.aborted ? "cancelled" : "provider_error", message } };
+  return { attempts: 0, error: { code: timedOut ? "timeout" : signal.aborted ? "cancelled" : "provider_error", message } };
 }
