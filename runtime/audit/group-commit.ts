@@ -20,14 +20,34 @@ export interface GroupCommitStats {
   readonly conflicts: number;
 }
 
+/**
+ * Where an appended record ended up: its seq once written, or that its write failed. A record
+ * whose `intent_seq` is another's (an outcome of a deferred intent) names that one's ticket.
+ */
+export class AppendTicket {
+  seq: number | undefined = undefined;
+  failed = false;
+}
+
 interface Pending {
-  readonly body: RecordBody;
-  readonly text: string;
+  body: RecordBody;
+  /** Null for a record whose `intent_seq` is known only when its batch is chained. */
+  text: string | null;
+  readonly ticket: AppendTicket;
+  /** The intent whose seq becomes this record's `intent_seq`: appended before it (FIFO). */
+  readonly intentOf?: AppendTicket | undefined;
   readonly resolve: (row: ChainedBody) => void;
   readonly reject: (error: unknown) => void;
 }
 
 const HEAD_SQL = "SELECT seq, hash FROM audit_records ORDER BY seq DESC LIMIT 1";
+
+/**
+ * How long a deferred append waits for another write to take it along before it starts its own:
+ * long enough for a ToolCall without host calls (well under a millisecond) to bring its outcome,
+ * short enough that whoever awaits a deferred append alone is not kept long.
+ */
+const DEFER_MS = 5;
 
 /**
  * Group commit for the audit chain. Appends that arrive while the event loop is busy are queued
@@ -49,6 +69,7 @@ export class GroupCommit {
   /** The latest append: batches are FIFO, so once it settles every earlier one has. */
   #last: Promise<unknown> = Promise.resolve();
   #scheduled = false;
+  #deferTimer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | null = null;
   /** undefined: unknown, read it; null: the table is empty. */
   #head: ChainHead | null | undefined = undefined;
@@ -65,19 +86,37 @@ export class GroupCommit {
   }
 
   append(body: RecordBody): Promise<ChainedBody> {
+    return this.appendTicketed(body).written;
+  }
+
+  /**
+   * `append`, with the record's ticket. `defer`: no write is started for it at once — the next
+   * write takes it along (`flushSoon` starts one), or one starts after `DEFER_MS`. `intentOf`: its `intent_seq` is that ticket's seq,
+   * filled in when the batch is chained (the intent was appended before, so it is written in an
+   * earlier batch or earlier in the same one; if its write failed, so does this one's).
+   */
+  appendTicketed(body: RecordBody, options: { defer?: boolean; intentOf?: AppendTicket } = {}): { written: Promise<ChainedBody>; ticket: AppendTicket } {
     // Serialise now, in the caller's turn: a body that cannot be hashed fails its own caller
     // rather than the batch it would have joined.
-    const text = bodyText(body);
-    const appended = new Promise<ChainedBody>((resolve, reject) => {
-      this.#pending.push({ body, text, resolve, reject });
-      this.#schedule();
+    const text = bodyText(options.intentOf === undefined ? body : { ...body, intent_seq: 0 });
+    const ticket = new AppendTicket();
+    const written = new Promise<ChainedBody>((resolve, reject) => {
+      this.#pending.push({ body, text: options.intentOf === undefined ? text : null, ticket, intentOf: options.intentOf, resolve, reject });
+      if (options.defer === true) this.#scheduleDeferred();
+      else this.#schedule();
     });
-    this.#last = appended.catch(() => undefined);
-    return appended;
+    this.#last = written.catch(() => undefined);
+    return { written, ticket };
+  }
+
+  /** Starts a write of what is queued (a deferred record someone now needs) unless one is due. */
+  flushSoon(): void {
+    if (this.#pending.length > 0) this.#schedule();
   }
 
   /** Resolves once everything appended before the call has been written or has failed. */
   async flushed(): Promise<void> {
+    this.flushSoon();
     await this.#last;
   }
 
@@ -86,6 +125,13 @@ export class GroupCommit {
     while (this.#pending.length > 0 || this.#flushing !== null) {
       await (this.#flushing ?? this.#flushNow());
     }
+  }
+
+  #scheduleDeferred(): void {
+    this.#deferTimer ??= setTimeout(() => {
+      this.#deferTimer = undefined;
+      if (this.#pending.length > 0) this.#schedule();
+    }, DEFER_MS);
   }
 
   #schedule(): void {
@@ -103,6 +149,10 @@ export class GroupCommit {
 
   #flushNow(): Promise<void> {
     const batch = this.#pending.splice(0, this.#maxBatch);
+    if (this.#pending.length === 0 && this.#deferTimer !== undefined) {
+      clearTimeout(this.#deferTimer);
+      this.#deferTimer = undefined;
+    }
     const flushing = this.#write(batch).finally(() => {
       this.#flushing = null;
       if (this.#pending.length > 0) this.#schedule();
@@ -111,18 +161,31 @@ export class GroupCommit {
     return flushing;
   }
 
-  async #write(batch: readonly Pending[]): Promise<void> {
+  async #write(queued: readonly Pending[]): Promise<void> {
+    // A record whose intent was never written cannot name it: it fails on its own.
+    const batch = queued.filter((item) => {
+      if (item.intentOf?.failed !== true) return true;
+      item.ticket.failed = true;
+      item.reject(new AuditError("audit_write_failed", "audit append: the intent of this outcome was not written"));
+      return false;
+    });
     if (batch.length === 0) return;
     try {
       const rows = await this.#commit(batch);
       this.#stats.batches++;
       this.#stats.records += rows.length;
-      rows.forEach((row, i) => batch[i]?.resolve(row));
+      rows.forEach((row, i) => {
+        batch[i]!.ticket.seq = row.seq;
+        batch[i]!.resolve(row);
+      });
     } catch (error) {
       // The head is unknown after a failure; read it again before the next batch.
       this.#head = undefined;
       const failure = toAuditError(error, batch.length);
-      for (const item of batch) item.reject(failure);
+      for (const item of batch) {
+        item.ticket.failed = true;
+        item.reject(failure);
+      }
     }
   }
 
@@ -160,10 +223,20 @@ export class GroupCommit {
 function chain(batch: readonly Pending[], head: ChainHead | null): ChainedBody[] {
   let seq = head?.seq ?? 0;
   let prevHash = head?.hash ?? GENESIS_HASH;
+  // Seqs given in this chaining (a retry after a lost race chains again from a new head).
+  const given = new Map<AppendTicket, number>();
   return batch.map((item) => {
     seq++;
-    const hash = chainHash(seq, prevHash, item.text);
-    const row = { seq, prevHash, hash, body: item.body };
+    given.set(item.ticket, seq);
+    let { body, text } = item;
+    if (item.intentOf !== undefined) {
+      const intentSeq = given.get(item.intentOf) ?? item.intentOf.seq;
+      if (intentSeq === undefined) throw new AuditError("audit_write_failed", "audit append: an outcome was queued before its intent");
+      body = { ...body, intent_seq: intentSeq };
+      text = bodyText(body);
+    }
+    const hash = chainHash(seq, prevHash, text!);
+    const row = { seq, prevHash, hash, body };
     prevHash = hash;
     return row;
   });

@@ -26,6 +26,7 @@ export type {
   Denial,
   DenialInput,
   HostCallRef,
+  DeferredIntent,
   InFlightIntent,
   IntentInput,
   ModelCallInput,

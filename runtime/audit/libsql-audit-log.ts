@@ -3,7 +3,7 @@ import type { Clock, Store } from "../store/index.js";
 import { denialBody, intentBody, outcomeBody } from "./body.js";
 import { AuditError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
-import type { ChainedBody, GroupCommitStats } from "./group-commit.js";
+import type { AppendTicket, ChainedBody, GroupCommitStats } from "./group-commit.js";
 import { modelCallBody } from "./model-call.js";
 import { buildQuery, encodeCursor } from "./query.js";
 import { toRecord, rowToRecord } from "./record.js";
@@ -16,6 +16,7 @@ import type {
   AuditPage,
   AuditQuery,
   AuditRecord,
+  DeferredIntent,
   DenialInput,
   IntentInput,
   ModelCallInput,
@@ -48,7 +49,9 @@ export class LibsqlAuditLog implements AuditLog {
   readonly #redactor: Redactor;
   readonly #writer: GroupCommit;
   // Outcomes already appended in this process: a second one for an intent is a caller bug.
-  readonly #settled = new WeakSet<AuditRecord>();
+  readonly #settled = new WeakSet<AuditRecord | DeferredIntent>();
+  // What a deferred intent is, for its outcome: its body and where it will be written.
+  readonly #deferred = new WeakMap<DeferredIntent, { record: AuditRecord; ticket: AppendTicket }>();
   #closed = false;
 
   /** Use `openAuditLog`, which migrates the store first. */
@@ -67,13 +70,37 @@ export class LibsqlAuditLog implements AuditLog {
     return this.#append(() => intentBody(intent, this.#context()));
   }
 
-  async appendOutcome(intent: AuditRecord, outcome: OutcomeInput): Promise<AuditRecord> {
+  deferIntent(intent: IntentInput): DeferredIntent {
+    if (this.#closed) throw new AuditError("audit_closed", "audit append: the log is closed; the effect must not run");
+    const body = intentBody(intent, this.#context());
+    const { written, ticket } = this.#writer.appendTicketed(body, { defer: true });
+    const record = written.then((chained) => toRecord(chained, chained.body));
+    // Observed by ensure() or the outcome; a write that fails is never an unhandled rejection.
+    record.catch(() => undefined);
+    const deferred: DeferredIntent = {
+      ensure: () => {
+        this.#writer.flushSoon();
+        return record;
+      },
+    };
+    // The outcome is built from the intent's content; its seq is filled in when chained.
+    this.#deferred.set(deferred, { record: toRecord({ seq: 0, prevHash: "", hash: "" }, body), ticket });
+    return deferred;
+  }
+
+  async appendOutcome(intent: AuditRecord | DeferredIntent, outcome: OutcomeInput): Promise<AuditRecord> {
     if (this.#settled.has(intent)) {
-      throw new AuditError("audit_outcome_failed", `audit outcome: intent ${intent.seq} already has an outcome; record it once`);
+      const which = "seq" in intent ? `intent ${intent.seq}` : "this intent";
+      throw new AuditError("audit_outcome_failed", `audit outcome: ${which} already has an outcome; record it once`);
     }
     this.#settled.add(intent);
     try {
-      return await this.#append(() => outcomeBody(intent, outcome, this.#context()));
+      const deferred = "seq" in intent ? undefined : this.#deferred.get(intent);
+      if ("seq" in intent) return await this.#append(() => outcomeBody(intent, outcome, this.#context()));
+      if (deferred === undefined) throw new AuditError("audit_outcome_failed", "audit outcome: the intent was not deferred by this log");
+      if (this.#closed) throw new AuditError("audit_closed", "audit append: the log is closed; the effect must not run");
+      const chained = await this.#writer.appendTicketed(outcomeBody(deferred.record, outcome, this.#context()), { intentOf: deferred.ticket }).written;
+      return toRecord(chained, chained.body);
     } catch (error) {
       this.#settled.delete(intent);
       throw error;
@@ -85,7 +112,8 @@ export class LibsqlAuditLog implements AuditLog {
   }
 
   appendModelCall(call: ModelCallInput): Promise<AuditRecord> {
-    return this.#append(() => modelCallBody(call, this.#context()));
+    // Deferred: it goes with the next commit (the Step's ToolCall), or with `flush()`.
+    return this.#append(() => modelCallBody(call, this.#context()), { defer: true });
   }
 
   flush(): Promise<void> {
@@ -112,9 +140,9 @@ export class LibsqlAuditLog implements AuditLog {
     await this.#writer.drain();
   }
 
-  async #append(build: () => RecordBody): Promise<AuditRecord> {
+  async #append(build: () => RecordBody, options: { defer?: boolean } = {}): Promise<AuditRecord> {
     if (this.#closed) throw new AuditError("audit_closed", "audit append: the log is closed; the effect must not run");
-    const chained: ChainedBody = await this.#writer.append(build());
+    const chained: ChainedBody = await this.#writer.appendTicketed(build(), options).written;
     return toRecord(chained, chained.body);
   }
 

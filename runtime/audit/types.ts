@@ -240,16 +240,30 @@ export interface VerifyOptions {
  * one record, no effect. Records are append-only and hash-chained in one linear order, even with
  * many concurrent appenders and several processes on one store.
  */
+/** See `AuditLog.deferIntent`. */
+export interface DeferredIntent {
+  /** Starts its write if it is still waiting; resolves with the written record, rejects if it failed. */
+  ensure(): Promise<AuditRecord>;
+}
+
 export interface AuditLog {
   /** Durable before it resolves; on rejection the effect must not run. */
   appendIntent(intent: IntentInput): Promise<AuditRecord>;
+  /**
+   * An intent that is written with the next commit rather than one of its own: `ensure()` before
+   * anything it stands for has an effect (it resolves once the intent is durable). Its outcome
+   * may be appended before it is written: both then go in one commit. For a ToolCall, whose
+   * effects are host calls with intents of their own, a call that made none costs one commit.
+   */
+  deferIntent(intent: IntentInput): DeferredIntent;
   /** Records how the effect of `intent` ended; call it exactly once per intent. */
-  appendOutcome(intent: AuditRecord, outcome: OutcomeInput): Promise<AuditRecord>;
+  appendOutcome(intent: AuditRecord | DeferredIntent, outcome: OutcomeInput): Promise<AuditRecord>;
   appendDenial(denial: DenialInput): Promise<AuditRecord>;
   /**
-   * Records a model call that has ended, as one record. It joins the same linear queue as every
-   * other append, so a caller on a hot path may leave it unawaited (it commits with the next
-   * awaited append) — but must await it before reporting a result that rests on the call.
+   * Records a model call that has ended, as one record, deferred: it is written with the next
+   * append that starts a commit (the Step's ToolCall), by `flush()`, or after a few ms on its own.
+   * A caller on a hot path leaves it unawaited and flushes before reporting a result that rests
+   * on the call.
    */
   appendModelCall(call: ModelCallInput): Promise<AuditRecord>;
   /** Resolves once every record appended before the call is written (or its batch failed). */

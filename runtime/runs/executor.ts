@@ -1,5 +1,5 @@
 import { ClawhiveError, SandboxError } from "../errors.js";
-import type { AuditRecord, AuditSubject } from "../audit/index.js";
+import type { AuditSubject, DeferredIntent, OutcomeInput } from "../audit/index.js";
 import { argsHash, type Approval } from "../policy/approvals/index.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
 import { GuestToolError, type Instance, type SandboxPlugin } from "../sandbox/index.js";
@@ -55,11 +55,16 @@ export class ToolExecutor {
     input: unknown,
     options: { elevation?: CapabilityGrant | undefined; timeoutMs?: number | undefined; approvalResult: string | null; context?: string | undefined },
   ): Promise<Execution> {
-    // The ToolCall's intent is written while its instance is found and the guest starts: the
-    // guest's own computation is no effect, and every effect it asks for is a host call whose
-    // handler waits for this record first (and refuses when it failed), so no effect precedes it.
-    const recorded = this.#services.audit.appendIntent(this.#toolSubject(active, input, options.approvalResult));
-    recorded.catch(() => undefined);
+    // The ToolCall's intent is deferred: the guest's own computation is no effect, and every
+    // effect it asks for is a host call whose handler first makes this intent durable (and
+    // refuses when it cannot). A call that made no host call writes intent and outcome in one
+    // commit, before its result is returned.
+    let recorded: DeferredIntent;
+    try {
+      recorded = this.#services.audit.deferIntent(this.#toolSubject(active, input, options.approvalResult));
+    } catch (error) {
+      return { ok: false, error: { kind: "audit-failed", message: `the call was not made because it could not be recorded: ${(error as Error).message}` } };
+    }
     let slot: Slot | undefined;
     let execution: Execution;
     let release_: () => void = () => {};
@@ -81,17 +86,16 @@ export class ToolExecutor {
       if (slot && options.elevation) await release(slot, "elevated step ended");
       release_();
     }
-    let intent: AuditRecord;
-    try {
-      intent = await recorded;
-    } catch (error) {
-      // Not on record: whatever the guest computed is not used (its host calls were refused).
-      return { ok: false, error: { kind: "audit-failed", message: `the call was not made because it could not be recorded: ${(error as Error).message}` } };
-    }
+    const outcome: OutcomeInput = execution.ok
+      ? { status: "ok", resultSize: JSON.stringify(execution.output ?? null).length }
+      : { status: "error", error: { code: execution.effectApproval ? "approval-required" : execution.error!.kind, message: execution.effectApproval ? `effect approval ${execution.effectApproval.id} is needed` : execution.error!.message } };
     // Awaited: a caller who sees the result can count on both records being durable.
-    await this.#services.audit
-      .appendOutcome(intent, execution.ok ? { status: "ok", resultSize: JSON.stringify(execution.output ?? null).length } : { status: "error", error: { code: execution.effectApproval ? "approval-required" : execution.error!.kind, message: execution.effectApproval ? `effect approval ${execution.effectApproval.id} is needed` : execution.error!.message } })
-      .catch(() => {});
+    const failure = await this.#services.audit.appendOutcome(recorded, outcome).then(() => undefined, (error: unknown) => error as Error);
+    // Not on record: whatever the guest computed is not used (any host call it made was refused).
+    // An outcome alone that failed, after its intent was written, is lost as before.
+    if (failure && !(await recorded.ensure().then(() => true, () => false))) {
+      return { ok: false, error: { kind: "audit-failed", message: `the call was not made because it could not be recorded: ${failure.message}` } };
+    }
     return execution;
   }
 

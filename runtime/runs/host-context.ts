@@ -10,7 +10,7 @@ import type { MailBackend } from "../../host-proxies/gmail/types.js";
 import type { CalendarBackend } from "../../host-proxies/calendar/types.js";
 import type { Store } from "../store/index.js";
 import { HostProxyError, type Denial, type HostCall, type HostCallHandler, type HostCallResult } from "../../host-proxies/types.js";
-import type { AuditLog, AuditSubject } from "../audit/index.js";
+import type { AuditLog, AuditSubject, DeferredIntent } from "../audit/index.js";
 import { decideHostCall, type CallingTool, type PolicyLayers } from "../policy/engine.js";
 import { hostCallRequest, isDenial, type CapabilityRequest } from "../policy/host-call-request.js";
 import { riskAbove } from "../policy/catalogue/index.js";
@@ -26,8 +26,8 @@ export interface ActiveToolCall {
   stepId: string;
   /** The tool's effective risk: an Unsafe tool's effects each need their own approval. */
   risk: Risk;
-  /** The ToolCall's own intent record being written: every effect waits for it (fail closed). */
-  recorded?: Promise<unknown>;
+  /** The ToolCall's own intent, deferred: every effect makes it durable first (fail closed). */
+  recorded?: DeferredIntent;
 }
 
 /** What the run supplies to serve, decide and record its instances' host calls. */
@@ -163,7 +163,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     }
     // Fail closed: the intent is durable before the effect, or the effect does not happen;
     // so is the ToolCall's (a rejection here refuses the call, see the handler).
-    await active.recorded;
+    await active.recorded?.ensure();
     const intent = await options.audit.appendIntent(subject(options, call, request, unsafe ? "approved" : null));
     let result: HostCallResult;
     try {

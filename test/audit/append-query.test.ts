@@ -200,3 +200,55 @@ describe("flush", () => {
       assert.equal((await log.verify()).ok, true);
     }));
 });
+
+describe("deferred intents", () => {
+  it("an intent and its outcome appended before any commit are written in one commit, linked", () =>
+    withLog(async ({ log }) => {
+      const before = log.stats.batches;
+      const intent = log.deferIntent(toolIntent());
+      const outcome = await log.appendOutcome(intent, { status: "ok", resultSize: 3 });
+      assert.equal(log.stats.batches, before + 1, "one commit for both");
+      const written = await intent.ensure();
+      assert.equal(written.status, "intent");
+      assert.equal(outcome.intentSeq, written.seq);
+      assert.equal(outcome.seq, written.seq + 1);
+      assert.equal((await log.verify()).ok, true);
+    }));
+
+  it("another append's commit takes a deferred intent along; its later outcome still names it", () =>
+    withLog(async ({ log }) => {
+      const intent = log.deferIntent(toolIntent());
+      const other = await log.appendIntent(hostIntent({ runId: "run-other" }));
+      const written = await intent.ensure();
+      assert.equal(written.seq, other.seq - 1, "written first, with the other run's intent");
+      const outcome = await log.appendOutcome(intent, { status: "error", error: { code: "failed", message: "no" } });
+      assert.equal(outcome.intentSeq, written.seq);
+      assert.equal((await log.verify()).ok, true);
+    }));
+
+  it("ensure() writes it at once; awaited alone it is written within a few ms, never left waiting", () =>
+    withLog(async ({ log, store }) => {
+      const rows = async () => Number((await store.execute("SELECT count(*) AS n FROM audit_records")).rows[0]!.n);
+      const first = log.deferIntent(toolIntent());
+      await first.ensure();
+      assert.equal(await rows(), 1);
+      const started = Date.now();
+      const alone = await log.appendModelCall({ traceId: "t", runId: "r", agent: "a", provider: "openai", model: "m", tools: [], messages: 1, maxTokens: 10, attempts: 1, status: "ok", startAt: Date.now() });
+      assert.ok(Date.now() - started < 1000);
+      assert.equal(alone.kind, "model_call");
+      assert.equal(await rows(), 2);
+    }));
+
+  it("an outcome whose deferred intent could not be written fails too, and is not written", () =>
+    withLog(async ({ log, store }) => {
+      await store.execute("CREATE TRIGGER refuse_intents BEFORE INSERT ON audit_records WHEN NEW.status = 'intent' BEGIN SELECT RAISE(ABORT, 'refused'); END");
+      const intent = log.deferIntent(toolIntent());
+      await assert.rejects(intent.ensure(), /refused/);
+      await assert.rejects(log.appendOutcome(intent, { status: "ok" }), /intent of this outcome was not written/);
+      await store.execute("DROP TRIGGER refuse_intents");
+      assert.equal(Number((await store.execute("SELECT count(*) AS n FROM audit_records")).rows[0]!.n), 0);
+      // Control: the log goes on.
+      const next = log.deferIntent(toolIntent());
+      assert.equal((await log.appendOutcome(next, { status: "ok" })).status, "ok");
+    }));
+});

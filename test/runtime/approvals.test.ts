@@ -180,8 +180,8 @@ test("a failing audit write prevents the effect", async () => {
   const original = audit.appendIntent;
   let calls = 0;
   audit.appendIntent = async function (this: unknown, ...args: unknown[]) {
-    // The tool call's own intent passes; the host call's intent fails.
-    if (++calls === 2) throw new Error("disk full");
+    // The host call's intent fails (the ToolCall's own is deferred: see the next test).
+    if (++calls === 1) throw new Error("disk full");
     return original.apply(this, args);
   };
   try {
@@ -198,16 +198,15 @@ test("a failing audit write prevents the effect", async () => {
 
 test("a ToolCall whose own intent cannot be written makes no effect, though its guest already started", async () => {
   const run = await runtime.startRun({ agent: await agent({ lowerToSafe: ["files.write_file"] }) });
-  const audit = runtime.audit as { appendIntent: (...args: unknown[]) => Promise<unknown> };
-  const original = audit.appendIntent;
-  let calls = 0;
+  const audit = runtime.audit as { deferIntent: (...args: unknown[]) => unknown; appendIntent: (...args: unknown[]) => Promise<unknown> };
+  const deferIntent = audit.deferIntent;
+  const appendIntent = audit.appendIntent;
+  let hostIntents = 0;
+  // The ToolCall's intent fails late (after the guest is running); a host call's would pass.
+  audit.deferIntent = () => ({ ensure: () => new Promise((_, reject) => setTimeout(() => reject(new Error("disk full")), 20)) });
   audit.appendIntent = async function (this: unknown, ...args: unknown[]) {
-    // The ToolCall's intent fails late (after the guest is running); the host call's would pass.
-    if (++calls === 1) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      throw new Error("disk full");
-    }
-    return original.apply(this, args);
+    hostIntents++;
+    return appendIntent.apply(this, args);
   };
   try {
     const outcome = await run.callTool("files.write_file", write("unrecorded.txt", "X"));
@@ -215,9 +214,10 @@ test("a ToolCall whose own intent cannot be written makes no effect, though its 
     assert.equal((outcome as { error: { kind: string } }).error.kind, "audit-failed");
     await assert.rejects(readFile(join(work, "unrecorded.txt")), { code: "ENOENT" });
     // The host call was refused before its own intent was written.
-    assert.equal(calls, 1);
+    assert.equal(hostIntents, 0);
   } finally {
-    audit.appendIntent = original;
+    audit.deferIntent = deferIntent;
+    audit.appendIntent = appendIntent;
   }
   assert.equal((await run.callTool("files.write_file", write("unrecorded.txt", "X"))).status, "ok");
   await run.end();

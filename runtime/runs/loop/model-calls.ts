@@ -7,10 +7,9 @@ import type { Run } from "../run.js";
  * one that ends — answered, failed or cancelled — becomes a `model_call` record: its shape
  * (model, counts, tool names, usage, attempts), never the messages themselves.
  *
- * The record is queued on the audit log's linear queue and not awaited on its own: a Step pays
- * for no extra commit, because the record is group-committed with the Step's next awaited
- * append (the intent of the ToolCall the model asked for). `settle()` waits for every record
- * before the run's result is reported. Fail closed: once a record could not be written, no
+ * The record is deferred on the audit log's linear queue and not awaited on its own: a Step pays
+ * for no extra commit, because the record is written with the Step's ToolCall. `settle()`
+ * flushes and waits for every record before the run's result is reported. Fail closed: once a record could not be written, no
  * further prompt is sent, and a run that would complete fails instead.
  */
 export class ModelCallAudit {
@@ -55,6 +54,8 @@ export class ModelCallAudit {
     while (this.#pending.length > 0) {
       const pending = this.#pending;
       this.#pending = [];
+      // Model-call records start no commit of their own (see AuditLog.appendModelCall).
+      await this.#audit.flush();
       await Promise.all(pending);
     }
     return this.#failure;
