@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
-import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import type { AgentManifest } from "./agents/index.js";
 import { AgentStore } from "./agents/store.js";
@@ -9,7 +8,6 @@ import { ConflictError, InvalidInputError, NotFoundError } from "./errors.js";
 import { ApprovalStore } from "./policy/approvals/index.js";
 import type { CapabilityGrant } from "./policy/catalogue/index.js";
 import type { PolicyLayers } from "./policy/engine.js";
-import { cachedBuildSha } from "./plugins/build.js";
 import { defaultBuildCacheDir, pluginSourceDirs, PROJECT_ROOT } from "./plugins/locations.js";
 import {
   PluginInstaller,
@@ -21,94 +19,31 @@ import {
   type UpgradeOptions,
 } from "./plugins/install/index.js";
 import { agentMounts, defaultStoreUrl, loadAgents, parseInlineAgent, parseTaskGrants } from "./runs/agent-setup.js";
-import { agentTools } from "./runs/agent-tools.js";
-import { RunRecords, runMigrations, type PlannedCall, type RunRecord } from "./runs/records.js";
+import { agentTools, resolveToolName } from "./runs/agent-tools.js";
+import { nodeId, parseNodeId, processAlive, safeHostname } from "./runs/node-id.js";
+import { installOwnPlugins } from "./plugins/install/own-plugins.js";
+import { RunRecords, runMigrations, type RunRecord } from "./runs/records.js";
 import { RunDriver } from "./runs/driver.js";
 import { RunEventLog } from "./runs/event-log.js";
 import { Run, type RunServices } from "./runs/run.js";
+import type { RuntimeOptions, StartRunOptions, SubmitRunOptions } from "./options.js";
 import type { ApprovalNeeded, PluginHandle, ToolInfo } from "./runs/types.js";
-import { Sandbox, type SandboxOptions, type SandboxPlugin } from "./sandbox/index.js";
+import { Sandbox, type SandboxPlugin } from "./sandbox/index.js";
 import { applyMigrations, openStore, systemClock, type Clock, type Store } from "./store/index.js";
 import { openSecretStore, type SecretStore } from "./secrets/index.js";
 import { probeSandbox, type SandboxInfo } from "../host-proxies/shell/index.js";
 import { kvMigrations } from "../host-proxies/kv/index.js";
-import { createBackends, type Backends, type CalendarConfig, type MailConfig } from "./runs/backends.js";
+import { createBackends, type Backends } from "./runs/backends.js";
 import { Conversations } from "./runs/conversations.js";
 import { openRuntimeScheduler, type Scheduler } from "./schedules/index.js";
 import { cancelSubAgentRuns, endedSubAgent, spawnSubAgent, subAgentTools } from "./runs/sub-agents.js";
 import { defaultSkillsDir, SkillsCache, skillsFor, skillsZone } from "./skills/index.js";
 import { initialLoopState, LoopStates, RunLoop } from "./runs/loop/index.js";
-import { createProvider, type LlmProvider } from "./llm/index.js";
+import { createProvider } from "./llm/index.js";
 import type { MemoryStore } from "./memory/index.js";
-import { lazyMemoryStore, MEMORY_PLUGIN, MemoryTrust, memoryTrustMigrations, runMemoryZone, type EmbeddingsConfig } from "./runs/run-memory.js";
+import { lazyMemoryStore, MEMORY_PLUGIN, MemoryTrust, memoryTrustMigrations, runMemoryZone } from "./runs/run-memory.js";
 
-export interface RuntimeOptions {
-  /** Where the runtime keeps its state; relative mount paths resolve against it. */
-  dataDir: string;
-  /** libSQL store: a `file:` path or a server URL. Default `file:<dataDir>/clawhive.db`. */
-  storeUrl?: string;
-  storeAuthToken?: string;
-  /** Agent manifests folder. Default: the project's `capabilities/`. */
-  agentsDir?: string;
-  sandbox?: SandboxOptions;
-  /**
-   * Plugin folders the runtime installs itself at start (source folders are built first), kept
-   * in step with their folders. Default: the first-party plugins. Every plugin installed in the
-   * store is loaded, these and those installed by people.
-   */
-  pluginDirs?: string[];
-  /** Node-local cache of plugin builds. Default: the project's `.clawhive/build`. */
-  buildCacheDir?: string;
-  /** Mail backend; default: a Maildir at `<dataDir>/mail` (or CLAWHIVE_MAIL_BACKEND=gmail). */
-  mail?: MailConfig;
-  /** Calendar backend; default: .ics files in `<dataDir>/calendars` (or CLAWHIVE_CALENDAR_BACKEND=google). */
-  calendar?: CalendarConfig;
-  /** Secret key (base64 of 32 bytes); default: env CLAWHIVE_SECRET_KEY, else `<dataDir>/secret.key`. */
-  secretKey?: string;
-  /** A key file to read the secret key from (must exist). */
-  secretKeyFile?: string;
-  clock?: Clock;
-  /** Progress lines for long work (plugin builds). */
-  onProgress?: (line: string) => void;
-  /**
-   * How long this node's hold on a run it drives lasts without renewal (default 15 s): when a
-   * node dies, another takes its runs over after this.
-   */
-  runLeaseMs?: number;
-  /**
-   * The model provider of an agent's runs; default: built from its manifest's `model` block
-   * (keys from the secret store). For embedding, tests and benchmarks.
-   */
-  modelProvider?: (agent: AgentManifest) => LlmProvider;
-  /** Skills folder (`<name>/SKILL.md`). Default: the project's `skills/`. */
-  skillsDir?: string;
-  /** Fire due schedules from this runtime (a long-lived one: `clawhive serve`). Default false. */
-  runSchedules?: boolean;
-  /** Model providers' outbound proxy and retry settings (config `llm`). */
-  llm?: { proxyUrl?: string; timeoutMs?: number; maxAttempts?: number };
-  /** Long-term memory: an OpenAI-compatible embeddings endpoint (config `memory.embeddings`); without one, keyword search only. */
-  memory?: { embeddings?: EmbeddingsConfig | undefined };
-  /** Called with every run this runtime starts or rebuilds from the store (e.g. metrics). */
-  onRun?: (run: Run, how: "started" | "resumed") => void;
-}
-
-export interface StartRunOptions {
-  agent: string;
-  task?: string;
-  /** The task's narrower grant (validated to lie within the agent's). */
-  grants?: unknown;
-  traceId?: string;
-  parentRunId?: string;
-  /** The API token that asked for it (a client sees only its own runs). */
-  ownerToken?: string;
-  /** Explicit ToolCalls the run carries out in order (see `submitRun`). */
-  plan?: PlannedCall[];
-  /** The conversation a model-driven run continues (see `submitRun`). */
-  conversationId?: string;
-}
-
-/** `submitRun`: explicit ToolCalls, or task text alone for a run the agent's model drives. */
-export type SubmitRunOptions = Omit<StartRunOptions, "plan"> & { toolCalls?: readonly PlannedCall[] };
+export type { RuntimeOptions, StartRunOptions, SubmitRunOptions } from "./options.js";
 
 /**
  * The core every front end wraps (HTTP API, CLI, tests): loaded plugins and agents, the store
@@ -764,75 +699,3 @@ export class Runtime {
 
 /** One ancestor of a run: a policy layer, and the run it came from. */
 type ParentLayer = NonNullable<PolicyLayers["parents"]>[number] & { runId: string };
-
-/**
- * Installs the runtime's own plugin folders through the same path as any plugin, and keeps them
- * in step with their folders: a changed first-party plugin is upgraded (its permission diff is
- * reported). A plugin of the same name installed by a person is left alone.
- */
-async function installOwnPlugins(installer: PluginInstaller, dirs: readonly string[], onProgress?: (line: string) => void): Promise<void> {
-  for (const dir of dirs) {
-    // Most starts change nothing: a cached build of the same bytes as the installed plugin is
-    // not read at all (each component is ~12 MB).
-    const cached = await cachedBuildSha(dir, { cacheDir: installer.cacheDir }).catch(() => undefined);
-    if (cached) {
-      const existing = await installer.registry.get(cached.name);
-      if (existing && existing.blobSha256 === cached.sha256) continue;
-    }
-    const pkg = await installer.readPackage(dir);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const existing = await installer.registry.get(pkg.manifest.name);
-        if (existing && !existing.firstParty) {
-          onProgress?.(`${pkg.manifest.name}: a plugin of this name was installed by a person; the built-in one from ${dir} is not installed`);
-          break;
-        }
-        const result = existing
-          ? await installer.upgradePackage(existing.name, pkg, { accept: true, firstParty: true })
-          : await installer.installPackage(pkg, { firstParty: true });
-        if (result.action === "upgraded" && result.diff && result.diff.lines.length > 0) {
-          onProgress?.(`${pkg.manifest.name}: upgraded to ${pkg.manifest.version}: ${result.diff.lines.join("; ")}`);
-        }
-        break;
-      } catch (error) {
-        // Another runtime starting on the same store installed it meanwhile: look again once.
-        const code = (error as { code?: string }).code;
-        if (attempt === 0 && (code === "plugin_changed" || code === "plugin_exists")) continue;
-        throw error;
-      }
-    }
-  }
-}
-
-/** `plugin.tool` or a bare tool name only one plugin offers, among `tools`; errors name `field`. */
-function resolveToolName(tools: readonly ToolInfo[], name: unknown, field: string): string {
-  if (typeof name !== "string" || name.length === 0) throw new InvalidInputError(`${field}: expected a tool name like plugin.tool`, { field });
-  if (tools.some((t) => t.qualifiedName === name)) return name;
-  const bare = tools.filter((t) => t.name === name);
-  if (bare.length === 1) return bare[0]!.qualifiedName;
-  if (bare.length > 1) throw new InvalidInputError(`${field}: ${name} is offered by ${bare.map((t) => t.plugin).join(", ")}; name it as plugin.tool`, { field });
-  throw new InvalidInputError(`${field}: the agent has no tool ${name}; its tools: ${tools.map((t) => t.qualifiedName).join(", ") || "none"}`, { field });
-}
-
-/** `node_<host>_<pid>_<random>`: unique per process, and says where the process ran. */
-function nodeId(): string {
-  return `node_${safeHostname()}_${process.pid}_${randomBytes(4).toString("hex")}`;
-}
-
-function parseNodeId(node: string): { host: string; pid: number } | undefined {
-  const match = /^node_(.+)_(\d+)_[0-9a-f]{8}$/.exec(node);
-  return match ? { host: match[1]!, pid: Number(match[2]) } : undefined;
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-function safeHostname(): string {
-  return hostname().replace(/[^A-Za-z0-9.-]/g, "-");
-}

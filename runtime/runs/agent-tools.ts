@@ -1,6 +1,6 @@
 import semver from "semver";
 import { agentRiskOverride, type AgentManifest } from "../agents/index.js";
-import { PluginError } from "../errors.js";
+import { InvalidInputError, PluginError } from "../errors.js";
 import { toolRisk } from "../policy/engine.js";
 import type { PluginHandle, ToolInfo } from "./types.js";
 
@@ -32,4 +32,14 @@ export function agentTools(agent: AgentManifest, options: { plugins: ReadonlyMap
     }
   }
   return offered;
+}
+
+/** `plugin.tool` or a bare tool name only one plugin offers, among `tools`; errors name `field`. */
+export function resolveToolName(tools: readonly ToolInfo[], name: unknown, field: string): string {
+  if (typeof name !== "string" || name.length === 0) throw new InvalidInputError(`${field}: expected a tool name like plugin.tool`, { field });
+  if (tools.some((t) => t.qualifiedName === name)) return name;
+  const bare = tools.filter((t) => t.name === name);
+  if (bare.length === 1) return bare[0]!.qualifiedName;
+  if (bare.length > 1) throw new InvalidInputError(`${field}: ${name} is offered by ${bare.map((t) => t.plugin).join(", ")}; name it as plugin.tool`, { field });
+  throw new InvalidInputError(`${field}: the agent has no tool ${name}; its tools: ${tools.map((t) => t.qualifiedName).join(", ") || "none"}`, { field });
 }

@@ -1,0 +1,80 @@
+/**
+ * What a `Runtime` is opened with, and what starting a run takes. The config room
+ * (runtime/config) builds `RuntimeOptions` from the config file, the environment and flags.
+ */
+import type { AgentManifest } from "./agents/index.js";
+import type { LlmProvider } from "./llm/index.js";
+import type { CalendarConfig, MailConfig } from "./runs/backends.js";
+import type { PlannedCall } from "./runs/records.js";
+import type { Run } from "./runs/run.js";
+import type { EmbeddingsConfig } from "./runs/run-memory.js";
+import type { SandboxOptions } from "./sandbox/index.js";
+import type { Clock } from "./store/index.js";
+
+export interface RuntimeOptions {
+  /** Where the runtime keeps its state; relative mount paths resolve against it. */
+  dataDir: string;
+  /** libSQL store: a `file:` path or a server URL. Default `file:<dataDir>/clawhive.db`. */
+  storeUrl?: string;
+  storeAuthToken?: string;
+  /** Agent manifests folder. Default: the project's `capabilities/`. */
+  agentsDir?: string;
+  sandbox?: SandboxOptions;
+  /**
+   * Plugin folders the runtime installs itself at start (source folders are built first), kept
+   * in step with their folders. Default: the first-party plugins. Every plugin installed in the
+   * store is loaded, these and those installed by people.
+   */
+  pluginDirs?: string[];
+  /** Node-local cache of plugin builds. Default: the project's `.clawhive/build`. */
+  buildCacheDir?: string;
+  /** Mail backend; default: a Maildir at `<dataDir>/mail` (or CLAWHIVE_MAIL_BACKEND=gmail). */
+  mail?: MailConfig;
+  /** Calendar backend; default: .ics files in `<dataDir>/calendars` (or CLAWHIVE_CALENDAR_BACKEND=google). */
+  calendar?: CalendarConfig;
+  /** Secret key (base64 of 32 bytes); default: env CLAWHIVE_SECRET_KEY, else `<dataDir>/secret.key`. */
+  secretKey?: string;
+  /** A key file to read the secret key from (must exist). */
+  secretKeyFile?: string;
+  clock?: Clock;
+  /** Progress lines for long work (plugin builds). */
+  onProgress?: (line: string) => void;
+  /**
+   * How long this node's hold on a run it drives lasts without renewal (default 15 s): when a
+   * node dies, another takes its runs over after this.
+   */
+  runLeaseMs?: number;
+  /**
+   * The model provider of an agent's runs; default: built from its manifest's `model` block
+   * (keys from the secret store). For embedding, tests and benchmarks.
+   */
+  modelProvider?: (agent: AgentManifest) => LlmProvider;
+  /** Skills folder (`<name>/SKILL.md`). Default: the project's `skills/`. */
+  skillsDir?: string;
+  /** Fire due schedules from this runtime (a long-lived one: `clawhive serve`). Default false. */
+  runSchedules?: boolean;
+  /** Model providers' outbound proxy and retry settings (config `llm`). */
+  llm?: { proxyUrl?: string; timeoutMs?: number; maxAttempts?: number };
+  /** Long-term memory: an OpenAI-compatible embeddings endpoint (config `memory.embeddings`); without one, keyword search only. */
+  memory?: { embeddings?: EmbeddingsConfig | undefined };
+  /** Called with every run this runtime starts or rebuilds from the store (e.g. metrics). */
+  onRun?: (run: Run, how: "started" | "resumed") => void;
+}
+
+export interface StartRunOptions {
+  agent: string;
+  task?: string;
+  /** The task's narrower grant (validated to lie within the agent's). */
+  grants?: unknown;
+  traceId?: string;
+  parentRunId?: string;
+  /** The API token that asked for it (a client sees only its own runs). */
+  ownerToken?: string;
+  /** Explicit ToolCalls the run carries out in order (see `submitRun`). */
+  plan?: PlannedCall[];
+  /** The conversation a model-driven run continues (see `submitRun`). */
+  conversationId?: string;
+}
+
+/** `submitRun`: explicit ToolCalls, or task text alone for a run the agent's model drives. */
+export type SubmitRunOptions = Omit<StartRunOptions, "plan"> & { toolCalls?: readonly PlannedCall[] };

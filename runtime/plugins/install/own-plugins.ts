@@ -1,0 +1,41 @@
+import { cachedBuildSha } from "../build.js";
+import type { PluginInstaller } from "./installer.js";
+
+/**
+ * Installs the runtime's own plugin folders through the same path as any plugin, and keeps them
+ * in step with their folders: a changed first-party plugin is upgraded (its permission diff is
+ * reported). A plugin of the same name installed by a person is left alone.
+ */
+export async function installOwnPlugins(installer: PluginInstaller, dirs: readonly string[], onProgress?: (line: string) => void): Promise<void> {
+  for (const dir of dirs) {
+    // Most starts change nothing: a cached build of the same bytes as the installed plugin is
+    // not read at all (each component is ~12 MB).
+    const cached = await cachedBuildSha(dir, { cacheDir: installer.cacheDir }).catch(() => undefined);
+    if (cached) {
+      const existing = await installer.registry.get(cached.name);
+      if (existing && existing.blobSha256 === cached.sha256) continue;
+    }
+    const pkg = await installer.readPackage(dir);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const existing = await installer.registry.get(pkg.manifest.name);
+        if (existing && !existing.firstParty) {
+          onProgress?.(`${pkg.manifest.name}: a plugin of this name was installed by a person; the built-in one from ${dir} is not installed`);
+          break;
+        }
+        const result = existing
+          ? await installer.upgradePackage(existing.name, pkg, { accept: true, firstParty: true })
+          : await installer.installPackage(pkg, { firstParty: true });
+        if (result.action === "upgraded" && result.diff && result.diff.lines.length > 0) {
+          onProgress?.(`${pkg.manifest.name}: upgraded to ${pkg.manifest.version}: ${result.diff.lines.join("; ")}`);
+        }
+        break;
+      } catch (error) {
+        // Another runtime starting on the same store installed it meanwhile: look again once.
+        const code = (error as { code?: string }).code;
+        if (attempt === 0 && (code === "plugin_changed" || code === "plugin_exists")) continue;
+        throw error;
+      }
+    }
+  }
+}
