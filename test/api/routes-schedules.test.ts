@@ -1,41 +1,18 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { createApp } from "../../runtime/api/app.js";
-import { openTokenStore } from "../../runtime/api/auth/index.js";
-import { scheduleRoutes } from "../../runtime/api/routes/schedules.js";
-import { openRuntimeScheduler, type Scheduler } from "../../runtime/schedules/index.js";
-import { defineTestAgent, tempDir, testRuntime } from "../helpers/runtime.js";
-import { errorOf, listen } from "./fixtures.js";
-import { call, type ApiFixture, type TokenName } from "./routes-fixtures.js";
+import type { Scheduler } from "../../runtime/schedules/index.js";
+import { defineTestAgent, tempDir } from "../helpers/runtime.js";
+import { errorOf } from "./fixtures.js";
+import { apiFixture, call, type ApiFixture } from "./routes-fixtures.js";
 
 let f: ApiFixture;
 let scheduler: Scheduler;
 const soon = () => new Date(Date.now() + 3_600_000).toISOString();
 
-// The app is put together here (as apiFixture does) so the test runs before and after app.ts
-// mounts the schedule routes itself from `runtime.scheduler`: until then they come in `routes`.
 before(async () => {
-  const made = await testRuntime();
-  const work = await tempDir();
-  await defineTestAgent(made.runtime, "writer", { mounts: [{ guest: "/w", host: work, mode: "rw" }] });
-  const wired = (made.runtime as unknown as { scheduler?: Scheduler }).scheduler;
-  scheduler = wired ?? (await openRuntimeScheduler(made.runtime));
-  const tokens = await openTokenStore(made.runtime.store, { clock: made.runtime.clock });
-  const token = {} as Record<TokenName, string>;
-  const tokenId = {} as Record<TokenName, string>;
-  for (const [name, role] of [["admin", "admin"], ["approver", "approver"], ["client", "client"], ["other", "client"]] as const) {
-    const created = await tokens.create(role, { name });
-    token[name] = created.token;
-    tokenId[name] = created.info.id;
-  }
-  const server = await listen(createApp({ runtime: made.runtime, tokens, version: "test", ...(wired === undefined ? { routes: scheduleRoutes(scheduler) } : {}) }));
-  f = {
-    runtime: made.runtime, dataDir: made.dataDir, tokens, token, tokenId, server,
-    close: async () => {
-      await server.close();
-      await made.dispose();
-    },
-  };
+  f = await apiFixture();
+  await defineTestAgent(f.runtime, "writer", { mounts: [{ guest: "/w", host: await tempDir(), mode: "rw" }] });
+  scheduler = f.runtime.scheduler;
 });
 after(() => f.close());
 
