@@ -70,14 +70,23 @@ export async function withRetries<T>(attempt: (signal: AbortSignal, n: number) =
   const random = options.random ?? Math.random;
   for (let n = 1; ; n++) {
     if (signal?.aborted) throw aborted(label, n - 1, signal.reason);
-    const timeout = new AbortController();
-    const timer = setTimeout(() => timeout.abort(new Error("request timeout")), policy.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal;
+    // The attempt's own signal: the caller's or the deadline, whichever fires first. Linked by
+    // hand and unlinked when the attempt ends: `AbortSignal.any` keeps every attempt attached to
+    // the caller's signal for its whole life, so a run that aborted its signal at the end fired the
+    // listeners of every request it had made.
+    const attemptController = new AbortController();
+    let timedOutNow = false;
+    const timer = setTimeout(() => {
+      timedOutNow = true;
+      attemptController.abort(new Error("request timeout"));
+    }, policy.timeoutMs);
+    const onAbort = () => attemptController.abort(signal?.reason);
+    signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      return { value: await attempt(combined, n), attempts: n };
+      return { value: await attempt(attemptController.signal, n), attempts: n };
     } catch (error) {
       if (signal?.aborted) throw aborted(label, n, error);
-      const failure = timeout.signal.aborted ? timedOut(policy.timeoutMs) : classify(error);
+      const failure = timedOutNow ? timedOut(policy.timeoutMs) : classify(error);
       const last = n >= policy.maxAttempts || !failure.retryable || options.canRetry?.() === false;
       const tooLong = failure.retryable && failure.retryAfterMs !== undefined && failure.retryAfterMs > policy.maxRetryAfterMs;
       if (last || tooLong) {
@@ -101,6 +110,7 @@ export async function withRetries<T>(attempt: (signal: AbortSignal, n: number) =
       }
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
     }
   }
 }

@@ -95,3 +95,45 @@ test("withRetries: a cancel during the backoff sleep ends the call as llm_aborte
   await assert.rejects(call, (e: unknown) => e instanceof LlmError && e.code === "llm_aborted");
   assert.ok(Date.now() - started < 5000, "the 30 s Retry-After sleep was cut short");
 });
+
+test("withRetries: a cancel during an attempt aborts that attempt's signal and ends the call as llm_aborted", async () => {
+  const controller = new AbortController();
+  const call = withRetries(
+    (signal) =>
+      new Promise((_resolve, reject) => {
+        signal.addEventListener("abort", () => reject(new Error("request aborted")), { once: true });
+        setTimeout(() => controller.abort(), 5);
+      }),
+    { policy: DEFAULT_RETRY_POLICY, label: "test", signal: controller.signal },
+  );
+  await assert.rejects(call, (e: unknown) => e instanceof LlmError && e.code === "llm_aborted");
+});
+
+test("withRetries: an attempt that timed out is retried and reported as a timeout", async () => {
+  let calls = 0;
+  const call = withRetries(
+    (signal) => {
+      calls++;
+      return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(new Error("aborted by deadline")), { once: true }));
+    },
+    { policy: { ...DEFAULT_RETRY_POLICY, maxAttempts: 2, timeoutMs: 5 }, label: "test", sleep: async () => {} },
+  );
+  await assert.rejects(call, (e: unknown) => e instanceof LlmError && e.code === "llm_timeout" && e.attempts === 2);
+  assert.equal(calls, 2);
+});
+
+test("withRetries: finished attempts stay detached from the caller's signal (a run that ends fires none of their listeners)", async () => {
+  const run = new AbortController();
+  let fired = 0;
+  for (let i = 0; i < 5; i++) {
+    await withRetries(
+      async (signal) => {
+        signal.addEventListener("abort", () => fired++);
+        return i;
+      },
+      { policy: DEFAULT_RETRY_POLICY, label: "test", signal: run.signal },
+    );
+  }
+  run.abort();
+  assert.equal(fired, 0);
+});
