@@ -7,7 +7,7 @@
  *   against the fake server on 127.0.0.1: request building, the SDK, HTTP on loopback, SSE
  *   parsing, accumulation. The adapter's cost per Step, with the model's own latency at zero.
  * - llm_tool_call_openai: the same for a streamed answer with two parallel tool calls.
- * `startBenchProvider` and `timeSteps` are for the run loop's `loop_step_overhead`.
+ * `startBenchProvider` and `timeSteps` serve the adapters' own figures above.
  */
 import { countTokens } from "../runtime/llm/context/tokens.js";
 import { encodeToolResult } from "../runtime/llm/context/tool-result.js";
