@@ -405,12 +405,11 @@ export class Runtime {
       // The key is read through secretValue on every call: never from the environment.
       skills: async (run) => {
         const { skills } = await this.#skills.load();
-        return skillsZone(skillsFor(run.agent, { skills, tools: run.tools, taskGrants: await this.#taskGrantsOf(run) }).skills);
+        return skillsZone(skillsFor(run.agent, { skills, tools: run.tools, taskGrants: run.layers.task }).skills);
       },
-      memory: async (run) =>
-        runMemoryZone(run, { dataDir: this.dataDir, task: (await this.records.get(run.id))?.task ?? null, memory: this.#memory, markTainted: () => this.#memoryTrust.mark(run.id) }),
+      memory: (run, task) => runMemoryZone(run, { dataDir: this.dataDir, task, memory: this.#memory, markTainted: () => this.#memoryTrust.mark(run.id) }),
       subAgents: {
-        tools: async (run) => subAgentTools(run.agent, { agents: this.agents(), taskGrants: await this.#taskGrantsOf(run) }),
+        tools: async (run) => subAgentTools(run.agent, { agents: this.agents(), taskGrants: run.layers.task }),
         spawn: (run, spawn) => spawnSubAgent(this, run, spawn),
         ended: (childRunId) => endedSubAgent(this.records, childRunId),
       },
@@ -555,12 +554,6 @@ export class Runtime {
     await this.sandbox.close();
     await this.audit.close();
     await this.store.close();
-  }
-
-  /** The task's narrower grant of a run, if it asked for one. */
-  async #taskGrantsOf(run: Run): Promise<CapabilityGrant | undefined> {
-    const record = await this.records.get(run.id);
-    return record?.taskGrants == null ? undefined : parseTaskGrants(record.taskGrants, run.agent);
   }
 
   /** Takes or renews this node's lease on run `id` (see RunDriverOptions.claim). */

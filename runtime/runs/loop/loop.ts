@@ -26,8 +26,8 @@ export interface RunLoopOptions {
   maxRepeats?: number;
   /** The skills zone of a run's system prompt. */
   skills?: (run: Run) => Promise<string>;
-  /** The memory zone of a run's system prompt (MEMORY.md and what the task recalls). */
-  memory?: (run: Run) => Promise<string>;
+  /** The memory zone of a run's system prompt (MEMORY.md and what `task`, the run's task text, recalls). */
+  memory?: (run: Run, task: string) => Promise<string>;
   /**
    * Sub-agents: the tools the model sees for them, how one is spawned, and a child run's
    * outcome once it has ended (`undefined` while it goes on or waits for a person).
@@ -132,7 +132,7 @@ export class RunLoop {
     const history = (state.conversationId ? await this.#options.conversations.messages(state.conversationId) : []).map(({ role, content }) => ({ role, content }));
     // Skills, memory and sub-agent tools are read once per drive, like the history.
     const skills = (await this.#options.skills?.(run)) ?? "";
-    const memory = (await this.#options.memory?.(run)) ?? "";
+    const memory = (await this.#options.memory?.(run, taskText(state))) ?? "";
     const subAgents = (await this.#options.subAgents?.tools(run)) ?? [];
     for (;;) {
       if (run.ended || run.cancelled || this.#closing) return;
@@ -297,4 +297,10 @@ export class RunLoop {
     run.recordStep({ stepId: `step_${state.steps}`, action: "finish", usage: null, reason: "run_timeout" });
     await run.cancel();
   }
+}
+
+/** The run's task: the text of its first message (see LoopState.messages). */
+function taskText(state: LoopState): string {
+  const first = state.messages[0];
+  return first?.role === "user" ? first.content.map((block) => (block.type === "text" ? block.text : "")).join("") : "";
 }
