@@ -6,7 +6,6 @@ import { AgentStore } from "./agents/store.js";
 import { openAuditLog, type AuditLog } from "./audit/index.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "./errors.js";
 import { ApprovalStore } from "./policy/approvals/index.js";
-import type { CapabilityGrant } from "./policy/catalogue/index.js";
 import type { PolicyLayers } from "./policy/engine.js";
 import { defaultBuildCacheDir, pluginSourceDirs, PROJECT_ROOT } from "./plugins/locations.js";
 import {
