@@ -1,8 +1,10 @@
 /**
  * What a plugin imports from the host: `wit/host/*.wit` (package `clawhive:host@0.1.0`) as
- * componentize-js lifts it into the guest. Kept by hand; check it against
- * `jco guest-types` output whenever the WIT changes. Naming follows jco: functions and record
- * fields in camelCase, enums as string unions, `list<u8>` as `Uint8Array`, `u64` as `bigint`.
+ * componentize-js lifts it into the guest. Written by hand, with docs; a test
+ * (test/plugins/build/host-types.test.ts) compares every declaration with what `jco guest-types`
+ * derives from the WIT, so a WIT change this file does not follow fails the tests. Naming
+ * follows jco: functions and record fields in camelCase, enums as string unions, `list<u8>` as
+ * `Uint8Array`, `u64` as `bigint`, `option<T>` fields optional.
  *
  * A failed host call does not return its `host-error`: it throws a `ComponentError` whose
  * `payload` is the variant. Use `hostError(e)` from the SDK to read it.
@@ -20,11 +22,23 @@ declare module "clawhive:host/types@0.1.0" {
   }
 
   /** The error of every host call. */
-  export type HostError =
-    | { tag: "denied"; val: Denial }
-    | { tag: "not-found"; val: string }
-    | { tag: "invalid-input"; val: string }
-    | { tag: "io"; val: string };
+  export type HostError = HostErrorDenied | HostErrorNotFound | HostErrorInvalidInput | HostErrorIo;
+  export interface HostErrorDenied {
+    tag: "denied";
+    val: Denial;
+  }
+  export interface HostErrorNotFound {
+    tag: "not-found";
+    val: string;
+  }
+  export interface HostErrorInvalidInput {
+    tag: "invalid-input";
+    val: string;
+  }
+  export interface HostErrorIo {
+    tag: "io";
+    val: string;
+  }
 }
 
 declare module "clawhive:host/fs@0.1.0" {
@@ -72,6 +86,8 @@ declare module "clawhive:host/log@0.1.0" {
 }
 
 declare module "clawhive:host/shell@0.1.0" {
+  export type HostError = import("clawhive:host/types@0.1.0").HostError;
+
   export interface ExecRequest {
     /** argv[0] is a command name the grant allows (e.g. `git`), never a path. */
     argv: string[];
@@ -101,6 +117,8 @@ declare module "clawhive:host/shell@0.1.0" {
 }
 
 declare module "clawhive:host/http@0.1.0" {
+  export type HostError = import("clawhive:host/types@0.1.0").HostError;
+
   export interface Header {
     name: string;
     value: string;
@@ -131,6 +149,8 @@ declare module "clawhive:host/http@0.1.0" {
 }
 
 declare module "clawhive:host/gmail@0.1.0" {
+  export type HostError = import("clawhive:host/types@0.1.0").HostError;
+
   export interface Header {
     name: string;
     value: string;
@@ -186,6 +206,8 @@ declare module "clawhive:host/gmail@0.1.0" {
 }
 
 declare module "clawhive:host/calendar@0.1.0" {
+  export type HostError = import("clawhive:host/types@0.1.0").HostError;
+
   /** Either `date` (all-day, `2026-11-22`) or `dateTime` (RFC 3339) with an optional time zone. */
   export interface EventTime {
     date?: string;
@@ -237,6 +259,8 @@ declare module "clawhive:host/calendar@0.1.0" {
 }
 
 declare module "clawhive:host/kv@0.1.0" {
+  export type HostError = import("clawhive:host/types@0.1.0").HostError;
+
   export function get(key: string): Uint8Array | undefined;
   /** Fails with a denial (`quota-exceeded`, `value-too-large`) when the value does not fit. */
   export function set(key: string, value: Uint8Array): void;
@@ -253,6 +277,8 @@ declare module "clawhive:host/kv@0.1.0" {
 }
 
 declare module "clawhive:host/schedule@0.1.0" {
+  export type HostError = import("clawhive:host/types@0.1.0").HostError;
+
   /** What `create` takes: exactly one of `at` (RFC 3339 with an offset) and `cron`. */
   export interface ScheduleSpec {
     agent: string;
@@ -291,11 +317,13 @@ declare module "clawhive:host/schedule@0.1.0" {
 }
 
 declare module "clawhive:host/memory@0.1.0" {
+  export type HostError = import("clawhive:host/types@0.1.0").HostError;
+
   export interface SearchOptions {
     /** `agent` (default), `user` or `project/<name>`. */
-    scope: string | undefined;
+    scope?: string;
     /** 1 to 20, default 5. */
-    k: number | undefined;
+    k?: number;
   }
   export interface Hit {
     episodeId: string;
@@ -311,8 +339,8 @@ declare module "clawhive:host/memory@0.1.0" {
     createdAt: bigint;
   }
   export interface WriteOptions {
-    title: string | undefined;
-    scope: string | undefined;
+    title?: string;
+    scope?: string;
   }
   export function search(query: string, options: SearchOptions): Hit[];
   /** Returns the new episode's id. */
