@@ -9,7 +9,10 @@ function watString(text: string): string {
   return `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
 }
 
-const DESCRIBE = JSON.stringify({ tools: [{ name: "run", description: "Runs the module's body.", inputSchema: { type: "object" }, capabilities: [] }] });
+/** `describe`'s answer: the one tool `run`, declaring `capabilities`. */
+function describeText(capabilities: readonly string[]): string {
+  return JSON.stringify({ tools: [{ name: "run", description: "Runs the module's body.", inputSchema: { type: "object" }, capabilities }] });
+}
 const REACHED = JSON.stringify({ content: [{ type: "text", text: "reached" }] });
 
 export interface ExtismModuleOptions {
@@ -20,18 +23,21 @@ export interface ExtismModuleOptions {
   /** Data segments at offsets of 4096 and up: [offset, ASCII text]. */
   data?: Array<[number, string]>;
   exports?: { describe?: boolean; call?: boolean; memory?: boolean };
+  /** The capabilities the tool `run` declares in `describe` (default none). */
+  toolCapabilities?: readonly string[];
 }
 
 /** WAT of a module that also declares `imports` and runs `body` in `call`. */
 export function extismModuleWat(options: ExtismModuleOptions = {}): string {
   const exports = { describe: true, call: true, memory: true, ...options.exports };
+  const describe = describeText(options.toolCapabilities ?? []);
   return `(module
   (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
   (import "extism:host/env" "store_u8" (func $store_u8 (param i64 i32)))
   (import "extism:host/env" "output_set" (func $output_set (param i64 i64)))
   ${options.imports ?? ""}
   (memory ${exports.memory ? '(export "memory")' : ""} 1)
-  (data (i32.const 0) ${watString(DESCRIBE)})
+  (data (i32.const 0) ${watString(describe)})
   (data (i32.const 2048) ${watString(REACHED)})
   ${(options.data ?? []).map(([offset, text]) => `(data (i32.const ${offset}) ${watString(text)})`).join("\n  ")}
   ;; Copies wasm memory into a new Extism block.
@@ -48,7 +54,7 @@ export function extismModuleWat(options: ExtismModuleOptions = {}): string {
   (func $out (param $p i32) (param $n i32)
     (call $output_set (call $block (local.get $p) (local.get $n)) (i64.extend_i32_u (local.get $n))))
   (func ${exports.describe ? '(export "describe")' : ""} (result i32)
-    (call $out (i32.const 0) (i32.const ${DESCRIBE.length}))
+    (call $out (i32.const 0) (i32.const ${describe.length}))
     (i32.const 0))
   (func ${exports.call ? '(export "call")' : ""} (result i32)
     ${options.body ?? ""}
