@@ -4,6 +4,7 @@ import { Scheduler, type ScheduledRunInput } from "../../runtime/schedules/index
 import { openStore, type Store } from "../../runtime/store/index.js";
 import * as v from "valibot";
 import { CapabilityGrantSchema } from "../../runtime/policy/catalogue/grant.js";
+import type { LlmProvider } from "../../runtime/llm/provider.js";
 
 export const T0 = Date.parse("2026-01-01T00:00:00Z");
 export const MINUTE = 60_000;
@@ -60,3 +61,10 @@ export async function harness(options: { store?: Store; clock?: TestClock; agent
     });
   return { store, clock, agents, submitted, scheduler: await make("node-a"), peer: (node = "node-b") => make(node) };
 }
+
+/** A model that answers at once, for the model-driven runs schedules fire. */
+export const quietModel: LlmProvider = {
+  provider: "test",
+  model: "test",
+  complete: async () => ({ content: [{ type: "text", text: "done" }], usage: { input_tokens: 1, output_tokens: 1 }, stop_reason: "end_turn", provider_stop_reason: "stop", model: "test", attempts: 1 }),
+};

@@ -7,11 +7,11 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Runtime } from "../../runtime/index.js";
-import type { LlmProvider } from "../../runtime/llm/provider.js";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
 import type { RunRecord } from "../../runtime/runs/records.js";
 import { spawnSubAgent, type SpawnResult } from "../../runtime/runs/sub-agents.js";
 import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir, testRuntime } from "../helpers/runtime.js";
+import { quietModel } from "./_fixtures.js";
 
 const SCHEDULE_PLUGIN = join(PROJECT_ROOT, "plugins", "schedule");
 let t = Date.parse("2026-06-01T08:00:00Z");
@@ -19,12 +19,6 @@ const clock = { now: () => t };
 const iso = (ms: number) => new Date(ms).toISOString();
 const HOUR = 3_600_000;
 
-/** Model-driven runs (what a schedule fires) answer at once. */
-const quietModel: LlmProvider = {
-  provider: "test",
-  model: "test",
-  complete: async () => ({ content: [{ type: "text", text: "done" }], usage: { input_tokens: 1, output_tokens: 1 }, stop_reason: "end_turn", provider_stop_reason: "stop", model: "test", attempts: 1 }),
-};
 
 let runtime: Runtime;
 let dispose: () => Promise<void>;

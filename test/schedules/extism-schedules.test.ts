@@ -7,23 +7,17 @@ import assert from "node:assert/strict";
 import { rm } from "node:fs/promises";
 import { after, before, test } from "node:test";
 import type { Runtime } from "../../runtime/index.js";
-import type { LlmProvider } from "../../runtime/llm/provider.js";
 import { extismModulePackage } from "../helpers/extism-modules.js";
 import type { ExtismPackage } from "../helpers/extism-probe.js";
 import { defineTestAgent, testRuntime } from "../helpers/runtime.js";
+import { quietModel } from "./_fixtures.js";
 
 const t = Date.parse("2026-06-01T08:00:00Z");
+/** The clock stands still: no schedule fires during these tests. */
 const clock = { now: () => t };
 const TASK = "look at the inbox";
 /** schedule_create's parameters, as JSON: one schedule-spec, its options null. */
 const SPEC = JSON.stringify([{ agent: "writer", task: TASK, at: "2026-06-02T09:00:00Z", cron: null, timezone: null, until: null, maxRuns: null }]);
-
-/** Schedules fire model-driven runs; none fires in these tests (the clock stands still). */
-const quietModel: LlmProvider = {
-  provider: "test",
-  model: "test",
-  complete: async () => ({ content: [{ type: "text", text: "done" }], usage: { input_tokens: 1, output_tokens: 1 }, stop_reason: "end_turn", provider_stop_reason: "stop", model: "test", attempts: 1 }),
-};
 
 let runtime: Runtime;
 let dispose: () => Promise<void>;
