@@ -435,6 +435,14 @@ export class Runtime {
     return record !== undefined && (record.plan !== null || (this.#loop !== undefined && (await this.#loop.owns(id))));
   }
 
+  /**
+   * Runs `work` as run `id`'s driver: meanwhile the driver's tick does not continue the run
+   * (an MCP session replays its own ToolCalls once their approvals are decided).
+   */
+  holdRun<T>(id: string, work: () => Promise<T>): Promise<T> {
+    return this.#driver.hold(id, work);
+  }
+
   /** Continues run `id` here if this node may drive it (after its approval was decided). */
   continueRun(id: string): Promise<boolean> {
     return this.#driver.continue(id);

@@ -2,6 +2,7 @@ import { serve } from "@hono/node-server";
 import { API_SERVER_OPTIONS, createApp } from "../api/app.js";
 import { ensureAdminToken, openTokenStore } from "../api/auth/index.js";
 import { formatListen, loadConfig, runtimeOptionsFrom } from "../config/index.js";
+import { McpHttpSessions } from "../mcp/index.js";
 import { createRuntimeMetrics } from "../metrics/index.js";
 import { Runtime } from "../runtime.js";
 import { parseCommandArgs } from "./args.js";
@@ -44,8 +45,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
     console.error(`clawhive: first start: created admin token ${first.info.id}; it is shown this once (the store keeps only its hash):`);
     console.log(first.token);
   }
+  const mcp = new McpHttpSessions(runtime, { version: VERSION });
   const app = createApp({
     runtime,
+    mcp,
     tokens,
     version: VERSION,
     metrics,
@@ -62,7 +65,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   await new Promise<void>((resolve) => {
     const stop = () => {
       server.close();
-      void runtime.close().then(resolve);
+      void mcp.close().then(() => runtime.close()).then(resolve);
     };
     process.once("SIGINT", stop);
     process.once("SIGTERM", stop);

@@ -262,6 +262,14 @@ export class Run {
     return this.end("cancelled");
   }
 
+  /**
+   * Stops the ToolCalls in flight without cancelling the run (their instances are replaced): each
+   * ends as an error outcome. For a caller that withdraws a call, e.g. an MCP client's cancellation.
+   */
+  async abortToolCalls(reason: string): Promise<void> {
+    await this.#executor.abortAll(reason);
+  }
+
   /** Records a Step of the model-driven loop (runs/loop) among the run's events. */
   recordStep(step: Omit<StepEvent, "type" | "at">): void {
     this.#emit({ type: "step", ...step, at: this.#services.now() });
