@@ -161,7 +161,11 @@ test("a client token cannot approve through elicitation: its Guarded call waits 
   let asked = false;
   const client = await connect({ elicit: () => ((asked = true), { action: "accept", content: { decision: "once" } }) });
   try {
-    const calling = client.callTool({ name: "files__write_file", arguments: { path: "/w/waited.txt", content: "later\n" } });
+    const said: string[] = [];
+    const calling = client.callTool({ name: "files__write_file", arguments: { path: "/w/waited.txt", content: "later\n" } }, undefined, {
+      onprogress: (p) => void said.push(p.message ?? ""),
+      timeout: 60_000,
+    });
     const pending = await waitFor(async () => (await runtime.approvals.list({ status: "pending" })).find((a) => (a.input as { path?: string }).path === "/w/waited.txt"), "the approval is pending");
     const decided = await jsonCall(server.base, "POST", `/v1/approvals/${pending.id}`, { token: token.approver, body: { decision: "approve" } });
     assert.equal(decided.status, 200, JSON.stringify(decided.body));
@@ -169,6 +173,7 @@ test("a client token cannot approve through elicitation: its Guarded call waits 
     assert.equal(result.isError, undefined, text(result));
     assert.equal(await readFile(join(work, "waited.txt"), "utf8"), "later\n");
     assert.equal(asked, false, "a client token's session is never asked to approve");
+    assert.ok(said.some((m) => m.includes(`waiting for approval ${pending.id}`)), `progress names the approval: ${JSON.stringify(said)}`);
   } finally {
     await client.close();
   }
