@@ -250,6 +250,8 @@ const refusals: Array<{ name: string; request: () => Promise<Response>; status: 
   { name: "an unknown agent", request: () => initialize({ token: token.client, agent: "ghost" }), status: 404 },
   { name: "an unknown session id", request: () => initialize({ token: token.client, session: "mcp_nope" }), status: 404 },
   { name: "malformed JSON-RPC", request: () => initialize({ token: token.client, body: "{not json" }), status: 400 },
+  { name: "a JSON-RPC message that is not a request", request: () => initialize({ token: token.client, body: JSON.stringify({ jsonrpc: "2.0", result: 1 }) }), status: 400 },
+  { name: "an oversized message", request: () => initialize({ token: token.client, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { pad: "x".repeat(2 * 1024 * 1024) } }) }), status: 413, code: "body_too_large" },
 ];
 
 for (const refusal of refusals) {
