@@ -109,6 +109,18 @@ describe("the SSE reader", () => {
     for await (const m of sseMessages(new Response(body))) seen.push(m);
     assert.deepEqual(seen, [{ id: "1", event: "tool-call", data: '{"a":\n1}' }, { id: "2", event: "end", data: "{}" }]);
   });
+
+  it("reads one event whose CRLF is split across two chunks as one event, not two", async () => {
+    const text = 'id: 7\r\nevent: log\r\ndata: {"n":1}\r\n\r\n';
+    const bytes = new TextEncoder().encode(text);
+    // Every split point, so a chunk ending in the CR of any CRLF is among them.
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const body = new ReadableStream<Uint8Array>({ start: (c) => { c.enqueue(bytes.slice(0, cut)); c.enqueue(bytes.slice(cut)); c.close(); } });
+      const seen = [];
+      for await (const m of sseMessages(new Response(body))) seen.push(m);
+      assert.deepEqual(seen, [{ id: "7", event: "log", data: '{"n":1}' }], `split at ${cut}`);
+    }
+  });
 });
 
 describe("clawhive run, on the store and through a server", () => {
