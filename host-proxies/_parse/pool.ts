@@ -117,7 +117,7 @@ export class ParsePool {
     slot.worker.unref();
     if (reply.ok) job.resolve(reply.value);
     else if (reply.hostError !== undefined) job.reject(new HostProxyError(reply.hostError));
-    else job.reject(HostProxyError.io(`${job.label}: ${reply.message}`));
+    else job.reject(HostProxyError.io(`${job.label}: could not be parsed: ${reply.message}`));
     this.#dispatch();
   }
 
