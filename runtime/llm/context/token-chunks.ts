@@ -64,21 +64,33 @@ export function countChunked(text: string, countChunk: (chunk: string) => number
   return total;
 }
 
-/**
- * Exact (chunked) for a text up to EXACT_MAX_CHARS; beyond, the token density of evenly
- * spread samples times the length. The work is bounded by SAMPLES × SAMPLE_CHARS characters.
- */
-export function countBounded(text: string, countChunk: (chunk: string) => number): number {
-  if (text.length <= EXACT_MAX_CHARS) return countChunked(text, countChunk);
+/** The evenly spread windows a text longer than EXACT_MAX_CHARS is estimated from. */
+export function samplesOf(text: string): string[] {
   const stride = Math.floor((text.length - SAMPLE_CHARS) / (SAMPLES - 1));
-  let tokens = 0;
-  let chars = 0;
+  const samples: string[] = [];
   for (let k = 0; k < SAMPLES; k++) {
     const start = cutAtOrAfter(text, k * stride);
-    const end = Math.min(text.length, start + SAMPLE_CHARS);
-    const sample = text.slice(start, end);
+    samples.push(text.slice(start, Math.min(text.length, start + SAMPLE_CHARS)));
+  }
+  return samples;
+}
+
+/** The estimate for a text of `length` characters from its samples: their token density times the length. */
+export function estimateFromSamples(length: number, samples: readonly string[], countChunk: (chunk: string) => number): number {
+  let tokens = 0;
+  let chars = 0;
+  for (const sample of samples) {
     tokens += countChunked(sample, countChunk);
     chars += sample.length;
   }
-  return chars === 0 ? 0 : Math.ceil((tokens / chars) * text.length);
+  return chars === 0 ? 0 : Math.ceil((tokens / chars) * length);
+}
+
+/**
+ * Exact (chunked) for a text up to EXACT_MAX_CHARS; beyond, estimated from its samples. The
+ * work is bounded by SAMPLES × SAMPLE_CHARS characters, whatever the text.
+ */
+export function countBounded(text: string, countChunk: (chunk: string) => number): number {
+  if (text.length <= EXACT_MAX_CHARS) return countChunked(text, countChunk);
+  return estimateFromSamples(text.length, samplesOf(text), countChunk);
 }

@@ -7,7 +7,7 @@
  */
 import { createRequire } from "node:module";
 import type { ContentBlock, Message, ToolSpec } from "../model.js";
-import { chunksOf, countBounded, cutAtOrAfter } from "./token-chunks.js";
+import { chunksOf, countChunked, cutAtOrAfter, estimateFromSamples, EXACT_MAX_CHARS, samplesOf } from "./token-chunks.js";
 
 type O200k = typeof import("gpt-tokenizer/encoding/o200k_base");
 let tokenizer: O200k | undefined;
@@ -32,18 +32,34 @@ export type TokenCounter = (text: string) => number;
 
 /**
  * Counts are kept for recently counted texts: a run's loop fits its whole history into the
- * budget at every Step, so without this each message was tokenized again every Step.
+ * budget at every Step, so without this each message was tokenized again every Step. A long
+ * text is keyed by the samples its estimate reads (a fresh 20 MB JSON of the same tool input
+ * is not kept again), and the keys together hold at most COUNTED_MAX_CHARS characters.
  */
 const counted = new Map<string, number>();
 const COUNTED_MAX = 4096;
+const COUNTED_MAX_CHARS = 16 * 1024 * 1024;
+let countedChars = 0;
+
+function remember(key: string, n: number): void {
+  while (counted.size > 0 && (counted.size >= COUNTED_MAX || countedChars + key.length > COUNTED_MAX_CHARS)) {
+    const oldest = counted.keys().next().value as string;
+    counted.delete(oldest);
+    countedChars -= oldest.length;
+  }
+  counted.set(key, n);
+  countedChars += key.length;
+}
 
 export const countTextTokens: TokenCounter = (text) => {
   if (text === "") return 0;
-  const known = counted.get(text);
+  const long = text.length > EXACT_MAX_CHARS;
+  const samples = long ? samplesOf(text) : undefined;
+  const key = samples === undefined ? text : `\u0000${text.length}\u0000${samples.join("\u0000")}`;
+  const known = counted.get(key);
   if (known !== undefined) return known;
-  const n = countBounded(text, o200k);
-  if (counted.size >= COUNTED_MAX) counted.delete(counted.keys().next().value!);
-  counted.set(text, n);
+  const n = samples === undefined ? countChunked(text, o200k) : estimateFromSamples(text.length, samples, o200k);
+  remember(key, n);
   return n;
 };
 
