@@ -63,7 +63,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const server = serve({ fetch: app.fetch, hostname: host, port: config.server.port, serverOptions: { ...API_SERVER_OPTIONS } }, (info) => {
     console.log(`clawhive ${VERSION} listening on http://${formatListen({ host, port: info.port })} (${runtime.tools().length} tools from ${runtime.plugins().length} plugins)`);
   });
-  await stopped(async () => {
+  await stopOnSignals(async () => {
     server.close();
     // Open streams (SSE) and idle keep-alive sockets would otherwise hold close() open.
     (server as { closeAllConnections?: () => void }).closeAllConnections?.();
@@ -77,11 +77,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
 }
 
 /**
- * Resolves once SIGINT or SIGTERM has run `stop`. A stop that takes longer than STOP_GRACE_MS
+ * Resolves once SIGINT or SIGTERM has run `stop`. A stop that takes longer than `graceMs`
  * (a guest or a parse still busy) exits the process anyway: its runs keep their state in the
  * store and are taken over on the next start. A second signal exits at once.
  */
-function stopped(stop: () => Promise<void>): Promise<void> {
+export function stopOnSignals(stop: () => Promise<void>, graceMs = STOP_GRACE_MS): Promise<void> {
   return new Promise<void>((resolve) => {
     let stopping = false;
     const onSignal = (signal: NodeJS.Signals) => {
@@ -92,9 +92,9 @@ function stopped(stop: () => Promise<void>): Promise<void> {
       stopping = true;
       console.error(`clawhive: ${signal}: stopping`);
       const force = setTimeout(() => {
-        console.error(`clawhive: stopping took longer than ${STOP_GRACE_MS / 1000} s; exiting with work in flight (its runs resume on the next start)`);
+        console.error(`clawhive: stopping took longer than ${graceMs / 1000} s; exiting with work in flight (its runs resume on the next start)`);
         process.exit(1);
-      }, STOP_GRACE_MS);
+      }, graceMs);
       void stop()
         .catch((error: unknown) => console.error(`clawhive: while stopping: ${error instanceof Error ? error.message : String(error)}`))
         .finally(() => {

@@ -5,9 +5,11 @@
  * (generous), not a measurement.
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
+import { pathToFileURL } from "node:url";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
 import { serve, type Served } from "./client-fixtures.js";
 import { cliPlace } from "./fixtures.js";
@@ -90,3 +92,40 @@ test("control: SIGTERM stops an idle server with exit code 0", { timeout: 180_00
   served.child.kill("SIGTERM");
   assert.deepEqual(await exitOf(served), { code: 0, signal: null });
 });
+
+/**
+ * The stop itself, in a process of its own: a stop that never finishes (a guest spinning in a
+ * call that runtime.close() waits for) still ends the process after the grace period, and a
+ * second signal ends it at once. Control: a stop that finishes exits with code 0.
+ */
+const SERVE_MODULE = pathToFileURL(join(PROJECT_ROOT, "dist", "runtime", "cli", "serve.js")).href;
+const STOP_ROWS: Array<{ why: string; stop: string; signals: number; code: number; says: RegExp }> = [
+  { why: "a stop that never finishes exits after the grace period", stop: "() => new Promise(() => {})", signals: 1, code: 1, says: /stopping took longer than 0\.5 s/ },
+  { why: "a second signal exits at once", stop: "() => new Promise(() => {})", signals: 2, code: 1, says: /SIGTERM again: exiting now/ },
+  { why: "control: a stop that finishes exits with code 0", stop: "async () => {}", signals: 1, code: 0, says: /SIGTERM: stopping/ },
+];
+
+for (const row of STOP_ROWS) {
+  test(`stopOnSignals: ${row.why}`, { timeout: 120_000 }, async () => {
+    const script = `import { stopOnSignals } from ${JSON.stringify(SERVE_MODULE)};
+setInterval(() => {}, 1000); // a busy process: something always holds the event loop
+const stopped = stopOnSignals(${row.stop}, ${row.signals === 2 ? 60_000 : 500});
+console.log("ready");
+await stopped;
+process.exit(0);`;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    // The handlers are set once the module graph has loaded: the child says so.
+    await new Promise<void>((resolve) => child.stdout.on("data", (d: Buffer) => d.toString().includes("ready") && resolve()));
+    const served = { child } as unknown as Served;
+    const ended = exitOf(served);
+    child.kill("SIGTERM");
+    if (row.signals === 2) {
+      await new Promise((r) => setTimeout(r, 300));
+      child.kill("SIGTERM");
+    }
+    assert.deepEqual(await ended, { code: row.code, signal: null }, stderr);
+    assert.match(stderr, row.says);
+  });
+}
