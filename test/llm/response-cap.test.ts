@@ -54,7 +54,7 @@ for (const under of [anthropicUnderTest, openAiUnderTest]) {
 }
 
 /** What a hostile server at the provider's URL sends; it stops writing when the client goes away. */
-type Flood = "pings" | "endless-event" | "gzip-bomb" | "padded-json";
+type Flood = "pings" | "endless-event" | "gzip-bomb" | "padded-json" | "declared-huge";
 
 let server: Server;
 let base = "";
@@ -101,9 +101,9 @@ async function answer(res: import("node:http").ServerResponse): Promise<void> {
     return;
   }
   const sse = flood === "pings" || flood === "endless-event";
-  res.writeHead(200, { "content-type": sse ? "text/event-stream" : "application/json" });
+  res.writeHead(200, { "content-type": sse ? "text/event-stream" : "application/json", ...(flood === "declared-huge" ? { "content-length": String(1 << 30) } : {}) });
   const chunk = Buffer.from(flood === "pings" ? ": ping\n\n".repeat(8192) : "a".repeat(64 << 10));
-  res.write(flood === "endless-event" ? "data: {\"junk\":\"" : flood === "padded-json" ? '{"id":"x","pad":"' : "");
+  res.write(flood === "endless-event" ? "data: {\"junk\":\"" : flood === "padded-json" || flood === "declared-huge" ? '{"id":"x","pad":"' : "");
   // Writes until the client hangs up (or far past any cap, so a missing cap fails the test, not hangs it).
   while (!res.destroyed && sent < limit) {
     sent += chunk.length;
@@ -121,8 +121,8 @@ function hostile(name: "anthropic" | "openai", options: Partial<ProviderOptions>
   );
 }
 
-test("response cap: floods on the wire (pings, one endless event, padded JSON, a gzip bomb) stop at 64 times the cap", async () => {
-  const cases: Array<[Flood, boolean]> = [["pings", true], ["endless-event", true], ["padded-json", false], ["gzip-bomb", false]];
+test("response cap: floods on the wire (pings, one endless event, padded or huge-declared JSON, a gzip bomb) stop at 64 times the cap", async () => {
+  const cases: Array<[Flood, boolean]> = [["pings", true], ["endless-event", true], ["padded-json", false], ["declared-huge", false], ["gzip-bomb", false]];
   for (const name of ["anthropic", "openai"] as const) {
     for (const [kind, stream] of cases) {
       flood = kind;
