@@ -17,6 +17,8 @@ import { BLOCK, isZeroBlock, parseHeader, parsePax, type TarHeader } from "./tar
 /** A pax or GNU long-name record describes one path: it never needs more than this. */
 const MAX_META_BYTES = 64 << 10;
 const INFLATE_CHUNK = 64 << 10;
+/** Problems listed by name; beyond this they are counted (an archive of 100k links must not make a 10 MB error). */
+const MAX_PROBLEMS_LISTED = 20;
 
 export interface UnpackOptions {
   /** The file names wanted (after the one optional top folder), each with its size cap. */
@@ -85,6 +87,7 @@ class TarReader {
   #carry: Buffer = Buffer.alloc(0);
   #body: Body | undefined;
   #zeroBlocks = 0;
+  #problemCount = 0;
   #ended = false;
   #consumed = 0;
   /** From a pax header or GNU long name, for the next entry. */
@@ -124,7 +127,8 @@ class TarReader {
     if (this.#body !== undefined || this.#carry.length > 0) {
       throw new InvalidInputError(`source ${this.#options.origin}: not a readable .tgz: the archive is truncated`, { field: "source" });
     }
-    return { files: this.#files, problems: this.#problems };
+    const more = this.#problemCount - this.#problems.length;
+    return { files: this.#files, problems: more > 0 ? [...this.#problems, `… and ${more} more`] : this.#problems };
   }
 
   #readBody(body: Body, bytes: Buffer): number {
@@ -175,7 +179,7 @@ class TarReader {
     const refused =
       refusal(entry) ??
       (cap === undefined ? undefined : entry.type !== "File" ? `not a regular file (${entry.type})` : this.#files.has(name) ? `a second ${name}` : undefined);
-    if (refused !== undefined) this.#problems.push(`${entry.path}: ${refused}`);
+    if (refused !== undefined && ++this.#problemCount <= MAX_PROBLEMS_LISTED) this.#problems.push(`${entry.path.slice(0, 200)}: ${refused}`);
     if (refused !== undefined || cap === undefined) return this.#expect(entry, undefined);
     if (entry.size > cap) throw tooLarge(this.#options, `${entry.path} is ${entry.size} bytes, more than the ${cap} it may have`);
     this.#expect(entry, cap, (data) => this.#files.set(name, new Uint8Array(data)));

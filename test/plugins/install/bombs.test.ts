@@ -112,6 +112,9 @@ test("bombs: paths outside the package, links and special files are refused; reg
       return true;
     });
   }
+  // 5000 links make an error of 20 lines and a count, not of 5000 lines.
+  const links = Array.from({ length: 5000 }, (_, i): TarEntry => ({ path: `l${i}`, flag: "2", linkpath: "/" }));
+  await assert.rejects(read(tgz([...files, ...links])), (e: ClawhiveError) => e.code === "package_invalid" && /… and 4980 more$/.test(e.message) && e.message.split("\n").length === 22);
   // Control: a nested folder with a dotted (not dot-dot) name and a long pax path inside the package.
   const fine = await read(tgz([...files, { path: "docs/..hidden/a..b.md", data: "x" }, pax({ path: `docs/${"n".repeat(150)}.md` }), { path: "long", data: "x" }]));
   assert.equal(fine.sha256, echo.sha256);
