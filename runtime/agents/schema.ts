@@ -46,6 +46,10 @@ const ModelSchema = strictObject({
     v.description("the model's context window in tokens; older turns are dropped to fit it (default 128000)"),
   ),
   stream: v.pipe(v.optional(v.boolean()), v.description("stream responses (default true); false for servers that stream tool calls poorly")),
+  max_response_bytes: v.pipe(
+    v.optional(int(1024, 64 * 1024 * 1024)),
+    v.description("the model's answer (text and tool calls) in bytes at most, default 1048576 (1 MiB); a longer one fails the run with llm_response_too_large"),
+  ),
 });
 
 const PluginRefSchema = strictObject({
