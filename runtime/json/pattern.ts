@@ -16,12 +16,14 @@ export class PatternInputTooLong extends Error {
 }
 
 /** The engine ajv calls at compile time; throws on a pattern refused as above. */
-export function boundedRegExp(pattern: string, flags: string): { test(s: string): boolean } {
+export function boundedRegExp(pattern: string, flags: string): { test(s: string): boolean; toString(): string } {
   const risk = backtrackingRisk(pattern);
   if (risk) throw new Error(`pattern ${JSON.stringify(pattern.slice(0, 80))}: ${risk}; use a simpler pattern`);
   const regExp = new RegExp(pattern, flags);
   const bounded = unboundedQuantifiers(pattern) > 1;
   return {
+    // ajv keys its compiled patterns by this text: it must differ from pattern to pattern.
+    toString: () => regExp.toString(),
     test(s: string): boolean {
       if (bounded && s.length > PATTERN_INPUT_MAX) throw new PatternInputTooLong(pattern);
       regExp.lastIndex = 0;
