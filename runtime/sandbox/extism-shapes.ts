@@ -4,10 +4,13 @@
  */
 import type { Risk } from "../plugins/manifest.js";
 import type { ToolDescriptor } from "./types.js";
-import { GUEST_RESULT_JSON, TOOL_INPUT_JSON, TOOL_SCHEMA_JSON, parseBounded, type JsonLimits } from "../json/index.js";
+import { GUEST_RESULT_JSON, TOOL_INPUT_JSON, parseBounded, type JsonLimits } from "../json/index.js";
 
-/** The describe document: tool schemas two levels below its root (`tools[i].inputSchema`). */
-const DESCRIBE_JSON: JsonLimits = { ...TOOL_SCHEMA_JSON, maxDepth: TOOL_SCHEMA_JSON.maxDepth + 3, maxLength: 8 << 20 };
+/**
+ * The describe document, bounded as any guest result: a schema within it is then held to
+ * `TOOL_SCHEMA_JSON` where every plugin's schemas are, at install (`tool_schema_invalid`).
+ */
+const DESCRIBE_JSON: JsonLimits = GUEST_RESULT_JSON;
 /** The input as the host checked it, read again only to wrap it; prototype keys were refused there. */
 const WRAPPED_INPUT_JSON: JsonLimits = { ...TOOL_INPUT_JSON, forbiddenKeys: undefined };
 /** The `call` output envelope around the text result. */
