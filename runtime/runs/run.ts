@@ -178,6 +178,22 @@ export class Run {
   }
 
   /**
+   * Records a ToolCall refused before it could start because its input never became a value
+   * (the model's arguments were malformed, not an object, or past the JSON limits): one audit
+   * denial, as for an input refused here. A tool the run does not have is not recorded here.
+   */
+  async refuseUnreadableInput(name: string, message: string, options: { stepId: string; raw?: string }): Promise<void> {
+    const tool = this.#setup.tools.find((t) => t.qualifiedName === name) ?? this.#setup.tools.filter((t) => t.name === name).at(0);
+    if (!tool) return;
+    const calling = { plugin: this.#services.plugins.get(tool.plugin)!.manifest, name: tool.name, capabilities: tool.capabilities };
+    const risk = toolRisk(calling, { agentOverride: agentRiskOverride(this.agent, tool.qualifiedName) }).risk;
+    const active: ActiveToolCall = { tool: calling, qualifiedName: tool.qualifiedName, toolCallId: `call_${this.#nextCall++}`, stepId: options.stepId, risk };
+    const recorded = { refused: "malformed-input", characters: options.raw?.length ?? 0 };
+    this.#emit({ type: "tool-call", id: active.toolCallId, tool: tool.qualifiedName, stepId: options.stepId, input: recorded, at: this.#services.now() });
+    await this.#refuse(active, recorded, performance.now(), { capability: "tool-input", reason: "malformed-input", message }, "invalid-input");
+  }
+
+  /**
    * Replays the paused ToolCall once its approval is decided. Returns the ToolCall's new
    * outcome (which may pause again for another effect), or `undefined` if nothing was pending.
    */

@@ -148,8 +148,14 @@ for (const { provider, start } of PROVIDERS) {
       assert.match(sent(fake, first + 3), /result-too-deep|nested more than 128 levels deep/);
       assert.match(sent(fake, first + 4), /fine/);
       await runtime.audit.flush();
-      const denials = (await runtime.audit.query({ runId: run.id, kind: "tool_call", status: "denied" })).records;
-      assert.ok(denials.some((r) => r.denial?.reason === "forbidden-key"));
+      const denials = (await runtime.audit.query({ runId: run.id, kind: "tool_call", status: "denied", order: "asc" })).records;
+      // Both refusals before a ToolCall started are on record, one denial each.
+      assert.deepEqual(denials.map((r) => [r.tool, r.denial?.capability, r.denial?.reason]), [
+        ["probe.echo", "tool-input", "malformed-input"],
+        ["probe.echo", "tool-input", "forbidden-key"],
+      ]);
+      assert.match(denials[0]!.denial!.message, /nested more than 64 levels deep/);
+      assert.ok((denials[0]!.args ?? "").length < 200, "the refused text is summarised, not stored");
     });
   });
 }
