@@ -1,7 +1,6 @@
 import { InvalidInputError } from "../errors.js";
-import { describeProblem, formatPath, JsonLimitError, type JsonLimits, type JsonProblem } from "./limits.js";
+import { describeProblem, formatPath, type JsonLimits, type JsonProblem } from "./limits.js";
 import { scanJson } from "./scan.js";
-import { checkJsonValue } from "./value.js";
 
 export type Parsed = { ok: true; value: unknown } | { ok: false; problem: JsonProblem };
 
@@ -19,13 +18,6 @@ export function parseBounded(text: string, limits: JsonLimits, options: { at?: s
     const detail = `malformed JSON: ${(error as Error).message}`;
     return { ok: false, problem: { code: "not-json", path, message: describeProblem("not-json", path, limits, detail) } };
   }
-}
-
-/** `JSON.stringify` of a value that first passed `checkJsonValue`; throws `JsonLimitError` otherwise. */
-export function stringifyBounded(value: unknown, limits: JsonLimits, options: { at?: string } = {}): string {
-  const problem = checkJsonValue(value, limits, options);
-  if (problem) throw new JsonLimitError(problem);
-  return JSON.stringify(value) ?? "null";
 }
 
 /**

@@ -1,7 +1,6 @@
 export {
   CLIENT_JSON,
   GUEST_RESULT_JSON,
-  JsonLimitError,
   PROTOTYPE_KEYS,
   TOOL_INPUT_JSON,
   TOOL_SCHEMA_JSON,
@@ -11,6 +10,6 @@ export {
 } from "./limits.js";
 export { scanJson } from "./scan.js";
 export { checkJsonValue } from "./value.js";
-export { parseArgument, parseBounded, stringifyBounded, type Parsed } from "./bounded.js";
+export { parseArgument, parseBounded, type Parsed } from "./bounded.js";
 export { compileToolSchema, parseToolSchema, ToolSchemaError, type SchemaViolation, type ToolInputValidator } from "./schema.js";
 export { PATTERN_INPUT_MAX } from "./pattern.js";

@@ -1,5 +1,3 @@
-import { ClawhiveError } from "../errors.js";
-
 /**
  * Bounds on JSON from a guest, a client or a model. Depth matters because `JSON.stringify`,
  * `structuredClone` and most walkers recurse: a 40 KB text nested 20,000 deep parses (V8's
@@ -35,17 +33,6 @@ export interface JsonProblem {
   code: JsonProblemCode;
   path: string;
   message: string;
-}
-
-/** A JSON text or value over a limit: `field` names where (e.g. `body.input.a[3]`). */
-export class JsonLimitError extends ClawhiveError {
-  readonly problem: JsonProblem;
-  readonly field: string;
-  constructor(problem: JsonProblem) {
-    super(`json_${problem.code.replace(/-/g, "_")}`, problem.message, { status: 400 });
-    this.problem = problem;
-    this.field = problem.path;
-  }
 }
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
