@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { InvalidInputError } from "../errors.js";
+import { CLIENT_JSON, scanJson } from "../json/index.js";
 
 const NAME = /^[a-z][a-z0-9-]{0,62}$/;
 const TOOL = /^[a-z][a-z0-9_]{0,62}$/;
@@ -38,6 +39,9 @@ export type PluginManifest = v.InferOutput<typeof PluginManifestSchema>;
 
 /** Parses `plugin.json` text; errors name the file and the field path. */
 export function parsePluginManifest(text: string, file: string): PluginManifest {
+  // A package's manifest is untrusted: bounded before it is parsed, stored and written out again.
+  const problem = scanJson(text, CLIENT_JSON);
+  if (problem) throw new InvalidInputError(`${file}: ${problem.message}`, { field: problem.path || "(root)" });
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -8,6 +8,7 @@ import type { ReportBuilder } from "./report.js";
 import { agentMemoryBinding, type MemoryProxyOptions } from "../../host-proxies/memory/index.js";
 import type { RunServices, RunSetup } from "./run.js";
 import type { RunEvent, ToolCallError } from "./types.js";
+import { GUEST_RESULT_JSON, parseBounded } from "../json/index.js";
 
 interface Slot {
   instance: Instance;
@@ -78,7 +79,7 @@ export class ToolExecutor {
       slot.effectApproval = undefined;
       const timeoutMs = options.timeoutMs ?? this.#setup.agent.limits.call_timeout_ms;
       const text = await slot.instance.call(active.tool.name, JSON.stringify(input), { timeoutMs });
-      execution = slot.effectApproval ? { ok: false, effectApproval: slot.effectApproval } : { ok: true, output: parseOutput(text) };
+      execution = slot.effectApproval ? { ok: false, effectApproval: slot.effectApproval } : outputOf(text, slot.instance);
     } catch (error) {
       execution = slot?.effectApproval ? { ok: false, effectApproval: slot.effectApproval } : { ok: false, error: toToolCallError(error) };
     } finally {
@@ -250,12 +251,18 @@ async function release(slot: Slot, reason: string): Promise<void> {
   await slot.context.close();
 }
 
-function parseOutput(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+/**
+ * The guest's result: JSON as a value, anything else as text. The sandbox already refuses JSON
+ * beyond `GUEST_RESULT_JSON`; checked again here because the value is written out recursively
+ * (audit, events, the model's messages) and a stack overflow there would strand the run.
+ */
+function outputOf(text: string, instance: Instance): Execution {
+  const parsed = parseBounded(text, GUEST_RESULT_JSON, { at: "result" });
+  if (parsed.ok) return { ok: true, output: parsed.value };
+  if (parsed.problem.code === "not-json") return { ok: true, output: text };
+  instance.destroy("result refused");
+  const kind = parsed.problem.code === "too-deep" ? "result-too-deep" : "result-too-many-values";
+  return { ok: false, error: { kind, message: `the tool returned a result the runtime refuses: ${parsed.problem.message} (the instance was replaced)` } };
 }
 
 function toToolCallError(error: unknown): ToolCallError {
@@ -274,6 +281,8 @@ function toToolCallError(error: unknown): ToolCallError {
       deadline_exceeded: "deadline",
       memory_cap: "memory-cap",
       result_too_large: "result-too-large",
+      result_too_deep: "result-too-deep",
+      result_too_many_values: "result-too-many-values",
       instance_lost: "instance-lost",
     };
     return { kind: kinds[error.code] ?? error.code, message: error.message };

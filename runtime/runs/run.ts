@@ -17,6 +17,7 @@ import type { Backends } from "./backends.js";
 import type { Sandbox } from "../sandbox/index.js";
 import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
 import { ToolExecutor } from "./executor.js";
+import { checkToolInput } from "./tool-input.js";
 import type { PendingToolCall, RunEndReason, RunRecords, RunStatus } from "./records.js";
 import type { RunEventLog } from "./event-log.js";
 import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
@@ -177,6 +178,22 @@ export class Run {
   }
 
   /**
+   * Records a ToolCall refused before it could start because its input never became a value
+   * (the model's arguments were malformed, not an object, or past the JSON limits): one audit
+   * denial, as for an input refused here. A tool the run does not have is not recorded here.
+   */
+  async refuseUnreadableInput(name: string, message: string, options: { stepId: string; raw?: string }): Promise<void> {
+    const tool = this.#setup.tools.find((t) => t.qualifiedName === name) ?? this.#setup.tools.filter((t) => t.name === name).at(0);
+    if (!tool) return;
+    const calling = { plugin: this.#services.plugins.get(tool.plugin)!.manifest, name: tool.name, capabilities: tool.capabilities };
+    const risk = toolRisk(calling, { agentOverride: agentRiskOverride(this.agent, tool.qualifiedName) }).risk;
+    const active: ActiveToolCall = { tool: calling, qualifiedName: tool.qualifiedName, toolCallId: `call_${this.#nextCall++}`, stepId: options.stepId, risk };
+    const recorded = { refused: "malformed-input", characters: options.raw?.length ?? 0 };
+    this.#emit({ type: "tool-call", id: active.toolCallId, tool: tool.qualifiedName, stepId: options.stepId, input: recorded, at: this.#services.now() });
+    await this.#refuse(active, recorded, performance.now(), { capability: "tool-input", reason: "malformed-input", message }, "invalid-input");
+  }
+
+  /**
    * Replays the paused ToolCall once its approval is decided. Returns the ToolCall's new
    * outcome (which may pause again for another effect), or `undefined` if nothing was pending.
    */
@@ -288,10 +305,13 @@ export class Run {
   async #call(tool: ToolInfo, input: unknown, options: Omit<CallToolOptions, "elevation"> & { elevation?: CapabilityGrant | undefined; stepId: string; toolApproved: boolean }): Promise<ToolCallOutcome> {
     const id = `call_${this.#nextCall++}`;
     const started = performance.now();
-    this.#emit({ type: "tool-call", id, tool: tool.qualifiedName, stepId: options.stepId, input, at: this.#services.now() });
+    // Checked before the input is recorded, shown to a person or sent to a guest.
+    const refused = checkToolInput(tool, input);
+    this.#emit({ type: "tool-call", id, tool: tool.qualifiedName, stepId: options.stepId, input: refused ? refused.recorded : input, at: this.#services.now() });
     const calling = { plugin: this.#services.plugins.get(tool.plugin)!.manifest, name: tool.name, capabilities: tool.capabilities };
     const risk = toolRisk(calling, { agentOverride: agentRiskOverride(this.agent, tool.qualifiedName) }).risk;
     const active: ActiveToolCall = { tool: calling, qualifiedName: tool.qualifiedName, toolCallId: id, stepId: options.stepId, risk };
+    if (refused) return this.#refuse(active, refused.recorded, started, refused.denial, refused.kind);
     let toolApproved = options.toolApproved;
     if (risk === "guarded" && !toolApproved) {
       // A person is never asked to approve what the policy would refuse anyway.
@@ -312,7 +332,7 @@ export class Run {
   }
 
   /** Ends a ToolCall before it runs: the denial is audited and goes back as its error. */
-  async #refuse(active: ActiveToolCall, input: unknown, started: number, denial: Denial): Promise<ToolCallOutcome> {
+  async #refuse(active: ActiveToolCall, input: unknown, started: number, denial: Denial, kind = "denied"): Promise<ToolCallOutcome> {
     const granted = Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants);
     await this.#services.audit.appendDenial({ ...toolCallSubject(this.#subject(), { active, input, granted, approvalResult: null }), denial });
     this.#report.denied(denial);
@@ -321,7 +341,7 @@ export class Run {
       tool: active.qualifiedName,
       stepId: active.stepId,
       status: "error",
-      error: { kind: "denied", message: denial.message, denial },
+      error: { kind, message: denial.message, denial },
       durationMs: performance.now() - started,
     };
     this.#finish(outcome);

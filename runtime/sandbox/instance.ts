@@ -127,6 +127,12 @@ export class Instance {
         throw new GuestToolError(failure.payload);
       case "result-too-large":
         throw new SandboxError("result_too_large", `the tool returned ${failure.bytes} bytes, more than the result cap`);
+      case "result-unbounded": {
+        // A guest that answers with hostile JSON is not trusted with the next call.
+        this.destroy("result refused");
+        const code = failure.problem.code === "too-deep" ? "result_too_deep" : "result_too_many_values";
+        throw new SandboxError(code, `plugin ${this.plugin.manifest.name} returned a result the runtime refuses: ${failure.problem.message} (the instance was replaced)`);
+      }
       case "no-instance":
         this.destroy("missing");
         throw new SandboxError("instance_lost", `instance ${this.id} no longer exists in its worker`);

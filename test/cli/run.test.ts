@@ -69,6 +69,9 @@ describe("--call TOOL=JSON", () => {
 
   it("refuses a malformed flag with what to write instead", () => {
     assert.throws(() => parseCallFlag("files.read_file={nope"), /--call files\.read_file: the input is not valid JSON/);
+    // Nested past the limit: refused before it is parsed, naming where; control: 60 deep parses.
+    assert.throws(() => parseCallFlag(`probe.echo={"a":${"[".repeat(20_000)}${"]".repeat(20_000)}}`), { code: "invalid_input", message: /^--call probe\.echo\.a\[0\].*nested more than 64 levels deep/ });
+    assert.doesNotThrow(() => parseCallFlag(`probe.echo={"a":${"[".repeat(60)}${"]".repeat(60)}}`));
     assert.throws(() => parseCallFlag('={"a":1}'), /expected TOOL=JSON/);
     assert.throws(() => parseCallFlag("a b={}"), /expected TOOL=JSON/);
   });

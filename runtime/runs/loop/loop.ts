@@ -215,6 +215,7 @@ export class RunLoop {
   async #callOne(run: Run, state: LoopState, turn: WaitingTurn, use: ToolUseBlock): Promise<ToolResultBlock | "paused" | "stopped"> {
     if (use.input_error !== undefined) {
       turn.invalid = true;
+      await run.refuseUnreadableInput(use.name, use.input_error, { stepId: turn.stepId, ...(use.raw_input === undefined ? {} : { raw: use.raw_input }) });
       return malformedInputResult(use);
     }
     const signature = callSignature(use);
