@@ -219,13 +219,22 @@ export class RunLoop {
     }
     const signature = callSignature(use);
     const times = state.calls[signature] ?? 0;
-    if (times >= (this.#options.maxRepeats ?? 2)) return repeatedCallResult(use, times);
+    if (times >= (this.#options.maxRepeats ?? 2)) {
+      // Repeating a call whose input was unusable (an unknown tool, invalid input) is unusable
+      // input again: the streak goes on, so the run stops after 3 such turns, not at max_tool_rounds.
+      if (state.unusable?.[signature]) turn.invalid = true;
+      return repeatedCallResult(use, times);
+    }
     state.calls[signature] = times + 1;
+    const unusable = () => {
+      turn.invalid = true;
+      (state.unusable ??= {})[signature] = true;
+    };
     const subAgent = subAgentOfTool(use.name);
     if (subAgent !== undefined && this.#options.subAgents) {
       const task = (use.input as { task?: unknown }).task;
       if (typeof task !== "string" || task.trim() === "") {
-        turn.invalid = true;
+        unusable();
         return errorResult(use, { kind: "invalid-input", message: "task: expected the task for the sub-agent, as text" });
       }
       const spawned = await this.#options.subAgents.spawn(run, { agent: subAgent, task, stepId: turn.stepId });
@@ -242,13 +251,13 @@ export class RunLoop {
     try {
       const outcome = await run.callTool(use.name, use.input, { stepId: turn.stepId, ...(turn.context ? { context: turn.context } : {}) });
       if (outcome.status === "approval_required") return "paused";
-      if (outcome.status === "error" && outcome.error.kind === "invalid-input") turn.invalid = true;
+      if (outcome.status === "error" && outcome.error.kind === "invalid-input") unusable();
       return outcomeResult(use, outcome);
     } catch (error) {
       if (run.ended || run.cancelled) return "stopped";
       // A tool the run does not have (the model made one up): the model is told and may retry.
       if (error instanceof ClawhiveError && (error.code === "not_found" || error.code === "ambiguous_tool")) {
-        turn.invalid = true;
+        unusable();
         return errorResult(use, { kind: "unknown-tool", message: error.message });
       }
       throw error;
