@@ -8,6 +8,8 @@ import type { ReportBuilder } from "./report.js";
 import { agentMemoryBinding, type MemoryProxyOptions } from "../../host-proxies/memory/index.js";
 import type { RunServices, RunSetup } from "./run.js";
 import type { RunEvent, ToolCallError } from "./types.js";
+import { createLineBudget, type LineBudget } from "../../host-proxies/log/index.js";
+import { effectiveMounts, logPerMinute } from "./grant-limits.js";
 
 interface Slot {
   instance: Instance;
@@ -43,11 +45,14 @@ export class ToolExecutor {
   #services: RunServices;
   #hooks: Hooks;
   #slots = new Map<string, Promise<Slot>>();
+  /** The run's log lines, across its instances (a replaced instance does not refill it). */
+  #logBudget: LineBudget;
 
   constructor(setup: RunSetup, services: RunServices, hooks: Hooks) {
     this.#setup = setup;
     this.#services = services;
     this.#hooks = hooks;
+    this.#logBudget = createLineBudget({ perMinute: logPerMinute(setup.layers), now: services.now });
   }
 
   async execute(
@@ -68,6 +73,7 @@ export class ToolExecutor {
     let slot: Slot | undefined;
     let execution: Execution;
     let release_: () => void = () => {};
+    let droppedLogLines = 0;
     try {
       slot = options.elevation ? await this.#bind(await this.#pluginOf(active), options.elevation) : await this.#slot(active.tool.plugin.name);
       const previous = slot.turn;
@@ -82,6 +88,7 @@ export class ToolExecutor {
     } catch (error) {
       execution = slot?.effectApproval ? { ok: false, effectApproval: slot.effectApproval } : { ok: false, error: toToolCallError(error) };
     } finally {
+      droppedLogLines = slot?.active?.droppedLogLines ?? 0;
       if (slot) slot.active = undefined;
       if (slot && options.elevation) await release(slot, "elevated step ended");
       release_();
@@ -89,6 +96,7 @@ export class ToolExecutor {
     const outcome: OutcomeInput = execution.ok
       ? { status: "ok", resultSize: JSON.stringify(execution.output ?? null).length }
       : { status: "error", error: { code: execution.effectApproval ? "approval-required" : execution.error!.kind, message: execution.effectApproval ? `effect approval ${execution.effectApproval.id} is needed` : execution.error!.message } };
+    if (droppedLogLines > 0) await this.#recordDroppedLines(active, droppedLogLines);
     // Awaited: a caller who sees the result can count on both records being durable.
     const failure = await this.#services.audit.appendOutcome(recorded, outcome).then(() => undefined, (error: unknown) => error as Error);
     // Not on record: whatever the guest computed is not used (any host call it made was refused).
@@ -97,6 +105,30 @@ export class ToolExecutor {
       return { ok: false, error: { kind: "audit-failed", message: `the call was not made because it could not be recorded: ${failure.message}` } };
     }
     return execution;
+  }
+
+  /**
+   * One record for the log lines a ToolCall had dropped over `log.per_minute`, however many:
+   * a flood costs the audit log one row, written before the ToolCall's outcome.
+   */
+  async #recordDroppedLines(active: ActiveToolCall, dropped: number): Promise<void> {
+    const perMinute = this.#logBudget.perMinute;
+    const denial = { capability: "log", reason: "rate-limited", message: `${dropped} log line${dropped === 1 ? " was" : "s were"} dropped: over log.per_minute (${perMinute})` };
+    await this.#services.audit
+      .appendDenial({
+        ...this.#hooks.subject(),
+        kind: "host_call",
+        stepId: active.stepId,
+        plugin: active.tool.plugin.name,
+        tool: active.qualifiedName,
+        toolCall: { id: active.toolCallId, name: active.qualifiedName },
+        hostCall: { proxy: "log", function: "write" },
+        args: { fn: "write", dropped, per_minute: perMinute },
+        requestedCapabilities: ["log"],
+        grantedCapabilities: Object.keys(this.#setup.layers.agent.grants),
+        denial,
+      })
+      .catch(() => {});
   }
 
   /** Stops the guest calls of the run in flight (their instances are destroyed; see Instance.abort). */
@@ -138,7 +170,7 @@ export class ToolExecutor {
     const grants = this.#setup.agent.grants;
     slot.context = await createHostContext({
       layers: elevation ? { ...this.#setup.layers, elevation } : this.#setup.layers,
-      mounts: this.#setup.mounts,
+      mounts: effectiveMounts(elevation ? { ...this.#setup.layers, elevation } : this.#setup.layers),
       allowSensitive: this.#setup.allowSensitive,
       kv: this.#kvOf(plugin),
       schedule: this.#scheduleOf(),
@@ -151,6 +183,7 @@ export class ToolExecutor {
       subject: this.#hooks.subject,
       active: () => slot.active,
       approveEffect: (effect) => this.#approveEffect(slot, effect),
+      logBudget: this.#logBudget,
       onLog: (line) => this.#hooks.emit({ type: "log", plugin: plugin.manifest.name, ...line, at: this.#services.now() }),
       onHostCall: ({ call, capability, result }) =>
         this.#hooks.emit({
