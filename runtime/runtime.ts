@@ -17,6 +17,7 @@ import {
   type InstallSourceOptions,
   type UpgradeOptions,
 } from "./plugins/install/index.js";
+import { auditUnboundCalls } from "./runs/unbound-calls.js";
 import { agentMounts, defaultStoreUrl, loadAgents, parseInlineAgent, parseTaskGrants } from "./runs/agent-setup.js";
 import { agentTools, resolveToolName } from "./runs/agent-tools.js";
 import { nodeId, parseNodeId, processAlive, safeHostname } from "./runs/node-id.js";
@@ -144,6 +145,7 @@ export class Runtime {
       // The audit's redaction reads this list synchronously: it is kept current by the runtime.
       const values = { current: await secrets.values() };
       const audit = await openAuditLog(store, { clock, redaction: { secrets: () => values.current } });
+      sandbox.observe(auditUnboundCalls(audit, options.onProgress ? { onError: (error) => options.onProgress!(`audit of an unbound host call: ${error.message}`) } : {}));
       const approvals = await ApprovalStore.open(store, { clock });
       const records = new RunRecords(store);
       const installer = new PluginInstaller({

@@ -10,7 +10,7 @@ import type { MailBackend } from "../../host-proxies/gmail/types.js";
 import type { CalendarBackend } from "../../host-proxies/calendar/types.js";
 import type { Store } from "../store/index.js";
 import { HostProxyError, type Denial, type HostCall, type HostCallHandler, type HostCallResult } from "../../host-proxies/types.js";
-import type { AuditLog, AuditSubject, DeferredIntent } from "../audit/index.js";
+import type { AuditLog, AuditSubject, DeferredIntent, OutcomeInput } from "../audit/index.js";
 import { decideHostCall, type CallingTool, type PolicyLayers } from "../policy/engine.js";
 import { hostCallRequest, isDenial, type CapabilityRequest } from "../policy/host-call-request.js";
 import { riskAbove } from "../policy/catalogue/index.js";
@@ -343,12 +343,14 @@ function subject(options: HostContextOptions, call: HostCall, request: Capabilit
   };
 }
 
-function outcomeOf(result: HostCallResult): { status: "ok" | "error"; error?: { code: string; message: string }; resultSize?: number } {
+function outcomeOf(result: HostCallResult): OutcomeInput {
   if (result.ok) {
     const value = result.value;
     const size = value instanceof Uint8Array ? value.byteLength : value === undefined ? 0 : JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v)).length;
     return { status: "ok", resultSize: size };
   }
-  const text = result.error.tag === "denied" ? result.error.val.message : result.error.val;
-  return { status: "error", error: { code: result.error.tag, message: text } };
+  // The proxy's own refusal met at the effect (a symlink, a hard link, a size cap) is a
+  // refusal on record, not a failure: same status as the policy's.
+  if (result.error.tag === "denied") return { status: "denied", denial: result.error.val, error: { code: "denied", message: result.error.val.message } };
+  return { status: "error", error: { code: result.error.tag, message: result.error.val } };
 }

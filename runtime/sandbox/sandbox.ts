@@ -19,6 +19,7 @@ const PAGE = 65536;
 export class Sandbox {
   readonly options: Required<Omit<SandboxOptions, "onEvent">>;
   #onEvent: (event: SandboxEvent) => void;
+  #observers = new Set<(event: SandboxEvent) => void>();
   #workers: WorkerHandle[] = [];
   #nextWorkerId = 1;
   #nextInstanceId = 1;
@@ -40,7 +41,11 @@ export class Sandbox {
       poolSize: options.poolSize ?? 1,
       spinMs: options.spinMs ?? 0.5,
     };
-    this.#onEvent = options.onEvent ?? (() => {});
+    const listener = options.onEvent ?? (() => {});
+    this.#onEvent = (event) => {
+      listener(event);
+      for (const observer of this.#observers) observer(event);
+    };
     this.#host = {
       callTimeoutMs: this.options.callTimeoutMs,
       memoryCapBytes: this.options.memoryMaxMb * 1024 * 1024,
@@ -51,6 +56,15 @@ export class Sandbox {
       release: (instance, reason) => this.#release(instance, reason),
     };
     // Workers start with the first instance (or probe): an idle runtime holds none (~8 MB each).
+  }
+
+  /**
+   * Adds a listener of the sandbox's events beside the one given at construction (the runtime
+   * audits refused unbound host calls through one); returns how to remove it.
+   */
+  observe(listener: (event: SandboxEvent) => void): () => void {
+    this.#observers.add(listener);
+    return () => this.#observers.delete(listener);
   }
 
   /**
