@@ -18,6 +18,7 @@ import {
   type UpgradeOptions,
 } from "./plugins/install/index.js";
 import { auditUnboundCalls } from "./runs/unbound-calls.js";
+import { callTimeoutNotes } from "./runs/grant-limits.js";
 import { agentMounts, defaultStoreUrl, loadAgents, parseInlineAgent, parseTaskGrants } from "./runs/agent-setup.js";
 import { agentTools, resolveToolName } from "./runs/agent-tools.js";
 import { nodeId, parseNodeId, processAlive, safeHostname } from "./runs/node-id.js";
@@ -171,6 +172,7 @@ export class Runtime {
       runtime.#skillsDir = options.skillsDir ?? defaultSkillsDir();
       runtime.#skills = new SkillsCache(runtime.#skillsDir);
       await runtime.refreshAgents();
+      for (const note of callTimeoutNotes(runtime.agents(), sandbox.options.maxCallTimeoutMs)) options.onProgress?.(note);
       runtime.#leaseMs = options.runLeaseMs ?? 15_000;
       runtime.#driver = new RunDriver({
         records: runtime.records,

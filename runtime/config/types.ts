@@ -36,6 +36,12 @@ export interface ClawhiveConfig {
     readonly workers: number;
     readonly poolSize: number;
     readonly callTimeoutMs: number;
+    /** The operator's cap over every agent's `limits.call_timeout_ms`. */
+    readonly maxCallTimeoutMs: number;
+    /** Fair share of the workers (undefined: the sandbox's default, workers - 1). */
+    readonly callsPerRun: number | undefined;
+    readonly callsPerAgent: number | undefined;
+    readonly queuedCallsPerRun: number;
     readonly createTimeoutMs: number;
     readonly memoryMaxMb: number;
     readonly maxHeapMb: number;

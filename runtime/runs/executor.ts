@@ -197,7 +197,7 @@ export class ToolExecutor {
         }),
     });
     try {
-      slot.instance = await this.#services.sandbox.acquire(plugin, { label: this.#setup.id, handler: slot.context.handler });
+      slot.instance = await this.#services.sandbox.acquire(plugin, { label: this.#setup.id, agent: this.#setup.agent.name, handler: slot.context.handler });
     } catch (error) {
       await slot.context.close();
       throw error;

@@ -66,3 +66,13 @@ export function effectiveMounts(layers: PolicyLayers): FsMount[] {
   const [first, ...rest] = layersOf(layers).map(mountTable);
   return rest.reduce(intersect, first ?? []);
 }
+
+/**
+ * A note for each agent whose `limits.call_timeout_ms` is above the operator's cap
+ * (`sandbox.max_call_timeout_ms`): its calls are stopped at the cap, and the operator should know.
+ */
+export function callTimeoutNotes(agents: ReadonlyArray<{ name: string; limits: { call_timeout_ms: number } }>, maxCallTimeoutMs: number): string[] {
+  return agents
+    .filter((agent) => agent.limits.call_timeout_ms > maxCallTimeoutMs)
+    .map((agent) => `agent ${agent.name}: limits.call_timeout_ms ${agent.limits.call_timeout_ms} is above sandbox.max_call_timeout_ms ${maxCallTimeoutMs}; its calls are stopped at ${maxCallTimeoutMs} ms`);
+}

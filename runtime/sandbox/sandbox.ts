@@ -6,6 +6,7 @@ import { Instance, type InstanceHost } from "./instance.js";
 import type { ExtismLoad, HostRequest, HostResponse, WorkerTask } from "./protocol.js";
 import type { Binding, SandboxEvent, SandboxOptions, SandboxPlugin, ToolDescriptor } from "./types.js";
 import { WorkerHandle } from "./worker-handle.js";
+import { FairShare } from "./fair-share.js";
 
 const PAGE = 65536;
 
@@ -29,11 +30,20 @@ export class Sandbox {
   #plugins = new Map<string, Promise<SandboxPlugin>>();
   #closed = false;
   #host: InstanceHost;
+  #fairShare: FairShare;
 
   constructor(options: SandboxOptions = {}) {
+    const workers = options.workers ?? Math.min(2, availableParallelism());
+    // One worker is always left to the others: a run or agent whose calls spin cannot hold all.
+    const share = Math.max(1, workers - 1);
     this.options = {
-      workers: options.workers ?? Math.min(2, availableParallelism()),
+      workers,
       callTimeoutMs: options.callTimeoutMs ?? 30_000,
+      maxCallTimeoutMs: options.maxCallTimeoutMs ?? 3_600_000,
+      callsPerRun: options.callsPerRun ?? share,
+      callsPerAgent: options.callsPerAgent ?? share,
+      queuedCallsPerRun: options.queuedCallsPerRun ?? 64,
+      movePatienceMs: options.movePatienceMs ?? 100,
       createTimeoutMs: options.createTimeoutMs ?? 10_000,
       maxResultBytes: options.maxResultBytes ?? 4 << 20,
       memoryMaxMb: options.memoryMaxMb ?? 256,
@@ -46,8 +56,13 @@ export class Sandbox {
       listener(event);
       for (const observer of this.#observers) observer(event);
     };
+    this.#fairShare = new FairShare({ perRun: this.options.callsPerRun, perAgent: this.options.callsPerAgent, queuedPerRun: this.options.queuedCallsPerRun });
     this.#host = {
-      callTimeoutMs: this.options.callTimeoutMs,
+      callTimeoutMs: Math.min(this.options.callTimeoutMs, this.options.maxCallTimeoutMs),
+      maxCallTimeoutMs: this.options.maxCallTimeoutMs,
+      movePatienceMs: this.options.movePatienceMs,
+      admit: (instance) => this.#fairShare.admit({ run: instance.binding!.label, agent: instance.binding!.agent }),
+      offload: (instance, task) => this.#offload(instance, task),
       memoryCapBytes: this.options.memoryMaxMb * 1024 * 1024,
       rebuild: (instance) => this.#place(instance.plugin, "call").then(({ guestId, worker }) => {
         this.#instances.set(guestId, instance);
@@ -120,6 +135,10 @@ export class Sandbox {
   #takePooled(plugin: SandboxPlugin): Instance | undefined {
     const pool = this.#pools.get(plugin.key);
     if (!pool) return undefined;
+    // A pooled instance on a busy worker would queue behind that worker's call (perhaps another
+    // run's, spinning until its deadline) while a worker sits idle: make one there instead.
+    const free = (w: WorkerHandle) => w.alive && !w.busyWithCalls;
+    if (this.#workers.some(free) && !pool.some((i) => i.state === "ready" && free(i.worker))) return undefined;
     let best = -1;
     for (let i = 0; i < pool.length; i++) {
       const candidate = pool[i]!;
@@ -271,7 +290,10 @@ export class Sandbox {
     if (all.length === 0) throw new SandboxError("sandbox_closed", "the sandbox has no live worker");
     const others = all.filter((w) => w !== avoid);
     const alive = others.length > 0 ? others : all;
-    return alive.reduce((best, w) => (w.load < best.load || (w.load === best.load && w.instanceIds.size < best.instanceIds.size) ? w : best));
+    // A worker running a guest call may be held by it until its deadline (one that spins): an
+    // instantiation queued there would wait as long, so workers free of calls come first.
+    const rank = (w: WorkerHandle) => [w.busyWithCalls ? 1 : 0, w.load, w.instanceIds.size];
+    return alive.reduce((best, w) => (compareRanks(rank(w), rank(best)) < 0 ? w : best));
   }
 
   /** Refills in the background, away from `busy` (the worker about to serve a run's first call). */
@@ -281,6 +303,23 @@ export class Sandbox {
     this.prewarm(plugin, busy ? { avoid: busy } : {})
       .catch(() => {})
       .finally(() => this.#refilling.delete(plugin.key));
+  }
+
+  /**
+   * Moves `instance` off a busy worker whose queue holds its call `task`, when another worker is
+   * idle: the call is withdrawn (it reruns on the new guest) and the old guest destroyed. Its
+   * in-memory state starts fresh there, as after a worker lost to another run's deadline.
+   */
+  #offload(instance: Instance, task: WorkerTask): boolean {
+    const from = instance.worker;
+    if (this.#closed || !this.#workers.some((w) => w !== from && w.alive && w.load === 0)) return false;
+    if (!from.withdraw(task)) return false;
+    this.#instances.delete(instance.id);
+    from.instanceIds.delete(instance.id);
+    from.post({ type: "destroy", instanceId: instance.id });
+    instance.markLost();
+    this.#onEvent({ type: "instance-moved", instanceId: instance.id, plugin: instance.plugin.manifest.name, fromWorkerId: from.id });
+    return true;
   }
 
   #release(instance: Instance, reason: string): void {
@@ -334,4 +373,9 @@ export class Sandbox {
   #assertOpen(): void {
     if (this.#closed) throw new SandboxError("sandbox_closed", "the sandbox is closed");
   }
+}
+
+function compareRanks(a: number[], b: number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
 }

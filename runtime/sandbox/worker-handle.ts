@@ -87,6 +87,11 @@ export class WorkerHandle {
     return this.#lanes.call.length + this.#lanes.background.length + (this.#current ? 1 : 0);
   }
 
+  /** Whether a guest call runs or waits here (a pool refill does not count: it is short). */
+  get busyWithCalls(): boolean {
+    return this.#lanes.call.some((q) => q.task.type === "call") || this.#current?.task.type === "call";
+  }
+
   run(task: WorkerTask, options: { lane: Lane; timeoutMs: number }): Promise<WorkerReply> {
     if (!this.#alive) return Promise.reject(lost(this.#exitReason));
     return new Promise((resolve, reject) => {
@@ -113,6 +118,26 @@ export class WorkerHandle {
     if (!current || current.task.type !== "call" || current.task.instanceId !== instanceId) return false;
     this.#die(reason, current);
     return true;
+  }
+
+  /** Whether `task` waits in this worker's queue (queued, not running). */
+  queues(task: WorkerTask): boolean {
+    return this.#lanes.call.some((q) => q.task === task) || this.#lanes.background.some((q) => q.task === task);
+  }
+
+  /**
+   * Takes `task` back out of the queue before it started; its `run` promise rejects with
+   * `call_moved`. False when it is running already or was never queued here.
+   */
+  withdraw(task: WorkerTask): boolean {
+    for (const lane of [this.#lanes.call, this.#lanes.background]) {
+      const index = lane.findIndex((q) => q.task === task);
+      if (index < 0) continue;
+      const [queued] = lane.splice(index, 1);
+      queued!.reject(new SandboxError("call_moved", "the call was moved to another worker before it started"));
+      return true;
+    }
+    return false;
   }
 
   async terminate(reason: string): Promise<void> {
