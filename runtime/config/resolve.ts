@@ -76,9 +76,9 @@ export function resolveConfig(layer: Layer, options: { cwd: string; file: string
       poolSize: read.value("sandbox.pool_size", DEFAULTS.poolSize as number),
       callTimeoutMs: read.value("sandbox.call_timeout_ms", DEFAULTS.callTimeoutMs as number),
       maxCallTimeoutMs: read.value("sandbox.max_call_timeout_ms", DEFAULTS.maxCallTimeoutMs as number),
-      // Undefined: the sandbox's default, which follows the worker count.
-      callsPerRun: read.value<number | undefined>("sandbox.calls_per_run", undefined),
-      callsPerAgent: read.value<number | undefined>("sandbox.calls_per_agent", undefined),
+      // One worker is left to the others by default (the sandbox's own default).
+      callsPerRun: read.value("sandbox.calls_per_run", Math.max(1, read.value("sandbox.workers", DEFAULTS.workers()) - 1)),
+      callsPerAgent: read.value("sandbox.calls_per_agent", Math.max(1, read.value("sandbox.workers", DEFAULTS.workers()) - 1)),
       queuedCallsPerRun: read.value("sandbox.queued_calls_per_run", DEFAULTS.queuedCallsPerRun as number),
       createTimeoutMs: read.value("sandbox.create_timeout_ms", DEFAULTS.createTimeoutMs as number),
       memoryMaxMb: read.value("sandbox.memory_max_mb", DEFAULTS.memoryMaxMb as number),

@@ -38,9 +38,9 @@ export interface ClawhiveConfig {
     readonly callTimeoutMs: number;
     /** The operator's cap over every agent's `limits.call_timeout_ms`. */
     readonly maxCallTimeoutMs: number;
-    /** Fair share of the workers (undefined: the sandbox's default, workers - 1). */
-    readonly callsPerRun: number | undefined;
-    readonly callsPerAgent: number | undefined;
+    /** Fair share of the workers: calls one run, and one agent's runs, may hold at once. */
+    readonly callsPerRun: number;
+    readonly callsPerAgent: number;
     readonly queuedCallsPerRun: number;
     readonly createTimeoutMs: number;
     readonly memoryMaxMb: number;

@@ -146,7 +146,13 @@ export class ToolExecutor {
   }
 
   #pluginOf(active: ActiveToolCall): Promise<SandboxPlugin> {
-    return this.#services.plugins.get(active.tool.plugin.name)!.load();
+    return this.#load(active.tool.plugin.name);
+  }
+
+  /** The plugin compiled under the agent's `limits.memory_mb` (when lower than the operator's cap). */
+  async #load(pluginName: string): Promise<SandboxPlugin> {
+    const plugin = await this.#services.plugins.get(pluginName)!.load();
+    return this.#services.sandbox.capped(plugin, this.#setup.agent.limits.memory_mb);
   }
 
   async #slot(pluginName: string): Promise<Slot> {
@@ -159,7 +165,7 @@ export class ToolExecutor {
         this.#hooks.emit({ type: "instance", plugin: pluginName, action: "replaced", at: this.#services.now() });
       }
     }
-    const creating = this.#services.plugins.get(pluginName)!.load().then((plugin) => this.#bind(plugin, undefined));
+    const creating = this.#load(pluginName).then((plugin) => this.#bind(plugin, undefined));
     this.#slots.set(pluginName, creating);
     creating.catch(() => this.#slots.delete(pluginName));
     return creating;

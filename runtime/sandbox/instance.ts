@@ -177,10 +177,11 @@ export class Instance {
         throw new SandboxError("instance_lost", `instance ${this.id} no longer exists in its worker`);
       case "trap": {
         // A guest out of memory at the cap traps like any other; its memory size tells them apart.
-        const atCap = (failure.memoryBytes ?? 0) >= this.#host.memoryCapBytes * 0.9;
+        const capBytes = this.plugin.memoryMaxMb === undefined ? this.#host.memoryCapBytes : this.plugin.memoryMaxMb * 1024 * 1024;
+        const atCap = (failure.memoryBytes ?? 0) >= capBytes * 0.9;
         this.destroy(atCap ? "memory cap" : "trapped");
         if (atCap) {
-          throw new SandboxError("memory_cap", `plugin ${this.plugin.manifest.name} reached its memory cap of ${this.#host.memoryCapBytes >> 20} MiB and was stopped`);
+          throw new SandboxError("memory_cap", `plugin ${this.plugin.manifest.name} reached its memory cap of ${capBytes >> 20} MiB and was stopped`);
         }
         throw new SandboxError("plugin_trapped", `plugin ${this.plugin.manifest.name} trapped: ${failure.message}`);
       }

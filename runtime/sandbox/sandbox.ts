@@ -18,7 +18,7 @@ const PAGE = 65536;
  * decision: a binding's handler does.
  */
 export class Sandbox {
-  readonly options: Required<Omit<SandboxOptions, "onEvent">>;
+  readonly options: Required<Omit<SandboxOptions, "onEvent" | "movePatienceMs">>;
   #onEvent: (event: SandboxEvent) => void;
   #observers = new Set<(event: SandboxEvent) => void>();
   #workers: WorkerHandle[] = [];
@@ -28,6 +28,8 @@ export class Sandbox {
   #pools = new Map<string, Instance[]>();
   #refilling = new Set<string>();
   #plugins = new Map<string, Promise<SandboxPlugin>>();
+  /** Where each compiled plugin came from, to compile it again under a lower memory cap. */
+  #artifacts = new WeakMap<SandboxPlugin, PluginArtifact>();
   #closed = false;
   #host: InstanceHost;
   #fairShare: FairShare;
@@ -43,7 +45,6 @@ export class Sandbox {
       callsPerRun: options.callsPerRun ?? share,
       callsPerAgent: options.callsPerAgent ?? share,
       queuedCallsPerRun: options.queuedCallsPerRun ?? 64,
-      movePatienceMs: options.movePatienceMs ?? 100,
       createTimeoutMs: options.createTimeoutMs ?? 10_000,
       maxResultBytes: options.maxResultBytes ?? 4 << 20,
       memoryMaxMb: options.memoryMaxMb ?? 256,
@@ -60,7 +61,7 @@ export class Sandbox {
     this.#host = {
       callTimeoutMs: Math.min(this.options.callTimeoutMs, this.options.maxCallTimeoutMs),
       maxCallTimeoutMs: this.options.maxCallTimeoutMs,
-      movePatienceMs: this.options.movePatienceMs,
+      movePatienceMs: options.movePatienceMs ?? 100,
       admit: (instance) => this.#fairShare.admit({ run: instance.binding!.label, agent: instance.binding!.agent }),
       offload: (instance, task) => this.#offload(instance, task),
       memoryCapBytes: this.options.memoryMaxMb * 1024 * 1024,
@@ -86,11 +87,14 @@ export class Sandbox {
    * Verifies a built plugin against its recorded hashes, caps its memory and compiles it once.
    * Loading the same artifact again returns the same compiled plugin.
    */
-  load(artifact: PluginArtifact): Promise<SandboxPlugin> {
-    const key = `${artifact.key}:${this.options.memoryMaxMb}`;
+  load(artifact: PluginArtifact, options: { memoryMaxMb?: number } = {}): Promise<SandboxPlugin> {
+    // A lower cap (an agent's limits.memory_mb) is compiled apart; never a higher one than the operator's.
+    const memoryMaxMb = Math.min(options.memoryMaxMb ?? this.options.memoryMaxMb, this.options.memoryMaxMb);
+    const key = `${artifact.key}:${memoryMaxMb}`;
     let plugin = this.#plugins.get(key);
     if (!plugin) {
-      plugin = this.#compile(artifact, key);
+      plugin = this.#compile(artifact, key, memoryMaxMb);
+      void plugin.then((p) => this.#artifacts.set(p, artifact), () => undefined);
       plugin.catch(() => this.#plugins.delete(key));
       this.#plugins.set(key, plugin);
     }
@@ -103,9 +107,16 @@ export class Sandbox {
    * again); instances already made keep working.
    */
   unload(plugin: SandboxPlugin): void {
+    const artifact = this.#artifacts.get(plugin);
     for (const [key, cached] of this.#plugins) {
       void cached.then((p) => {
-        if (p === plugin && this.#plugins.get(key) === cached) this.#plugins.delete(key);
+        if (this.#plugins.get(key) !== cached) return;
+        if (p === plugin) this.#plugins.delete(key);
+        // Its copies compiled under an agent's lower memory cap go with it (each entry once).
+        else if (artifact !== undefined && this.#artifacts.get(p) === artifact) {
+          this.#plugins.delete(key);
+          this.unload(p);
+        }
       }, () => undefined);
     }
     for (const instance of this.#pools.get(plugin.key) ?? []) instance.destroy("plugin unloaded");
@@ -205,15 +216,25 @@ export class Sandbox {
     this.#workers = [];
   }
 
-  async #compile(artifact: PluginArtifact, key: string): Promise<SandboxPlugin> {
+  /**
+   * `plugin` compiled with a wasm memory cap of at most `memoryMaxMb` (an agent's
+   * `limits.memory_mb`): the same plugin when the cap is not lower than its own.
+   */
+  async capped(plugin: SandboxPlugin, memoryMaxMb: number): Promise<SandboxPlugin> {
+    const artifact = this.#artifacts.get(plugin);
+    if (artifact === undefined || memoryMaxMb >= (plugin.memoryMaxMb ?? this.options.memoryMaxMb)) return plugin;
+    return this.load(artifact, { memoryMaxMb });
+  }
+
+  async #compile(artifact: PluginArtifact, key: string, memoryMaxMb: number): Promise<SandboxPlugin> {
     const files = await readVerifiedFiles(artifact);
-    const maxPages = Math.floor((this.options.memoryMaxMb * 1024 * 1024) / PAGE);
+    const maxPages = Math.floor((memoryMaxMb * 1024 * 1024) / PAGE);
     const modules: Record<string, WebAssembly.Module> = {};
     for (const [name, bytes] of Object.entries(files.coreModules)) {
       const capped = readMemoryLimits(bytes).length > 0 ? capMemory(bytes, maxPages) : bytes;
       modules[name] = await WebAssembly.compile(capped as Uint8Array<ArrayBuffer>);
     }
-    return Object.freeze({ key, manifest: artifact.manifest, format: artifact.format, ...(files.glue === undefined ? {} : { glue: files.glue }), modules: Object.freeze(modules) });
+    return Object.freeze({ key, manifest: artifact.manifest, format: artifact.format, ...(files.glue === undefined ? {} : { glue: files.glue }), modules: Object.freeze(modules), memoryMaxMb });
   }
 
   async #create(plugin: SandboxPlugin, lane: "call" | "background", pooled: boolean, avoid?: WorkerHandle): Promise<Instance> {

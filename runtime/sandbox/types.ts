@@ -21,6 +21,8 @@ export interface SandboxPlugin {
   /** The component's glue; absent for Extism plugins. */
   readonly glue?: string;
   readonly modules: Readonly<Record<string, WebAssembly.Module>>;
+  /** The wasm memory cap compiled into `modules` (MiB). */
+  readonly memoryMaxMb?: number;
 }
 
 /** A tool as a plugin describes it (`clawhive:plugin/tools.tool-descriptor`). */

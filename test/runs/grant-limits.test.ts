@@ -11,7 +11,7 @@ let work: string;
 let n = 0;
 
 before(async () => {
-  ({ runtime, dispose } = await testRuntime({ sandbox: { callTimeoutMs: 5_000 } }));
+  ({ runtime, dispose } = await testRuntime({ sandbox: { callTimeoutMs: 5_000, memoryMaxMb: 64 } }));
   work = await tempDir();
   await mkdir(join(work, "sub"));
   await mkdir(join(work, "other"));
@@ -121,4 +121,34 @@ describe("fs.mounts() lists the mounts of the current grant", () => {
     assert.deepEqual(listed(await run.callTool("probe.mounts", {})), ["/work:ro"]);
     await run.end();
   });
+});
+
+describe("limits.memory_mb", () => {
+  const agent = (memoryMb?: number) =>
+    runtime.defineAgent({
+      name: `mem${++n}`,
+      description: "memory cap test",
+      model: { provider: "anthropic", id: "test-model" },
+      system_prompt: "test",
+      plugins: [{ name: "probe", version: "*" }],
+      grants: { log: {} },
+      ...(memoryMb === undefined ? {} : { limits: { memory_mb: memoryMb } }),
+    }).then((a) => a.name);
+
+  const cases = [
+    { name: "an agent's lower cap stops its instance there", memoryMb: 32, cap: 32 },
+    { name: "control: without one, the operator's cap holds", memoryMb: undefined, cap: 64 },
+    { name: "an agent cannot ask for more than the operator's cap", memoryMb: 1024, cap: 64 },
+  ];
+  for (const c of cases) {
+    test(c.name, async () => {
+      const run = await runtime.startRun({ agent: await agent(c.memoryMb) });
+      assert.equal((await run.callTool("probe.echo", { small: true })).status, "ok", "control: a call within the cap runs");
+      const outcome = await run.callTool("probe.bomb", {});
+      assert.equal(outcome.status, "error");
+      assert.equal((outcome as { error: { kind: string } }).error.kind, "memory-cap");
+      assert.match((outcome as { error: { message: string } }).error.message, new RegExp(`memory cap of ${c.cap} MiB`));
+      await run.end();
+    });
+  }
 });
