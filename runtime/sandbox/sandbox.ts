@@ -313,7 +313,8 @@ export class Sandbox {
     const alive = others.length > 0 ? others : all;
     // A worker running a guest call may be held by it until its deadline (one that spins): an
     // instantiation queued there would wait as long, so workers free of calls come first.
-    const rank = (w: WorkerHandle) => [w.busyWithCalls ? 1 : 0, w.load, w.instanceIds.size];
+    // Among busy ones, the call running longest is the likeliest to hold its worker longest.
+    const rank = (w: WorkerHandle) => [w.busyWithCalls ? 1 : 0, w.callRunningMs > 50 ? 1 : 0, w.load, w.callRunningMs, w.instanceIds.size];
     return alive.reduce((best, w) => (compareRanks(rank(w), rank(best)) < 0 ? w : best));
   }
 

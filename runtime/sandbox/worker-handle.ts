@@ -43,7 +43,7 @@ export class WorkerHandle {
   #hostChannel: Channel;
   #taskChannel: Channel;
   #lanes: Record<Lane, Queued[]> = { call: [], background: [] };
-  #current: (Queued & { timer: NodeJS.Timeout | undefined }) | undefined;
+  #current: (Queued & { timer: NodeJS.Timeout | undefined; startedAt: number }) | undefined;
   #alive = true;
   #exitReason = "closed";
   #options: WorkerHandleOptions;
@@ -85,6 +85,11 @@ export class WorkerHandle {
   /** Queued plus running tasks: the load measure for placing new instances. */
   get load(): number {
     return this.#lanes.call.length + this.#lanes.background.length + (this.#current ? 1 : 0);
+  }
+
+  /** How long the guest call running now has run (ms; 0 when none runs). */
+  get callRunningMs(): number {
+    return this.#current?.task.type === "call" ? performance.now() - this.#current.startedAt : 0;
   }
 
   /** Whether a guest call runs or waits here (a pool refill does not count: it is short). */
@@ -153,7 +158,7 @@ export class WorkerHandle {
       next.timeoutMs > 0
         ? setTimeout(() => this.#die(`deadline of ${next.timeoutMs} ms exceeded`, next), next.timeoutMs)
         : undefined;
-    const current = { ...next, timer };
+    const current = { ...next, timer, startedAt: performance.now() };
     this.#current = current;
     this.#taskChannel.send(next.task, { clone: next.task.type === "load" });
     this.#await(current).catch((error: unknown) => {
