@@ -8,6 +8,7 @@ import type { Run } from "../run.js";
 import { spawnResultContent, subAgentOfTool, type SpawnResult, type SpawnSubAgentOptions, type SubAgentTool } from "../sub-agents.js";
 import { ModelCallAudit } from "./model-calls.js";
 import { buildStepRequest } from "./request.js";
+import { effectiveMounts } from "../grant-limits.js";
 import type { LoopState, LoopStates, WaitingTurn } from "./state.js";
 import { callSignature, errorResult, outcomeResult, repeatedCallResult } from "./tool-results.js";
 
@@ -134,10 +135,11 @@ export class RunLoop {
     const skills = (await this.#options.skills?.(run)) ?? "";
     const memory = (await this.#options.memory?.(run, taskText(state))) ?? "";
     const subAgents = (await this.#options.subAgents?.tools(run)) ?? [];
+    const mounts = effectiveMounts(run.layers);
     for (;;) {
       if (run.ended || run.cancelled || this.#closing) return;
       const stepId = `step_${++state.steps}`;
-      const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, memory, subAgents });
+      const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, memory, subAgents, mounts });
       const response = await this.#modelCalls.get(run.id)!.complete(provider, request, { signal, stepId });
       if (run.ended || run.cancelled) return;
       const uses = toolUses(response);
