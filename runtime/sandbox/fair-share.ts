@@ -37,21 +37,32 @@ export class FairShare {
     this.limits = limits;
   }
 
-  /** Waits for a share of the workers; the returned function gives it back (call it once). */
-  async admit(holder: Holder): Promise<() => void> {
+  /**
+   * A share of the workers: the function that gives it back (call it once), at once when the
+   * holder is under its caps (the common case costs no await), else a promise of it.
+   */
+  admit(holder: Holder): (() => void) | Promise<() => void> {
     if (this.#fits(holder)) {
       this.#take(holder);
-    } else {
-      const queued = this.#waiting.filter((w) => w.holder.run === holder.run).length;
-      if (queued >= this.limits.queuedPerRun) {
-        throw new SandboxError(
-          "too_many_calls",
-          `run ${holder.run} already has ${queued} guest calls waiting for a worker (at most ${this.limits.queuedPerRun}); wait for them to finish`,
-        );
-      }
-      // Whoever wakes this waiter has counted it already.
-      await new Promise<void>((resolve) => this.#waiting.push({ holder, admit: resolve }));
+      return this.#releaser(holder);
     }
+    return this.#wait(holder);
+  }
+
+  async #wait(holder: Holder): Promise<() => void> {
+    const queued = this.#waiting.filter((w) => w.holder.run === holder.run).length;
+    if (queued >= this.limits.queuedPerRun) {
+      throw new SandboxError(
+        "too_many_calls",
+        `run ${holder.run} already has ${queued} guest calls waiting for a worker (at most ${this.limits.queuedPerRun}); wait for them to finish`,
+      );
+    }
+    // Whoever wakes this waiter has counted it already.
+    await new Promise<void>((resolve) => this.#waiting.push({ holder, admit: resolve }));
+    return this.#releaser(holder);
+  }
+
+  #releaser(holder: Holder): () => void {
     let released = false;
     return () => {
       if (released) return;

@@ -9,7 +9,7 @@ export interface InstanceHost {
   /** The longest deadline a call may ask for: the operator's cap over every agent's. */
   maxCallTimeoutMs: number;
   /** A share of the workers for a bound call (see FairShare); the function gives it back. */
-  admit(instance: Instance): Promise<() => void>;
+  admit(instance: Instance): (() => void) | Promise<() => void>;
   /**
    * Called while a bound call waits in its worker's queue behind another call: moves the
    * instance to an idle worker (withdrawing the call, which then rejects with `call_moved`) and
@@ -114,7 +114,11 @@ export class Instance {
     if (this.#state === "dead") throw new SandboxError("instance_dead", `instance ${this.id} is gone; take a fresh instance`);
     const deadline = Math.min(timeoutMs, this.#host.maxCallTimeoutMs);
     // A bound call takes its run's (and agent's) share of the workers; an unbound describe has no run.
-    const release = this.#binding ? await this.#host.admit(this) : () => {};
+    let release: () => void = () => {};
+    if (this.#binding) {
+      const share = this.#host.admit(this);
+      release = typeof share === "function" ? share : await share;
+    }
     try {
       for (let attempt = 0; ; ) {
         // Destroyed meanwhile (aborted while it waited for its share, or its run ended): never rebuilt.

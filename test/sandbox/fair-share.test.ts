@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { FairShare } from "../../runtime/sandbox/fair-share.js";
+import { FairShare, type Holder } from "../../runtime/sandbox/fair-share.js";
+
+/** Admission as a promise, whether it was granted at once or had to wait. */
+const admit = (share: FairShare, holder: Holder): Promise<() => void> => Promise.resolve(share.admit(holder));
 
 const settled = async (promise: Promise<unknown>): Promise<boolean> => {
   let done = false;
@@ -14,12 +17,12 @@ describe("FairShare: each cap bites one over it, and lets the call just under it
 
   test("calls_per_run: the run's 2nd call is admitted (control), its 3rd waits until one is given back", async () => {
     const share = new FairShare(limits);
-    const first = await share.admit({ run: "r1" });
-    await share.admit({ run: "r1" });
+    const first = await admit(share, { run: "r1" });
+    await admit(share, { run: "r1" });
     assert.equal(share.heldBy("r1"), 2);
-    const third = share.admit({ run: "r1" });
+    const third = admit(share, { run: "r1" });
     assert.equal(await settled(third), false);
-    assert.equal(await settled(share.admit({ run: "r2" })), true, "another run is not held up");
+    assert.equal(await settled(admit(share, { run: "r2" })), true, "another run is not held up");
     first();
     assert.equal(await settled(third), true);
     assert.equal(share.heldBy("r1"), 2);
@@ -27,19 +30,19 @@ describe("FairShare: each cap bites one over it, and lets the call just under it
 
   test("calls_per_agent: the agent's 3rd call across runs is admitted (control), its 4th waits; another agent's is not held up", async () => {
     const share = new FairShare(limits);
-    const held = [await share.admit({ run: "a1", agent: "A" }), await share.admit({ run: "a2", agent: "A" }), await share.admit({ run: "a3", agent: "A" })];
-    const fourth = share.admit({ run: "a4", agent: "A" });
+    const held = [await admit(share, { run: "a1", agent: "A" }), await admit(share, { run: "a2", agent: "A" }), await admit(share, { run: "a3", agent: "A" })];
+    const fourth = admit(share, { run: "a4", agent: "A" });
     assert.equal(await settled(fourth), false);
-    assert.equal(await settled(share.admit({ run: "b1", agent: "B" })), true);
+    assert.equal(await settled(admit(share, { run: "b1", agent: "B" })), true);
     held[1]!();
     assert.equal(await settled(fourth), true);
   });
 
   test("queued_calls_per_run: 2 waiting calls are kept (control), a 3rd is refused with too_many_calls", async () => {
     const share = new FairShare({ ...limits, perRun: 1 });
-    const running = await share.admit({ run: "r" });
-    const waiting = [share.admit({ run: "r" }), share.admit({ run: "r" })];
-    await assert.rejects(share.admit({ run: "r" }), { code: "too_many_calls" });
+    const running = await admit(share, { run: "r" });
+    const waiting = [admit(share, { run: "r" }), admit(share, { run: "r" })];
+    await assert.rejects(admit(share, { run: "r" }), { code: "too_many_calls" });
     running();
     const next = await waiting[0]!;
     next();
@@ -49,9 +52,9 @@ describe("FairShare: each cap bites one over it, and lets the call just under it
 
   test("a give-back wakes waiters in order, each counted before the next is looked at", async () => {
     const share = new FairShare({ ...limits, perRun: 1 });
-    const running = await share.admit({ run: "r" });
+    const running = await admit(share, { run: "r" });
     const order: number[] = [];
-    const waiting = [1, 2].map((i) => share.admit({ run: "r" }).then((release) => (order.push(i), release)));
+    const waiting = [1, 2].map((i) => admit(share, { run: "r" }).then((release) => (order.push(i), release)));
     running();
     const firstWoken = await waiting[0]!;
     assert.deepEqual(order, [1]);
@@ -63,8 +66,8 @@ describe("FairShare: each cap bites one over it, and lets the call just under it
 
   test("giving back twice counts once", async () => {
     const share = new FairShare(limits);
-    const release = await share.admit({ run: "r" });
-    await share.admit({ run: "r" });
+    const release = await admit(share, { run: "r" });
+    await admit(share, { run: "r" });
     release();
     release();
     assert.equal(share.heldBy("r"), 1);
