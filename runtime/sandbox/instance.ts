@@ -11,13 +11,11 @@ export interface InstanceHost {
   /** A share of the workers for a bound call (see FairShare); the function gives it back. */
   admit(instance: Instance): (() => void) | Promise<() => void>;
   /**
-   * Called while a bound call waits in its worker's queue behind another call: moves the
-   * instance to an idle worker (withdrawing the call, which then rejects with `call_moved`) and
-   * returns true, or false when no worker is idle.
+   * Watches a bound call queued behind another call in its worker: if it is still waiting there
+   * when a worker is idle, the instance is moved (the call is withdrawn and rejects with
+   * `call_moved`). Returns how to stop watching.
    */
-  offload(instance: Instance, task: WorkerTask): boolean;
-  /** How long a queued call waits before `offload` is tried (ms). */
-  movePatienceMs: number;
+  watch(instance: Instance, task: WorkerTask): () => void;
   /** The wasm memory cap of each instance, to tell a memory-cap trap from others. */
   memoryCapBytes: number;
   /** Creates the guest anew in a live worker (after its worker was lost); returns its new id. */
@@ -152,20 +150,17 @@ export class Instance {
   }
 
   /**
-   * Runs `task` in this instance's worker. A bound call that finds the worker busy keeps
-   * checking, every `movePatienceMs`, whether it could move to an idle worker: a call of
-   * another run that spins until its deadline must not hold this one up.
+   * Runs `task` in this instance's worker. A bound call that finds the worker busy is watched
+   * by the sandbox: a call of another run that spins until its deadline must not hold it up
+   * while another worker is idle.
    */
   #run(task: Extract<WorkerTask, { type: "call" }>, timeoutMs: number): Promise<WorkerReply> {
     const worker = this.#worker;
     const reply = worker.run(task, { lane: "call", timeoutMs });
     if (!this.#binding || worker.load <= 1) return reply;
-    const timer = setInterval(() => {
-      if (!worker.queues(task)) clearInterval(timer);
-      else if (this.#host.offload(this, task)) clearInterval(timer);
-    }, this.#host.movePatienceMs);
-    timer.unref();
-    return reply.finally(() => clearInterval(timer));
+    const unwatch = this.#host.watch(this, task);
+    reply.then(unwatch, unwatch);
+    return reply;
   }
 
   #unwrap(reply: WorkerReply): unknown {
