@@ -7,6 +7,7 @@ import type { ExtismLoad, HostRequest, HostResponse, WorkerTask } from "./protoc
 import type { Binding, SandboxEvent, SandboxOptions, SandboxPlugin, ToolDescriptor } from "./types.js";
 import { WorkerHandle } from "./worker-handle.js";
 import { FairShare } from "./fair-share.js";
+import { QueuedCalls } from "./queued-calls.js";
 
 const PAGE = 65536;
 
@@ -33,10 +34,7 @@ export class Sandbox {
   #closed = false;
   #host: InstanceHost;
   #fairShare: FairShare;
-  /** Bound calls queued behind another call, checked by one timer while there are any. */
-  #queuedCalls = new Map<WorkerTask, Instance>();
-  #sweeper: NodeJS.Timeout | undefined;
-  #movePatienceMs: number;
+  #queuedCalls: QueuedCalls;
 
   constructor(options: SandboxOptions = {}) {
     const workers = options.workers ?? Math.min(2, availableParallelism());
@@ -61,13 +59,13 @@ export class Sandbox {
       listener(event);
       for (const observer of this.#observers) observer(event);
     };
-    this.#movePatienceMs = options.movePatienceMs ?? 100;
+    this.#queuedCalls = new QueuedCalls({ patienceMs: options.movePatienceMs ?? 100, offload: (instance, task) => this.#offload(instance, task) });
     this.#fairShare = new FairShare({ perRun: this.options.callsPerRun, perAgent: this.options.callsPerAgent, queuedPerRun: this.options.queuedCallsPerRun });
     this.#host = {
       callTimeoutMs: Math.min(this.options.callTimeoutMs, this.options.maxCallTimeoutMs),
       maxCallTimeoutMs: this.options.maxCallTimeoutMs,
       admit: (instance) => this.#fairShare.admit({ run: instance.binding!.label, agent: instance.binding!.agent }),
-      watch: (instance, task) => this.#watch(instance, task),
+      watch: (instance, task) => this.#queuedCalls.watch(instance, task),
       memoryCapBytes: this.options.memoryMaxMb * 1024 * 1024,
       rebuild: (instance) => this.#place(instance.plugin, "call").then(({ guestId, worker }) => {
         this.#instances.set(guestId, instance);
@@ -215,7 +213,7 @@ export class Sandbox {
 
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#sweeper) clearInterval(this.#sweeper);
+    this.#queuedCalls.close();
     for (const instance of [...this.#instances.values()]) instance.destroy("sandbox closed");
     await Promise.all(this.#workers.map((w) => w.terminate("sandbox closed")));
     this.#workers = [];
@@ -330,30 +328,6 @@ export class Sandbox {
     this.prewarm(plugin, busy ? { avoid: busy } : {})
       .catch(() => {})
       .finally(() => this.#refilling.delete(plugin.key));
-  }
-
-  #watch(instance: Instance, task: WorkerTask): () => void {
-    this.#queuedCalls.set(task, instance);
-    if (!this.#sweeper) {
-      this.#sweeper = setInterval(() => this.#sweep(), this.#movePatienceMs);
-      this.#sweeper.unref();
-    }
-    return () => {
-      this.#queuedCalls.delete(task);
-      if (this.#queuedCalls.size === 0 && this.#sweeper) {
-        clearInterval(this.#sweeper);
-        this.#sweeper = undefined;
-      }
-    };
-  }
-
-  /** Moves each watched call still queued behind a call that has run a while, if a worker is idle. */
-  #sweep(): void {
-    for (const [task, instance] of this.#queuedCalls) {
-      const worker = instance.worker;
-      if (!worker.queues(task)) this.#queuedCalls.delete(task);
-      else if (worker.callRunningMs >= this.#movePatienceMs && this.#offload(instance, task)) this.#queuedCalls.delete(task);
-    }
   }
 
   /**
