@@ -17,6 +17,8 @@ import {
   type InstallSourceOptions,
   type UpgradeOptions,
 } from "./plugins/install/index.js";
+import { auditUnboundCalls } from "./runs/unbound-calls.js";
+import { callTimeoutNotes } from "./runs/grant-limits.js";
 import { agentMounts, defaultStoreUrl, loadAgents, parseInlineAgent, parseTaskGrants } from "./runs/agent-setup.js";
 import { agentTools, resolveToolName } from "./runs/agent-tools.js";
 import { nodeId, parseNodeId, processAlive, safeHostname } from "./runs/node-id.js";
@@ -144,6 +146,7 @@ export class Runtime {
       // The audit's redaction reads this list synchronously: it is kept current by the runtime.
       const values = { current: await secrets.values() };
       const audit = await openAuditLog(store, { clock, redaction: { secrets: () => values.current } });
+      sandbox.observe(auditUnboundCalls(audit, options.onProgress ? { onError: (error) => options.onProgress!(`audit of an unbound host call: ${error.message}`) } : {}));
       const approvals = await ApprovalStore.open(store, { clock });
       const records = new RunRecords(store);
       const installer = new PluginInstaller({
@@ -169,6 +172,7 @@ export class Runtime {
       runtime.#skillsDir = options.skillsDir ?? defaultSkillsDir();
       runtime.#skills = new SkillsCache(runtime.#skillsDir);
       await runtime.refreshAgents();
+      for (const note of callTimeoutNotes(runtime.agents(), sandbox.options.maxCallTimeoutMs)) options.onProgress?.(note);
       runtime.#leaseMs = options.runLeaseMs ?? 15_000;
       runtime.#driver = new RunDriver({
         records: runtime.records,

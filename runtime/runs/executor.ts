@@ -9,6 +9,8 @@ import { agentMemoryBinding, type MemoryProxyOptions } from "../../host-proxies/
 import type { RunServices, RunSetup } from "./run.js";
 import type { RunEvent, ToolCallError } from "./types.js";
 import { GUEST_RESULT_JSON, parseBounded } from "../json/index.js";
+import { createLineBudget, type LineBudget } from "../../host-proxies/log/index.js";
+import { effectiveMounts, logPerMinute } from "./grant-limits.js";
 
 interface Slot {
   instance: Instance;
@@ -44,11 +46,14 @@ export class ToolExecutor {
   #services: RunServices;
   #hooks: Hooks;
   #slots = new Map<string, Promise<Slot>>();
+  /** The run's log lines, across its instances (a replaced instance does not refill it). */
+  #logBudget: LineBudget;
 
   constructor(setup: RunSetup, services: RunServices, hooks: Hooks) {
     this.#setup = setup;
     this.#services = services;
     this.#hooks = hooks;
+    this.#logBudget = createLineBudget({ perMinute: logPerMinute(setup.layers), now: services.now });
   }
 
   async execute(
@@ -69,6 +74,7 @@ export class ToolExecutor {
     let slot: Slot | undefined;
     let execution: Execution;
     let release_: () => void = () => {};
+    let droppedLogLines = 0;
     try {
       slot = options.elevation ? await this.#bind(await this.#pluginOf(active), options.elevation) : await this.#slot(active.tool.plugin.name);
       const previous = slot.turn;
@@ -83,6 +89,7 @@ export class ToolExecutor {
     } catch (error) {
       execution = slot?.effectApproval ? { ok: false, effectApproval: slot.effectApproval } : { ok: false, error: toToolCallError(error) };
     } finally {
+      droppedLogLines = slot?.active?.droppedLogLines ?? 0;
       if (slot) slot.active = undefined;
       if (slot && options.elevation) await release(slot, "elevated step ended");
       release_();
@@ -90,6 +97,7 @@ export class ToolExecutor {
     const outcome: OutcomeInput = execution.ok
       ? { status: "ok", resultSize: JSON.stringify(execution.output ?? null).length }
       : { status: "error", error: { code: execution.effectApproval ? "approval-required" : execution.error!.kind, message: execution.effectApproval ? `effect approval ${execution.effectApproval.id} is needed` : execution.error!.message } };
+    if (droppedLogLines > 0) await this.#recordDroppedLines(active, droppedLogLines);
     // Awaited: a caller who sees the result can count on both records being durable.
     const failure = await this.#services.audit.appendOutcome(recorded, outcome).then(() => undefined, (error: unknown) => error as Error);
     // Not on record: whatever the guest computed is not used (any host call it made was refused).
@@ -98,6 +106,30 @@ export class ToolExecutor {
       return { ok: false, error: { kind: "audit-failed", message: `the call was not made because it could not be recorded: ${failure.message}` } };
     }
     return execution;
+  }
+
+  /**
+   * One record for the log lines a ToolCall had dropped over `log.per_minute`, however many:
+   * a flood costs the audit log one row, written before the ToolCall's outcome.
+   */
+  async #recordDroppedLines(active: ActiveToolCall, dropped: number): Promise<void> {
+    const perMinute = this.#logBudget.perMinute;
+    const denial = { capability: "log", reason: "rate-limited", message: `${dropped} log line${dropped === 1 ? " was" : "s were"} dropped: over log.per_minute (${perMinute})` };
+    await this.#services.audit
+      .appendDenial({
+        ...this.#hooks.subject(),
+        kind: "host_call",
+        stepId: active.stepId,
+        plugin: active.tool.plugin.name,
+        tool: active.qualifiedName,
+        toolCall: { id: active.toolCallId, name: active.qualifiedName },
+        hostCall: { proxy: "log", function: "write" },
+        args: { fn: "write", dropped, per_minute: perMinute },
+        requestedCapabilities: ["log"],
+        grantedCapabilities: Object.keys(this.#setup.layers.agent.grants),
+        denial,
+      })
+      .catch(() => {});
   }
 
   /** Stops the guest calls of the run in flight (their instances are destroyed; see Instance.abort). */
@@ -115,7 +147,13 @@ export class ToolExecutor {
   }
 
   #pluginOf(active: ActiveToolCall): Promise<SandboxPlugin> {
-    return this.#services.plugins.get(active.tool.plugin.name)!.load();
+    return this.#load(active.tool.plugin.name);
+  }
+
+  /** The plugin compiled under the agent's `limits.memory_mb` (when lower than the operator's cap). */
+  async #load(pluginName: string): Promise<SandboxPlugin> {
+    const plugin = await this.#services.plugins.get(pluginName)!.load();
+    return this.#services.sandbox.capped(plugin, this.#setup.agent.limits.memory_mb);
   }
 
   async #slot(pluginName: string): Promise<Slot> {
@@ -128,7 +166,7 @@ export class ToolExecutor {
         this.#hooks.emit({ type: "instance", plugin: pluginName, action: "replaced", at: this.#services.now() });
       }
     }
-    const creating = this.#services.plugins.get(pluginName)!.load().then((plugin) => this.#bind(plugin, undefined));
+    const creating = this.#load(pluginName).then((plugin) => this.#bind(plugin, undefined));
     this.#slots.set(pluginName, creating);
     creating.catch(() => this.#slots.delete(pluginName));
     return creating;
@@ -139,7 +177,7 @@ export class ToolExecutor {
     const grants = this.#setup.agent.grants;
     slot.context = await createHostContext({
       layers: elevation ? { ...this.#setup.layers, elevation } : this.#setup.layers,
-      mounts: this.#setup.mounts,
+      mounts: effectiveMounts(elevation ? { ...this.#setup.layers, elevation } : this.#setup.layers),
       allowSensitive: this.#setup.allowSensitive,
       kv: this.#kvOf(plugin),
       schedule: this.#scheduleOf(),
@@ -152,6 +190,7 @@ export class ToolExecutor {
       subject: this.#hooks.subject,
       active: () => slot.active,
       approveEffect: (effect) => this.#approveEffect(slot, effect),
+      logBudget: this.#logBudget,
       onLog: (line) => this.#hooks.emit({ type: "log", plugin: plugin.manifest.name, ...line, at: this.#services.now() }),
       onHostCall: ({ call, capability, result }) =>
         this.#hooks.emit({
@@ -165,7 +204,7 @@ export class ToolExecutor {
         }),
     });
     try {
-      slot.instance = await this.#services.sandbox.acquire(plugin, { label: this.#setup.id, handler: slot.context.handler });
+      slot.instance = await this.#services.sandbox.acquire(plugin, { label: this.#setup.id, agent: this.#setup.agent.name, handler: slot.context.handler });
     } catch (error) {
       await slot.context.close();
       throw error;

@@ -8,6 +8,7 @@ import type { Run } from "../run.js";
 import { spawnResultContent, subAgentOfTool, type SpawnResult, type SpawnSubAgentOptions, type SubAgentTool } from "../sub-agents.js";
 import { ModelCallAudit } from "./model-calls.js";
 import { buildStepRequest } from "./request.js";
+import { effectiveMounts } from "../grant-limits.js";
 import type { LoopState, LoopStates, WaitingTurn } from "./state.js";
 import { callSignature, errorResult, outcomeResult, repeatedCallResult } from "./tool-results.js";
 
@@ -134,10 +135,11 @@ export class RunLoop {
     const skills = (await this.#options.skills?.(run)) ?? "";
     const memory = (await this.#options.memory?.(run, taskText(state))) ?? "";
     const subAgents = (await this.#options.subAgents?.tools(run)) ?? [];
+    const mounts = effectiveMounts(run.layers);
     for (;;) {
       if (run.ended || run.cancelled || this.#closing) return;
       const stepId = `step_${++state.steps}`;
-      const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, memory, subAgents });
+      const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, memory, subAgents, mounts });
       const response = await this.#modelCalls.get(run.id)!.complete(provider, request, { signal, stepId });
       if (run.ended || run.cancelled) return;
       const uses = toolUses(response);
@@ -220,13 +222,22 @@ export class RunLoop {
     }
     const signature = callSignature(use);
     const times = state.calls[signature] ?? 0;
-    if (times >= (this.#options.maxRepeats ?? 2)) return repeatedCallResult(use, times);
+    if (times >= (this.#options.maxRepeats ?? 2)) {
+      // Repeating a call whose input was unusable (an unknown tool, invalid input) is unusable
+      // input again: the streak goes on, so the run stops after 3 such turns, not at max_tool_rounds.
+      if (state.unusable?.[signature]) turn.invalid = true;
+      return repeatedCallResult(use, times);
+    }
     state.calls[signature] = times + 1;
+    const unusable = () => {
+      turn.invalid = true;
+      (state.unusable ??= {})[signature] = true;
+    };
     const subAgent = subAgentOfTool(use.name);
     if (subAgent !== undefined && this.#options.subAgents) {
       const task = (use.input as { task?: unknown }).task;
       if (typeof task !== "string" || task.trim() === "") {
-        turn.invalid = true;
+        unusable();
         return errorResult(use, { kind: "invalid-input", message: "task: expected the task for the sub-agent, as text" });
       }
       const spawned = await this.#options.subAgents.spawn(run, { agent: subAgent, task, stepId: turn.stepId });
@@ -243,13 +254,13 @@ export class RunLoop {
     try {
       const outcome = await run.callTool(use.name, use.input, { stepId: turn.stepId, ...(turn.context ? { context: turn.context } : {}) });
       if (outcome.status === "approval_required") return "paused";
-      if (outcome.status === "error" && outcome.error.kind === "invalid-input") turn.invalid = true;
+      if (outcome.status === "error" && outcome.error.kind === "invalid-input") unusable();
       return outcomeResult(use, outcome);
     } catch (error) {
       if (run.ended || run.cancelled) return "stopped";
       // A tool the run does not have (the model made one up): the model is told and may retry.
       if (error instanceof ClawhiveError && (error.code === "not_found" || error.code === "ambiguous_tool")) {
-        turn.invalid = true;
+        unusable();
         return errorResult(use, { kind: "unknown-tool", message: error.message });
       }
       throw error;

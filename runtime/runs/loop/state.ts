@@ -31,6 +31,8 @@ export interface LoopState {
   invalidStreak: number;
   /** How often each (tool, canonical input) was asked for. */
   calls: Record<string, number>;
+  /** The (tool, canonical input) pairs whose input could not be used (absent in older stored states). */
+  unusable?: Record<string, true>;
   /** Time spent driving (not waiting for a person), against the run timeout. */
   activeMs: number;
   waiting: WaitingTurn | null;
