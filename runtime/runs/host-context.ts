@@ -1,6 +1,7 @@
 import { createFsProxy, fsHostFunctions, type FsMount, type FsProxy } from "../../host-proxies/fs/index.js";
 import { createLogProxy, logHostFunctions, type LogLine } from "../../host-proxies/log/index.js";
-import { createHttpProxy, httpHostFunctions, type HttpHop } from "../../host-proxies/http/index.js";
+import { createHttpProxy, httpHostFunctions } from "../../host-proxies/http/index.js";
+import { auditRefusedHop, checkHop } from "./redirect-hops.js";
 import { createShellProxy, resolveShellGrant, shellHostFunctions, type SandboxInfo, type ShellProxy } from "../../host-proxies/shell/index.js";
 import type { GmailResource, HttpResource, ShellResource } from "../policy/catalogue/index.js";
 import { createKvProxy, kvHostFunctions } from "../../host-proxies/kv/index.js";
@@ -125,7 +126,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
   }
   if (options.http) {
     const proxy = createHttpProxy(options.http.grant, { resolveSecret: options.http.resolveSecret });
-    tables.http = httpHostFunctions(proxy, { checkHop: (hop) => checkHop(options, hop) });
+    tables.http = httpHostFunctions(proxy, { checkHop: (hop) => checkHop(options, hop), onHopRefused: (refusal) => auditRefusedHop(options, refusal) });
   }
   let closed = false;
 
@@ -273,23 +274,6 @@ function readOnlyWrite(call: HostCall, active: ActiveToolCall): Denial | undefin
     reason: MEMORY_DENIAL_REASONS.readOnlyTool,
     message: `${tool.plugin.name}.${tool.name} is declared read-only (risk safe) by its plugin; memory writes go through a Guarded tool`,
   };
-}
-
-/** Every redirect hop is decided like a first request: each layer, each time. */
-function checkHop(options: HostContextOptions, hop: HttpHop): Denial | undefined {
-  const active = options.active();
-  if (!active) return { capability: "http.fetch", reason: "no-tool-call", message: "the ToolCall ended during the request" };
-  const decision = decideHostCall(options.layers, active.tool, {
-    capability: "http.fetch",
-    request: hop.request,
-    canonical: { fn: "fetch", method: hop.canonical.method, url: hop.canonical.url },
-  });
-  if (decision.kind === "deny") return decision.denial;
-  if (decision.kind === "approval-required" || active.risk === "unsafe") {
-    // An Unsafe tool's effects are approved one by one: a redirect is a new effect nobody saw.
-    return { capability: "http.fetch", reason: "approval-required", message: `the redirect to ${hop.canonical.url} would be a new effect; it was not approved` };
-  }
-  return undefined;
 }
 
 async function deny(
