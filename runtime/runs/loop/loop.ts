@@ -10,6 +10,7 @@ import { ModelCallAudit } from "./model-calls.js";
 import { buildStepRequest } from "./request.js";
 import type { LoopState, LoopStates, WaitingTurn } from "./state.js";
 import { callSignature, errorResult, outcomeResult, repeatedCallResult } from "./tool-results.js";
+import { auditDroppedCalls, auditRefusedCall, LOOP_DENIAL_REASONS } from "./refusals.js";
 
 export interface RunLoopOptions {
   states: LoopStates;
@@ -148,11 +149,31 @@ export class RunLoop {
         return this.#finish(run, state, { reason: "max_tool_rounds", result: `stopped: the model asked for more tool calls after ${limit} rounds (limits.max_tool_rounds)`, endReason: "failed" });
       }
       state.rounds++;
-      state.messages.push({ role: "assistant", content: response.content });
       run.recordStep({ stepId, action: "tool_call", usage: response.usage, model: response.model, toolCalls: uses.length });
-      const turn: WaitingTurn = { stepId, context: responseText(response), uses, index: 0, results: [] };
+      const turn = await this.#turn(run, state, stepId, response, uses);
       if ((await this.#work(run, state, turn)) !== "continue") return;
     }
+  }
+
+  /**
+   * The turn of ToolCalls the model asked for. Past `limits.max_tool_calls_per_turn` the calls
+   * are not run: they leave the stored assistant message (so no result is owed for them), the
+   * drop is audited once, and the model is told once, after the results — bounded whatever
+   * the model sent.
+   */
+  async #turn(run: Run, state: LoopState, stepId: string, response: LlmResponse, uses: ToolUseBlock[]): Promise<WaitingTurn> {
+    const limit = run.agent.limits.max_tool_calls_per_turn;
+    const context = responseText(response);
+    if (uses.length <= limit) {
+      state.messages.push({ role: "assistant", content: response.content });
+      return { stepId, context, uses, index: 0, results: [] };
+    }
+    const kept = uses.slice(0, limit);
+    const keptIds = new Set(kept.map((u) => u.id));
+    state.messages.push({ role: "assistant", content: response.content.filter((b) => b.type !== "tool_use" || keptIds.has(b.id)) });
+    const denial = await auditDroppedCalls(this.#options.audit, run, { stepId, asked: uses.length, limit, uses: uses.slice(limit) });
+    const notice = `${denial.message}. The other ${uses.length - limit} were not run; ask for at most ${limit} tool calls at a time.`;
+    return { stepId, context, uses: kept, index: 0, results: [], notice };
   }
 
   /** The model answered without a ToolCall: its text is the run's result. */
@@ -202,7 +223,7 @@ export class RunLoop {
       turn.results.push(result);
     }
     state.waiting = null;
-    state.messages.push({ role: "user", content: turn.results });
+    state.messages.push({ role: "user", content: turn.notice === undefined ? turn.results : [...turn.results, { type: "text", text: turn.notice }] });
     state.invalidStreak = turn.invalid ? state.invalidStreak + 1 : 0;
     const most = this.#options.maxInvalidTurns ?? 3;
     if (state.invalidStreak >= most) {
@@ -215,6 +236,8 @@ export class RunLoop {
   async #callOne(run: Run, state: LoopState, turn: WaitingTurn, use: ToolUseBlock): Promise<ToolResultBlock | "paused" | "stopped"> {
     if (use.input_error !== undefined) {
       turn.invalid = true;
+      const denial = { capability: "tool", reason: LOOP_DENIAL_REASONS.invalidInput, message: `the arguments for ${use.name.slice(0, 200)} were not a JSON object: ${use.input_error}` };
+      await auditRefusedCall(this.#options.audit, run, { stepId: turn.stepId, use, denial });
       return malformedInputResult(use);
     }
     const signature = callSignature(use);
@@ -223,12 +246,23 @@ export class RunLoop {
     state.calls[signature] = times + 1;
     const subAgent = subAgentOfTool(use.name);
     if (subAgent !== undefined && this.#options.subAgents) {
+      // Only a sub-agent the model was offered: any other name is a tool the run does not have,
+      // and is never looked up among the node's agents (whose names the model may not learn).
+      const offered = (await this.#options.subAgents.tools(run)).some((tool) => tool.name === use.name);
+      if (!offered) return this.#unknownTool(run, turn, use);
       const task = (use.input as { task?: unknown }).task;
       if (typeof task !== "string" || task.trim() === "") {
         turn.invalid = true;
         return errorResult(use, { kind: "invalid-input", message: "task: expected the task for the sub-agent, as text" });
       }
-      const spawned = await this.#options.subAgents.spawn(run, { agent: subAgent, task, stepId: turn.stepId });
+      let spawned: SpawnResult;
+      try {
+        spawned = await this.#options.subAgents.spawn(run, { agent: subAgent, task, stepId: turn.stepId });
+      } catch (error) {
+        // Removed from the node since it was offered: the model is told, the run goes on.
+        if (error instanceof ClawhiveError && error.code === "not_found" && !run.ended && !run.cancelled) return this.#unknownTool(run, turn, use);
+        throw error;
+      }
       if (spawned.status !== "awaiting_approval") {
         const told = spawnResultContent(spawned);
         return toolResult(use.id, told.content, { isError: told.isError });
@@ -248,11 +282,23 @@ export class RunLoop {
       if (run.ended || run.cancelled) return "stopped";
       // A tool the run does not have (the model made one up): the model is told and may retry.
       if (error instanceof ClawhiveError && (error.code === "not_found" || error.code === "ambiguous_tool")) {
-        turn.invalid = true;
-        return errorResult(use, { kind: "unknown-tool", message: error.message });
+        return this.#unknownTool(run, turn, use, error.code === "ambiguous_tool" ? error.message : undefined);
       }
       throw error;
     }
+  }
+
+  /**
+   * A tool or sub-agent the run does not have (the model made one up): an error result the model
+   * sees, naming only the run's own tools, and a denial on record. The run goes on.
+   */
+  async #unknownTool(run: Run, turn: WaitingTurn, use: ToolUseBlock, detail?: string): Promise<ToolResultBlock> {
+    turn.invalid = true;
+    const name = use.name.slice(0, 200);
+    const own = [...run.tools.map((t) => t.qualifiedName), ...((await this.#options.subAgents?.tools(run)) ?? []).map((t) => t.name)];
+    const message = detail ?? `this run has no tool ${JSON.stringify(name)}; its tools: ${own.join(", ") || "none"}`;
+    await auditRefusedCall(this.#options.audit, run, { stepId: turn.stepId, use, denial: { capability: "tool", reason: LOOP_DENIAL_REASONS.unknownTool, message } });
+    return errorResult(use, { kind: "unknown-tool", message });
   }
 
   /**
