@@ -40,7 +40,7 @@ export interface HostContextOptions {
   subject: () => Omit<AuditSubject, "kind">;
   active: () => ActiveToolCall | undefined;
   /** Consumes a matching single-use approval for an Unsafe effect; false when none. */
-  approveEffect: (call: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }) => Promise<boolean>;
+  approveEffect: (call: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }) => Promise<boolean | Denial>;
   /** The runtime's mail and calendar backends, with the agent's grants of them. */
   mail?: { backend: MailBackend; grant: GmailResource } | undefined;
   calendar?: { backend: CalendarBackend; calendars: readonly string[] } | undefined;
@@ -148,7 +148,10 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     // now: a person is never asked to approve an effect that could not run.
     const refused = precheck(call, shellProxy) ?? readOnlyWrite(call, active);
     if (refused) return { ...(await deny(options, call, request, refused)), capability: request.capability };
-    if (unsafe && !(await options.approveEffect({ active, capability: request.capability, canonical: request.canonical }))) {
+    const approved = unsafe ? await options.approveEffect({ active, capability: request.capability, canonical: request.canonical }) : true;
+    // No approval can be filed for it (over the size cap): refused, never waited on.
+    if (typeof approved === "object") return { ...(await deny(options, call, request, approved)), capability: request.capability };
+    if (!approved) {
       const denial = {
         capability: request.capability,
         reason: "approval-required",

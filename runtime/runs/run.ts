@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError } from "../errors.js";
 import type { AgentManifest } from "../agents/index.js";
 import { agentRiskOverride } from "../agents/index.js";
 import type { AuditLog, AuditSubject } from "../audit/index.js";
-import { argsHash, type Approval, type ApprovalStore } from "../policy/approvals/index.js";
+import { ApprovalError, argsHash, type Approval, type ApprovalStore } from "../policy/approvals/index.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
 import { parseTaskGrants } from "./agent-setup.js";
 import { toolRisk, unreachableTool, type PolicyLayers } from "../policy/engine.js";
@@ -16,7 +16,7 @@ import type { MemoryTrust } from "./run-memory.js";
 import type { Backends } from "./backends.js";
 import type { Sandbox } from "../sandbox/index.js";
 import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
-import { ToolExecutor } from "./executor.js";
+import { approvalTooLarge, ToolExecutor } from "./executor.js";
 import type { PendingToolCall, RunEndReason, RunRecords, RunStatus } from "./records.js";
 import type { RunEventLog } from "./event-log.js";
 import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
@@ -290,7 +290,11 @@ export class Run {
       const unreachable = unreachableTool(options.elevation ? { ...this.#setup.layers, elevation: options.elevation } : this.#setup.layers, calling);
       if (unreachable) return this.#refuse(active, input, started, unreachable);
       const approval = await this.#services.approvals.consumeToolCall({ runId: this.id, stepId: options.stepId, tool: tool.qualifiedName, argsHash: argsHash(input) });
-      if (!approval) return this.#pause(active, input, started, await this.#requestToolApproval(active, input, options.context));
+      if (!approval) {
+        const requested = await this.#requestToolApproval(active, input, options.context);
+        if ("message" in requested) return this.#refuse(active, input, started, requested);
+        return this.#pause(active, input, started, requested);
+      }
       this.#report.approval({ id: approval.id, kind: approval.kind, tool: approval.tool, outcome: "approved" });
       toolApproved = true;
     }
@@ -320,7 +324,8 @@ export class Run {
     return outcome;
   }
 
-  async #requestToolApproval(active: ActiveToolCall, input: unknown, context: string | undefined): Promise<Approval> {
+  /** The approval a Guarded call waits for, or the denial when none can be filed (too large). */
+  async #requestToolApproval(active: ActiveToolCall, input: unknown, context: string | undefined): Promise<Approval | Denial> {
     const approval = await this.#services.approvals.request({
       kind: "tool_call",
       runId: this.id,
@@ -335,7 +340,11 @@ export class Run {
       reason: `${active.qualifiedName} is Guarded: it needs a person's approval before it runs`,
       context: context ?? null,
       expiryMinutes: this.agent.approvals.expiry_minutes,
+    }).catch((error: unknown) => {
+      if (error instanceof ApprovalError && error.code === "approval_too_large") return approvalTooLarge(active.tool.capabilities, error);
+      throw error;
     });
+    if ("message" in approval) return approval;
     const granted = Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants);
     await this.#services.audit.appendDenial({
       ...toolCallSubject(this.#subject(), { active, input, granted, approvalResult: "pending" }),
@@ -421,3 +430,4 @@ export class Run {
     for (const listener of this.#listeners) listener(event, this.#seq);
   }
 }
+
