@@ -287,7 +287,7 @@ export class Run {
     let toolApproved = options.toolApproved;
     if (risk === "guarded" && !toolApproved) {
       // A person is never asked to approve what the policy would refuse anyway.
-      const unreachable = unreachableTool(options.elevation ? { ...this.#setup.layers, elevation: options.elevation } : this.#setup.layers, calling);
+      const unreachable = unreachableTool(options.elevation ? { ...this.#setup.layers, elevation: options.elevation } : this.#setup.layers, calling, { input });
       if (unreachable) return this.#refuse(active, input, started, unreachable);
       const approval = await this.#services.approvals.consumeToolCall({ runId: this.id, stepId: options.stepId, tool: tool.qualifiedName, argsHash: argsHash(input) });
       if (!approval) {
