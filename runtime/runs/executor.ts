@@ -8,6 +8,7 @@ import { createHostContext, toolCallSubject, type ActiveToolCall, type HostConte
 import type { ReportBuilder } from "./report.js";
 import { agentMemoryBinding, type MemoryProxyOptions } from "../../host-proxies/memory/index.js";
 import type { RunServices, RunSetup } from "./run.js";
+import { untrustedSources } from "./untrusted-sources.js";
 import type { RunEvent, ToolCallError } from "./types.js";
 
 interface Slot {
@@ -230,6 +231,7 @@ export class ToolExecutor {
       risk: "unsafe",
       reason: `${effect.active.qualifiedName} is Unsafe: this exact ${effect.capability} effect needs its own approval`,
       context: null,
+      untrustedSources: await untrustedSources(this.#services.audit, this.#setup.traceId),
       expiryMinutes: this.#setup.agent.approvals.expiry_minutes,
     }).catch((error: unknown) => {
       if (error instanceof ApprovalError && error.code === "approval_too_large") return approvalTooLarge([effect.capability], error);

@@ -19,6 +19,7 @@ import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
 import { approvalTooLarge, ToolExecutor } from "./executor.js";
 import type { PendingToolCall, RunEndReason, RunRecords, RunStatus } from "./records.js";
 import type { RunEventLog } from "./event-log.js";
+import { untrustedSources } from "./untrusted-sources.js";
 import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
 import type { ApprovalNeeded, PluginHandle, RunEvent, StepEvent, ToolCallOutcome, ToolInfo } from "./types.js";
 
@@ -339,6 +340,7 @@ export class Run {
       risk: active.risk,
       reason: `${active.qualifiedName} is Guarded: it needs a person's approval before it runs`,
       context: context ?? null,
+      untrustedSources: await untrustedSources(this.#services.audit, this.traceId),
       expiryMinutes: this.agent.approvals.expiry_minutes,
     }).catch((error: unknown) => {
       if (error instanceof ApprovalError && error.code === "approval_too_large") return approvalTooLarge(active.tool.capabilities, error);

@@ -28,7 +28,7 @@ const REQUIRED_TEXT = ["runId", "traceId", "agent", "stepId", "toolCallId", "rea
 const INSERT_COLUMNS = [
   "id", "kind", "status", "run_id", "trace_id", "agent", "parent_run_id", "step_id", "tool_call_id", "tool",
   "input", "args_hash", "capability", "effect", "effect_hash", "risk", "reason", "context", "dedupe_key",
-  "created_at", "expires_at",
+  "created_at", "expires_at", "untrusted_sources",
 ] as const;
 const INSERT_SQL = `INSERT INTO approvals (${INSERT_COLUMNS.join(", ")}) VALUES (${INSERT_COLUMNS.map(() => "?").join(", ")})`;
 
@@ -105,6 +105,7 @@ function rowFor(ctx: ApprovalContext, input: ApprovalRequestInput): InsertRow {
     dedupe_key: argsHash([input.kind, input.runId, input.stepId, input.tool, capability, args, effectHash]),
     created_at: now,
     expires_at: now + (input.expiryMinutes === undefined ? ctx.pendingMs : input.expiryMinutes * 60_000),
+    untrusted_sources: JSON.stringify(capSources(input.untrustedSources ?? [])),
   };
 }
 
@@ -132,6 +133,16 @@ function validate(input: ApprovalRequestInput): void {
   if (input.kind === "effect" && (typeof input.capability !== "string" || input.capability === "")) {
     throw new InvalidInputError("capability: an effect approval names the capability of its host call", { field: "capability" });
   }
+}
+
+/** At most this many sources, each at most this long, are kept with an approval (the rest counted). */
+export const MAX_APPROVAL_SOURCES = 20;
+const MAX_SOURCE_CHARS = 300;
+
+function capSources(sources: readonly string[]): string[] {
+  const kept = sources.slice(0, MAX_APPROVAL_SOURCES).map((s) => (s.length > MAX_SOURCE_CHARS ? `${s.slice(0, MAX_SOURCE_CHARS)}…` : s));
+  if (sources.length > MAX_APPROVAL_SOURCES) kept.push(`… and ${sources.length - MAX_APPROVAL_SOURCES} more`);
+  return kept;
 }
 
 function capContext(text: string): string {
