@@ -10,7 +10,7 @@ import { ModelCallAudit } from "./model-calls.js";
 import { buildStepRequest } from "./request.js";
 import type { LoopState, LoopStates, WaitingTurn } from "./state.js";
 import { callSignature, errorResult, outcomeResult, repeatedCallResult } from "./tool-results.js";
-import { auditDroppedCalls, auditRefusedCall, LOOP_DENIAL_REASONS } from "./refusals.js";
+import { auditRefusedCall, limitTurn, LOOP_DENIAL_REASONS } from "./refusals.js";
 
 export interface RunLoopOptions {
   states: LoopStates;
@@ -155,25 +155,11 @@ export class RunLoop {
     }
   }
 
-  /**
-   * The turn of ToolCalls the model asked for. Past `limits.max_tool_calls_per_turn` the calls
-   * are not run: they leave the stored assistant message (so no result is owed for them), the
-   * drop is audited once, and the model is told once, after the results — bounded whatever
-   * the model sent.
-   */
+  /** The turn of ToolCalls the model asked for, cut to the turn's limit (see `limitTurn`). */
   async #turn(run: Run, state: LoopState, stepId: string, response: LlmResponse, uses: ToolUseBlock[]): Promise<WaitingTurn> {
-    const limit = run.agent.limits.max_tool_calls_per_turn;
-    const context = responseText(response);
-    if (uses.length <= limit) {
-      state.messages.push({ role: "assistant", content: response.content });
-      return { stepId, context, uses, index: 0, results: [] };
-    }
-    const kept = uses.slice(0, limit);
-    const keptIds = new Set(kept.map((u) => u.id));
-    state.messages.push({ role: "assistant", content: response.content.filter((b) => b.type !== "tool_use" || keptIds.has(b.id)) });
-    const denial = await auditDroppedCalls(this.#options.audit, run, { stepId, asked: uses.length, limit, uses: uses.slice(limit) });
-    const notice = `${denial.message}. The other ${uses.length - limit} were not run; ask for at most ${limit} tool calls at a time.`;
-    return { stepId, context, uses: kept, index: 0, results: [], notice };
+    const limited = await limitTurn(this.#options.audit, run, { stepId, content: response.content, uses });
+    state.messages.push({ role: "assistant", content: limited.content });
+    return { stepId, context: responseText(response), uses: limited.uses, index: 0, results: [], ...(limited.notice === undefined ? {} : { notice: limited.notice }) };
   }
 
   /** The model answered without a ToolCall: its text is the run's result. */

@@ -4,7 +4,7 @@
  * log as a `tool_call` denial, so every refusal is on record, not only the ones the policy made.
  */
 import type { AuditLog } from "../../audit/index.js";
-import type { ToolUseBlock } from "../../llm/index.js";
+import type { ContentBlock, ToolUseBlock } from "../../llm/index.js";
 import type { Denial } from "../../../host-proxies/types.js";
 import type { Run } from "../run.js";
 
@@ -45,6 +45,23 @@ export async function auditDroppedCalls(audit: AuditLog, run: Run, dropped: { st
     denial,
   });
   return denial;
+}
+
+/**
+ * A turn's ToolCalls cut to `limits.max_tool_calls_per_turn`. The calls past it are not run:
+ * they leave the assistant message that is stored (so no result is owed for them), the drop is
+ * audited once, and `notice` tells the model once, after the results — bounded whatever the
+ * model sent.
+ */
+export async function limitTurn(audit: AuditLog, run: Run, turn: { stepId: string; content: ContentBlock[]; uses: ToolUseBlock[] }): Promise<{ content: ContentBlock[]; uses: ToolUseBlock[]; notice?: string }> {
+  const limit = run.agent.limits.max_tool_calls_per_turn;
+  const { uses } = turn;
+  if (uses.length <= limit) return { content: turn.content, uses };
+  const kept = uses.slice(0, limit);
+  const keptIds = new Set(kept.map((u) => u.id));
+  const content = turn.content.filter((b) => b.type !== "tool_use" || keptIds.has(b.id));
+  const denial = await auditDroppedCalls(audit, run, { stepId: turn.stepId, asked: uses.length, limit, uses: uses.slice(limit) });
+  return { content, uses: kept, notice: `${denial.message}. The other ${uses.length - limit} were not run; ask for at most ${limit} tool calls at a time.` };
 }
 
 function subject(run: Run, stepId: string) {
