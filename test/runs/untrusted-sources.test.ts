@@ -52,7 +52,7 @@ test("an approval asked after reading a web page names the page; API and CLI sho
   const [approval] = await runtime.approvals.list({ runId: run.id });
   assert.deepEqual(approval?.untrustedSources, [`http GET ${page}`]);
   assert.deepEqual(approvalView(approval!, null).untrustedSources, [`http GET ${page}`]);
-  assert.ok(approvalBlock(approval!, { now: Date.now() }).some((line) => line.includes(`read before`) && line.includes(`untrusted content: http GET ${page}`)));
+  assert.ok(approvalBlock(approval!, { now: Date.now() }).some((line) => line.includes(`untrusted: `) && line.includes(`read before this: http GET ${page}`)));
   await run.end();
 });
 
@@ -61,7 +61,7 @@ test("control: an approval asked before anything untrusted was read shows none",
   assert.equal((await run.callTool("files.write_file", { path: "/work/a.txt", content: "x" })).status, "approval_required");
   const [approval] = await runtime.approvals.list({ runId: run.id });
   assert.deepEqual(approval?.untrustedSources, []);
-  assert.ok(approvalBlock(approval!, { now: Date.now() }).some((line) => line.includes("nothing untrusted")));
+  assert.ok(approvalBlock(approval!, { now: Date.now() }).some((line) => line.includes("nothing untrusted read before this")));
   await run.end();
 });
 
