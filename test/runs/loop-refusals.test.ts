@@ -155,6 +155,14 @@ describe("malformed arguments", () => {
     });
   }
 
+  test("a sub-agent call without a task: told to the model and audited as invalid-input", async () => {
+    fake.reply({ type: "tool_calls", calls: [{ name: "subagent_helper", arguments: { task: 42 } }] }, { type: "text", text: "ok" });
+    const { run, settled } = await runtime.submitRun({ agent: "lead", task: "delegate" });
+    await settled;
+    assert.equal((await runtime.records.get(run.id))!.endReason, "completed");
+    assert.deepEqual((await denials(run.id)).map((r) => r.denial?.reason), ["invalid-input"]);
+  });
+
   test("control: a JSON object is run, not denied", async () => {
     fake.reply({ type: "tool_calls", calls: [read(0)] }, { type: "text", text: "ok" });
     const { run, settled } = await runtime.submitRun({ agent: "lead", task: "read" });

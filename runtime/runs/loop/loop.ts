@@ -239,7 +239,9 @@ export class RunLoop {
       const task = (use.input as { task?: unknown }).task;
       if (typeof task !== "string" || task.trim() === "") {
         turn.invalid = true;
-        return errorResult(use, { kind: "invalid-input", message: "task: expected the task for the sub-agent, as text" });
+        const message = "task: expected the task for the sub-agent, as text";
+        await auditRefusedCall(this.#options.audit, run, { stepId: turn.stepId, use, denial: { capability: "agent.spawn", reason: LOOP_DENIAL_REASONS.invalidInput, message } });
+        return errorResult(use, { kind: "invalid-input", message });
       }
       let spawned: SpawnResult;
       try {
