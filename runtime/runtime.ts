@@ -586,7 +586,8 @@ export class Runtime {
   #agent(name: string): AgentManifest {
     if (typeof name !== "string" || name.length === 0) throw new InvalidInputError("agent: expected an agent name", { field: "agent" });
     const agent = this.#agents.get(name) ?? this.#storedAgents.get(name);
-    if (!agent) throw new NotFoundError(`no agent ${name}; known agents: ${this.agents().map((a) => a.name).join(", ") || "none"}`);
+// Never the list of agents: the caller may be a client allowed to see only some of them.
+    if (!agent) throw new NotFoundError(`no agent ${name}: check the name (GET /v1/agents lists the agents you may see)`);
     return agent;
   }
 

@@ -1,12 +1,14 @@
 import { ClawhiveError, SandboxError } from "../errors.js";
 import type { AuditSubject, DeferredIntent, OutcomeInput } from "../audit/index.js";
-import { argsHash, type Approval } from "../policy/approvals/index.js";
+import { ApprovalError, argsHash, type Approval } from "../policy/approvals/index.js";
+import type { Denial } from "../../host-proxies/types.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
 import { GuestToolError, type Instance, type SandboxPlugin } from "../sandbox/index.js";
 import { createHostContext, toolCallSubject, type ActiveToolCall, type HostContext, type HostContextOptions } from "./host-context.js";
 import type { ReportBuilder } from "./report.js";
 import { agentMemoryBinding, type MemoryProxyOptions } from "../../host-proxies/memory/index.js";
 import type { RunServices, RunSetup } from "./run.js";
+import { untrustedSources } from "./untrusted-sources.js";
 import type { RunEvent, ToolCallError } from "./types.js";
 import { GUEST_RESULT_JSON, parseBounded } from "../json/index.js";
 import { createLineBudget, type LineBudget } from "../../host-proxies/log/index.js";
@@ -246,14 +248,15 @@ export class ToolExecutor {
   }
 
   /** An Unsafe effect runs only on its own single-use approval; else one is requested. */
-  async #approveEffect(slot: Slot, effect: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }): Promise<boolean> {
+  async #approveEffect(slot: Slot, effect: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }): Promise<boolean | Denial> {
     const effectHash = argsHash(effect.canonical);
     const granted = await this.#services.approvals.consumeEffect({ runId: this.#setup.id, tool: effect.active.qualifiedName, capability: effect.capability, effectHash });
     if (granted) {
       this.#hooks.report.approval({ id: granted.id, kind: granted.kind, tool: granted.tool, outcome: "approved" });
       return true;
     }
-    slot.effectApproval ??= await this.#services.approvals.request({
+    if (slot.effectApproval) return false;
+    const requested = await this.#services.approvals.request({
       kind: "effect",
       runId: this.#setup.id,
       traceId: this.#setup.traceId,
@@ -268,8 +271,14 @@ export class ToolExecutor {
       risk: "unsafe",
       reason: `${effect.active.qualifiedName} is Unsafe: this exact ${effect.capability} effect needs its own approval`,
       context: null,
+      untrustedSources: await untrustedSources(this.#services.audit, this.#setup.traceId),
       expiryMinutes: this.#setup.agent.approvals.expiry_minutes,
+    }).catch((error: unknown) => {
+      if (error instanceof ApprovalError && error.code === "approval_too_large") return approvalTooLarge([effect.capability], error);
+      throw error;
     });
+    if ("message" in requested) return requested;
+    slot.effectApproval = requested;
     return false;
   }
 
@@ -328,4 +337,9 @@ function toToolCallError(error: unknown): ToolCallError {
   }
   if (error instanceof ClawhiveError) return { kind: error.code, message: error.message };
   return { kind: "failed", message: (error as Error).message ?? String(error) };
+}
+
+/** The denial of a call whose approval would be over the size cap (audited by the caller). */
+export function approvalTooLarge(capabilities: readonly string[], error: ApprovalError): Denial {
+  return { capability: capabilities.join(",") || "tool", reason: "approval-too-large", message: error.message };
 }

@@ -1,6 +1,7 @@
 import { createFsProxy, fsHostFunctions, type FsMount, type FsProxy } from "../../host-proxies/fs/index.js";
 import { createLogProxy, logHostFunctions, type LineBudget, type LogLine } from "../../host-proxies/log/index.js";
 import { createHttpProxy, httpHostFunctions, type HttpHop } from "../../host-proxies/http/index.js";
+import { auditRefusedHop, checkHop } from "./redirect-hops.js";
 import { createShellProxy, resolveShellGrant, shellHostFunctions, type SandboxInfo, type ShellProxy } from "../../host-proxies/shell/index.js";
 import type { GmailResource, HttpResource, ShellResource } from "../policy/catalogue/index.js";
 import { createKvProxy, kvHostFunctions } from "../../host-proxies/kv/index.js";
@@ -41,7 +42,7 @@ export interface HostContextOptions {
   subject: () => Omit<AuditSubject, "kind">;
   active: () => ActiveToolCall | undefined;
   /** Consumes a matching single-use approval for an Unsafe effect; false when none. */
-  approveEffect: (call: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }) => Promise<boolean>;
+  approveEffect: (call: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }) => Promise<boolean | Denial>;
   /** The runtime's mail and calendar backends, with the agent's grants of them. */
   mail?: { backend: MailBackend; grant: GmailResource } | undefined;
   calendar?: { backend: CalendarBackend; calendars: readonly string[] } | undefined;
@@ -133,7 +134,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
   }
   if (options.http) {
     const proxy = createHttpProxy(options.http.grant, { resolveSecret: options.http.resolveSecret });
-    tables.http = httpHostFunctions(proxy, { checkHop: (hop) => checkHop(options, hop) });
+    tables.http = httpHostFunctions(proxy, { checkHop: (hop) => checkHop(options, hop), onHopRefused: (refusal) => auditRefusedHop(options, refusal) });
   }
   let closed = false;
 
@@ -155,7 +156,10 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     // now: a person is never asked to approve an effect that could not run.
     const refused = precheck(call, shellProxy) ?? readOnlyWrite(call, active);
     if (refused) return { ...(await deny(options, call, request, refused)), capability: request.capability };
-    if (unsafe && !(await options.approveEffect({ active, capability: request.capability, canonical: request.canonical }))) {
+    const approved = unsafe ? await options.approveEffect({ active, capability: request.capability, canonical: request.canonical }) : true;
+    // No approval can be filed for it (over the size cap): refused, never waited on.
+    if (typeof approved === "object") return { ...(await deny(options, call, request, approved)), capability: request.capability };
+    if (!approved) {
       const denial = {
         capability: request.capability,
         reason: "approval-required",
@@ -295,23 +299,6 @@ function readOnlyWrite(call: HostCall, active: ActiveToolCall): Denial | undefin
     reason: MEMORY_DENIAL_REASONS.readOnlyTool,
     message: `${tool.plugin.name}.${tool.name} is declared read-only (risk safe) by its plugin; memory writes go through a Guarded tool`,
   };
-}
-
-/** Every redirect hop is decided like a first request: each layer, each time. */
-function checkHop(options: HostContextOptions, hop: HttpHop): Denial | undefined {
-  const active = options.active();
-  if (!active) return { capability: "http.fetch", reason: "no-tool-call", message: "the ToolCall ended during the request" };
-  const decision = decideHostCall(options.layers, active.tool, {
-    capability: "http.fetch",
-    request: hop.request,
-    canonical: { fn: "fetch", method: hop.canonical.method, url: hop.canonical.url },
-  });
-  if (decision.kind === "deny") return decision.denial;
-  if (decision.kind === "approval-required" || active.risk === "unsafe") {
-    // An Unsafe tool's effects are approved one by one: a redirect is a new effect nobody saw.
-    return { capability: "http.fetch", reason: "approval-required", message: `the redirect to ${hop.canonical.url} would be a new effect; it was not approved` };
-  }
-  return undefined;
 }
 
 async function deny(

@@ -50,6 +50,13 @@ export const approvalMigrations: readonly Migration[] = [
       "CREATE INDEX approvals_status_expiry ON approvals (status, expires_at)",
     ],
   },
+  {
+    room: "approvals",
+    version: 2,
+    name: "approvals show the untrusted content the run had read",
+    // JSON list of sources (`http GET https://…`, `gmail message <id>`), shown to the approver.
+    statements: ["ALTER TABLE approvals ADD COLUMN untrusted_sources TEXT NOT NULL DEFAULT '[]'"],
+  },
 ];
 
 export const COLUMNS = [
@@ -81,6 +88,7 @@ export const COLUMNS = [
   "decision_reason",
   "used_at",
   "use_count",
+  "untrusted_sources",
 ] as const;
 
 export const SELECT = `SELECT ${COLUMNS.join(", ")} FROM approvals`;

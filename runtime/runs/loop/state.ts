@@ -12,6 +12,8 @@ export interface WaitingTurn {
   results: ToolResultBlock[];
   /** A ToolCall of this turn had input the loop could not use (the model is asked to correct it). */
   invalid?: boolean;
+  /** Told to the model after the turn's results (e.g. calls past the turn's limit were not run). */
+  notice?: string;
 }
 
 /**
