@@ -9,7 +9,7 @@ import { promises as fsp } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { FsMount } from "../fs/index.js";
+import type { FsMount, MountHostGuard } from "../fs/index.js";
 import { HostProxyError } from "../types.js";
 import { canonicalizeExec } from "./canonicalize.js";
 import type { CanonicalizeExecOptions } from "./canonicalize.js";
@@ -29,6 +29,8 @@ import type { CanonicalExec, ExecRequest, ExecResult, ResolvedCommand, ResolvedS
 export interface ShellProxyOptions extends CaptureOptions {
   /** The instance's mounts. Default: the grant's. */
   mounts?: readonly FsMount[];
+  /** The runtime's forbidden mount roots; without it the fixed system roots still apply. */
+  hostGuard?: MountHostGuard | undefined;
   /** A shared probe result (`probeSandbox`); without one the proxy probes `bwrapPath` itself. */
   sandbox?: SandboxInfo;
   /** Where bwrap is, when the proxy probes. Default /usr/bin/bwrap. */
@@ -52,7 +54,7 @@ export interface ShellProxy {
 
 export async function createShellProxy(grant: ResolvedShellGrant, options: ShellProxyOptions = {}): Promise<ShellProxy> {
   const sandbox = options.sandbox ?? (await probeSandbox(options.bwrapPath === undefined ? {} : { bwrapPath: options.bwrapPath }));
-  const mounts = await openShellMounts(options.mounts ?? grant.mounts);
+  const mounts = await openShellMounts(options.mounts ?? grant.mounts, options.hostGuard);
   return new MountedShellProxy(grant, mounts, sandbox, options);
 }
 

@@ -140,6 +140,7 @@ export class ToolExecutor {
       layers: elevation ? { ...this.#setup.layers, elevation } : this.#setup.layers,
       mounts: this.#setup.mounts,
       allowSensitive: this.#setup.allowSensitive,
+      mountGuard: this.#services.mountGuard,
       kv: this.#kvOf(plugin),
       schedule: this.#scheduleOf(),
       memory: this.#memoryOf(),
