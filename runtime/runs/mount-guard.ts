@@ -43,19 +43,22 @@ function storeFileOf(url: string | undefined, dataDir: string): string | undefin
 
 export function runtimeMountGuard(options: RuntimePathsOptions): MountHostGuard {
   const dataDir = resolve(options.dataDir);
+  const installDir = options.installDir ?? PROJECT_ROOT;
   const keyFiles = [join(dataDir, DEFAULT_KEY_FILE_NAME), ...(options.secretKeyFile === undefined ? [] : [resolve(options.secretKeyFile)])];
   return createMountHostGuard({
     dataDir,
     storeFile: storeFileOf(options.storeUrl, dataDir),
     keyFile: keyFiles[keyFiles.length - 1],
     buildCacheDir: resolve(options.buildCacheDir),
-    installDir: options.installDir ?? PROJECT_ROOT,
+    installDir,
     home: options.home ?? homedir(),
     runtimePaths: [
       ...(keyFiles.length > 1 ? [{ path: keyFiles[0]!, what: "the runtime's default secret key file" }] : []),
       { path: resolve(dataDir, options.mailDir ?? "mail"), what: "the runtime's Maildir (read only through gmail.read)" },
       { path: resolve(dataDir, options.calendarDir ?? "calendars"), what: "the runtime's calendars (reached only through the calendar grants)" },
       { path: join(dataDir, "agents"), what: "the agents' memory files (written only through memory)" },
+      // Resolved on its own: node_modules may be a link to a folder outside the install folder.
+      { path: join(installDir, "node_modules"), what: "the runtime's dependencies (code it loads)" },
     ],
   });
 }
