@@ -84,7 +84,9 @@ export function resolveHostDirs(m: AgentManifest, options: HostDirOptions): { ma
       problems.push({ path, message: allowed.message });
       continue;
     }
-    const result = canonicalHost(allowed.host, options.checkHostDirs ?? true);
+    const check = options.checkHostDirs ?? true;
+    // A lint keeps the lexical form, which the runtime's mkdir of data-dir folders compares.
+    const result = canonicalHost(check ? allowed.host : resolve(base, mount.host), check);
     if ("problem" in result) problems.push({ path, message: result.problem });
     else mount.host = result.host;
   }
