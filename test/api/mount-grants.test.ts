@@ -90,3 +90,16 @@ for (const [what, host, ok] of AGENTS) {
     assert.equal((await call(f, "GET", `/v1/agents/${name}`)).status, 404, "nothing stored");
   });
 }
+
+const soon = (): string => new Date(Date.now() + 3_600_000).toISOString();
+
+test("POST /v1/schedules: a captured grant narrowing to a symlink at /proc is 400 and stores nothing; a folder of its own is stored", async () => {
+  const before = (await f.runtime.scheduler.list()).length;
+  const refused = await call(f, "POST", "/v1/schedules", { json: { agent: "reader", task: "t", at: soon(), grants: grantOf("/w/proc", join(work, "proc")) } });
+  assert.equal(refused.status, 400, refused.text);
+  assert.equal(refused.body.error.field, "body.grants.fs.read.mounts[0].host", refused.text);
+  assert.match(refused.body.error.message, /kernel's process table/);
+  assert.equal((await f.runtime.scheduler.list()).length, before);
+  const stored = await call(f, "POST", "/v1/schedules", { json: { agent: "reader", task: "t", at: soon(), grants: grantOf("/w/sub", join(work, "sub")) } });
+  assert.equal(stored.status, 201, stored.text);
+});
