@@ -183,3 +183,52 @@ test("the fs proxy refuses a forbidden host even without the runtime's guard, na
   assert.deepEqual(await proxy.mounts(), [{ guest: "/work", mode: "ro" }]);
   await proxy.close();
 });
+
+/**
+ * Every forbidden root in every spelling: itself, with a trailing slash, through `child/..`,
+ * through a symlink to it (and that symlink with a trailing slash), a child of it, and its
+ * parent (which contains it). The control beside each: a sibling folder of its own.
+ */
+const ROOTS: Array<[label: string, path: () => string]> = [
+  ["/proc", () => "/proc"],
+  ["/sys", () => "/sys"],
+  ["/dev", () => "/dev"],
+  ["/boot", () => "/boot"],
+  ["/run", () => "/run"],
+  ["/etc", () => "/etc"],
+  ["/root", () => "/root"],
+  ["the data dir", () => at("data")],
+  ["the store file", () => at("data/clawhive.db")],
+  ["the store's -wal", () => at("data/clawhive.db-wal")],
+  ["the store's -shm", () => at("data/clawhive.db-shm")],
+  ["the secret key file", () => at("keys/other.key")],
+  ["the build cache", () => at("cache/build")],
+  ["the install folder", () => at("install")],
+  ["a $HOME dot-folder", () => at("home/.ssh")],
+  ["the Maildir", () => at("data/mail")],
+  ["the agents' memory", () => at("data/agents")],
+];
+
+for (const [label, path] of ROOTS) {
+  test(`every spelling of ${label} is refused`, async () => {
+    const root = path();
+    const link = at(`link-${label.replace(/[^a-z0-9]+/gi, "-")}`);
+    await symlink(root, link);
+    const spellings = [root, `${root}/`, `${root}//`, `${root}/./`, `${root}/child/..`, link, `${link}/`, join(root, "..")];
+    for (const spelling of spellings) {
+      const result = checkMountHost(spelling, guard);
+      assert.equal(result.ok, false, `${spelling} (${label}) should be refused`);
+    }
+    // What lies inside: refused, except in the data dir, where workspaces live.
+    for (const spelling of [`${root}/child`, `${link}/child`]) {
+      assert.equal(checkMountHost(spelling, guard).ok, label === "the data dir", `${spelling} (${label})`);
+    }
+  });
+}
+
+test("control beside every root: a folder of its own, by path, with a trailing slash and through a symlink", async () => {
+  await symlink(at("elsewhere/sub"), at("link-control"));
+  for (const spelling of [at("elsewhere/sub"), `${at("elsewhere/sub")}/`, `${at("elsewhere")}/./sub`, at("link-control"), `${at("link-control")}/`, `${at("elsewhere/sub")}/new/..`]) {
+    assert.deepEqual(checkMountHost(spelling, guard), { ok: true, host: at("elsewhere/sub") }, spelling);
+  }
+});
