@@ -33,6 +33,8 @@ import { Sandbox, type SandboxPlugin } from "./sandbox/index.js";
 import { applyMigrations, openStore, systemClock, type Clock, type Store } from "./store/index.js";
 import { openSecretStore, type SecretStore } from "./secrets/index.js";
 import { probeSandbox, type SandboxInfo } from "../host-proxies/shell/index.js";
+import type { MountHostGuard } from "../host-proxies/fs/index.js";
+import { runtimeMountGuard } from "./runs/mount-guard.js";
 import { kvMigrations } from "../host-proxies/kv/index.js";
 import { createBackends, type Backends } from "./runs/backends.js";
 import { Conversations } from "./runs/conversations.js";
@@ -52,6 +54,8 @@ export type { RuntimeOptions, StartRunOptions, SubmitRunOptions } from "./option
  */
 export class Runtime {
   readonly dataDir: string;
+  /** What no mount may name (forbidden-roots.ts): the system's roots and this runtime's own state. */
+  readonly mountGuard: MountHostGuard;
   readonly sandbox: Sandbox;
   readonly store: Store;
   readonly audit: AuditLog;
@@ -99,6 +103,7 @@ export class Runtime {
 
   private constructor(parts: {
     dataDir: string;
+    mountGuard: MountHostGuard;
     sandbox: Sandbox;
     store: Store;
     audit: AuditLog;
@@ -109,6 +114,7 @@ export class Runtime {
     agents: Map<string, AgentManifest>;
   }) {
     this.dataDir = parts.dataDir;
+    this.mountGuard = parts.mountGuard;
     this.sandbox = parts.sandbox;
     this.store = parts.store;
     this.audit = parts.audit;
@@ -129,7 +135,15 @@ export class Runtime {
     const dataDir = resolve(options.dataDir);
     await mkdir(dataDir, { recursive: true });
     const clock = options.clock ?? systemClock;
-    const agents = await loadAgents(options.agentsDir ?? join(PROJECT_ROOT, "capabilities"), { dataDir });
+    const mountGuard = runtimeMountGuard({
+      dataDir,
+      storeUrl: options.storeUrl,
+      secretKeyFile: options.secretKeyFile,
+      buildCacheDir: options.buildCacheDir ?? defaultBuildCacheDir(),
+      mailDir: options.mail?.backend === "maildir" ? options.mail.dir : undefined,
+      calendarDir: options.calendar?.backend === "ics" ? options.calendar.dir : undefined,
+    });
+    const agents = await loadAgents(options.agentsDir ?? join(PROJECT_ROOT, "capabilities"), { dataDir, hostGuard: mountGuard });
     const store = await openStore({ url: options.storeUrl ?? defaultStoreUrl(dataDir), authToken: options.storeAuthToken, clock });
     const sandbox = new Sandbox(options.sandbox);
     try {
@@ -157,7 +171,7 @@ export class Runtime {
         runsUsing: (name) => records.unfinishedUsing(name),
       });
       await installOwnPlugins(installer, options.pluginDirs ?? (await pluginSourceDirs()), options.onProgress);
-      const runtime = new Runtime({ dataDir, sandbox, store, audit, approvals, secrets, clock, installer, agents });
+      const runtime = new Runtime({ dataDir, mountGuard, sandbox, store, audit, approvals, secrets, clock, installer, agents });
       runtime.#onRun = options.onRun;
       runtime.#memory = lazyMemoryStore(store, { clock, embeddings: options.memory?.embeddings, secretValue: (name) => runtime.secretValue(name) });
       // Only the first-party memory plugin's output leaves a run trusted: one a person installed under its name does not.
@@ -310,14 +324,14 @@ export class Runtime {
    * parses is reported and left out.
    */
   async refreshAgents(): Promise<void> {
-    const { agents, problems } = await this.#agentStore.manifests({ dataDir: this.dataDir, known: this.#agents, protectedDirs: [this.#agentsDir] });
+    const { agents, problems } = await this.#agentStore.manifests({ dataDir: this.dataDir, known: this.#agents, protectedDirs: [this.#agentsDir], hostGuard: this.mountGuard });
     for (const p of problems) this.#onProgress?.(`stored agent not loaded: ${p.file}: ${p.path}: ${p.message}`);
     this.#storedAgents = new Map([...agents].filter(([name]) => !this.#agents.has(name)));
   }
 
   /** Adds (or replaces) an agent given as an object, validated like a manifest file. */
   async defineAgent(manifest: unknown): Promise<AgentManifest> {
-    const parsed = await parseInlineAgent(manifest, { dataDir: this.dataDir });
+    const parsed = await parseInlineAgent(manifest, { dataDir: this.dataDir, hostGuard: this.mountGuard });
     this.#agents.set(parsed.name, parsed);
     return parsed;
   }
@@ -331,7 +345,7 @@ export class Runtime {
     await this.refreshPlugins();
     await this.refreshAgents();
     const agent = this.#agent(options.agent);
-    const taskGrants = options.grants === undefined ? undefined : parseTaskGrants(options.grants, agent);
+    const taskGrants = options.grants === undefined ? undefined : parseTaskGrants(options.grants, agent, { hostGuard: this.mountGuard });
     const id = `run_${randomUUID()}`;
     const traceId = options.traceId ?? randomBytes(16).toString("hex");
     const taskId = `task_${randomUUID()}`;
@@ -388,7 +402,7 @@ export class Runtime {
     await this.refreshAgents();
     const agent = this.#agent(options.agent);
     // Checked before a conversation is started for it (startRun checks it again).
-    if (options.grants !== undefined) parseTaskGrants(options.grants, agent);
+    if (options.grants !== undefined) parseTaskGrants(options.grants, agent, { hostGuard: this.mountGuard });
     const conversation = options.conversationId === undefined
       ? await this.conversations.create(agent.name, { ownerToken: options.ownerToken ?? null })
       : await this.conversations.forRun(options.conversationId, { agent: agent.name, ownerToken: options.ownerToken ?? null });
@@ -535,7 +549,7 @@ export class Runtime {
       );
     }
     const agent = this.#agent(record.agent);
-    const taskGrants = record.taskGrants === null ? undefined : parseTaskGrants(record.taskGrants, agent);
+    const taskGrants = record.taskGrants === null ? undefined : parseTaskGrants(record.taskGrants, agent, { hostGuard: this.mountGuard });
     const parents = await this.#parentLayers(record.parentRunId);
     const lastEventSeq = await this.events.lastSeq(id);
     const run = this.#build({ id, traceId: record.traceId, taskId: record.taskId, parentRunId: record.parentRunId, agent, taskGrants, parents, status: record.status, pending: record.pending, lastEventSeq });
@@ -613,6 +627,7 @@ export class Runtime {
       now: () => this.clock.now(),
       secretValue: (name) => this.secretValue(name),
       shellSandbox: this.#shellSandbox,
+      mountGuard: this.mountGuard,
       store: this.store,
       backends: this.#backends,
       events: this.events,
@@ -657,7 +672,7 @@ export class Runtime {
       const record = await this.records.get(next);
       if (!record) throw new NotFoundError(`parent run ${next} does not exist`);
       const agent = this.#agent(record.agent);
-      const grants = record.taskGrants === null ? agent.grants : parseTaskGrants(record.taskGrants, agent);
+      const grants = record.taskGrants === null ? agent.grants : parseTaskGrants(record.taskGrants, agent, { hostGuard: this.mountGuard });
       parents.push({ name: agent.name, grants, runId: record.id });
       next = record.parentRunId;
     }

@@ -20,3 +20,7 @@ export type {
   FsOp,
   FsStat,
 } from "./types.js";
+export { forbiddenRoots, hostRefusal, isAtOrBelow, SYSTEM_ROOTS } from "./forbidden-roots.js";
+export type { ForbiddenRoot, HostRefusal, MountHostRoots } from "./forbidden-roots.js";
+export { canonicalHostPath, checkMountHost, createMountHostGuard } from "./host-path.js";
+export type { CanonicalHost, MountHostCheck, MountHostGuard, MountHostGuardOptions } from "./host-path.js";

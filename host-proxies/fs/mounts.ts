@@ -12,8 +12,18 @@ import { isAbsolute } from "node:path";
 import { ClawhiveError, InvalidInputError } from "../../runtime/errors.js";
 import { guestSegments, joinGuest, segmentProblem } from "./canonicalize.js";
 import { procDir } from "./dir-walk.js";
+import { hostRefusal } from "./forbidden-roots.js";
+import { checkMountHost, createMountHostGuard } from "./host-path.js";
+import type { MountHostGuard } from "./host-path.js";
 import { errnoCode } from "./os-errors.js";
 import type { FsMount } from "./types.js";
+
+export interface OpenMountsOptions {
+  /** The runtime's forbidden roots; without it the fixed system roots (`/proc`, `/etc`, …) still apply. */
+  hostGuard?: MountHostGuard | undefined;
+}
+
+const SYSTEM_ONLY = createMountHostGuard({});
 
 export interface OpenMount {
   spec: Readonly<FsMount>;
@@ -21,16 +31,17 @@ export interface OpenMount {
 }
 
 /** Validates `mounts` and opens their roots; closes what it opened if any mount fails. */
-export async function openMounts(mounts: readonly FsMount[]): Promise<OpenMount[]> {
+export async function openMounts(mounts: readonly FsMount[], options: OpenMountsOptions = {}): Promise<OpenMount[]> {
+  const guard = options.hostGuard ?? SYSTEM_ONLY;
   if (process.platform !== "linux") {
     // The race-free walk needs /proc/self/fd (dir-walk.ts); without it, fail closed.
     throw new ClawhiveError("fs_unsupported_platform", "fs proxy: needs Linux (/proc/self/fd); this platform has no safe substitute");
   }
-  checkMountTable(mounts);
+  checkMountTable(mounts, guard);
   const opened: OpenMount[] = [];
   try {
     for (const [index, mount] of mounts.entries()) {
-      opened.push({ spec: Object.freeze({ ...mount }), root: await openRoot(mount, index) });
+      opened.push({ spec: Object.freeze({ ...mount }), root: await openRoot(mount, index, guard) });
     }
     return opened;
   } catch (err) {
@@ -39,7 +50,7 @@ export async function openMounts(mounts: readonly FsMount[]): Promise<OpenMount[
   }
 }
 
-function checkMountTable(mounts: readonly FsMount[]): void {
+function checkMountTable(mounts: readonly FsMount[], guard: MountHostGuard): void {
   if (!Array.isArray(mounts)) throw new InvalidInputError("mounts: expected an array", { field: "mounts" });
   const seen = new Set<string>();
   mounts.forEach((mount, index) => {
@@ -58,6 +69,8 @@ function checkMountTable(mounts: readonly FsMount[]): void {
     if (typeof host !== "string" || !isAbsolute(host) || host.includes("\0")) {
       throw new InvalidInputError(`${field}.host (${guest}): must be an absolute host path`, { field: `${field}.host` });
     }
+    const refused = checkMountHost(host, guard);
+    if (!refused.ok) throw forbiddenHost(index, guest, refused.what);
     if (mount.mode !== "ro" && mount.mode !== "rw") {
       throw new InvalidInputError(`${field}.mode (${guest}): must be "ro" or "rw"`, { field: `${field}.mode` });
     }
@@ -79,7 +92,13 @@ const OPEN_ERRORS: Readonly<Record<string, string>> = {
   ELOOP: "host path has a symlink loop",
 };
 
-async function openRoot(mount: FsMount, index: number): Promise<FileHandle> {
+/** Names the root that was hit but, like every error here, not the host path. */
+function forbiddenHost(index: number, guest: string, what: string): InvalidInputError {
+  const field = `mounts[${index}].host`;
+  return new InvalidInputError(`${field} (${guest}): refused: the host directory is, contains or lies inside ${what}`, { field });
+}
+
+async function openRoot(mount: FsMount, index: number, guard: MountHostGuard): Promise<FileHandle> {
   const field = `mounts[${index}].host`;
   let root: FileHandle;
   try {
@@ -92,6 +111,9 @@ async function openRoot(mount: FsMount, index: number): Promise<FileHandle> {
   }
   try {
     await assertProcWorks(root);
+    // Decided again on what was opened: a symlink swapped in since the check is caught here.
+    const refusal = hostRefusal(await fsp.realpath(procDir(root)), guard.roots);
+    if (refusal !== undefined) throw forbiddenHost(index, mount.guest, refusal.what);
     return root;
   } catch (err) {
     await root.close();

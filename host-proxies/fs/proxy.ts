@@ -14,14 +14,14 @@ import { readAt, writeAt } from "./file-ops.js";
 import { allowSensitiveProblems, isSensitiveEntry, matchFsOp } from "./matcher.js";
 import type { FsGrantOptions } from "./matcher.js";
 import { openMounts } from "./mounts.js";
-import type { OpenMount } from "./mounts.js";
+import type { OpenMount, OpenMountsOptions } from "./mounts.js";
 import { toHostProxyError } from "./os-errors.js";
 import type { CanonicalFsPath, FsEntry, FsMount, FsMountInfo, FsOp, FsStat } from "./types.js";
 
 export const DEFAULT_MAX_READ_BYTES = 10 * 1024 * 1024;
 export const DEFAULT_MAX_WRITE_BYTES = 10 * 1024 * 1024;
 
-export interface FsProxyOptions extends FsGrantOptions {
+export interface FsProxyOptions extends FsGrantOptions, OpenMountsOptions {
   /** Reading a larger file is denied (`size-cap`). Default 10 MiB. */
   maxReadBytes?: number;
   /** Writing more bytes is denied (`size-cap`). Default 10 MiB. */
@@ -51,7 +51,7 @@ export interface FsProxy {
  */
 export async function createFsProxy(mounts: readonly FsMount[], options: FsProxyOptions = {}): Promise<FsProxy> {
   const limits = checkOptions(options);
-  return new MountedFsProxy(await openMounts(mounts), limits);
+  return new MountedFsProxy(await openMounts(mounts, { hostGuard: options.hostGuard }), limits);
 }
 
 interface Limits {

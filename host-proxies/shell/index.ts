@@ -12,6 +12,7 @@ export type { ProbeOptions, SandboxInfo } from "./sandbox.js";
 export { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES } from "./capture.js";
 export { DEFAULT_KILL_GRACE_MS } from "./process.js";
 export { createShellProxy } from "./proxy.js";
+export { DEFAULT_MAX_SCAN_ENTRIES } from "./sensitive-overlay.js";
 export type { ShellProxy, ShellProxyOptions } from "./proxy.js";
 export { shellHostFunctions, SHELL_HOST_FUNCTION_NAMES } from "./host-functions.js";
 export type { HostFunction, ShellHostFunctionName } from "./host-functions.js";

@@ -19,7 +19,10 @@ import type { FileHandle } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { InvalidInputError } from "../../runtime/errors.js";
 import { HostProxyError } from "../types.js";
-import type { FsMount } from "../fs/index.js";
+import { checkMountHost, createMountHostGuard, hostRefusal } from "../fs/index.js";
+import type { FsMount, MountHostGuard } from "../fs/index.js";
+
+const SYSTEM_ONLY = createMountHostGuard({});
 
 export const RESERVED_GUEST_ROOTS: readonly string[] = Object.freeze([
   "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/proc", "/dev", "/tmp", "/sys", "/run",
@@ -34,8 +37,11 @@ export interface OpenShellMount {
 // eslint-disable-next-line no-control-regex -- the controls are exactly what we refuse
 const BAD_SEGMENT = /[\u0000-\u001f\u007f\\]/;
 
-/** Throws `InvalidInputError` naming the first malformed or reserved mount. */
-export function checkShellMounts(mounts: readonly FsMount[]): void {
+/**
+ * Throws `InvalidInputError` naming the first malformed or reserved mount, or one whose host is
+ * a forbidden root (fs/forbidden-roots.ts; without `hostGuard` the fixed system roots).
+ */
+export function checkShellMounts(mounts: readonly FsMount[], hostGuard: MountHostGuard = SYSTEM_ONLY): void {
   const seen = new Set<string>();
   mounts.forEach((mount, index) => {
     const field = `mounts[${index}]`;
@@ -52,6 +58,8 @@ export function checkShellMounts(mounts: readonly FsMount[]): void {
     if (!isAbsolute(mount.host) || mount.host.includes("\0")) {
       throw new InvalidInputError(`${field}.host (${mount.guest}): must be an absolute host path`, { field: `${field}.host` });
     }
+    const host = checkMountHost(mount.host, hostGuard);
+    if (!host.ok) throw forbiddenHost(index, mount.guest, host.what);
     if (mount.mode !== "ro" && mount.mode !== "rw") {
       throw new InvalidInputError(`${field}.mode (${mount.guest}): must be "ro" or "rw"`, { field: `${field}.mode` });
     }
@@ -59,12 +67,13 @@ export function checkShellMounts(mounts: readonly FsMount[]): void {
 }
 
 /** Opens every mount's host directory; closes what it opened if one fails. */
-export async function openShellMounts(mounts: readonly FsMount[]): Promise<OpenShellMount[]> {
-  checkShellMounts(mounts);
+export async function openShellMounts(mounts: readonly FsMount[], hostGuard: MountHostGuard | undefined = SYSTEM_ONLY): Promise<OpenShellMount[]> {
+  checkShellMounts(mounts, hostGuard);
+  const guard = hostGuard ?? SYSTEM_ONLY;
   const opened: OpenShellMount[] = [];
   try {
     for (const [index, mount] of mounts.entries()) {
-      opened.push(await openOne(mount, index));
+      opened.push(await openOne(mount, index, guard));
     }
     return opened;
   } catch (err) {
@@ -73,7 +82,12 @@ export async function openShellMounts(mounts: readonly FsMount[]): Promise<OpenS
   }
 }
 
-async function openOne(mount: FsMount, index: number): Promise<OpenShellMount> {
+function forbiddenHost(index: number, guest: string, what: string): InvalidInputError {
+  const field = `mounts[${index}].host`;
+  return new InvalidInputError(`${field} (${guest}): refused: the host directory is, contains or lies inside ${what}`, { field });
+}
+
+async function openOne(mount: FsMount, index: number, hostGuard: MountHostGuard): Promise<OpenShellMount> {
   const field = `mounts[${index}].host`;
   let root: FileHandle;
   try {
@@ -81,14 +95,21 @@ async function openOne(mount: FsMount, index: number): Promise<OpenShellMount> {
   } catch (err) {
     throw new InvalidInputError(`${field} (${mount.guest}): host directory cannot be opened`, { field, cause: err });
   }
+  let real: string;
   try {
     // Without the sandbox, the directory is found again through this path at each run.
-    await fsp.realpath(`/proc/self/fd/${root.fd}`);
-    return { spec: Object.freeze({ ...mount }), root };
+    real = await fsp.realpath(`/proc/self/fd/${root.fd}`);
   } catch (err) {
     await root.close();
     throw new InvalidInputError(`${field} (${mount.guest}): /proc/self/fd is not usable here`, { field, cause: err });
   }
+  // Decided again on what was opened: a symlink swapped in since the check is caught here.
+  const refusal = hostRefusal(real, hostGuard.roots);
+  if (refusal !== undefined) {
+    await root.close();
+    throw forbiddenHost(index, mount.guest, refusal.what);
+  }
+  return { spec: Object.freeze({ ...mount }), root };
 }
 
 /** Refuses (`io`) a run whose nested mount point has become a symlink or a non-directory. */

@@ -9,7 +9,7 @@ import { promises as fsp } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import type { FsMount } from "../fs/index.js";
+import type { FsMount, MountHostGuard } from "../fs/index.js";
 import { HostProxyError } from "../types.js";
 import { canonicalizeExec } from "./canonicalize.js";
 import type { CanonicalizeExecOptions } from "./canonicalize.js";
@@ -19,6 +19,7 @@ import { scrubbedEnv } from "./hardening.js";
 import { checkMountPoints, openShellMounts } from "./mounts.js";
 import type { OpenShellMount } from "./mounts.js";
 import { runProcess } from "./process.js";
+import { coverArgs, sensitiveEntries } from "./sensitive-overlay.js";
 import type { ProcessPlan } from "./process.js";
 import { SHELL_DENIAL_REASONS as R, shellDenied } from "./reasons.js";
 import { identityOf } from "./resolve.js";
@@ -29,6 +30,8 @@ import type { CanonicalExec, ExecRequest, ExecResult, ResolvedCommand, ResolvedS
 export interface ShellProxyOptions extends CaptureOptions {
   /** The instance's mounts. Default: the grant's. */
   mounts?: readonly FsMount[];
+  /** The runtime's forbidden mount roots; without it the fixed system roots still apply. */
+  hostGuard?: MountHostGuard | undefined;
   /** A shared probe result (`probeSandbox`); without one the proxy probes `bwrapPath` itself. */
   sandbox?: SandboxInfo;
   /** Where bwrap is, when the proxy probes. Default /usr/bin/bwrap. */
@@ -36,6 +39,8 @@ export interface ShellProxyOptions extends CaptureOptions {
   /** Between SIGTERM and SIGKILL on a timeout. Default 2 s. */
   killGraceMs?: number;
   maxStdinBytes?: number;
+  /** Entries walked to cover sensitive names in the mounts before a run is refused. Default 100,000. */
+  maxScanEntries?: number;
 }
 
 /** `clawhive:host/shell` for one instance. Methods throw `HostProxyError` only. */
@@ -52,7 +57,7 @@ export interface ShellProxy {
 
 export async function createShellProxy(grant: ResolvedShellGrant, options: ShellProxyOptions = {}): Promise<ShellProxy> {
   const sandbox = options.sandbox ?? (await probeSandbox(options.bwrapPath === undefined ? {} : { bwrapPath: options.bwrapPath }));
-  const mounts = await openShellMounts(options.mounts ?? grant.mounts);
+  const mounts = await openShellMounts(options.mounts ?? grant.mounts, options.hostGuard);
   return new MountedShellProxy(grant, mounts, sandbox, options);
 }
 
@@ -160,7 +165,8 @@ class MountedShellProxy implements ShellProxy {
     const sandbox = this.sandbox;
     if (sandbox.available) {
       await checkMountPoints(this.#open);
-      return runProcess(this.#sandboxed(sandbox, canonical, invocation), run);
+      const covers = coverArgs(await sensitiveEntries(this.#open, { maxEntries: this.#options.maxScanEntries }));
+      return runProcess(this.#sandboxed(sandbox, { canonical, invocation, covers }), run);
     }
     const home = await mkdtemp(join(tmpdir(), "clawhive-shell-home-"));
     try {
@@ -170,11 +176,13 @@ class MountedShellProxy implements ShellProxy {
     }
   }
 
-  #sandboxed(sandbox: AvailableSandbox, canonical: CanonicalExec, invocation: Invocation): ProcessPlan {
+  #sandboxed(sandbox: AvailableSandbox, run: { canonical: CanonicalExec; invocation: Invocation; covers: readonly string[] }): ProcessPlan {
+    const { canonical, invocation } = run;
     const binaries = isSystemPath(invocation.command.path) ? [] : [invocation.command.path];
     const plan = bwrapArgs({
       system: sandbox.system,
       mounts: this.#open,
+      covers: run.covers,
       binaries,
       cwd: canonical.cwd?.guest,
       env: scrubbedEnv(SANDBOX_HOME, invocation.env),

@@ -3,6 +3,8 @@
  *
  * Layout (one per proxy, fixed at creation):
  *   <guest mounts>       the instance's mounts, bound by descriptor (mounts.ts), ro or rw
+ *   <sensitive entries>  inside them, covered: files by an empty read-only file, directories
+ *                        by an empty tmpfs (the fs deny list, sensitive-overlay.ts)
  *   /usr                 read-only bind of the host's /usr
  *   /bin /sbin /lib*     the host's symlinks into /usr recreated, or read-only binds
  *   /etc                 only ld.so.cache, ld.so.conf(.d), localtime and alternatives (read-only
@@ -55,6 +57,8 @@ export async function systemLayout(): Promise<string[]> {
 export interface BwrapSpec {
   system: readonly string[];
   mounts: readonly OpenShellMount[];
+  /** bwrap arguments covering sensitive entries of the mounts (sensitive-overlay.ts). */
+  covers?: readonly string[];
   /** Resolved binaries outside the system dirs, bound read-only at their own paths. */
   binaries: readonly string[];
   /** Guest cwd; default HOME. */
@@ -81,6 +85,8 @@ export function bwrapArgs(spec: BwrapSpec): BwrapPlan {
   // bwrap would follow it, and only a later mount puts the system back on top.
   const mounts = [...spec.mounts].sort((a, b) => depth(a.spec.guest) - depth(b.spec.guest));
   for (const m of mounts) args.push(m.spec.mode === "rw" ? "--bind-fd" : "--ro-bind-fd", fd(m.root.fd), m.spec.guest);
+  // On top of the mounts (so a cover lands inside them), below the system (see sensitive-overlay.ts).
+  args.push(...(spec.covers ?? []));
   args.push(...spec.system);
   for (const [name, text] of Object.entries(etcFiles())) args.push("--perms", "0644", "--ro-bind-data", fd(Buffer.from(text)), `/etc/${name}`);
   args.push("--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", SANDBOX_HOME);

@@ -8,7 +8,9 @@
  * narrowing) sees the directory the fs proxy will actually open, not a symlink to it.
  */
 import { realpathSync, statSync } from "node:fs";
-import { posix, resolve } from "node:path";
+import { isAbsolute, posix, resolve } from "node:path";
+import { checkMountHost, createMountHostGuard } from "../../host-proxies/fs/index.js";
+import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { hostBelow } from "../policy/catalogue/index.js";
 import type { GrantMount } from "../policy/catalogue/index.js";
 import type { Problem } from "./issues.js";
@@ -21,6 +23,11 @@ export interface HostDirOptions {
   baseDir: string;
   /** Default true. False skips the disk (lint a manifest on a machine without the dirs). */
   checkHostDirs?: boolean | undefined;
+  /**
+   * The runtime's forbidden mount roots (runtime/runs/mount-guard.ts). Without it: the fixed
+   * system roots and `baseDir` as the data dir. Applied with or without `checkHostDirs`.
+   */
+  hostGuard?: MountHostGuard | undefined;
 }
 
 export interface LocatedMount {
@@ -67,9 +74,20 @@ export function resolveHostDirs(m: AgentManifest, options: HostDirOptions): { ma
   const manifest = structuredClone(m);
   const base = resolve(options.baseDir);
   const problems: Problem[] = [];
+  const guard = options.hostGuard ?? createMountHostGuard({ dataDir: base });
   for (const { capability, index, mount } of grantMounts(manifest)) {
-    const result = canonicalHost(resolve(base, mount.host), options.checkHostDirs ?? true);
-    if ("problem" in result) problems.push({ path: `grants.${capability}.mounts[${index}].host`, message: result.problem });
+    const path = `grants.${capability}.mounts[${index}].host`;
+    // Joined, not resolved: `..` after a symlink is the kernel's to walk (checkMountHost does).
+    const abs = isAbsolute(mount.host) ? mount.host : `${base}/${mount.host}`;
+    const allowed = checkMountHost(abs, guard);
+    if (!allowed.ok) {
+      problems.push({ path, message: allowed.message });
+      continue;
+    }
+    const check = options.checkHostDirs ?? true;
+    // A lint keeps the lexical form, which the runtime's mkdir of data-dir folders compares.
+    const result = canonicalHost(check ? allowed.host : resolve(base, mount.host), check);
+    if ("problem" in result) problems.push({ path, message: result.problem });
     else mount.host = result.host;
   }
   return { manifest, problems };

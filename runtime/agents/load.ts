@@ -5,6 +5,7 @@
  */
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
+import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { unacknowledgedProblems } from "./dangers.js";
 import { AgentManifestError, inFile } from "./issues.js";
 import type { ManifestIssue } from "./issues.js";
@@ -18,6 +19,8 @@ export interface LoadAgentOptions {
   baseDir: string;
   /** Default true: mount host dirs must exist. */
   checkHostDirs?: boolean | undefined;
+  /** The runtime's forbidden mount roots (see host-dirs.ts). */
+  hostGuard?: MountHostGuard | undefined;
 }
 
 async function manifestFiles(dir: string, issues: ManifestIssue[]): Promise<string[]> {
@@ -34,7 +37,7 @@ async function parseAll(dir: string, options: LoadAgentOptions, issues: Manifest
     const file = join(dir, name);
     try {
       const text = await readFile(file, "utf8");
-      const result = parseAgentManifest(text, { file, baseDir: options.baseDir, checkHostDirs: options.checkHostDirs, protectedDirs: [dir] });
+      const result = parseAgentManifest(text, { file, baseDir: options.baseDir, checkHostDirs: options.checkHostDirs, protectedDirs: [dir], hostGuard: options.hostGuard });
       const stem = basename(name, ".yaml");
       if (result.manifest.name !== stem) issues.push({ file, path: "name", message: `must equal the file name (${stem}), got ${result.manifest.name}` });
       else parsed.set(stem, result);

@@ -9,6 +9,7 @@ import { manifestProblems } from "./checks.js";
 import { detectDangers, unacknowledgedProblems } from "./dangers.js";
 import type { DangerWarning } from "./dangers.js";
 import { canonicalDir, mountConsistencyProblems, resolveHostDirs } from "./host-dirs.js";
+import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { AgentManifestError, fromValibot, inFile } from "./issues.js";
 import type { Problem } from "./issues.js";
 import { AgentManifestSchema } from "./schema.js";
@@ -21,6 +22,8 @@ export interface ParseAgentOptions {
   baseDir: string;
   /** Default true: host dirs must exist. False lints without the disk. */
   checkHostDirs?: boolean | undefined;
+  /** The runtime's forbidden mount roots; default the system roots and `baseDir` (see host-dirs.ts). */
+  hostGuard?: MountHostGuard | undefined;
   /**
    * Dirs no writable mount may contain (`fs-write-runtime-files`), e.g. the manifests dir.
    * The data dir is always included.

@@ -7,6 +7,7 @@ import { statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
 import { stringify } from "yaml";
+import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { ClawhiveError, InvalidInputError } from "../errors.js";
 import { NAME_MESSAGE, NAME_REGEX } from "../policy/catalogue/index.js";
 import { applyMigrations } from "../store/index.js";
@@ -67,6 +68,8 @@ export interface ParseAgentSourceOptions {
   readonly known?: ReadonlyMap<string, AgentManifest>;
   /** Dirs no writable mount may contain, besides the data dir (e.g. the manifests dir). */
   readonly protectedDirs?: readonly string[];
+  /** The runtime's forbidden mount roots (see host-dirs.ts). */
+  readonly hostGuard?: MountHostGuard | undefined;
   /**
    * Default false: nothing is written, and a mount folder inside the data dir that does not
    * exist yet is accepted (it would be created). True creates those folders, as the runtime does
@@ -82,7 +85,7 @@ export interface ParseAgentSourceOptions {
 export async function parseAgentSource(source: string, options: ParseAgentSourceOptions): Promise<ParsedAgentManifest> {
   const file = options.file ?? `<agent ${options.name ?? "?"}>`;
   const yaml = yamlText(source, options.format, file);
-  const common = { file, baseDir: options.dataDir, protectedDirs: options.protectedDirs };
+  const common = { file, baseDir: options.dataDir, protectedDirs: options.protectedDirs, hostGuard: options.hostGuard };
   const lint = parseAgentManifest(yaml, { ...common, checkHostDirs: false });
   if (options.name !== undefined && lint.manifest.name !== options.name) {
     throw new AgentManifestError([{ file, path: "name", message: `must equal the name in the request path (${options.name}), got ${lint.manifest.name}` }]);
@@ -149,7 +152,7 @@ function existsAsDir(path: string): boolean {
  */
 function withoutMissingDirs(
   yaml: string,
-  options: { file: string; baseDir: string; protectedDirs: readonly string[] | undefined; lint: ParsedAgentManifest; missing: readonly MissingMount[] },
+  options: { file: string; baseDir: string; protectedDirs: readonly string[] | undefined; hostGuard: MountHostGuard | undefined; lint: ParsedAgentManifest; missing: readonly MissingMount[] },
 ): ParsedAgentManifest {
   const { lint, missing, ...parse } = options;
   try {
@@ -253,7 +256,7 @@ export class AgentStore {
    * that no longer passes — a mount folder outside the data dir was removed, an agent it names is
    * gone — is left out and reported in `problems`, so one stale agent does not stop the others.
    */
-  async manifests(options: { dataDir: string; known?: ReadonlyMap<string, AgentManifest>; protectedDirs?: readonly string[] }): Promise<{
+  async manifests(options: { dataDir: string; known?: ReadonlyMap<string, AgentManifest>; protectedDirs?: readonly string[]; hostGuard?: MountHostGuard }): Promise<{
     agents: Map<string, AgentManifest>;
     problems: ManifestIssue[];
   }> {
@@ -264,7 +267,7 @@ export class AgentStore {
     const alone = new Map<string, ParsedAgentManifest>();
     for (const agent of stored) {
       try {
-        alone.set(agent.name, await parseAgentSource(agent.source, { format: agent.format, dataDir: options.dataDir, name: agent.name, file: storedFile(agent.name), createMounts: true, protectedDirs: options.protectedDirs }));
+        alone.set(agent.name, await parseAgentSource(agent.source, { format: agent.format, dataDir: options.dataDir, name: agent.name, file: storedFile(agent.name), createMounts: true, protectedDirs: options.protectedDirs, hostGuard: options.hostGuard }));
       } catch (error) {
         if (!(error instanceof AgentManifestError)) throw error;
         problems.push(...error.issues);

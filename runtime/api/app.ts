@@ -14,14 +14,16 @@ import {
   baselineHeaders,
   capConcurrency,
   catchNonErrors,
+  checkHost,
   checkMcpOrigin,
   corsFor,
   errorHandler,
   limitBody,
   notFoundHandler,
   rejectAmbiguousPaths,
+  requireMetricsToken,
 } from "./middleware/index.js";
-import type { CorsOptions, InternalErrorLog } from "./middleware/index.js";
+import type { CorsOptions, HostCheckOptions, InternalErrorLog } from "./middleware/index.js";
 import {
   AgentCatalog,
   agentRoutes,
@@ -57,8 +59,15 @@ export interface AppOptions {
   readonly limits?: ApiLimits;
   /** Off unless given a non-empty list (config `server.cors.origins`): no `Access-Control-*` header on any response. */
   readonly cors?: CorsOptions;
-  /** Counts every request and serves `GET /metrics` (Prometheus text; no token, like /health). */
+  /** Counts every request and serves `GET /metrics` (Prometheus text; no token unless `metricsToken`). */
   readonly metrics?: RuntimeMetrics;
+  /** A bearer token `GET /metrics` requires (config `server.metrics_token`); default none, like /health. */
+  readonly metricsToken?: string | undefined;
+  /**
+   * Which `Host` headers are this server (DNS-rebinding defence, middleware/host-check.ts):
+   * the listen address and `server.allowed_hosts`. Without `listen`, the loopback names only.
+   */
+  readonly hosts?: HostCheckOptions;
   /** Where 5xx errors are logged (with their stack); default stderr. */
   readonly log?: InternalErrorLog;
   /**
@@ -93,7 +102,7 @@ export const DEFAULT_HOST = "127.0.0.1";
 export const API_SERVER_OPTIONS = { headersTimeout: 10_000, requestTimeout: 30_000, maxHeaderSize: 16 * 1024 } as const;
 
 /**
- * The HTTP API. Every request passes, in order: the concurrency cap (429), the path check (400
+ * The HTTP API. Every request passes, in order: the Host check (421, DNS rebinding), the concurrency cap (429), the path check (400
  * for dot segments, encoded slashes, `//`), CORS when configured, bearer authentication for
  * `/v1/*` (400/401), the role check of the declared routes (403), and the body limit (413) — so
  * the body of a caller who may not call the route is never read. Routes (`routes/`, declared
@@ -111,12 +120,15 @@ export function createApp(options: AppOptions): Hono<ApiEnv> {
   if (options.metrics) app.use("*", httpMetrics(options.metrics));
   app.use("*", catchNonErrors());
   app.use("*", baselineHeaders());
+  // Before anything else reads the request: a page that rebound its name to us gets nothing.
+  app.use("*", checkHost(options.hosts));
   app.use("*", capConcurrency({
     ...(limits.maxConcurrentRequests === undefined ? {} : { max: limits.maxConcurrentRequests }),
     ...(limits.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: limits.retryAfterSeconds }),
   }));
   app.use("*", rejectAmbiguousPaths());
   if (options.cors !== undefined && options.cors.origins.length > 0) app.use("*", corsFor(options.cors));
+  if (options.metricsToken !== undefined) app.use("/metrics", requireMetricsToken(options.metricsToken));
   app.use("/v1/*", authenticate(options.tokens));
   // Roles before bodies: a token that may not call a route never gets its body read.
   app.use("/v1/*", gateRoles(routes));

@@ -8,7 +8,8 @@ import { parseCommandArgs } from "./args.js";
 import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
 import type { ApiClient } from "./client.js";
 import { inert, jsonText } from "./render.js";
-import { resolveAgentsDir, resolveDataDir } from "./store-path.js";
+import { resolveAgentsDir, resolveDataDir, resolveMountGuard } from "./store-path.js";
+import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 
 export const agentHelp = `clawhive agent — check, list and show agents; store agents on a server
 
@@ -89,6 +90,7 @@ async function validate(argv: string[]): Promise<number> {
     baseDir: resolveDataDir(values),
     checkHostDirs: values["skip-host-dirs"] !== true,
     protectedDirs: [resolveAgentsDir(values)],
+    hostGuard: resolveMountGuard(values),
   };
   const reports: FileReport[] = [];
   if (api !== undefined) {
@@ -111,7 +113,10 @@ async function validate(argv: string[]): Promise<number> {
   return reports.every((r) => r.ok) ? 0 : 1;
 }
 
-async function validateFile(file: string, options: { baseDir: string; checkHostDirs: boolean; protectedDirs: string[]; parsed: Map<string, ParsedAgentManifest> }): Promise<FileReport> {
+async function validateFile(
+  file: string,
+  options: { baseDir: string; checkHostDirs: boolean; protectedDirs: string[]; hostGuard: MountHostGuard; parsed: Map<string, ParsedAgentManifest> },
+): Promise<FileReport> {
   const fail = (issues: readonly ManifestIssue[]): FileReport => ({ file, ok: false, issues: issues.map(({ path, message }) => ({ path, message })), warnings: [] });
   let text: string;
   try {
@@ -121,7 +126,7 @@ async function validateFile(file: string, options: { baseDir: string; checkHostD
   }
   let parsed: ParsedAgentManifest;
   try {
-    parsed = parseAgentManifest(text, { file, baseDir: options.baseDir, checkHostDirs: options.checkHostDirs, protectedDirs: options.protectedDirs });
+    parsed = parseAgentManifest(text, { file, baseDir: options.baseDir, checkHostDirs: options.checkHostDirs, protectedDirs: options.protectedDirs, hostGuard: options.hostGuard });
   } catch (error) {
     if (error instanceof AgentManifestError) return fail(error.issues);
     throw error;
@@ -191,7 +196,7 @@ async function list(argv: string[]): Promise<number> {
   const dir = resolveAgentsDir(values);
   let agents: ReadonlyMap<string, ParsedAgentManifest>;
   try {
-    agents = await loadAgentManifests(dir, { baseDir: resolveDataDir(values), checkHostDirs: values["skip-host-dirs"] !== true });
+    agents = await loadAgentManifests(dir, { baseDir: resolveDataDir(values), checkHostDirs: values["skip-host-dirs"] !== true, hostGuard: resolveMountGuard(values) });
   } catch (error) {
     if (error instanceof AgentManifestError) {
       // Invalid manifests are the user's content, not bad usage: print them all, exit 1.
@@ -252,7 +257,7 @@ async function show(argv: string[]): Promise<number> {
     throw new NotFoundError(`no agent named ${name}: no ${file} (pass --agents DIR or set CLAWHIVE_AGENTS_DIR)`);
   }
   if (values.json) {
-    const parsed = parseAgentManifest(text, { file, baseDir: resolveDataDir(values), checkHostDirs: values["skip-host-dirs"] !== true, protectedDirs: [dir] });
+    const parsed = parseAgentManifest(text, { file, baseDir: resolveDataDir(values), checkHostDirs: values["skip-host-dirs"] !== true, protectedDirs: [dir], hostGuard: resolveMountGuard(values) });
     console.log(jsonText({ ...summaryOf(parsed.manifest, file), manifest: parsed.manifest, source: text }));
   } else {
     console.log(inert(`agent ${name} (file ${file})`, { newlines: false }));

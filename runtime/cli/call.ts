@@ -1,4 +1,5 @@
-import { resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
+import { checkMountHost, type MountHostGuard } from "../../host-proxies/fs/index.js";
 import { InvalidInputError } from "../errors.js";
 import { Runtime } from "../runtime.js";
 import { parseCommandArgs, parseMountFlag } from "./args.js";
@@ -46,7 +47,8 @@ export async function callCommand(argv: string[]): Promise<number> {
   if (agentName && mounts.length > 0) throw new InvalidInputError("--agent and --mount do not combine: an agent's grants come from its manifest", { field: "mount" });
   const runtime = await Runtime.create({ dataDir: resolveDataDir(values), agentsDir: resolveAgentsDir(values), sandbox: { poolSize: 0 }, onProgress: (l) => console.error(l) });
   try {
-    const agent = agentName ?? (await runtime.defineAgent(adHocAgent(mounts, runtime.plugins()))).name;
+    const checked = mounts.map((m, i) => checkMountFlag(m, { text: (values.mount as string[])[i]!, guard: runtime.mountGuard }));
+    const agent = agentName ?? (await runtime.defineAgent(adHocAgent(checked, runtime.plugins()))).name;
     const run = await runtime.startRun({ agent, task: `clawhive call ${tool}` });
     const outcome = await run.callTool(tool, input, timeoutMs === undefined ? {} : { timeoutMs });
     if (outcome.status !== "approval_required") await run.end();
@@ -61,6 +63,14 @@ export async function callCommand(argv: string[]): Promise<number> {
   } finally {
     await runtime.close();
   }
+}
+
+/** The mount with its host canonical, or an error naming the flag as it was typed. */
+function checkMountFlag(mount: { guest: string; host: string; mode: "ro" | "rw" }, options: { text: string; guard: MountHostGuard }): { guest: string; host: string; mode: "ro" | "rw" } {
+  // Joined, not resolved: `..` after a symlink is the kernel's to walk (checkMountHost does).
+  const checked = checkMountHost(isAbsolute(mount.host) ? mount.host : `${process.cwd()}/${mount.host}`, options.guard);
+  if (!checked.ok) throw new InvalidInputError(`--mount ${options.text}: ${checked.message}`, { field: "mount" });
+  return { ...mount, host: checked.host };
 }
 
 /** The agent a `--mount` call runs as: exactly those mounts, every loaded plugin, nothing else. */

@@ -61,6 +61,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     onApprovalDecided: (approval) => void runtime.continueRun(approval.runId).catch(() => undefined),
     limits: { bodyLimitBytes: config.server.bodyLimitBytes, maxConcurrentRequests: config.server.maxConcurrentRequests },
     cors: { origins: config.server.corsOrigins },
+    hosts: { listen: { host: config.server.host, port: config.server.port }, allowedHosts: config.server.allowedHosts },
+    metricsToken: config.server.metricsToken,
   });
   const { host } = config.server;
   const server = serve({ fetch: app.fetch, hostname: host, port: config.server.port, serverOptions: { ...API_SERVER_OPTIONS } }, (info) => {

@@ -7,7 +7,9 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { NotFoundError } from "../errors.js";
-import { PROJECT_ROOT } from "../plugins/locations.js";
+import type { MountHostGuard } from "../../host-proxies/fs/index.js";
+import { defaultBuildCacheDir, PROJECT_ROOT } from "../plugins/locations.js";
+import { runtimeMountGuard } from "../runs/mount-guard.js";
 import { Runtime } from "../runtime.js";
 import { openStore, parseStoreUrl } from "../store/index.js";
 import type { Store } from "../store/index.js";
@@ -41,6 +43,16 @@ export function resolveDataDir(values: Readonly<Record<string, unknown>>): strin
 /** `--store`, else `CLAWHIVE_STORE_URL`, else `file:<data dir>/clawhive.db`. */
 export function resolveStoreUrl(values: Readonly<Record<string, unknown>>): string {
   return flag(values, "store") ?? fromEnv("CLAWHIVE_STORE_URL") ?? `file:${join(resolveDataDir(values), "clawhive.db")}`;
+}
+
+/** The forbidden mount roots of the runtime these flags describe (runtime/runs/mount-guard.ts). */
+export function resolveMountGuard(values: Readonly<Record<string, unknown>>): MountHostGuard {
+  return runtimeMountGuard({
+    dataDir: resolveDataDir(values),
+    storeUrl: resolveStoreUrl(values),
+    secretKeyFile: fromEnv("CLAWHIVE_SECRET_KEY_FILE"),
+    buildCacheDir: defaultBuildCacheDir(),
+  });
 }
 
 /** `--agents`, else `CLAWHIVE_AGENTS_DIR`, else `capabilities` in the project; absolute. */

@@ -5,7 +5,8 @@
  */
 import * as v from "valibot";
 import { parseStoreUrl } from "../store/index.js";
-import { HOST_MESSAGE, isHost, LISTEN_MESSAGE, parseListen, PORT_MESSAGE } from "./listen.js";
+import { isIP } from "node:net";
+import { HOST_MESSAGE, isHost, LISTEN_MESSAGE, parseListen, parsePort, PORT_MESSAGE } from "./listen.js";
 
 export const int = (min: number, max: number) => {
   const message = `expected an integer ${min}..${max}`;
@@ -41,6 +42,21 @@ export const StoreUrlSchema = v.pipe(
   }),
   v.description("file:<path> (relative to where it is written: see docs), :memory:, or a libsql://, https:// or wss:// server URL"),
 );
+
+const ALLOWED_HOST_MESSAGE = "expected a host name or IP address the API may be reached by, optionally with :port (IPv6 in brackets), e.g. clawhive.internal or 10.0.0.5:7878; no wildcards";
+/** One `server.allowed_hosts` entry: an exact name, as a `Host` header carries it. */
+export const AllowedHostSchema = v.pipe(
+  v.string(ALLOWED_HOST_MESSAGE),
+  v.check((s) => {
+    const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(s) ?? /^([^:[\]]+)(?::(\d+))?$/.exec(s);
+    if (!match) return false;
+    const okName = s.startsWith("[") ? isIP(match[1]!) === 6 : isHost(match[1]!);
+    return okName && (match[2] === undefined || parsePort(match[2]) !== undefined);
+  }, ALLOWED_HOST_MESSAGE),
+);
+
+/** `server.metrics_token`: long enough that guessing it is not the way in. */
+export const MetricsTokenSchema = v.pipe(v.string("expected a token"), v.minLength(16, "expected a token of at least 16 characters (e.g. clawhive token create prints one)"));
 
 export const TokenSchema = v.pipe(v.string("expected a token"), v.minLength(1, "expected a token"));
 

@@ -6,7 +6,7 @@
  */
 import * as v from "valibot";
 import type { ConfigIssue } from "./errors.js";
-import { BoolSchema, HostSchema, ListenSchema, OriginSchema, PathSchema, PortSchema, SecretNameSchema, StoreUrlSchema, TokenSchema, UrlSchema } from "./fields.js";
+import { AllowedHostSchema, BoolSchema, HostSchema, ListenSchema, MetricsTokenSchema, OriginSchema, PathSchema, PortSchema, SecretNameSchema, StoreUrlSchema, TokenSchema, UrlSchema } from "./fields.js";
 import { parseListen } from "./listen.js";
 import { CalendarSchema, EmbeddingModelSchema, MailSchema, RANGES } from "./schema.js";
 import type { ConfigSource } from "./types.js";
@@ -44,6 +44,8 @@ export const ENV_OVERRIDES: ReadonlyArray<Override & { readonly name: string }> 
   { name: "CLAWHIVE_BODY_LIMIT_BYTES", key: "server.body_limit_bytes", schema: RANGES.bodyLimitBytes, text: "int" },
   { name: "CLAWHIVE_MAX_CONCURRENT_REQUESTS", key: "server.max_concurrent_requests", schema: RANGES.maxConcurrentRequests, text: "int" },
   { name: "CLAWHIVE_CORS_ORIGINS", key: "server.cors.origins", schema: v.array(OriginSchema), text: "list" },
+  { name: "CLAWHIVE_ALLOWED_HOSTS", key: "server.allowed_hosts", schema: v.array(AllowedHostSchema), text: "list" },
+  { name: "CLAWHIVE_METRICS_TOKEN", key: "server.metrics_token", schema: MetricsTokenSchema },
   { name: "CLAWHIVE_WORKERS", key: "sandbox.workers", schema: RANGES.workers, text: "int" },
   { name: "CLAWHIVE_POOL_SIZE", key: "sandbox.pool_size", schema: RANGES.poolSize, text: "int" },
   { name: "CLAWHIVE_CALL_TIMEOUT_MS", key: "sandbox.call_timeout_ms", schema: RANGES.callTimeoutMs, text: "int" },

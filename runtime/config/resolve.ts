@@ -118,6 +118,8 @@ function serverSettings(read: Reader, layer: Layer, issues: ConfigIssue[]): Claw
     bodyLimitBytes: read.value("server.body_limit_bytes", DEFAULTS.bodyLimitBytes as number),
     maxConcurrentRequests: read.value("server.max_concurrent_requests", DEFAULTS.maxConcurrentRequests as number),
     corsOrigins: [...new Set(read.value<string[]>("server.cors.origins", []))],
+    allowedHosts: [...new Set(read.value<string[]>("server.allowed_hosts", []))],
+    metricsToken: read.value<string | undefined>("server.metrics_token", undefined),
   };
 }
 

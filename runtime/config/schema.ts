@@ -6,7 +6,7 @@
  */
 import * as v from "valibot";
 import { strictObject } from "../policy/catalogue/index.js";
-import { BoolSchema, int, ListenSchema, OriginSchema, PathSchema, SecretNameSchema, StoreUrlSchema, TokenSchema, UrlSchema } from "./fields.js";
+import { AllowedHostSchema, BoolSchema, int, ListenSchema, MetricsTokenSchema, OriginSchema, PathSchema, SecretNameSchema, StoreUrlSchema, TokenSchema, UrlSchema } from "./fields.js";
 
 /** Every numeric range, in one place: the file schema and the environment table both use it. */
 export const RANGES = {
@@ -46,6 +46,11 @@ const ServerSchema = strictObject({
   body_limit_bytes: described(RANGES.bodyLimitBytes, "largest request body; default 1048576. Env CLAWHIVE_BODY_LIMIT_BYTES"),
   max_concurrent_requests: described(RANGES.maxConcurrentRequests, "requests served at once, beyond which the API answers 429; default 64. Env CLAWHIVE_MAX_CONCURRENT_REQUESTS"),
   cors: v.optional(CorsSchema),
+  allowed_hosts: described(
+    v.array(AllowedHostSchema, "expected a list of host names"),
+    "names besides the listen address that requests may carry in Host (a reverse proxy's, a LAN name); any other Host is refused (DNS rebinding). Env CLAWHIVE_ALLOWED_HOSTS (comma-separated)",
+  ),
+  metrics_token: described(MetricsTokenSchema, "a bearer token GET /metrics then requires; default none. Prefer env CLAWHIVE_METRICS_TOKEN over writing it here"),
 });
 
 const SandboxSchema = strictObject({

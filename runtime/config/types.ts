@@ -31,6 +31,10 @@ export interface ClawhiveConfig {
     readonly maxConcurrentRequests: number;
     /** Exact origins allowed by CORS; empty means CORS is off. */
     readonly corsOrigins: readonly string[];
+    /** Host names besides the listen address that requests may carry (DNS-rebinding defence). */
+    readonly allowedHosts: readonly string[];
+    /** The bearer token `GET /metrics` requires; undefined: none. */
+    readonly metricsToken: string | undefined;
   };
   readonly sandbox: {
     readonly workers: number;

@@ -5,26 +5,29 @@ import * as v from "valibot";
 import { loadAgentManifests, parseAgentManifest, type AgentManifest } from "../agents/index.js";
 import { InvalidInputError } from "../errors.js";
 import { CapabilityGrantSchema, grantCovers, type CapabilityGrant } from "../policy/catalogue/index.js";
-import type { FsMount } from "../../host-proxies/fs/index.js";
+import { checkMountHost } from "../../host-proxies/fs/index.js";
+import type { FsMount, MountHostGuard } from "../../host-proxies/fs/index.js";
 
 /**
  * Loads the agents of `dir`. Mount folders that resolve inside the data dir are created first
  * (a fresh data dir has no workspace yet); folders elsewhere must exist.
  */
-export async function loadAgents(dir: string, options: { dataDir: string }): Promise<Map<string, AgentManifest>> {
-  const lint = await loadAgentManifests(dir, { baseDir: options.dataDir, checkHostDirs: false });
+export async function loadAgents(dir: string, options: { dataDir: string; hostGuard: MountHostGuard }): Promise<Map<string, AgentManifest>> {
+  const { hostGuard } = options;
+  const lint = await loadAgentManifests(dir, { baseDir: options.dataDir, checkHostDirs: false, hostGuard });
   for (const { manifest } of lint.values()) await createDataDirMounts(manifest, options.dataDir);
-  const loaded = await loadAgentManifests(dir, { baseDir: options.dataDir });
+  const loaded = await loadAgentManifests(dir, { baseDir: options.dataDir, hostGuard });
   return new Map([...loaded].map(([name, parsed]) => [name, parsed.manifest]));
 }
 
 /** Validates an agent given as an object (programmatic API, ad-hoc CLI runs) like a file. */
-export async function parseInlineAgent(manifest: unknown, options: { dataDir: string }): Promise<AgentManifest> {
+export async function parseInlineAgent(manifest: unknown, options: { dataDir: string; hostGuard: MountHostGuard }): Promise<AgentManifest> {
   const name = manifest && typeof manifest === "object" && "name" in manifest ? String((manifest as { name: unknown }).name) : "agent";
   const text = stringify(manifest);
-  const lint = parseAgentManifest(text, { file: `<agent ${name}>`, baseDir: options.dataDir, checkHostDirs: false });
+  const common = { file: `<agent ${name}>`, baseDir: options.dataDir, hostGuard: options.hostGuard };
+  const lint = parseAgentManifest(text, { ...common, checkHostDirs: false });
   await createDataDirMounts(lint.manifest, options.dataDir);
-  return parseAgentManifest(text, { file: `<agent ${name}>`, baseDir: options.dataDir }).manifest;
+  return parseAgentManifest(text, common).manifest;
 }
 
 async function createDataDirMounts(manifest: AgentManifest, dataDir: string): Promise<void> {
@@ -55,7 +58,7 @@ export function agentMounts(agent: AgentManifest): { mounts: FsMount[]; allowSen
  * A task's narrower grant, or a step's elevation: valid, and within the agent's grant (grants
  * only ever narrow; an elevation restores at most what the agent has).
  */
-export function parseTaskGrants(input: unknown, agent: AgentManifest, options: { field?: string } = {}): CapabilityGrant {
+export function parseTaskGrants(input: unknown, agent: AgentManifest, options: { field?: string; hostGuard: MountHostGuard }): CapabilityGrant {
   const field = options.field ?? "grants";
   const parsed = v.safeParse(CapabilityGrantSchema, input);
   if (!parsed.success) {
@@ -63,10 +66,30 @@ export function parseTaskGrants(input: unknown, agent: AgentManifest, options: {
     const path = (issue && v.getDotPath(issue)) ?? "";
     throw new InvalidInputError(`${field}${path ? `.${path}` : ""}: ${issue?.message ?? "invalid"}`, { field: `${field}${path ? `.${path}` : ""}` });
   }
-  const grants = parsed.output as CapabilityGrant;
+  const grants = canonicalTaskMounts(parsed.output as CapabilityGrant, { field, hostGuard: options.hostGuard });
   const coverage = grantCovers(agent.grants, grants);
   if (!coverage.covered) {
     throw new InvalidInputError(`${field}.${coverage.path}: ${coverage.reason}; it may only narrow agent ${agent.name}'s grant`, { field: `${field}.${coverage.path}` });
+  }
+  return grants;
+}
+
+/**
+ * The grant with every mount host canonical (symlinks resolved, as `covers` requires) and none
+ * naming a forbidden root: without this a task could narrow to `<mount>/link` where `link`
+ * points at `/proc`, which lies lexically under the agent's mount.
+ */
+function canonicalTaskMounts(grants: CapabilityGrant, options: { field: string; hostGuard: MountHostGuard }): CapabilityGrant {
+  for (const capability of ["fs.read", "fs.write", "shell.exec"] as const) {
+    const mounts = (grants[capability] as { mounts?: FsMount[] } | undefined)?.mounts ?? [];
+    mounts.forEach((mount, index) => {
+      const path = `${options.field}.${capability}.mounts[${index}].host`;
+      // A task names hosts the agent's (absolute) mounts cover: a relative one cannot match.
+      if (!isAbsolute(mount.host)) throw new InvalidInputError(`${path}: expected an absolute host path`, { field: path });
+      const checked = checkMountHost(mount.host, options.hostGuard);
+      if (!checked.ok) throw new InvalidInputError(`${path}: ${checked.message}`, { field: path });
+      mount.host = checked.host;
+    });
   }
   return grants;
 }

@@ -181,6 +181,7 @@ export class ToolExecutor {
       layers: elevation ? { ...this.#setup.layers, elevation } : this.#setup.layers,
       mounts: effectiveMounts(elevation ? { ...this.#setup.layers, elevation } : this.#setup.layers),
       allowSensitive: this.#setup.allowSensitive,
+      mountGuard: this.#services.mountGuard,
       kv: this.#kvOf(plugin),
       schedule: this.#scheduleOf(),
       memory: this.#memoryOf(),

@@ -1,4 +1,4 @@
-import { createFsProxy, fsHostFunctions, type FsMount, type FsProxy } from "../../host-proxies/fs/index.js";
+import { createFsProxy, fsHostFunctions, type FsMount, type FsProxy, type MountHostGuard } from "../../host-proxies/fs/index.js";
 import { createLogProxy, logHostFunctions, type LineBudget, type LogLine } from "../../host-proxies/log/index.js";
 import { createHttpProxy, httpHostFunctions, type HttpHop } from "../../host-proxies/http/index.js";
 import { auditRefusedHop, checkHop } from "./redirect-hops.js";
@@ -38,6 +38,8 @@ export interface HostContextOptions {
   layers: PolicyLayers;
   mounts: readonly FsMount[];
   allowSensitive: readonly string[];
+  /** The runtime's forbidden mount roots, re-checked on the directories the proxies open. */
+  mountGuard?: MountHostGuard | undefined;
   audit: AuditLog;
   subject: () => Omit<AuditSubject, "kind">;
   active: () => ActiveToolCall | undefined;
@@ -104,7 +106,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
   const tables: Record<string, HostFunctions> = Object.create(null) as Record<string, HostFunctions>;
   let fsProxy: FsProxy | undefined;
   if (options.mounts.length > 0) {
-    fsProxy = await createFsProxy(options.mounts, { allowSensitive: options.allowSensitive });
+    fsProxy = await createFsProxy(options.mounts, { allowSensitive: options.allowSensitive, hostGuard: options.mountGuard });
     tables.fs = fsHostFunctions(fsProxy);
   }
   // The run's budget decides which lines pass; the proxy then only cuts long lines.
@@ -129,7 +131,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
   if (options.shell) {
     const runners = options.shell.grant.commands.filter((c) => c.runs_programs).map((c) => c.name);
     const grant = await resolveShellGrant(options.shell.grant, { allowProgramRunners: runners });
-    shellProxy = await createShellProxy(grant, { mounts: options.shell.grant.mounts, sandbox: options.shell.sandbox });
+    shellProxy = await createShellProxy(grant, { mounts: options.shell.grant.mounts, sandbox: options.shell.sandbox, hostGuard: options.mountGuard });
     tables.shell = shellHostFunctions(shellProxy);
   }
   if (options.http) {

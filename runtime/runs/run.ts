@@ -1,4 +1,5 @@
 import { ConflictError, NotFoundError } from "../errors.js";
+import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import type { AgentManifest } from "../agents/index.js";
 import { agentRiskOverride } from "../agents/index.js";
 import type { AuditLog, AuditSubject } from "../audit/index.js";
@@ -38,6 +39,8 @@ export interface RunServices {
   store: Store;
   /** What bubblewrap can do on this machine (probed once per runtime). */
   shellSandbox: SandboxInfo;
+  /** The runtime's forbidden mount roots: elevations, and every mount an instance opens. */
+  mountGuard: MountHostGuard;
   /** The runtime's long-term memory, opened on first use. */
   memory: () => Promise<MemoryStore>;
   /** Whether a run's memory writes are untrusted (see MemoryTrust). */
@@ -173,7 +176,7 @@ export class Run {
       throw new ConflictError("run_awaiting_approval", `run ${this.id} waits for approval ${this.#pending?.approvalId}; decide it, then resume the run`);
     }
     const tool = this.#resolve(name);
-    const elevation = options.elevation === undefined ? undefined : parseTaskGrants(options.elevation, this.agent, { field: "elevation" });
+    const elevation = options.elevation === undefined ? undefined : parseTaskGrants(options.elevation, this.agent, { field: "elevation", hostGuard: this.#services.mountGuard });
     const stepId = options.stepId ?? `step_${this.#nextStep++}`;
     return this.#call(tool, input ?? {}, { ...options, elevation, stepId, toolApproved: false });
   }

@@ -6,6 +6,7 @@
  * (the runtime adds those layers: `Runtime.startRun` with `parentRunId`). The child shares the
  * parent's trace, so its calls, approvals and audit records read as one story.
  */
+import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { randomUUID } from "node:crypto";
 import type { Denial } from "../../host-proxies/types.js";
 import type { AgentManifest } from "../agents/index.js";
@@ -76,8 +77,8 @@ export async function spawnSubAgent(runtime: Runtime, parent: Run, options: Spaw
   // Never the node's agents: the caller (a model, a client) may not learn their names.
   if (!child) throw new NotFoundError(`no agent ${options.agent}: a sub-agent must be an agent the parent lists in sub_agents`);
   const chain = await ancestry(runtime.records, parent.id);
-  const layers = parentLayers(parent, chain, agents);
-  const requested = options.grants === undefined ? undefined : parseTaskGrants(options.grants, child);
+  const layers = parentLayers(parent, chain, { agents, hostGuard: runtime.mountGuard });
+  const requested = options.grants === undefined ? undefined : parseTaskGrants(options.grants, child, { hostGuard: runtime.mountGuard });
   const subject = spawnSubject(parent, { parentRecord: chain[0]!, layers, child: child.name, options, requested });
   const denial = decideSpawn(parent.agent, { child: child.name, chain, layers, agents, requested });
   if (denial) {
@@ -199,14 +200,15 @@ function decideSpawn(
  * Every grant the parent run answers to, in the policy engine's order and words: its agent,
  * its task (when narrowed), then each ancestor's effective grant (task, else agent).
  */
-function parentLayers(parent: Run, chain: readonly RunRecord[], agents: readonly AgentManifest[]): Layer[] {
+function parentLayers(parent: Run, chain: readonly RunRecord[], options: { agents: readonly AgentManifest[]; hostGuard: MountHostGuard }): Layer[] {
+  const { agents, hostGuard } = options;
   const own = chain[0]!;
   const layers: Layer[] = [{ who: `agent ${parent.agent.name}`, absent: "not-granted", grants: parent.agent.grants }];
-  if (own.taskGrants !== null) layers.push({ who: "the task", absent: "narrowed-by-task", grants: parseTaskGrants(own.taskGrants, parent.agent) });
+  if (own.taskGrants !== null) layers.push({ who: "the task", absent: "narrowed-by-task", grants: parseTaskGrants(own.taskGrants, parent.agent, { hostGuard }) });
   for (const record of chain.slice(1)) {
     const agent = agents.find((a) => a.name === record.agent);
     if (!agent) throw new NotFoundError(`agent ${record.agent} of ancestor run ${record.id} no longer exists`);
-    const grants = record.taskGrants === null ? agent.grants : parseTaskGrants(record.taskGrants, agent);
+    const grants = record.taskGrants === null ? agent.grants : parseTaskGrants(record.taskGrants, agent, { hostGuard });
     layers.push({ who: `parent agent ${agent.name}`, absent: "not-granted-to-parent", grants });
   }
   return layers;

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import type { AgentManifest } from "../agents/index.js";
 import { InvalidInputError, NotFoundError } from "../errors.js";
 import { parseTaskGrants } from "../runs/agent-setup.js";
@@ -35,7 +36,7 @@ export const MAX_RUNS_LIMIT = 1_000_000;
  * Validates `input` against the agents as they are now and builds the schedule's first record,
  * capturing its grant: the given narrower grant, else the agent's, frozen for every firing.
  */
-export function buildSchedule(input: CreateScheduleInput, options: { agents: readonly AgentManifest[]; now: number }): ScheduleRecord {
+export function buildSchedule(input: CreateScheduleInput, options: { agents: readonly AgentManifest[]; now: number; hostGuard: MountHostGuard }): ScheduleRecord {
   const { now } = options;
   const agent = options.agents.find((a) => a.name === input.agent);
   // Never the node's agents: the caller (a plugin, a client) may not learn their names.
@@ -43,7 +44,7 @@ export function buildSchedule(input: CreateScheduleInput, options: { agents: rea
   if (input.task.trim() === "" && (input.toolCalls ?? []).length === 0) {
     throw new InvalidInputError("task: expected the task text for the model (or tool_calls)", { field: "task" });
   }
-  const captured = parseTaskGrants(input.grants ?? agent.grants, agent, { field: "grants" });
+  const captured = parseTaskGrants(input.grants ?? agent.grants, agent, { field: "grants", hostGuard: options.hostGuard });
   const base = {
     id: `sch_${randomUUID()}`,
     agent: agent.name,

@@ -14,6 +14,7 @@ export function openRuntimeScheduler(
     store: runtime.store,
     clock: runtime.clock,
     node: runtime.node,
+    mountGuard: runtime.mountGuard,
     agents: async () => {
       await runtime.refreshAgents();
       return runtime.agents();

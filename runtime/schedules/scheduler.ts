@@ -1,4 +1,6 @@
 import type { AgentManifest } from "../agents/index.js";
+import { createMountHostGuard } from "../../host-proxies/fs/index.js";
+import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { parseTaskGrants } from "../runs/agent-setup.js";
 import { applyMigrations, type Clock, type Store } from "../store/index.js";
@@ -25,6 +27,8 @@ export interface SchedulerOptions {
   agents: () => readonly AgentManifest[] | Promise<readonly AgentManifest[]>;
   /** This node's id, recorded on the firings it claims. */
   node: string;
+  /** The runtime's forbidden mount roots, checked on a schedule's grant when created and fired; default the system roots. */
+  mountGuard?: MountHostGuard;
   /** A due time found later than this is a miss, not run (default 60 s): nobody was up to fire it. */
   missedAfterMs?: number;
   /** The longest the timer sleeps, so schedules other nodes create are seen (default 10 s). */
@@ -52,8 +56,11 @@ export class Scheduler {
   #running = false;
   #ticking: Promise<TickReport> | undefined;
 
+  readonly #mountGuard: MountHostGuard;
+
   private constructor(options: SchedulerOptions) {
     this.#options = options;
+    this.#mountGuard = options.mountGuard ?? createMountHostGuard({});
     this.records = new ScheduleRecords(options.store);
   }
 
@@ -69,7 +76,7 @@ export class Scheduler {
    * else `ConflictError` `schedule_limit`.
    */
   async create(input: CreateScheduleInput, options: { liveLimit?: number } = {}): Promise<ScheduleRecord> {
-    const record = buildSchedule(input, { agents: await this.#options.agents(), now: this.#options.clock.now() });
+    const record = buildSchedule(input, { agents: await this.#options.agents(), now: this.#options.clock.now(), hostGuard: this.#mountGuard });
     if (options.liveLimit !== undefined && record.createdByAgent === null) {
       throw new ConflictError("schedule_limit", "a limit on live schedules applies to schedules a run creates");
     }
@@ -173,7 +180,7 @@ export class Scheduler {
       const agent = (await this.#options.agents()).find((a) => a.name === s.agent);
       if (agent === undefined) throw new NotFoundError(`agent ${s.agent}: no longer defined`);
       // Checked here too, not only by the runtime: a schedule never runs wider than its agent allows now.
-      parseTaskGrants(s.capturedGrants, agent, { field: "captured_grants" });
+      parseTaskGrants(s.capturedGrants, agent, { field: "captured_grants", hostGuard: this.#mountGuard });
       const { runId } = await this.#options.submit({
         agent: s.agent,
         task: s.task,

@@ -3,7 +3,7 @@
  * once acknowledged (and is still reported as a warning), and a near miss does not fire.
  */
 import assert from "node:assert/strict";
-import { symlink } from "node:fs/promises";
+import { mkdir, symlink } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { TestContext } from "node:test";
@@ -66,18 +66,18 @@ const ROWS: Row[] = [
     control: () => ({ "fs.write": write("./workspace"), "shell.exec": shell("./link-to-other") }),
   },
   {
-    name: "fs.write on the data dir itself",
+    name: "fs.write on the manifests dir itself",
     id: "fs-write-runtime-files",
-    dangerous: () => ({ "fs.write": write(".") }),
+    dangerous: () => ({ "fs.write": write("./conf/manifests") }),
     at: "grants.fs.write.mounts[0].host",
     control: () => ({ "fs.write": write("./workspace") }),
   },
   {
-    name: "a rw shell mount above the data dir",
+    name: "a rw shell mount above the manifests dir",
     id: "fs-write-runtime-files",
-    dangerous: (d) => ({ "shell.exec": shell(join(d.base, "..")) }),
+    dangerous: () => ({ "shell.exec": shell("./conf") }),
     at: "grants.shell.exec.mounts[0].host",
-    control: (d) => ({ "shell.exec": shell(join(d.base, ".."), { mounts: [{ guest: "/up", host: join(d.base, ".."), mode: "ro" }] }) }),
+    control: () => ({ "shell.exec": shell("./conf", { mounts: [{ guest: "/conf", host: "./conf", mode: "ro" }] }) }),
   },
   {
     name: "gmail.read with http.fetch to any host",
@@ -127,6 +127,7 @@ async function setup(t: TestContext): Promise<DataDir> {
   const d = await dataDir(t);
   await symlink(d.workspace, join(d.base, "link-to-workspace"));
   await symlink(d.other, join(d.base, "link-to-other"));
+  await mkdir(join(d.base, "conf", "manifests"), { recursive: true });
   return d;
 }
 
@@ -136,11 +137,12 @@ const manifest = (grants: Grants, acknowledge: DangerId[] = []) =>
 for (const row of ROWS) {
   test(`danger ${row.id}: ${row.name} fails until acknowledged; control: a near miss passes`, async (t) => {
     const d = await setup(t);
-    const error = assertManifestError(() => parseObject(manifest(row.dangerous(d)), d.base), row.at, new RegExp(`^dangerous combination ${row.id}: `));
+    const options = { protectedDirs: [join(d.base, "conf", "manifests")] };
+    const error = assertManifestError(() => parseObject(manifest(row.dangerous(d)), d.base, options), row.at, new RegExp(`^dangerous combination ${row.id}: `));
     assert.match(error.message, new RegExp(`acknowledge it in this manifest: acknowledge: \\[${row.id}\\]`));
-    const accepted = parseObject(manifest(row.dangerous(d), [row.id]), d.base);
+    const accepted = parseObject(manifest(row.dangerous(d), [row.id]), d.base, options);
     assert.ok(accepted.warnings.some((w) => w.id === row.id && w.path === row.at), "an acknowledged danger is still reported");
-    const near = parseObject(manifest(row.control(d)), d.base);
+    const near = parseObject(manifest(row.control(d)), d.base, options);
     assert.deepEqual(near.warnings.map((w) => w.id), []);
   });
 }
@@ -152,3 +154,18 @@ test("danger: acknowledging one id does not accept another", async (t) => {
   const ok = parseObject(manifest(both, ["mail-read-shell", "shell-without-sandbox"]), d.base);
   assert.deepEqual(ok.warnings.map((w) => w.id).sort(), ["mail-read-shell", "shell-without-sandbox"]);
 });
+
+/** The data dir holds the store and keys: no acknowledgement lets a mount be or contain it. */
+const DATA_DIR_MOUNTS: Array<[string, (d: DataDir) => Grants, string]> = [
+  ["fs.read on the data dir", () => ({ "fs.read": write(".") }), "grants.fs.read.mounts[0].host"],
+  ["fs.write on the data dir", () => ({ "fs.write": write(".") }), "grants.fs.write.mounts[0].host"],
+  ["a shell mount above the data dir", (d) => ({ "shell.exec": shell(join(d.base, "..")) }), "grants.shell.exec.mounts[0].host"],
+];
+
+for (const [name, grants, at] of DATA_DIR_MOUNTS) {
+  test(`refused even when acknowledged: ${name}; control: the workspace inside it passes`, async (t) => {
+    const d = await setup(t);
+    assertManifestError(() => parseObject(manifest(grants(d), ["fs-write-runtime-files"]), d.base), at, /^refused: .*the runtime's data dir/);
+    assert.deepEqual(parseObject(manifest({ "fs.read": write("./workspace") }), d.base).warnings, []);
+  });
+}

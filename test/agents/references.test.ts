@@ -4,7 +4,7 @@ import { parseAgentManifest, referenceProblems, type AgentManifest } from "../..
 import type { Skill } from "../../runtime/skills/index.js";
 
 /** An agent from YAML lines added to a minimal manifest with the files plugin. */
-function agent(extra: string, grants = "  fs.read:\n    mounts:\n      - { guest: /n, host: /tmp }\n"): AgentManifest {
+function agent(extra: string, grants = "  fs.read:\n    mounts:\n      - { guest: /n, host: /tmp/n }\n"): AgentManifest {
   const text = `name: a\ndescription: d\nmodel: { provider: anthropic, id: m }\nsystem_prompt: s\nplugins:\n  - { name: files, version: "*" }\ngrants:\n${grants}${extra}`;
   return parseAgentManifest(text, { file: "a.yaml", baseDir: "/tmp", checkHostDirs: false }).manifest;
 }
@@ -17,7 +17,7 @@ const tools = [
   { plugin: "mail", name: "list_unread", qualifiedName: "mail.list_unread", capabilities: ["gmail.read"] },
 ];
 const spawn = (agents: string[]) => `  agent.spawn: { agents: [${agents.join(", ")}] }\n`;
-const read = "  fs.read:\n    mounts:\n      - { guest: /n, host: /tmp }\n";
+const read = "  fs.read:\n    mounts:\n      - { guest: /n, host: /tmp/n }\n";
 
 test("skills and sub-agents an agent could not use are errors naming the field; a fitting agent has none", () => {
   type Case = [what: string, manifest: AgentManifest, withTools: boolean, expected: Array<[path: string, message: RegExp]>];

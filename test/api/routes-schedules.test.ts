@@ -78,7 +78,7 @@ describe("bad input: 4xx with the field, nothing stored", () => {
     ["a bad timezone", { ...base, cron: "* * * * *", timezone: "Nowhere/Land" }, 400, "body.timezone"],
     ["max_runs 0", { ...base, cron: "* * * * *", max_runs: 0 }, 400, "body.max_runs"],
     ["until on a one-shot", { ...base, at: soon(), until: soon() }, 400, "body.until"],
-    ["a grant wider than the agent's", { ...base, at: soon(), grants: { "fs.read": { mounts: [{ guest: "/etc", host: "/etc" }] } } }, 400, "body.grants.fs.read.mounts[0]"],
+    ["a grant wider than the agent's", { ...base, at: soon(), grants: { "fs.read": { mounts: [{ guest: "/srv", host: "/srv" }] } } }, 400, "body.grants.fs.read.mounts[0]"],
     ["an unknown field", { ...base, at: soon(), every: "day" }, 400, "body.every"],
     ["an unknown agent", { ...base, agent: "ghost", at: soon() }, 404],
   ];

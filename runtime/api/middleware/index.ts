@@ -13,5 +13,8 @@ export { jsonBody } from "./json-body.js";
 export { baselineHeaders } from "./response-headers.js";
 export { corsFor } from "./cors.js";
 export { checkMcpOrigin } from "./mcp-origin.js";
+export { acceptedHosts, checkHost, parseHostHeader } from "./host-check.js";
+export type { HostCheckOptions } from "./host-check.js";
+export { MIN_METRICS_TOKEN_LENGTH, requireMetricsToken } from "./metrics-token.js";
 export type { CorsOptions } from "./cors.js";
 export { issuesError, parseAt } from "./issues.js";

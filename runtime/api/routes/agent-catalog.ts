@@ -7,6 +7,7 @@ import { AgentStore, parseAgentSource, storedFile } from "../../agents/store.js"
 import type { AgentFormat, StoredAgent } from "../../agents/store.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
 import type { Runtime } from "../../runtime.js";
+import type { MountHostGuard } from "../../../host-proxies/fs/index.js";
 
 /**
  * Where an agent is defined. `file`: `capabilities/<name>.yaml` (edit the file). `store`: put
@@ -166,8 +167,9 @@ export class AgentCatalog {
     return new Map(this.#runtime.agents().filter((a) => a.name !== except).map((a) => [a.name, a]));
   }
 
-  #protected(): { protectedDirs?: string[] } {
-    return this.#agentsDir === undefined ? {} : { protectedDirs: [this.#agentsDir] };
+  #protected(): { protectedDirs?: string[]; hostGuard: MountHostGuard } {
+    const hostGuard = this.#runtime.mountGuard;
+    return this.#agentsDir === undefined ? { hostGuard } : { protectedDirs: [this.#agentsDir], hostGuard };
   }
 }
 

@@ -24,14 +24,14 @@ export function healthRoute(version: string, runtime: Runtime | undefined): ApiR
   });
 }
 
-/** `GET /metrics`: Prometheus text, no token (like /health). */
+/** `GET /metrics`: Prometheus text; no API token (a scraper's own, `server.metrics_token`, when set). */
 export function metricsRoute(metrics: RuntimeMetrics): ApiRoute {
   const handler = metricsHandler(metrics);
   return defineRoute({
     method: "GET",
     path: "/metrics",
     tag: "service",
-    summary: "Prometheus metrics (text format 0.0.4; no token needed)",
+    summary: "Prometheus metrics (text format 0.0.4; no API token; the metrics token when server.metrics_token is set)",
     roles: "public",
     responses: { 200: { description: "the metrics", mediaType: "text/plain" } },
     handler: async (c) => (await handler(c, async () => {})) as Response,
