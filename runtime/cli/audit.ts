@@ -187,7 +187,7 @@ export function tailLines(records: readonly AuditRecord[]): string[] {
     new Date(r.startAt).toISOString(),
     r.status,
     r.kind,
-    r.agent,
+    r.agent || "-",
     r.tool ?? "-",
     r.hostCall ? `${r.hostCall.proxy}.${r.hostCall.function}` : "-",
     r.decision,
