@@ -170,6 +170,11 @@ test("a lookalike name is 409 naming both names unless allow_similar_name; every
   const removals = (await call(f, "GET", "/v1/audit?kind=plugin&limit=500")).body.records as Row[];
   const removed = removals.filter((r) => r.pluginEvent.action === "remove" && r.status === "ok" && r.pluginEvent.by === admin).map((r) => r.plugin);
   assert.ok(removed.includes("fi1es") && removed.includes("pr0be"), JSON.stringify(removed));
+  // Refusals before the installer reads anything are recorded too.
+  assert.equal((await call(f, "DELETE", "/v1/plugins/nothing-here")).status, 404);
+  assert.equal((await upload(upload2, "/v1/plugins/nothing-here/upgrade")).status, 404);
+  const missing = ((await call(f, "GET", "/v1/audit?kind=plugin&status=denied&limit=500")).body.records as Row[]).filter((r) => r.plugin === "nothing-here");
+  assert.deepEqual(missing.map((r) => [r.pluginEvent.action, r.denial?.reason, r.pluginEvent.by]).sort(), [["remove", "not_found", admin], ["upgrade", "not_found", admin]]);
 });
 
 describe("bad input: the right 4xx and nothing installed", () => {

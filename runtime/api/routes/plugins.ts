@@ -123,7 +123,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       },
       handler: async (c, input) => {
         const { params, query } = input;
-        await installedPlugin(runtime, params.name);
+        await installedPlugin(runtime, params.name, { action: "upgrade", by: principalName(c) });
         if (input.body?.allow_similar_name !== undefined) throw new InvalidInputError("body.allow_similar_name: an upgrade keeps the plugin's name; leave it out", { field: "body.allow_similar_name" });
         const by = principalName(c);
         const pkg = await source(input, { by, action: "upgrade", name: params.name });
@@ -148,7 +148,6 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       params: Params,
       responses: { 200: { description: "`{removed: plugin}`" }, 404: { description: "no plugin of that name" }, 409: { description: "plugin_in_use" } },
       handler: async (c, { params }) => {
-        await installedPlugin(runtime, params.name);
         const removed = await runtime.removePlugin(params.name, { by: principalName(c) });
         return c.json({ removed: pluginSummary(removed) });
       },
@@ -156,10 +155,13 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
   ];
 }
 
-async function installedPlugin(runtime: Runtime, name: string): Promise<InstalledPlugin> {
+/** The installed plugin `name`; for a change (`audit`), its absence is a refusal recorded like any other. */
+async function installedPlugin(runtime: Runtime, name: string, audit?: { action: "upgrade"; by: string }): Promise<InstalledPlugin> {
   const plugin = await runtime.installer.registry.get(name);
-  if (plugin === undefined) throw new NotFoundError(`no plugin named ${name} is installed`);
-  return plugin;
+  if (plugin !== undefined) return plugin;
+  const error = new NotFoundError(`no plugin named ${name} is installed`);
+  if (audit) await runtime.installer.recordRefusal(audit.action, { name }, audit.by, error);
+  throw error;
 }
 
 /** Installs or upgrades, then loads what the store now holds into this runtime. */

@@ -5,7 +5,7 @@ import { PluginError } from "../../errors.js";
 import { toolRisk } from "../../policy/engine.js";
 import type { ToolDescriptor } from "../../sandbox/index.js";
 import type { PluginArtifact } from "../artifact.js";
-import { importProblems, verifyPluginImports } from "../imports.js";
+import { glueImportProblems, importProblems, verifyPluginImports } from "../imports.js";
 import type { PluginManifest } from "../manifest.js";
 import { canonicalText, type CodeSeal } from "../seal.js";
 import type { InstalledTool } from "./registry.js";
@@ -56,12 +56,13 @@ export async function writeDescribed(artifact: PluginArtifact, seal: CodeSeal, d
  */
 export async function cachedImports(artifact: PluginArtifact, imports: string[]): Promise<string[]> {
   if (artifact.format !== "component") return verifyPluginImports(artifact);
-  checkImports(artifact.manifest.name, imports, artifact.manifest.capabilities);
+  checkImports(artifact.manifest.name, imports, artifact.manifest.capabilities, artifact.glueImports);
   return imports;
 }
 
-export function checkImports(name: string, imports: readonly string[], capabilities: readonly string[]): void {
-  const problems = importProblems(imports, capabilities);
+/** A component's imports (read from its binary) against its capabilities, and jco's list of the glue's against them. */
+export function checkImports(name: string, imports: readonly string[], capabilities: readonly string[], glueImports: readonly string[]): void {
+  const problems = [...importProblems(imports, capabilities), ...glueImportProblems(glueImports, imports)];
   if (problems.length > 0) throw new PluginError("imports_not_declared", `plugin ${name}: its component imports what its manifest does not declare:\n  ${problems.join("\n  ")}`);
 }
 

@@ -92,6 +92,11 @@ export class PluginInstaller {
     return auditedRefusal(this.#options.audit, { action, by: by ?? RUNTIME_PRINCIPAL, subject }, () => this.readPackage(source, read));
   }
 
+  /** Records a change refused before the installer saw it (e.g. an upgrade of a name not installed, checked before reading an upload). */
+  recordRefusal(action: "install" | "upgrade" | "remove", subject: PluginSubject, by: string, error: unknown): Promise<void> {
+    return recordPluginEvent(this.#options.audit, { action, subject, by, error });
+  }
+
   /** Installs a new plugin. A name already installed is refused (use `upgrade`), unless the bytes are identical. */
   async install(source: string, options: InstallSourceOptions & InstallOptions = {}): Promise<InstallResult> {
     const { firstParty, by, allowSimilarName, ...read } = options;
@@ -185,7 +190,7 @@ export class PluginInstaller {
     // A component's imports were read from its blob at install (they are a function of its
     // bytes, and the artifact is of those bytes): checked again against the manifest, not
     // parsed again. Older installs, and Extism modules (cheap to read), are read from the blob.
-    if (installed.format === "component" && installed.imports !== null) checkImports(installed.name, installed.imports, installed.manifest.capabilities);
+    if (installed.format === "component" && installed.imports !== null) checkImports(installed.name, installed.imports, installed.manifest.capabilities, artifact.glueImports);
     else await verifyPluginImports(artifact);
     return { installed, plugin: (await this.#sandboxLoad(sandbox, artifact, () => compile(true))).plugin };
   }
