@@ -101,7 +101,7 @@ test("install by upload, then a widening upgrade: 409 with the diff, then accept
   const installed = await upload(v1);
   assert.equal(installed.status, 201, installed.text);
   assert.equal(installed.body.plugin.name, "bench-echo");
-  assert.match(installed.body.plugin.origin, /^upload by token:tok_[0-9a-f]{16}$/);
+  assert.match(installed.body.plugin.origin, /^upload by tok_[0-9a-f]{16}$/);
   assert.deepEqual(installed.body.plugin.tools.map((t: { name: string }) => t.name), ["echo", "hostloop"]);
   // The upload went through a private temp file, removed afterwards.
   assert.deepEqual((await readdir(tmpdir())).filter((n) => n.startsWith("clawhive-upload-")), []);

@@ -51,7 +51,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
   /** The package a request sent: an upload, or the URL in its JSON body. */
   const source = (
     input: { raw: RawBody | undefined; body: FromUrl | undefined; query: { sha256?: string | undefined } },
-    read: { by: string; action: "install" | "upgrade"; name?: string },
+    read: { by: string; uploader: string; action: "install" | "upgrade"; name?: string },
   ) =>
     input.raw !== undefined
       ? readUpload(runtime, input.raw, { sha256: input.query.sha256, tempDir: options.tempDir, ...read })
@@ -86,7 +86,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       },
       handler: async (c, input) => {
         const by = principalName(c);
-        const pkg = await source(input, { by, action: "install" });
+        const pkg = await source(input, { by, uploader: principalOf(c).tokenId, action: "install" });
         const allowSimilarName = input.body?.allow_similar_name ?? input.query.allow_similar_name ?? false;
         const result = await installed(runtime, () => runtime.installer.installPackage(pkg, { firstParty: false, by, allowSimilarName }));
         return c.json(installAnswer(result), result.action === "installed" ? 201 : 200);
@@ -126,7 +126,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
         await installedPlugin(runtime, params.name, { action: "upgrade", by: principalName(c) });
         if (input.body?.allow_similar_name !== undefined) throw new InvalidInputError("body.allow_similar_name: an upgrade keeps the plugin's name; leave it out", { field: "body.allow_similar_name" });
         const by = principalName(c);
-        const pkg = await source(input, { by, action: "upgrade", name: params.name });
+        const pkg = await source(input, { by, uploader: principalOf(c).tokenId, action: "upgrade", name: params.name });
         try {
           const result = await installed(runtime, () => runtime.installer.upgradePackage(params.name, pkg, { accept: query.accept ?? false, firstParty: false, by }));
           return c.json(installAnswer(result), 200);
@@ -186,12 +186,14 @@ function principalName(c: Parameters<typeof principalOf>[0]): string {
 
 interface ReadFor {
   by: string;
+  /** The token id an upload's origin names (`upload by tok_…`). */
+  uploader: string;
   action: "install" | "upgrade";
   name?: string;
 }
 
 async function readUrl(runtime: Runtime, body: FromUrl, options: ReadFor & { querySha: string | undefined; download: DownloadOptions | undefined }): Promise<PluginPackage> {
-  const { querySha, download, action, ...audit } = options;
+  const { querySha, download, action, uploader: _uploader, ...audit } = options;
   if (querySha !== undefined) throw new InvalidInputError("query.sha256: give the sha256 in the body with the url", { field: "query.sha256" });
   try {
     return await runtime.installer.readPackageFor(action, body.url, { sha256: body.sha256, ...audit, ...(download === undefined ? {} : { download }) });
@@ -213,7 +215,7 @@ async function readUpload(runtime: Runtime, raw: RawBody, options: ReadFor & { s
   const file = join(dir, "package.tgz");
   try {
     await writeFile(file, raw.bytes, { mode: 0o600, flag: "wx" });
-    const origin = `upload by ${options.by}`;
+    const origin = `upload by ${options.uploader}`;
     const audit = { by: options.by, origin, ...(options.name === undefined ? {} : { name: options.name }) };
     const pkg = await runtime.installer.readPackageFor(options.action, file, { ...audit, ...(options.sha256 === undefined ? {} : { sha256: options.sha256 }) });
     return { ...pkg, origin };
