@@ -14,11 +14,14 @@ import {
   PluginRegistry,
   type InstalledPlugin,
   type InstallResult,
+  type ChangeOptions,
+  type InstallOptions,
   type InstallSourceOptions,
   type UpgradeOptions,
 } from "./plugins/install/index.js";
 import { auditUnboundCalls } from "./runs/unbound-calls.js";
 import { callTimeoutNotes } from "./runs/grant-limits.js";
+import { CodeSeal } from "./plugins/seal.js";
 import { agentMounts, defaultStoreUrl, loadAgents, parseInlineAgent, parseTaskGrants } from "./runs/agent-setup.js";
 import { agentTools, resolveToolName } from "./runs/agent-tools.js";
 import { nodeId, parseNodeId, processAlive, safeHostname } from "./runs/node-id.js";
@@ -169,6 +172,9 @@ export class Runtime {
         cacheDir: options.buildCacheDir ?? defaultBuildCacheDir(),
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
         runsUsing: (name) => records.unfinishedUsing(name),
+        // Cached builds are trusted under the secret key's seal only; every plugin change is audited.
+        seal: CodeSeal.fromSecrets(secrets),
+        audit: (event) => audit.appendPluginEvent(event),
       });
       await installOwnPlugins(installer, options.pluginDirs ?? (await pluginSourceDirs()), options.onProgress);
       const runtime = new Runtime({ dataDir, mountGuard, sandbox, store, audit, approvals, secrets, clock, installer, agents });
@@ -235,22 +241,22 @@ export class Runtime {
   }
 
   /** Installs a plugin (a folder, .tgz, .wasm with manifest, or https URL with sha256) and loads it. */
-  async installPlugin(source: string, options: InstallSourceOptions = {}): Promise<InstallResult> {
+  async installPlugin(source: string, options: InstallSourceOptions & InstallOptions = {}): Promise<InstallResult> {
     const result = await this.installer.install(source, options);
     await this.refreshPlugins();
     return result;
   }
 
   /** Upgrades installed plugin `name`; a widening upgrade needs `accept` (else UpgradeNeedsAcceptance with the diff). */
-  async upgradePlugin(name: string, source: string, options: UpgradeOptions = {}): Promise<InstallResult> {
+  async upgradePlugin(name: string, source: string, options: UpgradeOptions & ChangeOptions = {}): Promise<InstallResult> {
     const result = await this.installer.upgrade(name, source, options);
     await this.refreshPlugins();
     return result;
   }
 
   /** Removes plugin `name`; refused while an unfinished run uses it. */
-  async removePlugin(name: string): Promise<InstalledPlugin> {
-    const removed = await this.installer.remove(name);
+  async removePlugin(name: string, options: { by?: string } = {}): Promise<InstalledPlugin> {
+    const removed = await this.installer.remove(name, options);
     await this.refreshPlugins();
     return removed;
   }

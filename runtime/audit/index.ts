@@ -5,6 +5,7 @@ export { withAudit } from "./with-audit.js";
 export type { AuditedEffect } from "./with-audit.js";
 export { auditMigrations } from "./schema.js";
 export { MODEL_CALL_PROXY } from "./model-call.js";
+export { PLUGIN_EVENT_PROXY } from "./plugin-event.js";
 export { AuditError } from "./errors.js";
 export type { AuditErrorCode } from "./errors.js";
 export { canonicalJson } from "./json.js";
@@ -32,6 +33,8 @@ export type {
   ModelCallInput,
   ModelCallSummary,
   OutcomeInput,
+  PluginEventInput,
+  PluginEventSummary,
   ToolCallRef,
   VerifyIssue,
   VerifyIssueKind,

@@ -5,6 +5,7 @@ import { AuditError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
 import type { AppendTicket, ChainedBody, GroupCommitStats } from "./group-commit.js";
 import { modelCallBody } from "./model-call.js";
+import { pluginEventBody } from "./plugin-event.js";
 import { buildQuery, encodeCursor } from "./query.js";
 import { toRecord, rowToRecord } from "./record.js";
 import { Redactor } from "./redact.js";
@@ -21,6 +22,7 @@ import type {
   IntentInput,
   ModelCallInput,
   OutcomeInput,
+  PluginEventInput,
   VerifyOptions,
   VerifyReport,
 } from "./types.js";
@@ -114,6 +116,10 @@ export class LibsqlAuditLog implements AuditLog {
   appendModelCall(call: ModelCallInput): Promise<AuditRecord> {
     // Deferred: it goes with the next commit (the Step's ToolCall), or with `flush()`.
     return this.#append(() => modelCallBody(call, this.#context()), { defer: true });
+  }
+
+  appendPluginEvent(event: PluginEventInput): Promise<AuditRecord> {
+    return this.#append(() => pluginEventBody(event, this.#context()));
   }
 
   flush(): Promise<void> {

@@ -7,7 +7,7 @@ export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
 const STATUSES: ReadonlySet<string> = new Set<AuditStatus>(["intent", "ok", "error", "denied"]);
-const KINDS: ReadonlySet<string> = new Set<AuditKind>(["tool_call", "host_call", "model_call"]);
+const KINDS: ReadonlySet<string> = new Set<AuditKind>(["tool_call", "host_call", "model_call", "plugin"]);
 
 /**
  * The page query: filters, then keyset pagination on seq (`seq > cursor` in chain order, `<` when
@@ -32,7 +32,7 @@ export function buildQuery(query: AuditQuery): { statement: Statement; limit: nu
   equal("tool", query.tool);
   equal("intent_seq", query.intentSeq);
   if (query.kind !== undefined) {
-    if (!KINDS.has(query.kind)) throw invalid("kind", "must be tool_call, host_call or model_call");
+    if (!KINDS.has(query.kind)) throw invalid("kind", "must be tool_call, host_call, model_call or plugin");
     equal("kind", query.kind);
   }
   const status = statusClause(query.status);

@@ -96,6 +96,23 @@ export const auditMigrations: readonly Migration[] = [
       ...INDEXES_AND_TRIGGERS,
     ],
   },
+  {
+    // The same rebuild as version 2, for plugin install/upgrade/remove records: rows are copied
+    // byte for byte, so the chain verifies across it.
+    room: "audit",
+    version: 3,
+    name: "audit_records kind allows plugin",
+    statements: [
+      TABLE_V1.replace("CREATE TABLE audit_records (", "CREATE TABLE audit_records_v3 (").replace(
+        "CHECK (kind IN ('tool_call', 'host_call'))",
+        "CHECK (kind IN ('tool_call', 'host_call', 'model_call', 'plugin'))",
+      ),
+      `INSERT INTO audit_records_v3 (${V2_COLUMNS}) SELECT ${V2_COLUMNS} FROM audit_records ORDER BY seq`,
+      "DROP TABLE audit_records",
+      "ALTER TABLE audit_records_v3 RENAME TO audit_records",
+      ...INDEXES_AND_TRIGGERS,
+    ],
+  },
 ];
 
 /** The hashed columns, in insert order: everything but seq, prev_hash and hash. */

@@ -1,7 +1,10 @@
 import type { JsonValue } from "./json.js";
 
-/** `model_call`: a prompt sent to an LLM provider (one record, written when the call ended). */
-export type AuditKind = "tool_call" | "host_call" | "model_call";
+/**
+ * `model_call`: a prompt sent to an LLM provider (one record, written when the call ended).
+ * `plugin`: a plugin install, upgrade or removal, allowed or refused, or a compiled build refused at load.
+ */
+export type AuditKind = "tool_call" | "host_call" | "model_call" | "plugin";
 /** `intent`: an allowed effect about to run; `ok`/`error`: its outcome; `denied`: refused, one record. */
 export type AuditStatus = "intent" | "ok" | "error" | "denied";
 export type AuditDecision = "allow" | "deny";
@@ -120,6 +123,41 @@ export interface ModelCallSummary {
   readonly attempts: number;
 }
 
+/**
+ * A change to the code a node may run, allowed or refused: one `plugin` record. Refusals carry
+ * the stable code of the error that refused (`blob_tampered`, `imports_not_declared`,
+ * `plugin_name_similar`, `upgrade_needs_acceptance`, `artifact_tampered`, …) as `reason`.
+ */
+export interface PluginEventInput {
+  readonly action: "install" | "upgrade" | "remove" | "load";
+  readonly decision: "allow" | "deny";
+  /** The plugin's name (the installed one's for a removal; as far as it was read for a refusal). */
+  readonly name: string;
+  readonly version?: string | null;
+  readonly sha256?: string | null;
+  readonly publisher?: string | null;
+  /** Where the package came from (a path or URL). */
+  readonly origin?: string | null;
+  /** Who asked: `token:<id>` (API), `cli:<user>` (CLI), `runtime` (its own plugins, loads). */
+  readonly by: string;
+  /** `installed`, `upgraded`, `removed`, or the refusing error's code. */
+  readonly reason: string;
+  /** The refusal's message. */
+  readonly message?: string | null;
+}
+
+/** A plugin record's arguments, parsed back from the stored JSON. */
+export interface PluginEventSummary {
+  readonly action: string;
+  readonly name: string;
+  readonly version: string | null;
+  readonly sha256: string | null;
+  readonly publisher: string | null;
+  readonly origin: string | null;
+  readonly by: string;
+  readonly reason: string;
+}
+
 /** A durable record, as stored (already redacted). `seq` is its id and its place in the chain. */
 export interface AuditRecord {
   readonly seq: number;
@@ -156,6 +194,8 @@ export interface AuditRecord {
   readonly resultSize: number | null;
   /** On a `model_call` record: its arguments, parsed (null on other kinds, or if unreadable). */
   readonly modelCall: ModelCallSummary | null;
+  /** On a `plugin` record: its arguments, parsed (null on other kinds, or if unreadable). */
+  readonly pluginEvent: PluginEventSummary | null;
 }
 
 export interface AuditQuery {
@@ -269,6 +309,8 @@ export interface AuditLog {
    * on the call.
    */
   appendModelCall(call: ModelCallInput): Promise<AuditRecord>;
+  /** Records a plugin install, upgrade, removal or refused load as one record; durable before it resolves. */
+  appendPluginEvent(event: PluginEventInput): Promise<AuditRecord>;
   /** Resolves once every record appended before the call is written (or its batch failed). */
   flush(): Promise<void>;
   /** Sees every record this log appended before the call (it flushes first). */

@@ -1,5 +1,5 @@
 import { openAuditLog } from "../audit/index.js";
-import type { AuditKind, AuditPage, AuditQuery, AuditRecord, AuditStatus, ChainHead, ModelCallSummary, VerifyReport } from "../audit/index.js";
+import type { AuditKind, AuditPage, AuditQuery, AuditRecord, AuditStatus, ChainHead, ModelCallSummary, PluginEventSummary, VerifyReport } from "../audit/index.js";
 import { InvalidInputError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
 import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
@@ -13,7 +13,8 @@ export const auditHelp = `clawhive audit — read and check the audit log
 
   tail filters:
   --run ID  --trace ID  --agent NAME  --tool NAME
-  --kind K          tool_call, host_call or model_call (a prompt sent to the model)
+  --kind K          tool_call, host_call, model_call (a prompt sent to the model)
+                    or plugin (an install, upgrade or removal, allowed or refused)
   --status S        intent, ok, error or denied (several: --status denied,error)
   --since T         T is an ISO date or time (2025-01-31, 2025-01-31T09:00:00Z) or an age
   --until T         (30s, 15m, 2h, 7d ago); --since is inclusive, --until exclusive
@@ -41,7 +42,7 @@ const usage = "usage: clawhive audit tail [filters] | clawhive audit verify";
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
 const STATUSES: readonly AuditStatus[] = ["intent", "ok", "error", "denied"];
-const KINDS: readonly AuditKind[] = ["tool_call", "host_call", "model_call"];
+const KINDS: readonly AuditKind[] = ["tool_call", "host_call", "model_call", "plugin"];
 
 export async function auditCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -186,7 +187,7 @@ export function tailLines(records: readonly AuditRecord[]): string[] {
     new Date(r.startAt).toISOString(),
     r.status,
     r.kind,
-    r.agent,
+    r.agent || "-",
     r.tool ?? "-",
     r.hostCall ? `${r.hostCall.proxy}.${r.hostCall.function}` : "-",
     r.decision,
@@ -201,9 +202,18 @@ function detail(r: AuditRecord): string {
   if (r.denial) parts.push(`denied ${r.denial.capability}: ${r.denial.reason}: ${r.denial.message}`);
   if (r.error) parts.push(`error ${r.error.code}: ${r.error.message}`);
   if (r.modelCall) parts.push(modelCallDetail(r.modelCall));
+  else if (r.pluginEvent) parts.push(pluginEventDetail(r.pluginEvent));
   else if (r.status === "ok" || r.status === "error") parts.push(`(intent #${r.intentSeq ?? "?"})`);
   // Newlines in a message would break the one-record-a-line contract of tail.
   return parts.join(" ").replace(/\s*[\r\n]+\s*/g, " ");
+}
+
+/** `files@1.2.0 sha256 0123456789ab publisher acme by token:tok_…` */
+function pluginEventDetail(event: PluginEventSummary): string {
+  const version = event.version === null ? "" : `@${event.version}`;
+  const hash = event.sha256 === null ? "" : ` sha256 ${event.sha256.slice(0, 12)}`;
+  const publisher = event.publisher === null ? "" : ` publisher ${event.publisher}`;
+  return `${event.name}${version}${hash}${publisher} by ${event.by}`;
 }
 
 /** What a model call was, never what it said: `claude-x in 1200 out 85 tool_use attempts 2 (3 msgs, 4 tools)`. */

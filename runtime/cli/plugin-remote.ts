@@ -35,15 +35,18 @@ export interface SourceOptions {
 }
 
 /** The request that installs (or upgrades to) `source`; a local source that is not a .tgz is packed into one here. */
-export async function uploadOf(source: string, options: SourceOptions & { query?: Query }): Promise<Upload> {
-  const query = options.query ?? {};
+export async function uploadOf(source: string, options: SourceOptions & { query?: Query; allowSimilarName?: boolean }): Promise<Upload> {
+  // An install's allowance for a confusable name: in the JSON body of a URL install, the query of an upload.
+  const similar = options.allowSimilarName === true;
+  const query = { ...(options.query ?? {}), ...(similar ? { allow_similar_name: "true" } : {}) };
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) {
     if (!source.startsWith("https://")) throw new InvalidInputError(`source ${source}: only https URLs are installed`, { field: "source" });
     if (options.sha256 === undefined) throw new InvalidInputError(`source ${source}: a URL is installed only with its sha256 (--sha256)`, { field: "sha256" });
     if (options.manifestFile !== undefined) {
       throw new InvalidInputError("--manifest: through a server a URL must be a .tgz package (plugin.json and plugin.wasm); download a bare .wasm and install the file", { field: "manifest" });
     }
-    return { options: { json: { url: source, sha256: options.sha256 }, query }, what: `the URL ${source}` };
+    const json = { url: source, sha256: options.sha256, ...(similar ? { allow_similar_name: true } : {}) };
+    return { options: { json, query: options.query ?? {} }, what: `the URL ${source}` };
   }
   const bytes = await readFile(resolve(source)).catch(() => undefined);
   if (bytes !== undefined && bytes[0] === 0x1f && bytes[1] === 0x8b) {
@@ -81,8 +84,9 @@ function report(answer: InstallAnswer): InstallReport {
   return { action: answer.action, plugin: summaryOf(answer.plugin), ...(answer.diff ? { diff: answer.diff.lines } : {}) };
 }
 
-export async function installOnServer(api: ApiClient, source: string, options: SourceOptions): Promise<InstallReport> {
-  const upload = await uploadOf(source, options);
+export async function installOnServer(api: ApiClient, source: string, options: SourceOptions & { allowSimilarName?: boolean }): Promise<InstallReport> {
+  const { allowSimilarName, ...read } = options;
+  const upload = await uploadOf(source, { ...read, ...(allowSimilarName ? { allowSimilarName } : {}) });
   console.error(`sending ${upload.what} to ${api.target.url}; the server verifies and installs it`);
   return report(await api.request<InstallAnswer>("POST", "/v1/plugins", upload.options));
 }

@@ -1,4 +1,8 @@
 import { mkdir } from "node:fs/promises";
+import { userInfo } from "node:os";
+import { openAuditLog, type AuditLog } from "../audit/index.js";
+import { CodeSeal } from "../plugins/seal.js";
+import { openSecretStore } from "../secrets/index.js";
 import { createInterface } from "node:readline/promises";
 import { InvalidInputError, NotFoundError } from "../errors.js";
 import { defaultBuildCacheDir } from "../plugins/locations.js";
@@ -17,7 +21,7 @@ import { openExistingStore, resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_
 
 export const pluginHelp = `clawhive plugin — install, inspect and remove tool plugins
 
-  clawhive plugin install SOURCE [--sha256 HEX] [--manifest FILE]
+  clawhive plugin install SOURCE [--sha256 HEX] [--manifest FILE] [--allow-similar-name]
   clawhive plugin upgrade NAME SOURCE [--sha256 HEX] [--manifest FILE] [--accept]
   clawhive plugin list [--json]
   clawhive plugin info NAME [--json]
@@ -36,12 +40,17 @@ export const pluginHelp = `clawhive plugin — install, inspect and remove tool 
   imports from the binary and refuses any its declared capabilities do not cover (and all of
   WASI), and reads 'describe' in a sandbox with no grants. Names are unique (case-insensitive):
   an installed plugin is never replaced by install; 'upgrade' shows the permission diff and a
-  widening upgrade needs --accept (or a 'y' at the prompt in a terminal). A plugin is not
-  removed while an unfinished run uses it.
+  widening upgrade needs --accept (or a 'y' at the prompt in a terminal). A name confusable
+  with an installed plugin's (fi1es beside files, rn beside m, 0 beside o) is refused unless
+  --allow-similar-name. A plugin is not removed while an unfinished run uses it. Every
+  install, upgrade and removal, allowed or refused, is a 'plugin' audit record
+  ('clawhive audit tail --kind plugin').
 
   --sha256 HEX      the expected sha256 of SOURCE (the .tgz or .wasm as downloaded)
   --manifest FILE   the plugin.json of a bare .wasm
   --accept          accept a widening upgrade's new permissions
+  --allow-similar-name
+                    install although the name is confusable with an installed plugin's
   --json            print JSON
 
   Through a server (--server) the server verifies and installs: a .tgz is uploaded as it is, an
@@ -90,16 +99,17 @@ export async function pluginCommand(argv: string[]): Promise<number> {
 }
 
 async function install(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, ...SOURCE_FLAGS, json: { type: "boolean" } });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, ...SOURCE_FLAGS, json: { type: "boolean" }, "allow-similar-name": { type: "boolean" } });
   const [source, ...extra] = positionals;
-  if (!source || extra.length > 0) throw new InvalidInputError("usage: clawhive plugin install SOURCE [--sha256 HEX] [--manifest FILE]", { field: "source" });
+  if (!source || extra.length > 0) throw new InvalidInputError("usage: clawhive plugin install SOURCE [--sha256 HEX] [--manifest FILE] [--allow-similar-name]", { field: "source" });
+  const allowSimilarName = values["allow-similar-name"] === true;
   const api = await apiClient(values);
   if (api !== undefined) {
-    printInstall(await installOnServer(api, source, sourceOptions(values)), values.json === true);
+    printInstall(await installOnServer(api, source, { ...sourceOptions(values), allowSimilarName }), values.json === true);
     return 0;
   }
   return withInstaller(values, async (installer) => {
-    const result = await installer.install(source, sourceOptions(values));
+    const result = await installer.install(source, { ...sourceOptions(values), by: cliPrincipal(), allowSimilarName });
     printInstall(installReport(result), values.json === true);
     return 0;
   });
@@ -122,13 +132,14 @@ async function upgrade(argv: string[]): Promise<number> {
   }
   return withInstaller(values, async (installer) => {
     const options = sourceOptions(values);
-    const pkg = await installer.readPackage(source, options);
+    const by = cliPrincipal();
+    const pkg = await installer.readPackageFor("upgrade", source, { ...options, by, name });
     try {
-      printInstall(installReport(await installer.upgradePackage(name, pkg, { accept: values.accept === true, firstParty: false })), json);
+      printInstall(installReport(await installer.upgradePackage(name, pkg, { accept: values.accept === true, firstParty: false, by })), json);
       return 0;
     } catch (error) {
       if (!(error instanceof UpgradeNeedsAcceptance)) throw error;
-      const retry = async () => installReport(await installer.upgradePackage(name, pkg, { accept: true, firstParty: false }));
+      const retry = async () => installReport(await installer.upgradePackage(name, pkg, { accept: true, firstParty: false, by }));
       return confirmWidening(error.diff.lines, { title: `upgrading ${name} to ${pkg.manifest.version} widens what it may do:`, retry, json });
     }
   });
@@ -191,10 +202,28 @@ async function remove(argv: string[]): Promise<number> {
     return 0;
   }
   return withInstaller(values, async (installer) => {
-    const removed = await installer.remove(name);
+    const removed = await installer.remove(name, { by: cliPrincipal() });
     console.log(`removed ${removed.name}@${removed.version}`);
     return 0;
   }, { sandbox: false, create: false });
+}
+
+/** Who a change made from this command line is audited as. */
+function cliPrincipal(): string {
+  let user: string;
+  try {
+    user = userInfo().username;
+  } catch {
+    user = process.env.USER ?? "unknown";
+  }
+  return `cli:${user || "unknown"}`;
+}
+
+/** The secret key, as every command that opens the secrets finds it: env, key file, or the data dir's. */
+function secretKeyConfig(values: Record<string, unknown>): { dataDir: string; keyFromEnv?: string; keyFile?: string } {
+  const keyFromEnv = process.env.CLAWHIVE_SECRET_KEY || undefined;
+  const keyFile = process.env.CLAWHIVE_SECRET_KEY_FILE || undefined;
+  return { dataDir: resolveDataDir(values), ...(keyFromEnv === undefined ? {} : { keyFromEnv }), ...(keyFile === undefined ? {} : { keyFile }) };
 }
 
 function sourceOptions(values: Record<string, unknown>): { sha256?: string; manifestFile?: string } {
@@ -240,17 +269,27 @@ async function withInstaller(
 ): Promise<number> {
   const store = await openPluginStore(values, options.create ?? true);
   const sandbox = new Sandbox({ workers: options.sandbox === false ? 0 : 1, poolSize: 0 });
+  let audit: AuditLog | undefined;
   try {
     const records = new RunRecords(store);
+    // The store's secret key seals the compiled builds this command makes or trusts, as a
+    // runtime's does; the audit records every change, redacting the store's secret values.
+    const secrets = await openSecretStore(store, { ...secretKeyConfig(values), clock: systemClock });
+    const secretValues = await secrets.values();
+    const log = await openAuditLog(store, { clock: systemClock, redaction: { secrets: () => secretValues } });
+    audit = log;
     const installer = new PluginInstaller({
       registry: new PluginRegistry(store, { clock: systemClock }),
       sandbox,
       cacheDir: defaultBuildCacheDir(),
       onProgress: (line) => console.error(line),
       runsUsing: (name) => records.unfinishedUsing(name),
+      seal: CodeSeal.fromSecrets(secrets),
+      audit: (event) => log.appendPluginEvent(event),
     });
     return await work(installer);
   } finally {
+    await audit?.close();
     await sandbox.close();
     await store.close();
   }

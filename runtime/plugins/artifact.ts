@@ -21,6 +21,8 @@ export interface PluginArtifact {
   blobSha256: string;
   /** File name → sha256, for the glue (`plugin.js`) and every core module (components only). */
   files: Record<string, string>;
+  /** What the glue imports from the host, as jco listed it when transpiling (components only). */
+  glueImports: string[];
 }
 
 const SHA = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/));
@@ -30,6 +32,7 @@ const RecordSchema = v.strictObject({
   manifest: PluginManifestSchema,
   blobSha256: SHA,
   files: v.record(v.pipe(v.string(), v.regex(/^[A-Za-z0-9._-]+$/)), SHA),
+  glueImports: v.array(v.pipe(v.string(), v.maxLength(512))),
 });
 export type ArtifactRecord = v.InferOutput<typeof RecordSchema>;
 

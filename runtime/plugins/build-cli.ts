@@ -1,9 +1,13 @@
 /**
  * `npm run build:plugins`: builds every first-party plugin (and the test plugins) that has no
  * up-to-date cached build. `--quiet` prints only when something is built.
+ *
+ * Only the components are built: their compiled form (glue, core modules) is made and sealed by
+ * the runtime that installs or loads them, under its own secret key (see seal.ts); compiled here,
+ * without that key, nothing would vouch for it.
  */
 import { pluginSourceDirs, defaultBuildCacheDir } from "./locations.js";
-import { buildPlugin } from "./build.js";
+import { buildComponent } from "./build.js";
 
 const quiet = process.argv.includes("--quiet");
 const cacheDir = defaultBuildCacheDir();
@@ -11,8 +15,8 @@ const dirs = await pluginSourceDirs({ includeTests: true });
 const started = Date.now();
 for (const dir of dirs) {
   try {
-    const artifact = await buildPlugin(dir, { cacheDir, onProgress: (line) => console.log(line) });
-    if (!quiet) console.log(`${artifact.manifest.name}@${artifact.manifest.version}: ${artifact.dir}`);
+    const built = await buildComponent(dir, { cacheDir, onProgress: (line) => console.log(line) });
+    if (!quiet) console.log(`${built.manifest.name}@${built.manifest.version}: sha256 ${built.sha256}`);
   } catch (error) {
     console.error(`build failed for ${dir}: ${(error as Error).message}`);
     process.exitCode = 1;

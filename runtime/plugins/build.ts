@@ -8,6 +8,7 @@ import { InvalidInputError, PluginError } from "../errors.js";
 import { sha256, type PluginArtifact } from "./artifact.js";
 import { bundlePlugin } from "./bundle.js";
 import { compilePlugin } from "./compile.js";
+import type { CodeSeal } from "./seal.js";
 import { pluginRoot, readInside } from "./confine.js";
 import { publishDir } from "./publish.js";
 import { parsePluginManifest, type PluginManifest } from "./manifest.js";
@@ -29,6 +30,8 @@ export interface BuildOptions {
   onProgress?: (line: string) => void;
   /** Also report the bundle step and cache hits, not only componentizing (`clawhive plugin build`). */
   verbose?: boolean;
+  /** What vouches for compiled builds in the cache (`buildPlugin`); see compile.ts. */
+  seal?: CodeSeal;
 }
 
 /** A plugin built from source: its manifest and the component's bytes. */

@@ -1,7 +1,8 @@
 /**
  * Child-process entry of plugin builds, inside a throwaway directory:
  * - `componentize <dir> <world>`: reads <dir>/plugin.js and <dir>/wit; writes <dir>/out/component.wasm.
- * - `transpile <dir>`: reads <dir>/plugin.wasm (a component); writes its glue and core modules to <dir>/out/.
+ * - `transpile <dir>`: reads <dir>/plugin.wasm (a component); writes its glue and core modules to
+ *   <dir>/out/, and jco's list of the glue's imports to <dir>/imports.json.
  *
  * It runs in its own process because the WASI shim the componentize-js splicer runs on keeps
  * process-global state (preopens, stdio); here the only preopen is the build directory, so the
@@ -34,7 +35,7 @@ if (mode === "componentize") {
   await writeFile(join(out, "component.wasm"), component);
 } else {
   const { transpile } = await import("@bytecodealliance/jco");
-  const { files } = await transpile(await readFile(join(dir, "plugin.wasm")), {
+  const { files, imports } = await transpile(await readFile(join(dir, "plugin.wasm")), {
     name: "plugin",
     instantiation: "async",
     noTypescript: true,
@@ -45,4 +46,6 @@ if (mode === "componentize") {
     await mkdir(dirname(join(out, name)), { recursive: true });
     await writeFile(join(out, name), bytes);
   }
+  // jco's structured list of what the glue imports from the host (interface names, unversioned).
+  await writeFile(join(dir, "imports.json"), JSON.stringify(imports));
 }

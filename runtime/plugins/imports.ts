@@ -1,5 +1,6 @@
 import { PluginError } from "../errors.js";
 import { readVerifiedBlob, type PluginArtifact } from "./artifact.js";
+import { readComponentImports } from "./component-imports.js";
 import { EXTISM_KERNEL, EXTISM_USER, extismHostFunction, KERNEL_LOG, KERNEL_OFF, KERNEL_SERVED } from "./extism-abi.js";
 
 /** The host package version this runtime serves. */
@@ -26,25 +27,6 @@ const INTERFACE_CAPABILITIES: Readonly<Record<string, readonly string[]>> = {
  * environment, exit) is refused as outside the contract.
  */
 const WASI_SUBSET = /^wasi:(clocks\/(wall-clock|monotonic-clock)|random\/(random|insecure|insecure-seed)|cli\/(stdout|stderr)|io\/(streams|error|poll))@/;
-
-/** The imports of a component's world, exactly as named in the binary (with versions). */
-export function importsOfWit(wit: string): string[] {
-  const imports: string[] = [];
-  let depth = 0;
-  let inRoot = false;
-  for (const line of wit.split("\n")) {
-    const trimmed = line.trim();
-    if (depth === 0 && /^world\s+root\s*\{/.test(trimmed)) inRoot = true;
-    if (inRoot && depth === 1) {
-      // `import pkg:ns/iface@1.2.3;` (an interface by name) or `import name: func|interface`.
-      const match = /^import\s+(?:([a-z][a-z0-9-]*)\s*:(?!\S*\/)|([^;\s]+)\s*;)/.exec(trimmed);
-      if (match) imports.push((match[1] ?? match[2])!);
-    }
-    depth += (trimmed.match(/\{/g) ?? []).length - (trimmed.match(/\}/g) ?? []).length;
-    if (inRoot && depth === 0 && trimmed.endsWith("}")) inRoot = false;
-  }
-  return imports;
-}
 
 /**
  * Why `imports` are not covered by `capabilities`, one problem per import; empty when they are.
@@ -81,20 +63,31 @@ export async function verifyPluginImports(artifact: PluginArtifact): Promise<str
 /**
  * The component check. Kept for callers that predate Extism plugins: an Extism artifact is
  * handed to its own check, never read as a component.
+ *
+ * The imports are read as structured data, never from printed WIT: the exact (versioned) names
+ * of the binary's top-level import section (see component-imports.ts), checked against the
+ * manifest; and jco's list of what the transpiled glue imports from the host, each of which must
+ * be one of those (jco drops versions). A name that appears only in a doc comment, a string or a
+ * type is no import in either list.
  */
 export async function verifyComponentImports(artifact: PluginArtifact): Promise<string[]> {
   if (artifact.format === "extism") return verifyExtismImports(artifact);
   const bytes = await readVerifiedBlob(artifact);
-  // jco (wasm-tools) costs ~28 MB once imported: only installs and first compiles need it.
-  const { componentWit } = await import("@bytecodealliance/jco");
-  let wit: unknown = componentWit(bytes);
-  if (wit instanceof Promise) wit = await wit;
-  const imports = importsOfWit(String(wit));
-  const problems = importProblems(imports, artifact.manifest.capabilities);
+  const imports = readComponentImports(new Uint8Array(bytes), `plugin ${artifact.manifest.name}`).map((i) => i.name);
+  const problems = [...importProblems(imports, artifact.manifest.capabilities), ...glueImportProblems(artifact.glueImports, imports)];
   if (problems.length > 0) {
     throw new PluginError("imports_not_declared", `plugin ${artifact.manifest.name}: its component imports what its manifest does not declare:\n  ${problems.join("\n  ")}`);
   }
   return imports;
+}
+
+/**
+ * Why jco's list of the glue's imports (unversioned interface names, or plain names) is not
+ * covered by the component's own import section; empty when every one is.
+ */
+export function glueImportProblems(glueImports: readonly string[], imports: readonly string[]): string[] {
+  const known = new Set(imports.flatMap((name) => [name, name.replace(/@[^@/]*$/, "")]));
+  return glueImports.filter((name) => !known.has(name)).map((name) => `${name}: imported by the transpiled glue but not by the component's import section`);
 }
 
 /** An Extism plugin's core module: its imports (`module.name`) and the exports it must have. */

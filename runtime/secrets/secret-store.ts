@@ -1,4 +1,4 @@
-import type { KeyObject } from "node:crypto";
+import { createHmac, type KeyObject } from "node:crypto";
 import { applyMigrations } from "../store/index.js";
 import type { Clock, Row, Store } from "../store/index.js";
 import { seal, unseal } from "./cipher.js";
@@ -54,6 +54,14 @@ export class SecretStore {
     this.#key = options.key;
     this.#clock = options.clock;
     this.keyId = options.keyId;
+  }
+
+  /**
+   * A key for another use, derived from this one (HMAC-SHA-256 over a label): rooms that must
+   * authenticate node-local files (the plugin build cache) get their own key, never this one.
+   */
+  deriveKey(label: string): Buffer {
+    return createHmac("sha256", this.#key).update(`clawhive derived key v1\0${label}`).digest();
   }
 
   /** Creates or replaces a secret; a replaced one keeps its `createdAt`. */

@@ -132,6 +132,51 @@ test("install by upload, then a widening upgrade: 409 with the diff, then accept
   assert.equal((await upload(wider, "/v1/plugins/missing/upgrade")).status, 404);
 });
 
+test("a lookalike name is 409 naming both names unless allow_similar_name; every change is in /v1/audit?kind=plugin with its token", async () => {
+  // The URL form says it in the body, an upload in the query; each refused, then allowed.
+  const body = await tgz("look-url", { name: "fi1es" });
+  served.set("/look-url.tgz", body);
+  const url = `${httpsBase}/look-url.tgz`;
+  const refusedUrl = await call(f, "POST", "/v1/plugins", { json: { url, sha256: sha(body) } });
+  assert.equal(refusedUrl.status, 409, refusedUrl.text);
+  assert.equal(refusedUrl.body.error.code, "plugin_name_similar");
+  assert.match(refusedUrl.body.error.message, /fi1es is confusable with the installed plugin files/);
+  assert.equal((await call(f, "POST", "/v1/plugins", { json: { url, sha256: sha(body), allow_similar_name: "yes" } })).status, 400);
+  const allowedUrl = await call(f, "POST", "/v1/plugins", { json: { url, sha256: sha(body), allow_similar_name: true } });
+  assert.equal(allowedUrl.status, 201, allowedUrl.text);
+
+  const upload2 = await tgz("look-up", { name: "pr0be" });
+  const refusedUpload = await upload(upload2);
+  assert.equal(refusedUpload.status, 409, refusedUpload.text);
+  assert.match(refusedUpload.body.error.message, /pr0be is confusable with the installed plugin probe/);
+  assert.equal((await upload(upload2, "/v1/plugins?allow_similar_name=true")).status, 201);
+
+  const audit = await call(f, "GET", "/v1/audit?kind=plugin&limit=500");
+  assert.equal(audit.status, 200, audit.text);
+  type Row = { kind: string; status: string; plugin: string; denial: { reason: string } | null; pluginEvent: { by: string; sha256: string | null; action: string } };
+  const records = audit.body.records as Row[];
+  assert.ok(records.length > 0 && records.every((r) => r.kind === "plugin"));
+  const similar = records.filter((r) => r.denial?.reason === "plugin_name_similar").map((r) => r.plugin).sort();
+  assert.deepEqual(similar, ["fi1es", "pr0be"]);
+  const admin = `token:${f.tokenId.admin}`;
+  for (const name of ["fi1es", "pr0be"]) {
+    const allowed = records.find((r) => r.status === "ok" && r.plugin === name);
+    assert.equal(allowed?.pluginEvent.by, admin, name);
+    assert.equal(allowed?.pluginEvent.sha256, echo.sha256);
+  }
+  // A refused read (a hash that is not the download's) is recorded too, by the same token.
+  assert.ok(records.some((r) => r.status === "denied" && r.denial?.reason === "blob_tampered" && r.pluginEvent.by === admin));
+  for (const name of ["fi1es", "pr0be"]) assert.equal((await call(f, "DELETE", `/v1/plugins/${name}`)).status, 200);
+  const removals = (await call(f, "GET", "/v1/audit?kind=plugin&limit=500")).body.records as Row[];
+  const removed = removals.filter((r) => r.pluginEvent.action === "remove" && r.status === "ok" && r.pluginEvent.by === admin).map((r) => r.plugin);
+  assert.ok(removed.includes("fi1es") && removed.includes("pr0be"), JSON.stringify(removed));
+  // Refusals before the installer reads anything are recorded too.
+  assert.equal((await call(f, "DELETE", "/v1/plugins/nothing-here")).status, 404);
+  assert.equal((await upload(upload2, "/v1/plugins/nothing-here/upgrade")).status, 404);
+  const missing = ((await call(f, "GET", "/v1/audit?kind=plugin&status=denied&limit=500")).body.records as Row[]).filter((r) => r.plugin === "nothing-here");
+  assert.deepEqual(missing.map((r) => [r.pluginEvent.action, r.denial?.reason, r.pluginEvent.by]).sort(), [["remove", "not_found", admin], ["upgrade", "not_found", admin]]);
+});
+
 describe("bad input: the right 4xx and nothing installed", () => {
   type Case = [what: string, send: () => Promise<{ status: number; text: string }>, status: number, code: string, field?: string];
   const cases: Case[] = [

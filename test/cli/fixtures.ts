@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
+import { writeTestSecretKey } from "../helpers/secret-key.js";
 
 export const BIN = join(PROJECT_ROOT, "bin", "clawhive.js");
 
@@ -34,6 +35,8 @@ export async function cliPlace(prefix: string): Promise<CliPlace> {
   const agents = join(root, "agents");
   await mkdir(agents);
   await writeFile(join(agents, "writer.yaml"), WRITER);
+  // The suite's one secret key: the compiled plugin builds it sealed are trusted here too.
+  await writeTestSecretKey(join(root, "data"));
   return { root, data: join(root, "data"), agents };
 }
 

@@ -76,3 +76,32 @@ test("plugin commands answer bad input with a message and a non-zero exit", asyn
     assert.match(result.stderr, message, args.join(" "));
   }
 });
+
+test("a lookalike name needs --allow-similar-name; every change is in 'audit tail --kind plugin' with who asked", async () => {
+  const pkg = await writePackage(place.root, "look-1", echo.manifest, echo.bytes);
+  assert.equal(clawhiveIn(place, "plugin", "install", pkg).code, 0);
+  const lookalike = await writePackage(place.root, "look-2", { ...echo.manifest, name: "bench-ech0" }, echo.bytes);
+  const refused = clawhiveIn(place, "plugin", "install", lookalike);
+  assert.equal(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /plugin name bench-ech0 is confusable with the installed plugin bench-echo.*--allow-similar-name/s);
+  // Control: the same package with the flag installs.
+  const allowed = clawhiveIn(place, "plugin", "install", lookalike, "--allow-similar-name");
+  assert.equal(allowed.code, 0, allowed.stderr);
+  assert.match(allowed.stdout, /installed bench-ech0@0\.1\.0/);
+
+  const tail = clawhiveIn(place, "audit", "tail", "--kind", "plugin", "--json", "--limit", "1000");
+  assert.equal(tail.code, 0, tail.stderr);
+  const records = JSON.parse(tail.stdout) as Array<{ kind: string; status: string; plugin: string; denial: { reason: string } | null; pluginEvent: { by: string; sha256: string } }>;
+  assert.ok(records.every((r) => r.kind === "plugin"));
+  const similar = records.find((r) => r.status === "denied" && r.denial?.reason === "plugin_name_similar");
+  assert.ok(similar, JSON.stringify(records));
+  assert.equal(similar.plugin, "bench-ech0");
+  assert.match(similar.pluginEvent.by, /^cli:/);
+  assert.equal(similar.pluginEvent.sha256, echo.sha256);
+  assert.ok(records.some((r) => r.status === "ok" && r.plugin === "bench-ech0"));
+  // The earlier test's widening upgrade without --accept was refused, and recorded.
+  assert.ok(records.some((r) => r.status === "denied" && r.denial?.reason === "upgrade_needs_acceptance"));
+  const lines = clawhiveIn(place, "audit", "tail", "--kind", "plugin");
+  assert.equal(lines.code, 0, lines.stderr);
+  assert.match(lines.stdout, /plugin\.install: plugin_name_similar: .* bench-ech0@0\.1\.0 sha256 [0-9a-f]{12} publisher clawhive-bench by cli:/);
+});

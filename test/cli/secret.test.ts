@@ -137,6 +137,8 @@ describe("clawhive secret", () => {
 
   it("list and rm without a store exit 1 and create nothing", async () => {
     const empty = await cliPlace("clawhive-cli-secret-empty-");
+    // A place comes with the suite's secret key in its data dir; this one must start empty.
+    await rm(empty.data, { recursive: true, force: true });
     try {
       for (const args of [["secret", "list"], ["secret", "rm", "x"]]) {
         const result = spawnSync(process.execPath, [BIN, ...args, "--data-dir", empty.data], { encoding: "utf8", env: { PATH: process.env.PATH ?? "" } });

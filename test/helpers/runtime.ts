@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Runtime, type RuntimeOptions } from "../../runtime/index.js";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
+import { writeTestSecretKey } from "./secret-key.js";
 
 export const FILES_PLUGIN = join(PROJECT_ROOT, "plugins", "files");
 export const PROBE_PLUGIN = join(PROJECT_ROOT, "test", "plugins", "probe");
@@ -12,6 +13,7 @@ export async function testRuntime(options: Partial<RuntimeOptions> = {}): Promis
   const dataDir = await mkdtemp(join(tmpdir(), "clawhive-test-"));
   const agentsDir = join(dataDir, "agents");
   await mkdir(agentsDir);
+  if (options.secretKey === undefined && options.secretKeyFile === undefined) await writeTestSecretKey(dataDir);
   const runtime = await Runtime.create({ dataDir, agentsDir, pluginDirs: [FILES_PLUGIN, PROBE_PLUGIN], ...options });
   return {
     runtime,

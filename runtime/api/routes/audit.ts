@@ -22,7 +22,7 @@ export interface AuditRoutesOptions {
 export const MAX_AUDIT_PAGE = 500;
 
 const STATUSES: readonly AuditStatus[] = ["intent", "ok", "error", "denied"];
-const KINDS: readonly AuditKind[] = ["tool_call", "host_call", "model_call"];
+const KINDS: readonly AuditKind[] = ["tool_call", "host_call", "model_call", "plugin"];
 
 const Query = v.strictObject({
   run_id: v.optional(ID),

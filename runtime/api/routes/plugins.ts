@@ -32,6 +32,8 @@ const FromUrl = v.strictObject({
     v.check((s) => URL.canParse(s) && new URL(s).protocol === "https:", "expected the https URL of a .tgz package"),
   ),
   sha256: SHA256,
+  /** Install even though the name is confusable with an installed plugin's (see lookalike.ts). */
+  allow_similar_name: v.optional(v.boolean("expected true or false")),
 });
 type FromUrl = v.InferOutput<typeof FromUrl>;
 
@@ -41,16 +43,19 @@ const RAW = {
 } as const;
 
 const Params = v.strictObject({ name: NAME });
-const InstallQuery = v.strictObject({ sha256: v.optional(SHA256) });
+const InstallQuery = v.strictObject({ sha256: v.optional(SHA256), allow_similar_name: v.optional(QUERY_BOOLEAN) });
 const UpgradeQuery = v.strictObject({ sha256: v.optional(SHA256), accept: v.optional(QUERY_BOOLEAN) });
 
 /** Plugins: list, inspect, install (upload or URL), upgrade, remove. Admin only. */
 export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}): ApiRoute[] {
   /** The package a request sent: an upload, or the URL in its JSON body. */
-  const source = (input: { raw: RawBody | undefined; body: FromUrl | undefined; query: { sha256?: string | undefined } }, by: string) =>
+  const source = (
+    input: { raw: RawBody | undefined; body: FromUrl | undefined; query: { sha256?: string | undefined } },
+    read: { by: string; uploader: string; action: "install" | "upgrade"; name?: string },
+  ) =>
     input.raw !== undefined
-      ? readUpload(runtime, input.raw, { sha256: input.query.sha256, by, tempDir: options.tempDir })
-      : readUrl(runtime, input.body!, { querySha: input.query.sha256, download: options.download });
+      ? readUpload(runtime, input.raw, { sha256: input.query.sha256, tempDir: options.tempDir, ...read })
+      : readUrl(runtime, input.body!, { querySha: input.query.sha256, download: options.download, ...read });
   return [
     defineRoute({
       method: "GET",
@@ -67,7 +72,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       tag: "plugins",
       summary: "Install a plugin from an uploaded package or an https URL with its sha256",
       description:
-        "Verified like `clawhive plugin install`: hash, the wasm's imports against its declared capabilities, its tools against its manifest. An installed name is never replaced (409 plugin_exists; upgrade it instead).",
+        "Verified like `clawhive plugin install`: hash, the wasm's imports against its declared capabilities, its tools against its manifest. An installed name is never replaced (409 plugin_exists; upgrade it instead). A name confusable with an installed plugin's (`fi1es` beside `files`) is refused (409 plugin_name_similar) unless `allow_similar_name` is true (in the JSON body, or the query of an upload). Every install, allowed or refused, is a `plugin` audit record.",
       roles: ["admin"],
       query: InstallQuery,
       body: FromUrl,
@@ -76,12 +81,14 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       responses: {
         200: { description: "`{action: \"unchanged\", plugin}`: these exact bytes were installed already" },
         201: { description: "`{action: \"installed\", plugin}`" },
-        409: { description: "plugin_exists: a plugin of that name is installed" },
+        409: { description: "plugin_exists: a plugin of that name is installed; plugin_name_similar: the name is confusable with an installed plugin's" },
         422: { description: "the package failed verification (blob_tampered, package_invalid, …) or could not be downloaded" },
       },
       handler: async (c, input) => {
-        const pkg = await source(input, principalOf(c).tokenId);
-        const result = await installed(runtime, () => runtime.installer.installPackage(pkg, { firstParty: false }));
+        const by = principalName(c);
+        const pkg = await source(input, { by, uploader: principalOf(c).tokenId, action: "install" });
+        const allowSimilarName = input.body?.allow_similar_name ?? input.query.allow_similar_name ?? false;
+        const result = await installed(runtime, () => runtime.installer.installPackage(pkg, { firstParty: false, by, allowSimilarName }));
         return c.json(installAnswer(result), result.action === "installed" ? 201 : 200);
       },
     }),
@@ -116,10 +123,12 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       },
       handler: async (c, input) => {
         const { params, query } = input;
-        await installedPlugin(runtime, params.name);
-        const pkg = await source(input, principalOf(c).tokenId);
+        await installedPlugin(runtime, params.name, { action: "upgrade", by: principalName(c) });
+        if (input.body?.allow_similar_name !== undefined) throw new InvalidInputError("body.allow_similar_name: an upgrade keeps the plugin's name; leave it out", { field: "body.allow_similar_name" });
+        const by = principalName(c);
+        const pkg = await source(input, { by, uploader: principalOf(c).tokenId, action: "upgrade", name: params.name });
         try {
-          const result = await installed(runtime, () => runtime.installer.upgradePackage(params.name, pkg, { accept: query.accept ?? false, firstParty: false }));
+          const result = await installed(runtime, () => runtime.installer.upgradePackage(params.name, pkg, { accept: query.accept ?? false, firstParty: false, by }));
           return c.json(installAnswer(result), 200);
         } catch (error) {
           if (!(error instanceof UpgradeNeedsAcceptance)) throw error;
@@ -139,18 +148,20 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       params: Params,
       responses: { 200: { description: "`{removed: plugin}`" }, 404: { description: "no plugin of that name" }, 409: { description: "plugin_in_use" } },
       handler: async (c, { params }) => {
-        await installedPlugin(runtime, params.name);
-        const removed = await runtime.removePlugin(params.name);
+        const removed = await runtime.removePlugin(params.name, { by: principalName(c) });
         return c.json({ removed: pluginSummary(removed) });
       },
     }),
   ];
 }
 
-async function installedPlugin(runtime: Runtime, name: string): Promise<InstalledPlugin> {
+/** The installed plugin `name`; for a change (`audit`), its absence is a refusal recorded like any other. */
+async function installedPlugin(runtime: Runtime, name: string, audit?: { action: "upgrade"; by: string }): Promise<InstalledPlugin> {
   const plugin = await runtime.installer.registry.get(name);
-  if (plugin === undefined) throw new NotFoundError(`no plugin named ${name} is installed`);
-  return plugin;
+  if (plugin !== undefined) return plugin;
+  const error = new NotFoundError(`no plugin named ${name} is installed`);
+  if (audit) await runtime.installer.recordRefusal(audit.action, { name }, audit.by, error);
+  throw error;
 }
 
 /** Installs or upgrades, then loads what the store now holds into this runtime. */
@@ -168,11 +179,24 @@ function installAnswer(result: InstallResult) {
   };
 }
 
-async function readUrl(runtime: Runtime, body: FromUrl, options: { querySha: string | undefined; download: DownloadOptions | undefined }): Promise<PluginPackage> {
-  const { querySha, download } = options;
+/** Who a request's changes are audited as: its token. */
+function principalName(c: Parameters<typeof principalOf>[0]): string {
+  return `token:${principalOf(c).tokenId}`;
+}
+
+interface ReadFor {
+  by: string;
+  /** The token id an upload's origin names (`upload by tok_…`). */
+  uploader: string;
+  action: "install" | "upgrade";
+  name?: string;
+}
+
+async function readUrl(runtime: Runtime, body: FromUrl, options: ReadFor & { querySha: string | undefined; download: DownloadOptions | undefined }): Promise<PluginPackage> {
+  const { querySha, download, action, uploader: _uploader, ...audit } = options;
   if (querySha !== undefined) throw new InvalidInputError("query.sha256: give the sha256 in the body with the url", { field: "query.sha256" });
   try {
-    return await runtime.installer.readPackage(body.url, { sha256: body.sha256, ...(download === undefined ? {} : { download }) });
+    return await runtime.installer.readPackageFor(action, body.url, { sha256: body.sha256, ...audit, ...(download === undefined ? {} : { download }) });
   } catch (error) {
     throw atField(error, { source: "body.url", sha256: "body.sha256", manifest: "body.url" });
   }
@@ -183,7 +207,7 @@ async function readUrl(runtime: Runtime, body: FromUrl, options: { querySha: str
  * 0600, created exclusively) and read back by the installer as any local package is. The temp
  * path is an implementation detail, so it is taken out of any error before it is answered.
  */
-async function readUpload(runtime: Runtime, raw: RawBody, options: { sha256: string | undefined; by: string; tempDir: string | undefined }): Promise<PluginPackage> {
+async function readUpload(runtime: Runtime, raw: RawBody, options: ReadFor & { sha256: string | undefined; tempDir: string | undefined }): Promise<PluginPackage> {
   if (raw.bytes.length < 2 || raw.bytes[0] !== 0x1f || raw.bytes[1] !== 0x8b) {
     throw new InvalidInputError("body: expected a gzip-compressed .tgz package (plugin.json and plugin.wasm)", { field: "body" });
   }
@@ -191,8 +215,10 @@ async function readUpload(runtime: Runtime, raw: RawBody, options: { sha256: str
   const file = join(dir, "package.tgz");
   try {
     await writeFile(file, raw.bytes, { mode: 0o600, flag: "wx" });
-    const pkg = await runtime.installer.readPackage(file, options.sha256 === undefined ? {} : { sha256: options.sha256 });
-    return { ...pkg, origin: `upload by ${options.by}` };
+    const origin = `upload by ${options.uploader}`;
+    const audit = { by: options.by, origin, ...(options.name === undefined ? {} : { name: options.name }) };
+    const pkg = await runtime.installer.readPackageFor(options.action, file, { ...audit, ...(options.sha256 === undefined ? {} : { sha256: options.sha256 }) });
+    return { ...pkg, origin };
   } catch (error) {
     throw atField(error, { source: "body", sha256: "query.sha256", manifest: "body" }, { [file]: "the upload", [dir]: "the upload" });
   } finally {

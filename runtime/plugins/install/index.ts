@@ -1,6 +1,10 @@
 /** Installing plugins: packages, the registry of installed plugins and blobs, permission diffs. */
-export { PluginInstaller, UpgradeNeedsAcceptance, checkDescriptors } from "./installer.js";
-export type { InstallResult, InstallSourceOptions, LoadedPlugin, PluginInstallerOptions, UpgradeOptions } from "./installer.js";
+export { PluginInstaller, UpgradeNeedsAcceptance } from "./installer.js";
+export { checkDescriptors } from "./described.js";
+export type { ChangeOptions, InstallOptions, InstallResult, InstallSourceOptions, LoadedPlugin, PluginInstallerOptions, UpgradeOptions } from "./installer.js";
+export { RUNTIME_PRINCIPAL } from "./audit.js";
+export type { PluginAuditSink } from "./audit.js";
+export { nameSkeleton, similarNames } from "./lookalike.js";
 export { PluginRegistry, pluginMigrations, nameKey } from "./registry.js";
 export type { InstalledPlugin, InstalledTool } from "./registry.js";
 export { permissionDiff } from "./diff.js";

@@ -3,27 +3,9 @@ import { cp, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { buildPlugin } from "../../../runtime/plugins/build.js";
-import { importProblems, importsOfWit, verifyComponentImports } from "../../../runtime/plugins/imports.js";
+import { importProblems, verifyComponentImports } from "../../../runtime/plugins/imports.js";
 import { defaultBuildCacheDir, pluginSourceDirs } from "../../../runtime/plugins/locations.js";
 import { tempDir } from "../../helpers/runtime.js";
-
-test("importsOfWit reads the world's imports with their versions, not the interfaces' contents", () => {
-  const wit = `package root:component;
-
-world root {
-  import clawhive:host/types@0.1.0;
-  import clawhive:host/fs@0.1.0;
-  import wasi:filesystem/types@0.2.3;
-  import get-secret: func() -> string;
-  import inline: interface {
-    import-like: func();
-  }
-
-  export clawhive:plugin/tools@0.1.0;
-}
-`;
-  assert.deepEqual(importsOfWit(wit), ["clawhive:host/types@0.1.0", "clawhive:host/fs@0.1.0", "wasi:filesystem/types@0.2.3", "get-secret", "inline"]);
-});
 
 const rows: Array<{ name: string; imports: string[]; capabilities: string[]; problem?: RegExp }> = [
   { name: "control: fs covered by fs.read", imports: ["clawhive:host/types@0.1.0", "clawhive:host/fs@0.1.0"], capabilities: ["fs.read"] },

@@ -146,7 +146,7 @@ test("a tampered blob in the store is refused at load by a node that must compil
   }
 });
 
-test("tampered cached glue is refused at load and at install", async () => {
+test("tampered cached glue is refused, then rebuilt from the blob, at load and at install", async () => {
   const cache = await tempDir("clawhive-cache-");
   const first = await place({ cacheDir: cache });
   const second = await place({ cacheDir: cache });
@@ -156,14 +156,23 @@ test("tampered cached glue is refused at load and at install", async () => {
     const installed = (await first.registry.get("bench-echo"))!;
     const [compiled] = await readdir(join(cache, "compiled"));
     const glue = join(cache, "compiled", compiled!, "plugin.js");
-    await writeFile(glue, (await readFile(glue, "utf8")).replace("return;", "globalThis.stolen = 1; return;"));
+    const original = await readFile(glue, "utf8");
+    const tamper = () => writeFile(glue, original.replace("return;", "globalThis.stolen = 1; return;"));
+    await tamper();
     // A sandbox that has not compiled this plugin yet must read the files again.
     const fresh = new Sandbox({ workers: 1, poolSize: 0 });
     try {
-      await assert.rejects(first.installer.load(installed, fresh), { code: "artifact_tampered" });
-      const installer = new PluginInstaller({ registry: second.registry, sandbox: fresh, cacheDir: cache });
-      await assert.rejects(installer.install(pkg), { code: "artifact_tampered" });
-      assert.equal(await second.registry.get("bench-echo"), undefined);
+      assert.equal((await first.installer.load(installed, fresh)).plugin.glue, original);
+      await tamper();
+      // Another node's install (its own sandbox, so the files are read again).
+      const otherSandbox = new Sandbox({ workers: 1, poolSize: 0 });
+      try {
+        const installer = new PluginInstaller({ registry: second.registry, sandbox: otherSandbox, cacheDir: cache });
+        assert.equal((await installer.install(pkg)).action, "installed");
+        assert.equal(await readFile(glue, "utf8"), original);
+      } finally {
+        await otherSandbox.close();
+      }
     } finally {
       await fresh.close();
     }

@@ -1,0 +1,19 @@
+import { createHash } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+/**
+ * One secret key for the test suite's data dirs. The runtime seals its compiled plugin builds
+ * with a key derived from the secret key and trusts no other build; with a fresh random key per
+ * data dir, every test runtime (and every CLI child on a new data dir) would compile every
+ * plugin again. Tests of the key itself make their own.
+ */
+export const TEST_SECRET_KEY = createHash("sha256").update("clawhive test suite secret key").digest();
+
+/** Writes the suite's key as `<dataDir>/secret.key` (0600), unless one is there. */
+export async function writeTestSecretKey(dataDir: string): Promise<void> {
+  await mkdir(dataDir, { recursive: true });
+  await writeFile(join(dataDir, "secret.key"), TEST_SECRET_KEY, { mode: 0o600, flag: "wx" }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== "EEXIST") throw error;
+  });
+}
