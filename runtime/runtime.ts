@@ -23,6 +23,7 @@ import { nodeId, parseNodeId, processAlive, safeHostname } from "./runs/node-id.
 import { installOwnPlugins } from "./plugins/install/own-plugins.js";
 import { RunRecords, runMigrations, type RunRecord } from "./runs/records.js";
 import { RunDriver } from "./runs/driver.js";
+import { failureOf } from "./runs/errors.js";
 import { RunEventLog } from "./runs/event-log.js";
 import { Run, type RunServices } from "./runs/run.js";
 import type { RuntimeOptions, StartRunOptions, SubmitRunOptions } from "./options.js";
@@ -128,7 +129,7 @@ export class Runtime {
     await mkdir(dataDir, { recursive: true });
     const clock = options.clock ?? systemClock;
     const agents = await loadAgents(options.agentsDir ?? join(PROJECT_ROOT, "capabilities"), { dataDir });
-    const store = await openStore({ url: options.storeUrl ?? defaultStoreUrl(dataDir), authToken: options.storeAuthToken, clock });
+    const store = options.store ?? (await openStore({ url: options.storeUrl ?? defaultStoreUrl(dataDir), authToken: options.storeAuthToken, clock }));
     const sandbox = new Sandbox(options.sandbox);
     try {
       await applyMigrations(store, runMigrations, { clock });
@@ -179,6 +180,7 @@ export class Runtime {
         live: () => runtime.#runs.values(),
         loop: runtime.#runLoop(options.modelProvider, options.llm),
         claim: (id, holder) => runtime.#claim(id, holder.node),
+        abandon: (id, end) => runtime.#abandon(id, end),
         ...(options.onProgress ? { onError: (error, runId) => options.onProgress!(`run ${runId}: ${(error as Error).message}`) } : {}),
       });
       runtime.#driver.start();
@@ -347,7 +349,14 @@ export class Runtime {
       node: this.node,
       leaseUntil: this.clock.now() + this.#leaseMs,
     });
-    const parents = await this.#parentLayers(options.parentRunId ?? null);
+    let parents: ParentLayer[];
+    try {
+      parents = await this.#parentLayers(options.parentRunId ?? null);
+    } catch (error) {
+      // Recorded but never built: it ends here rather than stay active with nothing driving it.
+      await this.#abandon(id, { reason: "failed", ...failureOf(error) }).catch(() => undefined);
+      throw error;
+    }
     return this.#track(this.#build({ id, traceId, taskId, parentRunId: options.parentRunId ?? null, agent, taskGrants, parents }), "started");
   }
 
@@ -390,7 +399,13 @@ export class Runtime {
       : await this.conversations.forRun(options.conversationId, { agent: agent.name, ownerToken: options.ownerToken ?? null });
     const { toolCalls: _none, ...start } = options;
     const run = await this.startRun({ ...start, conversationId: conversation.id });
-    await this.#loopStates.put(run.id, initialLoopState(options.task, conversation.id));
+    try {
+      await this.#loopStates.put(run.id, initialLoopState(options.task, conversation.id));
+    } catch (error) {
+      // Without its state no loop would ever drive it: it ends failed, saying why.
+      await run.fail(failureOf(error)).catch(() => undefined);
+      throw error;
+    }
     return { run, settled: this.#driver.drive(run), conversationId: conversation.id };
   }
 
@@ -446,6 +461,8 @@ export class Runtime {
     if (!record) throw new NotFoundError(`no run ${id}`);
     if (record.status === "ended") throw new ConflictError("run_ended", `run ${id} has already ended (${record.endReason ?? "completed"})`);
     await this.#driver.cancel(id);
+    // At once, whichever node drives it: a person can no longer approve what the run asked for.
+    await this.approvals.withdrawForRun(id, `run ${id} was cancelled`);
     if (!this.#runs.has(id)) await this.#cancelUndriven(id);
     // Cancelling a parent cancels its sub-agents, down the chain.
     await cancelSubAgentRuns(this, id);
@@ -522,7 +539,7 @@ export class Runtime {
         `run ${id} is driven by another runtime (${record.node}) until ${new Date(record.leaseUntil ?? now).toISOString()}; it continues there once its approval is decided`,
       );
     }
-    const agent = this.#agent(record.agent);
+    const agent = this.#knownAgent(record.agent, id);
     const taskGrants = record.taskGrants === null ? undefined : parseTaskGrants(record.taskGrants, agent);
     const parents = await this.#parentLayers(record.parentRunId);
     const lastEventSeq = await this.events.lastSeq(id);
@@ -569,6 +586,30 @@ export class Runtime {
     const parsed = holder ? parseNodeId(holder) : undefined;
     if (!parsed || parsed.host !== safeHostname() || processAlive(parsed.pid)) return false;
     return this.records.takeOver(id, { from: holder!, to: this.node, until: now + this.#leaseMs });
+  }
+
+  /** The agent of a run to continue here; `agent_unknown` when this node does not know it (removed, or defined on another node only). */
+  #knownAgent(name: string, runId: string): AgentManifest {
+    const agent = this.#agents.get(name) ?? this.#storedAgents.get(name);
+    if (!agent) throw new ConflictError("agent_unknown", `run ${runId}: its agent ${name} is not known to this runtime (removed, or defined on another node only); the run cannot continue`);
+    return agent;
+  }
+
+  /**
+   * Ends run `id` from its record alone, when no Run object can (see RunDriverOptions.abandon):
+   * taken first (a live holder keeps it), its approvals withdrawn, a `finish` Step and its end
+   * added to its events, its end recorded with the reason.
+   */
+  async #abandon(id: string, end: { reason: "failed" | "cancelled"; code: string; message: string }): Promise<void> {
+    const record = await this.records.get(id);
+    if (!record || record.status === "ended" || !(await this.#claim(id, record.node))) return;
+    const now = this.clock.now();
+    await this.approvals.withdrawForRun(id, `run ${id} ended (${end.reason}) before the approval was used`);
+    const seq = await this.events.lastSeq(id);
+    this.events.append(id, seq + 1, { type: "step", stepId: "finish", action: "finish", usage: null, reason: end.code, at: now });
+    this.events.append(id, seq + 2, { type: "run-ended", reason: end.reason, at: now });
+    await this.events.flush();
+    await this.records.end(id, record.report, now, end.reason, `the run ${end.reason === "cancelled" ? "was cancelled" : "failed"}: ${end.code}: ${end.message}`);
   }
 
   #agent(name: string): AgentManifest {

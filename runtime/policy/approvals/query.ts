@@ -5,7 +5,7 @@ import { approvalFromRow } from "./row.js";
 import { SELECT } from "./schema.js";
 import type { Approval, ApprovalStatus, ListApprovalsOptions } from "./types.js";
 
-const STATUSES: readonly ApprovalStatus[] = ["pending", "approved", "denied", "expired", "used"];
+const STATUSES: readonly ApprovalStatus[] = ["pending", "approved", "denied", "expired", "used", "withdrawn"];
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
 

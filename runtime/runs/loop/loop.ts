@@ -6,6 +6,7 @@ import type { Conversations } from "../conversations.js";
 import type { RunEndReason } from "../records.js";
 import type { Run } from "../run.js";
 import { spawnResultContent, subAgentOfTool, type SpawnResult, type SpawnSubAgentOptions, type SubAgentTool } from "../sub-agents.js";
+import { stopOnAuditFailure } from "../errors.js";
 import { ModelCallAudit } from "./model-calls.js";
 import { buildStepRequest } from "./request.js";
 import type { LoopState, LoopStates, WaitingTurn } from "./state.js";
@@ -98,7 +99,8 @@ export class RunLoop {
     const timer = setTimeout(() => {
       // The model call in flight ends as timed out (its audit record says so), then the run.
       controller.abort(new DOMException(`the run took longer than ${timeoutMs} ms (limits.run_timeout_ms)`, "TimeoutError"));
-      void this.#timeout(run, state, timeoutMs);
+      // A failed end write is the drive's guard's to retry (the run is ended here all the same).
+      void this.#timeout(run, state, timeoutMs).catch(() => undefined);
     }, Math.max(0, timeoutMs - state.activeMs));
     timer.unref();
     try {
@@ -176,6 +178,7 @@ export class RunLoop {
     } else if (run.status === "awaiting_approval") {
       const outcome = await run.resume();
       if (!outcome || outcome.status === "approval_required") return "paused";
+      stopOnAuditFailure(outcome);
       turn.results.push(outcomeResult(turn.uses[turn.index]!, outcome));
       turn.index++;
     }
@@ -242,6 +245,7 @@ export class RunLoop {
     try {
       const outcome = await run.callTool(use.name, use.input, { stepId: turn.stepId, ...(turn.context ? { context: turn.context } : {}) });
       if (outcome.status === "approval_required") return "paused";
+      stopOnAuditFailure(outcome);
       if (outcome.status === "error" && outcome.error.kind === "invalid-input") turn.invalid = true;
       return outcomeResult(use, outcome);
     } catch (error) {
