@@ -29,7 +29,7 @@ import { Run, type RunServices } from "./runs/run.js";
 import type { RuntimeOptions, StartRunOptions, SubmitRunOptions } from "./options.js";
 import type { ApprovalNeeded, PluginHandle, ToolInfo } from "./runs/types.js";
 import { Sandbox, type SandboxPlugin } from "./sandbox/index.js";
-import { applyMigrations, openStore, systemClock, type Clock, type Store } from "./store/index.js";
+import { applyMigrations, openStore, StoreError, systemClock, type Clock, type Store } from "./store/index.js";
 import { openSecretStore, type SecretStore } from "./secrets/index.js";
 import { probeSandbox, type SandboxInfo } from "../host-proxies/shell/index.js";
 import { kvMigrations } from "../host-proxies/kv/index.js";
@@ -130,6 +130,14 @@ export class Runtime {
     const clock = options.clock ?? systemClock;
     const agents = await loadAgents(options.agentsDir ?? join(PROJECT_ROOT, "capabilities"), { dataDir });
     const store = options.store ?? (await openStore({ url: options.storeUrl ?? defaultStoreUrl(dataDir), authToken: options.storeAuthToken, clock }));
+    if (store.readOnly === true) {
+      await store.close();
+      // Said at start, not at the first run: a runtime writes runs, approvals and the audit log.
+      throw new StoreError(
+        "store_read_only",
+        `store ${store.location} is read-only (no write permission, a read-only mount, or opened read-only): a runtime must write runs and the audit log; make it writable, or read it without a runtime: clawhive audit verify, audit tail, runs list, approvals list`,
+      );
+    }
     const sandbox = new Sandbox(options.sandbox);
     try {
       await applyMigrations(store, runMigrations, { clock });
