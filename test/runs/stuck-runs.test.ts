@@ -3,6 +3,8 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { after, afterEach, before, test } from "node:test";
+import { createApp } from "../../runtime/api/app.js";
+import { openTokenStore } from "../../runtime/api/auth/index.js";
 import { Runtime } from "../../runtime/index.js";
 import type { RunRecord } from "../../runtime/runs/records.js";
 import { openStore, StoreError } from "../../runtime/store/index.js";
@@ -159,6 +161,34 @@ test("a store that keeps failing after the run's effect: the caller is told the 
   assert.equal(record.endReason, "failed");
   assert.match(record.result ?? "", /effects already made: fs\.write by files\.write_file/);
   assert.equal((await runtime.audit.verify()).ok, true);
+});
+
+test("the API says effect_committed_store_failed, with the effect and its outcome, when the store fails after it (control: 201)", async () => {
+  const tokens = await openTokenStore(runtime.store, { clock: runtime.clock });
+  const client = (await tokens.create("client")).token;
+  const app = createApp({ runtime, tokens, version: "test" });
+  const post = (file: string) =>
+    app.request("/v1/runs?wait=true", {
+      method: "POST",
+      headers: { authorization: `Bearer ${client}`, "content-type": "application/json" },
+      body: JSON.stringify({ agent, tool_calls: [{ name: "files.write_file", input: { path: `/w/${file}`, content: file } }, { name: "probe.echo", input: {} }] }),
+    });
+  const control = await post("api-control.txt");
+  assert.equal(control.status, 201);
+  assert.equal(((await control.json()) as { run: { end_reason: string } }).run.end_reason, "completed");
+
+  const target = join(work, "api-committed.txt");
+  store.fail({ kind: "full", match: (sql) => isWrite(sql) && existsSync(target) });
+  const answer = await post("api-committed.txt");
+  const body = (await answer.json()) as { error: { code: string; message: string; details: { run_id: string; effects: Array<{ tool: string; outcome: { status: string; output?: unknown } }> } } };
+  assert.equal(answer.status, 500);
+  assert.equal(body.error.code, "effect_committed_store_failed");
+  assert.match(body.error.message, /do not submit it again/);
+  assert.deepEqual(body.error.details.effects.map((e) => [e.tool, e.outcome.status]), [["files.write_file", "ok"]]);
+  assert.equal(await readFile(target, "utf8"), "api-committed.txt");
+  store.clear();
+  await runtime.driverTick();
+  assert.equal((await runtime.records.get(body.error.details.run_id))?.status, "ended");
 });
 
 test("a store that keeps failing during a run that made no effect: run_store_failed, safe to submit again", async () => {

@@ -109,7 +109,7 @@ export class RunLoop {
       if (!run.ended && !run.cancelled && !this.#closing) {
         const message = error instanceof Error ? error.message : String(error);
         const code = error instanceof ClawhiveError ? error.code : "loop_error";
-        await this.#finish(run, state, { reason: code, result: `the run failed: ${message}`, endReason: "failed" });
+        await this.#finish(run, state, { reason: code, result: `the run failed: ${code}: ${message}`, endReason: "failed" });
       }
     } finally {
       clearTimeout(timer);
@@ -281,7 +281,7 @@ export class RunLoop {
     const unrecorded = await this.#modelCalls.get(run.id)?.settle();
     const stop: Stop =
       unrecorded !== undefined && stopped.endReason === "completed"
-        ? { reason: "audit_write_failed", result: `the run failed: a model call could not be recorded: ${unrecorded.message}`, endReason: "failed" }
+        ? { reason: "audit_write_failed", result: `the run failed: audit_write_failed: a model call could not be recorded: ${unrecorded.message}`, endReason: "failed" }
         : stopped;
     state.waiting = null;
     await this.#options.states.put(run.id, state);
