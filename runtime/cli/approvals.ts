@@ -44,7 +44,7 @@ export const approvalsHelp = `clawhive approvals — see and decide what runs wa
 ${SERVER_FLAGS_HELP}
 ${STORE_FLAGS_HELP}
 
-  Exit codes: 0 ok; 1 the approval does not exist, was already decided or has expired;
+  Exit codes: 0 ok; 1 the approval does not exist, was already decided, has expired or was withdrawn;
   2 bad usage, or a token the server refuses (deciding needs an approver or admin token).
 
   Example:
