@@ -115,7 +115,7 @@ export class RunDriver {
   /** Asks for run `id` to be cancelled: at once when this node drives it, else by its driver's next tick. */
   async cancel(id: string): Promise<boolean> {
     const asked = await this.#options.records.requestCancel(id);
-    for (const run of this.#options.live()) if (run.id === id) await run.cancel();
+    for (const run of this.#options.live()) if (run.id === id) await this.#cancelLive(run);
     return asked;
   }
 
@@ -132,7 +132,8 @@ export class RunDriver {
       );
     }
     for (const id of await records.cancelRequested(ids)) {
-      await live.find((r) => r.id === id)?.cancel().catch((error: unknown) => this.#options.onError?.(error, id));
+      const run = live.find((r) => r.id === id);
+      if (run) await this.#cancelLive(run).catch((error: unknown) => this.#options.onError?.(error, id));
     }
     // Runs a node left active when it died (or gave up on a store that kept failing) are
     // driven by nobody: each ends, so no client waits for ever on one.
@@ -148,6 +149,16 @@ export class RunDriver {
       // Another live node's run is for that node to continue.
       if (waiting.node !== null && waiting.node !== node && (waiting.leaseUntil ?? 0) >= now() && !(await this.#options.claim(waiting.id, waiting))) continue;
       await this.continue(waiting.id).catch((error: unknown) => this.#options.onError?.(error, waiting.id));
+    }
+  }
+
+  /** Cancels a run of this node; an end the store refused is written again by the tick. */
+  async #cancelLive(run: Run): Promise<void> {
+    try {
+      await run.cancel();
+    } catch (error) {
+      if (run.endUnrecorded) this.#unrecorded.set(run.id, run);
+      throw error;
     }
   }
 
