@@ -1,5 +1,5 @@
 import { ClawhiveError } from "../errors.js";
-import type { EffectMade } from "./run.js";
+import type { EffectMade } from "./effects.js";
 import type { ToolCallOutcome } from "./types.js";
 
 /** What a client is told of an effect that happened before the store failed. */

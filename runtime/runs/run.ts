@@ -21,14 +21,10 @@ import type { PendingToolCall, RunEndReason, RunRecords, RunStatus } from "./rec
 import type { RunEventLog } from "./event-log.js";
 import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
 import type { CommittedEffect } from "./errors.js";
+import { EffectLedger, type EffectMade } from "./effects.js";
 import type { ApprovalNeeded, PluginHandle, RunEvent, StepEvent, ToolCallOutcome, ToolInfo } from "./types.js";
 
-/** An effect a run made: a host call above Safe that reached its proxy (its intent is on record). */
-export interface EffectMade {
-  toolCallId: string;
-  tool: string;
-  capability: string;
-}
+export type { EffectMade } from "./effects.js";
 
 /** What a run needs from the runtime that starts it. */
 export interface RunServices {
@@ -121,10 +117,7 @@ export class Run {
   #endWrite: Promise<void> | undefined;
   #endReason: RunEndReason = "completed";
   #endResult: string | undefined;
-  /** Effects this run made (host calls above Safe that reached their proxy), for an honest answer when the store fails after them. */
-  #effects: EffectMade[] = [];
-  /** The outcomes of the ToolCalls that made those effects. */
-  #effectOutcomes = new Map<string, ToolCallOutcome>();
+  #effects = new EffectLedger();
 
   constructor(setup: RunSetup, services: RunServices) {
     this.id = setup.id;
@@ -142,7 +135,7 @@ export class Run {
       emit: (event) => this.#emit(event),
       report: this.#report,
       stopped: () => this.#stoppedBeforeEffect(),
-      effect: (effect) => this.#effects.push(effect),
+      effect: (effect) => this.#effects.add(effect),
     });
   }
 
@@ -170,15 +163,11 @@ export class Run {
   }
   /** The effects the run has made so far (see EffectMade). */
   get effects(): readonly EffectMade[] {
-    return this.#effects;
+    return this.#effects.list;
   }
   /** The effects made so far with their ToolCalls' outcomes, as a client is told of them. */
   committed(): CommittedEffect[] {
-    return this.#effects.map((e) => {
-      const outcome = this.#effectOutcomes.get(e.toolCallId);
-      const shown = outcome === undefined ? null : outcome.status === "ok" ? { status: "ok", output: outcome.output } : outcome.status === "error" ? { status: "error", error: outcome.error } : { status: outcome.status };
-      return { tool_call_id: e.toolCallId, tool: e.tool, capability: e.capability, outcome: shown };
-    });
+    return this.#effects.committed();
   }
   /** The tools this run may call. */
   get tools(): readonly ToolInfo[] {
@@ -304,8 +293,7 @@ export class Run {
   async fail(failure: { code: string; message: string }): Promise<LeastPrivilegeReport> {
     if (this.#status !== "ended") {
       this.recordStep({ stepId: "finish", action: "finish", usage: null, reason: failure.code });
-      const made = this.#effects.length === 0 ? "" : `; effects already made: ${this.#effects.map((e) => `${e.capability} by ${e.tool} (${e.toolCallId})`).join(", ")}`;
-      return this.end("failed", { result: `the run failed: ${failure.code}: ${failure.message}${made}` });
+      return this.end("failed", { result: `the run failed: ${failure.code}: ${failure.message}${this.#effects.summary()}` });
     }
     return this.end();
   }
@@ -486,7 +474,7 @@ export class Run {
   }
 
   #finish(outcome: ToolCallOutcome): void {
-    if (this.#effects.some((e) => e.toolCallId === outcome.id)) this.#effectOutcomes.set(outcome.id, outcome);
+    this.#effects.finished(outcome);
     this.#report.toolCall(outcome.status);
     this.#emit({
       type: "tool-result",
