@@ -154,7 +154,8 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     // now: a person is never asked to approve an effect that could not run.
     const refused = precheck(call, shellProxy) ?? readOnlyWrite(call, active);
     if (refused) return { ...(await deny(options, call, request, refused)), capability: request.capability };
-    const effect = unsafe || riskAbove(decision.risk, "safe");
+    // kv is Safe as a capability, yet its set and delete change what the next run reads.
+    const effect = unsafe || riskAbove(decision.risk, "safe") || (call.iface === "kv" && (call.fn === "set" || call.fn === "delete"));
     // A cancel recorded on any node stops the run before its next effect, not only before its
     // next ToolCall (the store is asked: this node's memory may not know of it).
     const stopped = effect ? await options.stopped?.() : undefined;

@@ -423,6 +423,15 @@ export class Run {
     return outcome;
   }
 
+  /**
+   * Throws `run_cancelled` or `run_ended` when the run may not go on, as the store says (a
+   * cancel recorded on any node is honoured here); for work that starts outside a ToolCall,
+   * such as spawning a sub-agent.
+   */
+  ensureMayGoOn(): Promise<void> {
+    return this.#stopIfAsked();
+  }
+
   /** Throws `run_cancelled` (after ending the run here) or `run_ended` when the store says the run may not go on. */
   async #stopIfAsked(): Promise<void> {
     if (this.#cancelled) throw new ConflictError("run_cancelled", `run ${this.id} was cancelled`);

@@ -26,7 +26,7 @@ const open = (store?: FaultyStore) =>
 
 async function agents(runtime: Runtime): Promise<void> {
   const mounts = [{ guest: "/w", host: work, mode: "rw" as const }];
-  await defineTestAgent(runtime, "direct", { plugins: ["probe", "files"], mounts, lowerToSafe: ["files.write_file"] });
+  await defineTestAgent(runtime, "direct", { plugins: ["probe", "files"], mounts, lowerToSafe: ["files.write_file"], extraGrants: { kv: { namespace: "cancel", quota_bytes: 1024 } } });
   await defineTestAgent(runtime, "guarded", { plugins: ["probe", "files"], mounts });
 }
 
@@ -69,37 +69,55 @@ test("a cancel recorded on node A stops node B's run before its next ToolCall (c
   assert.equal(record?.endReason, "cancelled");
 });
 
-test("a cancel recorded on node A between B's ToolCall start and its effect refuses the effect at the host-call gate", async () => {
-  for (const cancel of [false, true]) {
-    const name = `gate-${cancel}.txt`;
-    const run = await b.startRun({ agent: "direct" });
-    let checks = 0;
-    // The first store check is the ToolCall's start; the second is the gate, before the write.
-    bStore.before(
-      (sql) => /SELECT status, cancel_requested FROM runs/.test(sql) && ++checks === 2,
-      async () => {
-        if (cancel) await a.records.requestCancel(run.id);
-      },
-    );
-    const outcome = await run.callTool("files.write_file", write(name)).catch((error: { code?: string }) => ({ status: "threw", code: error.code }));
-    assert.equal(checks >= 2, true, "the gate asked the store");
-    if (!cancel) {
-      assert.equal(outcome.status, "ok", "control: not cancelled, the effect happens");
-      assert.equal(existsSync(join(work, name)), true);
+/** Effects of each kind, and how to tell whether one happened. */
+const EFFECTS: Array<{ what: string; call: (key: string) => { name: string; input: unknown }; happened: (key: string) => Promise<boolean> }> = [
+  { what: "an fs.write", call: (key) => ({ name: "files.write_file", input: write(`${key}.txt`) }), happened: async (key) => existsSync(join(work, `${key}.txt`)) },
+  {
+    what: "a kv.set (kv is Safe as a capability, yet a write)",
+    call: (key) => ({ name: "probe.kvset", input: { key, value: "v" } }),
+    happened: async (key) => {
+      const run = await a.startRun({ agent: "direct" });
+      const got = await run.callTool("probe.kvget", { key });
       await run.end();
-      continue;
-    }
-    assert.notEqual(outcome.status, "ok", JSON.stringify(outcome));
-    assert.equal(existsSync(join(work, name)), false, "the effect was refused");
-    await until(async () => (await a.records.get(run.id))?.status === "ended");
-    assert.equal((await a.records.get(run.id))?.endReason, "cancelled");
-    const { records } = await b.audit.query({ runId: run.id, kind: "host_call", limit: 50 });
-    assert.ok(
-      records.some((r) => r.decision === "deny" && r.denial?.reason === "run-cancelled"),
-      `the refusal is audited: ${JSON.stringify(records.map((r) => [r.decision, r.denial?.reason]))}`,
-    );
+      return got.status === "ok" && JSON.stringify(got.output).includes('"v"');
+    },
+  },
+];
+
+for (const effect of EFFECTS) {
+  for (const cancel of [true, false]) {
+    test(`${cancel ? "a cancel recorded on node A between B's ToolCall start and" : "control: no cancel before"} ${effect.what}: ${cancel ? "refused at the host-call gate" : "it happens"}`, async () => {
+      const key = `gate-${EFFECTS.indexOf(effect)}-${cancel}`;
+      const run = await b.startRun({ agent: "direct" });
+      let checks = 0;
+      // The first store check is the ToolCall's start; the second is the gate, before the effect.
+      bStore.before(
+        (sql) => /SELECT status, cancel_requested FROM runs/.test(sql) && ++checks === 2,
+        async () => {
+          if (cancel) await a.records.requestCancel(run.id);
+        },
+      );
+      const { name, input } = effect.call(key);
+      const outcome = await run.callTool(name, input).catch((error: { code?: string }) => ({ status: "threw", code: error.code }));
+      assert.ok(checks >= 2, "the gate asked the store");
+      if (!cancel) {
+        assert.equal(outcome.status, "ok", JSON.stringify(outcome));
+        assert.equal(await effect.happened(key), true);
+        await run.end();
+        return;
+      }
+      assert.notEqual(outcome.status, "ok", JSON.stringify(outcome));
+      await until(async () => (await a.records.get(run.id))?.status === "ended");
+      assert.equal((await a.records.get(run.id))?.endReason, "cancelled");
+      assert.equal(await effect.happened(key), false, "the effect was refused");
+      const { records } = await b.audit.query({ runId: run.id, kind: "host_call", limit: 50 });
+      assert.ok(
+        records.some((r) => r.decision === "deny" && r.denial?.reason === "run-cancelled"),
+        `the refusal is audited: ${JSON.stringify(records.map((r) => [r.decision, r.denial?.reason]))}`,
+      );
+    });
   }
-});
+}
 
 test("a run cancelled while it waits for approval: its approval is withdrawn, approving it is refused, the effect never happens", async () => {
   const { tokens, app } = await api(a);
