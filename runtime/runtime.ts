@@ -616,7 +616,8 @@ export class Runtime {
     const seq = await this.events.lastSeq(id);
     this.events.append(id, seq + 1, { type: "step", stepId: "finish", action: "finish", usage: null, reason: end.code, at: now });
     this.events.append(id, seq + 2, { type: "run-ended", reason: end.reason, at: now });
-    await this.events.flush();
+    // The events are a view of the run: its end is recorded even if they could not be written.
+    await this.events.flush().catch(() => undefined);
     await this.records.end(id, record.report, now, end.reason, `the run ${end.reason === "cancelled" ? "was cancelled" : "failed"}: ${end.code}: ${end.message}`);
   }
 
