@@ -14,6 +14,7 @@ import { benchHttp } from "./http.js";
 import { benchLlm } from "./llm.js";
 import { benchLoop } from "./loop.js";
 import { benchMemory } from "./memory.js";
+import { benchMcp } from "./mcp.js";
 
 const json = process.argv.includes("--json");
 const quick = process.argv.includes("--quick");
@@ -38,6 +39,9 @@ Object.assign(metrics, await benchPlugins({ quick }));
 
 log("HTTP API …");
 Object.assign(metrics, await benchHttp({ quick }));
+
+log("MCP server (stdio, HTTP) beside /v1 …");
+Object.assign(metrics, await benchMcp({ quick }));
 
 log("LLM adapters and the run loop …");
 Object.assign(metrics, await benchLlm({ quick }));

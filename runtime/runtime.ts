@@ -17,6 +17,8 @@ import {
   type InstallSourceOptions,
   type UpgradeOptions,
 } from "./plugins/install/index.js";
+import { auditUnboundCalls } from "./runs/unbound-calls.js";
+import { callTimeoutNotes } from "./runs/grant-limits.js";
 import { agentMounts, defaultStoreUrl, loadAgents, parseInlineAgent, parseTaskGrants } from "./runs/agent-setup.js";
 import { agentTools, resolveToolName } from "./runs/agent-tools.js";
 import { nodeId, parseNodeId, processAlive, safeHostname } from "./runs/node-id.js";
@@ -153,6 +155,7 @@ export class Runtime {
       // The audit's redaction reads this list synchronously: it is kept current by the runtime.
       const values = { current: await secrets.values() };
       const audit = await openAuditLog(store, { clock, redaction: { secrets: () => values.current } });
+      sandbox.observe(auditUnboundCalls(audit, options.onProgress ? { onError: (error) => options.onProgress!(`audit of an unbound host call: ${error.message}`) } : {}));
       const approvals = await ApprovalStore.open(store, { clock });
       const records = new RunRecords(store);
       const installer = new PluginInstaller({
@@ -178,6 +181,7 @@ export class Runtime {
       runtime.#skillsDir = options.skillsDir ?? defaultSkillsDir();
       runtime.#skills = new SkillsCache(runtime.#skillsDir);
       await runtime.refreshAgents();
+      for (const note of callTimeoutNotes(runtime.agents(), sandbox.options.maxCallTimeoutMs)) options.onProgress?.(note);
       runtime.#leaseMs = options.runLeaseMs ?? 15_000;
       runtime.#driver = new RunDriver({
         records: runtime.records,
@@ -458,6 +462,14 @@ export class Runtime {
     return record !== undefined && (record.plan !== null || (this.#loop !== undefined && (await this.#loop.owns(id))));
   }
 
+  /**
+   * Runs `work` as run `id`'s driver: meanwhile the driver's tick does not continue the run
+   * (an MCP session replays its own ToolCalls once their approvals are decided).
+   */
+  holdRun<T>(id: string, work: () => Promise<T>): Promise<T> {
+    return this.#driver.hold(id, work);
+  }
+
   /** Continues run `id` here if this node may drive it (after its approval was decided). */
   continueRun(id: string): Promise<boolean> {
     return this.#driver.continue(id);
@@ -624,7 +636,8 @@ export class Runtime {
   #agent(name: string): AgentManifest {
     if (typeof name !== "string" || name.length === 0) throw new InvalidInputError("agent: expected an agent name", { field: "agent" });
     const agent = this.#agents.get(name) ?? this.#storedAgents.get(name);
-    if (!agent) throw new NotFoundError(`no agent ${name}; known agents: ${this.agents().map((a) => a.name).join(", ") || "none"}`);
+// Never the list of agents: the caller may be a client allowed to see only some of them.
+    if (!agent) throw new NotFoundError(`no agent ${name}: check the name (GET /v1/agents lists the agents you may see)`);
     return agent;
   }
 

@@ -4,7 +4,6 @@
  * this file decides what the guest sees, so two backends cannot disagree about a message.
  */
 import libmime from "libmime";
-import { bodyText } from "./html-text.js";
 import type { AttachmentInfo, Message, MessageSummary } from "./types.js";
 
 /** A header as written: RFC 2047 words not yet decoded, folding allowed. */
@@ -37,6 +36,12 @@ export interface MessageMeta {
 }
 
 const SNIPPET_CHARS = 200;
+/**
+ * Characters of one header value decoded for display. RFC 5322 lines are at most 998
+ * characters; a long recipient list fills a few dozen KB. Beyond this a value is hostile, and
+ * decoding it whole (libmime runs at a few MB/s) would hold the main thread.
+ */
+export const MAX_HEADER_CHARS = 256 * 1024;
 
 /** The first header called `name` (case-insensitive), as written. */
 export function headerValue(headers: readonly RawHeader[], name: string): string | undefined {
@@ -47,7 +52,7 @@ export function headerValue(headers: readonly RawHeader[], name: string): string
 /** Unfolded (RFC 5322 §2.2.3) and RFC 2047-decoded, trimmed. */
 export function headerText(raw: string | undefined): string {
   if (raw === undefined) return "";
-  return libmime.decodeWords(unfold(raw)).trim();
+  return libmime.decodeWords(unfold(raw.length > MAX_HEADER_CHARS ? raw.slice(0, MAX_HEADER_CHARS) : raw)).trim();
 }
 
 export function unfold(value: string): string {
@@ -66,9 +71,19 @@ export function rfc3339(dateHeader: string | undefined, fallbackMs?: number): st
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-/** Whitespace collapsed, at most 200 characters (Gmail's snippets are about that long). */
+/**
+ * Whitespace collapsed, at most 200 characters (Gmail's snippets are about that long). Words
+ * are taken only until there are enough, so a body of megabytes costs no more than its start.
+ */
 export function snippetOf(text: string): string {
-  return Array.from(text.replace(/\s+/g, " ").trim()).slice(0, SNIPPET_CHARS).join("");
+  const words: string[] = [];
+  let length = 0;
+  for (const match of text.matchAll(/\S+/g)) {
+    words.push(match[0]);
+    length += match[0].length + 1;
+    if (length > SNIPPET_CHARS * 2) break;
+  }
+  return Array.from(words.join(" ")).slice(0, SNIPPET_CHARS).join("");
 }
 
 /**
@@ -97,8 +112,8 @@ export function summaryOf(headers: readonly RawHeader[], meta: MessageMeta & { s
   };
 }
 
-export function messageOf(parts: MessageParts, meta: MessageMeta): Message {
-  const text = bodyText(parts.plain, parts.html);
+/** `text` is the body as `bodyText` gives it, computed by the caller off the main thread. */
+export function messageOf(parts: MessageParts, meta: MessageMeta, text: string): Message {
   const { headers } = parts;
   return {
     summary: summaryOf(headers, { ...meta, snippet: meta.snippet ?? snippetOf(text) }),

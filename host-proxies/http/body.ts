@@ -43,7 +43,14 @@ export function decodersFor(contentEncoding: string | undefined): Transform[] | 
 
 /** Reads `response` (decoded when its encoding is known) into at most `maxBytes` bytes. */
 export function readBody(response: IncomingMessage, options: { maxBytes: number }): Promise<ReadBody> {
-  const decoders = decodersFor(header(response, "content-encoding"));
+  let decoders: Transform[] | undefined;
+  try {
+    decoders = decodersFor(header(response, "content-encoding"));
+  } catch (err) {
+    // Refused before a byte is read: the body must not stay queued on an open socket.
+    response.destroy();
+    return Promise.reject(err);
+  }
   const chain = decoders ?? [];
   let source: NodeJS.ReadableStream = response;
   for (const decoder of chain) source = source.pipe(decoder);

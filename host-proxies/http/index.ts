@@ -19,6 +19,8 @@ export type {
   CanonicalHttpRequest,
   CanonicalizedHttpRequest,
   HopCheck,
+  HopRefusal,
+  HopRefusedListener,
   HttpHeader,
   HttpHop,
   HttpResponse,

@@ -24,7 +24,7 @@ import { redactBytes, redactText } from "./redact.js";
 import { pinAddresses, systemResolver } from "./resolve.js";
 import type { Resolver } from "./resolve.js";
 import { sendRequest } from "./send.js";
-import type { CanonicalHttpRequest, CanonicalizedHttpRequest, HopCheck, HttpHeader, HttpResponse, RawHttpRequest } from "./types.js";
+import type { CanonicalHttpRequest, CanonicalizedHttpRequest, HopCheck, HopRefusedListener, HttpHeader, HttpResponse, RawHttpRequest } from "./types.js";
 
 export interface HttpProxyOptions extends Partial<HttpLimits> {
   /** Reads a grant credential's secret by name; required when the grant has credentials. */
@@ -38,6 +38,8 @@ export interface HttpProxyOptions extends Partial<HttpLimits> {
 export interface FetchOptions {
   /** Decides each redirect hop (policy layers beyond the proxy's own grant). */
   checkHop?: HopCheck;
+  /** Told of each redirect hop refused (by the grant, `checkHop`, the address vetting or the hop limit). */
+  onHopRefused?: HopRefusedListener;
   /** Cancels the fetch (e.g. the run's deadline). */
   signal?: AbortSignal;
 }
@@ -56,6 +58,17 @@ export function createHttpProxy(grant: HttpResource, options: HttpProxyOptions =
     throw new InvalidInputError("the grant attaches credentials: createHttpProxy needs resolveSecret", { field: "resolveSecret" });
   }
   return new GrantedHttpProxy(deepFreeze(structuredClone(grant)), { ...options, limits });
+}
+
+type FollowOptions = Pick<FetchOptions, "checkHop" | "onHopRefused"> & { signal: AbortSignal };
+
+/** The absolute URL a Location names, or the Location itself (scrubbed later) when it is no URL. */
+function resolvedLocation(location: string, base: string): string {
+  try {
+    return new URL(location, base).href;
+  } catch {
+    return location.slice(0, 2048);
+  }
 }
 
 interface Exchange {
@@ -97,7 +110,7 @@ class GrantedHttpProxy implements HttpProxy {
         throw HostProxyError.invalidInput(`${canonical.url}: request body larger than ${this.#limits.maxRequestBytes} bytes`);
       }
       this.#decide(canonical);
-      return await this.#follow(canonical, exchange, { checkHop: options.checkHop, signal });
+      return await this.#follow(canonical, exchange, { checkHop: options.checkHop, onHopRefused: options.onHopRefused, signal });
     } catch (err) {
       const mapped = toHostProxyError(err, { url: exchange.url, ...(deadline.aborted ? { timedOutAfterMs: timeoutMs } : {}) });
       if (exchange.secrets.length === 0) throw mapped;
@@ -108,23 +121,49 @@ class GrantedHttpProxy implements HttpProxy {
     }
   }
 
-  async #follow(first: CanonicalHttpRequest, exchange: Exchange, options: { checkHop: HopCheck | undefined; signal: AbortSignal }): Promise<HttpResponse> {
+  async #follow(first: CanonicalHttpRequest, exchange: Exchange, options: FollowOptions): Promise<HttpResponse> {
     let hop = first;
+    let previous = first.url;
     for (;;) {
       exchange.url = hop.url;
-      const response = await this.#send(hop, exchange, options.signal);
+      const from = hop;
+      // A hop refused when sent (its address vetted): reported like one refused before.
+      const response = exchange.redirects === 0 ? await this.#send(hop, exchange, options.signal) : await this.#refusing(options, exchange, { url: previous, method: from.method }, () => this.#send(from, exchange, options.signal));
+      previous = hop.url;
       const location = hop.followRedirects ? redirectLocation(response) : undefined;
       if (location === undefined) return this.#finish(hop, response, exchange);
       response.destroy();
-      if (++exchange.redirects > this.#limits.maxRedirects) {
-        throw httpDenied(HTTP_DENIAL_REASONS.tooManyRedirects, `${hop.url}: more than ${this.#limits.maxRedirects} redirects`);
+      exchange.redirects++;
+      exchange.url = resolvedLocation(location, hop.url);
+      hop = await this.#refusing(options, exchange, from, async () => {
+        if (exchange.redirects > this.#limits.maxRedirects) {
+          throw httpDenied(HTTP_DENIAL_REASONS.tooManyRedirects, `${from.url}: more than ${this.#limits.maxRedirects} redirects`);
+        }
+        const next = nextHop(from, { status: response.statusCode ?? 0, location, credentials: this.#grant.credentials });
+        exchange.url = next.canonical.url;
+        this.#decide(next.canonical);
+        await checkRedirect(options.checkHop, { index: exchange.redirects, from: from.url, ...next });
+        return next.canonical;
+      });
+      exchange.sameOrigin &&= originOf(hop) === exchange.origin;
+    }
+  }
+
+  /**
+   * Runs one step of a redirect hop; a refusal (tag `denied`) is reported to `onHopRefused`
+   * (the caller audits it as a denial of its own) before it ends the fetch.
+   */
+  async #refusing<T>(options: FollowOptions, exchange: Exchange, from: { url: string; method: string }, step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (err) {
+      if (options.onHopRefused && err instanceof HostProxyError && err.hostError.tag === "denied") {
+        const scrub = (text: string) => redactText(text, exchange.secrets);
+        const denial = { ...err.hostError.val, message: scrub(err.hostError.val.message) };
+        // A refusal that cannot be recorded is still a refusal; the fetch's own outcome says denied.
+        await Promise.resolve(options.onHopRefused({ index: exchange.redirects, from: scrub(from.url), to: scrub(exchange.url), method: from.method, denial })).catch(() => undefined);
       }
-      const next = nextHop(hop, { status: response.statusCode ?? 0, location, credentials: this.#grant.credentials });
-      exchange.url = next.canonical.url;
-      this.#decide(next.canonical);
-      await checkRedirect(options.checkHop, { index: exchange.redirects, from: hop.url, ...next });
-      exchange.sameOrigin &&= originOf(next.canonical) === exchange.origin;
-      hop = next.canonical;
+      throw err;
     }
   }
 

@@ -1,19 +1,15 @@
 /**
  * Secrets out of what the plugin sees. Echo services (httpbin's /headers, /anything) and
  * error pages reflect the request's Authorization header; without this the plugin would read
- * the credential the grant attached. The value is replaced as sent and in the two encodings a
- * reflection most often uses: percent-encoded (query strings, form bodies) and JSON-escaped.
- * A base64 reflection (or any other re-encoding) of the value is not caught: the value is
- * never shown to the plugin by the host, but a server that transforms it can still show it.
+ * the credential the grant attached. The value is replaced as sent and in the encodings a
+ * reflection commonly uses (see ../secret-forms.ts: JSON-escaped, percent-encoded, hex,
+ * base64, base64url). A server that transforms the value otherwise can still show it.
  */
+import { secretForms } from "../secret-forms.js";
+
+export { secretForms };
 export const REDACTED = "[REDACTED]";
 const REDACTED_BYTES = Buffer.from(REDACTED);
-
-/** The spellings of `secret` to look for, longest first so one never hides inside another. */
-export function secretForms(secret: string): string[] {
-  const forms = new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]);
-  return [...forms].filter((f) => f.length > 0).sort((a, b) => b.length - a.length);
-}
 
 export function redactText(text: string, secrets: readonly string[]): string {
   let out = text;

@@ -79,3 +79,17 @@ export interface HttpHop {
  * Return a `Denial` (or throw a `HostProxyError`) to refuse it; `undefined` allows it.
  */
 export type HopCheck = (hop: HttpHop) => Denial | undefined | Promise<Denial | undefined>;
+
+/** A redirect hop that was refused: where it came from, where it led, and why. */
+export interface HopRefusal {
+  /** 1 for the first redirect, 2 for the next… */
+  index: number;
+  /** The URL that answered with the redirect (secrets the exchange sent are redacted). */
+  from: string;
+  /** The URL the hop led to, as far as it could be read. */
+  to: string;
+  method: string;
+  denial: Denial;
+}
+
+export type HopRefusedListener = (refusal: HopRefusal) => void | Promise<void>;

@@ -27,6 +27,11 @@ export interface LogProxyOptions {
   maxLines?: number;
   /** Milliseconds clock, injectable for tests. */
   now?: () => number;
+  /**
+   * Lines are admitted by the caller (a run's `LineBudget`, taken before the line is audited),
+   * so this proxy only cuts long lines.
+   */
+  admittedByCaller?: boolean;
 }
 
 export interface LogProxy {
@@ -53,7 +58,7 @@ export function createLogProxy(sink: (line: LogLine) => void, options: LogProxyO
       const t = now();
       tokens = Math.min(burst, tokens + ((t - last) / 1000) * rate);
       last = t;
-      if (tokens < 1 || kept >= maxLines) {
+      if (!options.admittedByCaller && (tokens < 1 || kept >= maxLines)) {
         droppedSinceLast++;
         droppedTotal++;
         return;

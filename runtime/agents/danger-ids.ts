@@ -15,6 +15,8 @@ export const DANGER_IDS = [
   "mail-read-schedule",
   /** shell.exec with `sandbox: false`. */
   "shell-without-sandbox",
+  /** shell.exec grants a command that runs other programs: a shell, an interpreter, a wrapper. */
+  "shell-program-runner",
   /** A sub-agent with grants or approvals wider than the agent that starts it. */
   "spawn-wider-agent",
 ] as const;

@@ -4,6 +4,7 @@
  * fails validation until its author lists the id in `acknowledge` — the point is that someone
  * decided, not that nobody noticed.
  */
+import { isProgramRunner } from "../../host-proxies/shell/index.js";
 import { hostBelow, hostDirsOverlap, isOpenHostPattern } from "../policy/catalogue/index.js";
 import type { DangerId } from "./danger-ids.js";
 import { grantMounts } from "./host-dirs.js";
@@ -86,8 +87,27 @@ const shellWithoutSandbox: Detector = (m) =>
     ? [{ id: "shell-without-sandbox", path: "grants.shell.exec.sandbox", message: "commands run outside the OS sandbox, with the runtime's own view of the machine and network" }]
     : [];
 
+/**
+ * A command that runs other programs (sh, python3, node, env, xargs, busybox, npm…) turns
+ * `shell.exec` into "run any code": its argument rules cannot tell `python3 -c '…'` from a
+ * script. The list is the shell proxy's own (isProgramRunner), so what the proxy treats as a
+ * runner is what needs acknowledging; a rule that says `runs_programs` is one whatever its name.
+ */
+const shellProgramRunner: Detector = (m) =>
+  (m.grants["shell.exec"]?.commands ?? []).flatMap((command, i) => {
+    const named = isProgramRunner(command.name);
+    if (!named && !command.runs_programs) return [];
+    return [{
+      id: "shell-program-runner" as const,
+      path: `grants.shell.exec.commands[${i}]`,
+      message: named
+        ? `shell.exec grants ${JSON.stringify(command.name)}, which runs other programs (a shell, an interpreter or a wrapper): an injected instruction becomes arbitrary code, whatever the argument rules say`
+        : `shell.exec grants ${JSON.stringify(command.name)} with runs_programs: it runs programs its arguments or the project name, so an injected instruction can become arbitrary code`,
+    }];
+  });
+
 /** Every detector that needs only one manifest (spawn-wider-agent needs all: see load.ts). */
-const DETECTORS: readonly Detector[] = [fsWriteShellSameMount, fsWriteRuntimeFiles, mailReadOpenNetwork, mailReadShell, mailReadSchedule, shellWithoutSandbox];
+const DETECTORS: readonly Detector[] = [fsWriteShellSameMount, fsWriteRuntimeFiles, mailReadOpenNetwork, mailReadShell, mailReadSchedule, shellWithoutSandbox, shellProgramRunner];
 
 export function detectDangers(m: AgentManifest, context: DangerContext): DangerWarning[] {
   return DETECTORS.flatMap((detect) => detect(m, context));

@@ -46,6 +46,10 @@ const ModelSchema = strictObject({
     v.description("the model's context window in tokens; older turns are dropped to fit it (default 128000)"),
   ),
   stream: v.pipe(v.optional(v.boolean()), v.description("stream responses (default true); false for servers that stream tool calls poorly")),
+  max_response_bytes: v.pipe(
+    v.optional(int(1024, 64 * 1024 * 1024)),
+    v.description("the model's answer (text and tool calls) in bytes at most, default 1048576 (1 MiB); a longer one fails the run with llm_response_too_large"),
+  ),
 });
 
 const PluginRefSchema = strictObject({
@@ -65,6 +69,10 @@ const ToolRefSchema = v.pipe(v.string(), v.regex(TOOL_REF_REGEX, "expected plugi
 
 const LimitsSchema = strictObject({
   max_tool_rounds: v.optional(int(1, 1000), 20),
+  max_tool_calls_per_turn: v.pipe(
+    v.optional(int(1, 1000), 32),
+    v.description("tool calls one model turn may ask for; the rest of the turn is not run, and the model is told so"),
+  ),
   run_timeout_ms: v.optional(int(1000, 86_400_000), 600_000),
   call_timeout_ms: v.optional(int(100, 3_600_000), 30_000),
   memory_mb: v.pipe(v.optional(int(16, 4096), 256), v.description("wasm memory cap per plugin instance")),

@@ -19,6 +19,7 @@ import { parseAgentManifest } from "./parse.js";
 import type { ParsedAgentManifest } from "./parse.js";
 import type { AgentManifest } from "./schema.js";
 import { missingAgentProblems, spawnWiderWarnings } from "./spawn.js";
+import { CLIENT_JSON, scanJson } from "../json/index.js";
 
 export type AgentFormat = "yaml" | "json";
 export const AGENT_FORMATS: readonly AgentFormat[] = ["yaml", "json"];
@@ -99,6 +100,9 @@ function yamlText(source: string, format: AgentFormat, file: string): string {
     throw new AgentManifestError([{ file, path: "(root)", message: `larger than ${MAX_AGENT_SOURCE_BYTES} bytes` }]);
   }
   if (format === "yaml") return source;
+  // Written out again as YAML (recursively): JSON nested past the client limit is refused first.
+  const problem = scanJson(source, CLIENT_JSON);
+  if (problem) throw new AgentManifestError([{ file, path: problem.path || "(root)", message: problem.message.replace(/^the JSON: /, "") }]);
   let value: unknown;
   try {
     value = JSON.parse(source);

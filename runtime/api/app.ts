@@ -1,17 +1,20 @@
 import { Hono } from "hono";
 import { httpMetrics, type RuntimeMetrics } from "../metrics/index.js";
+import type { McpHttpSessions } from "../mcp/index.js";
 import type { DownloadOptions } from "../plugins/install/index.js";
 import { runRoutes } from "./routes/runs.js";
 import { scheduleRoutes } from "./routes/schedules.js";
 import { skillRoutes } from "./routes/skills.js";
 import { memoryRoutes } from "./routes/memory.js";
 import type { Runtime } from "../runtime.js";
-import { authenticate } from "./auth/index.js";
+import { authenticate, principalOf } from "./auth/index.js";
 import type { ApiEnv, TokenStore } from "./auth/index.js";
 import {
+  ApiError,
   baselineHeaders,
   capConcurrency,
   catchNonErrors,
+  checkMcpOrigin,
   corsFor,
   errorHandler,
   limitBody,
@@ -69,6 +72,11 @@ export interface AppOptions {
   readonly agentsDir?: string;
   /** Plugin installs by URL: extra trusted CAs (a private registry's), size cap, timeout. */
   readonly pluginDownload?: DownloadOptions;
+  /**
+   * Serves MCP over streamable HTTP at `/mcp?agent=NAME` (bearer token as for `/v1`; admin or
+   * client role; an admin's elicitation answers decide approvals).
+   */
+  readonly mcp?: McpHttpSessions;
   /** Routes declared elsewhere (`defineRoute`), mounted and documented like the built-in ones. */
   readonly routes?: readonly ApiRoute[];
 }
@@ -115,6 +123,7 @@ export function createApp(options: AppOptions): Hono<ApiEnv> {
   // One limit for every body, except the routes that declare their own (plugin uploads).
   app.use("*", limitBody({ ...(limits.bodyLimitBytes === undefined ? {} : { maxBytes: limits.bodyLimitBytes }), limitFor: routeBodyLimits(routes) }));
 
+  if (options.mcp !== undefined) mountMcp(app, options.mcp, options);
   mountRoutes(app, routes);
   return app;
 }
@@ -148,4 +157,20 @@ function declaredRoutes(options: AppOptions): ApiRoute[] {
   routes.push(...(options.routes ?? []));
   routes.push(openApiRoute(() => routes, { version: options.version }));
   return routes;
+}
+
+/**
+ * `/mcp`: the Origin check (MCP's DNS-rebinding defence), the same bearer tokens as `/v1`, and
+ * the roles that may start runs; the session itself is the MCP room's.
+ */
+function mountMcp(app: Hono<ApiEnv>, sessions: McpHttpSessions, options: AppOptions): void {
+  app.use("/mcp", checkMcpOrigin(options.cors?.origins ?? []));
+  app.use("/mcp", authenticate(options.tokens));
+  app.all("/mcp", async (c) => {
+    const principal = principalOf(c);
+    if (principal.role === "approver") {
+      throw new ApiError("forbidden", `an MCP session starts runs: it needs a token with the role admin or client; token ${principal.tokenId} has the role approver`, { status: 403 });
+    }
+    return sessions.handle(c.req.raw, { tokenId: principal.tokenId, mayApprove: principal.role === "admin" }, c.req.query("agent"));
+  });
 }

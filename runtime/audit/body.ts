@@ -40,7 +40,8 @@ export function denialBody(input: DenialInput, context: BodyContext): RecordBody
 /** An outcome repeats its intent's subject (already redacted) so each record stands alone. */
 export function outcomeBody(intent: AuditRecord, outcome: OutcomeInput, context: BodyContext): RecordBody {
   if (intent.status !== "intent") throw invalid("intent", `record ${intent.seq} is a ${intent.status} record, not an intent`);
-  if (outcome.status !== "ok" && outcome.status !== "error") throw invalid("status", "must be ok or error");
+  if (outcome.status !== "ok" && outcome.status !== "error" && outcome.status !== "denied") throw invalid("status", "must be ok, error or denied");
+  const refused = outcome.status === "denied" ? deniedColumns(outcome.denial, context) : undefined;
   const size = outcome.resultSize ?? null;
   if (size !== null && (!Number.isSafeInteger(size) || size < 0)) throw invalid("resultSize", "must be a non-negative integer");
   const secrets = context.redactor.secrets();
@@ -49,7 +50,7 @@ export function outcomeBody(intent: AuditRecord, outcome: OutcomeInput, context:
     ...EMPTY,
     kind: intent.kind,
     status: outcome.status,
-    decision: "allow",
+    decision: refused ? "deny" : "allow",
     intent_seq: intent.seq,
     trace_id: intent.traceId,
     task_id: intent.taskId,
@@ -73,6 +74,24 @@ export function outcomeBody(intent: AuditRecord, outcome: OutcomeInput, context:
     error_code: error === null ? null : context.redactor.name(String(error.code), secrets),
     error_message: error === null ? null : context.redactor.text(String(error.message), secrets),
     result_size: size,
+    ...refused,
+  };
+}
+
+/**
+ * The denial columns of an outcome the proxy refused after the policy allowed it (a symlink or
+ * hard link met at the effect): a refusal, recorded as one, not as a failure.
+ */
+function deniedColumns(denial: OutcomeInput["denial"], context: BodyContext): Pick<RecordBody, "denial_capability" | "denial_reason" | "denial_message"> {
+  const secrets = context.redactor.secrets();
+  const { capability, reason, message } = denial ?? {};
+  requireText("denial.capability", capability);
+  requireText("denial.reason", reason);
+  if (typeof message !== "string") throw invalid("denial.message", "must be a string");
+  return {
+    denial_capability: context.redactor.name(capability, secrets),
+    denial_reason: context.redactor.name(reason, secrets),
+    denial_message: context.redactor.text(message, secrets),
   };
 }
 

@@ -1,3 +1,4 @@
+import { secretForms } from "../../host-proxies/secret-forms.js";
 import { InvalidInputError } from "../errors.js";
 import { canonicalJson } from "./json.js";
 import type { JsonValue } from "./json.js";
@@ -154,15 +155,16 @@ export function truncateUtf8(text: string, maxBytes: number): string {
 }
 
 /**
- * Secrets long enough to redact, plus their JSON-escaped forms (a secret with a quote or a control character
- * looks different once serialised), longest first so a secret inside another redacts whole.
+ * Secrets long enough to redact, plus their JSON-escaped forms (a secret with a quote or a
+ * control character looks different once serialised) and the encodings a server echoing it
+ * commonly uses (percent, hex, base64: see host-proxies/secret-forms.ts), longest first so a
+ * secret inside another redacts whole.
  */
 function ordered(secrets: readonly string[]): readonly string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
     if ([...secret].length < MIN_REDACTED_LENGTH) continue;
-    forms.add(secret);
-    forms.add(JSON.stringify(secret).slice(1, -1));
+    for (const form of secretForms(secret)) forms.add(form);
   }
   return [...forms].sort((a, b) => b.length - a.length);
 }

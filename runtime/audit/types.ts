@@ -62,7 +62,10 @@ export interface DenialInput extends AuditSubject {
 }
 
 export interface OutcomeInput {
-  readonly status: "ok" | "error";
+  /** `denied`: the policy allowed the call, the proxy then refused it (e.g. a symlink met at the effect). */
+  readonly status: "ok" | "error" | "denied";
+  /** Required with `denied`. */
+  readonly denial?: Denial | null;
   readonly error?: AuditErrorInfo | null;
   /** Bytes of the result handed back (after serialisation). */
   readonly resultSize?: number | null;

@@ -212,6 +212,8 @@ export function approvalBlock(a: Approval, options: { now: number; task?: string
   lines.push(...field("arguments", jsonText(a.input)));
   if (a.kind === "effect") lines.push(...field("capability", a.capability ?? "?"), ...field("effect", jsonText(a.effect)));
   lines.push(...field("reason", a.reason));
+  // Shown before the decision is made: the call may be what a page or a message asked for.
+  lines.push(...field("untrusted", a.untrustedSources.length === 0 ? "nothing untrusted read before this" : `read before this: ${a.untrustedSources.join("; ")}`));
   lines.push(...field("created", new Date(a.createdAt).toISOString()));
   lines.push(...field("expires", `${new Date(a.expiresAt).toISOString()} (${relative(a.expiresAt, options.now)})`));
   if (a.decision !== null) {

@@ -3,6 +3,7 @@ import { InvalidInputError } from "../errors.js";
 import { Runtime } from "../runtime.js";
 import { parseCommandArgs, parseMountFlag } from "./args.js";
 import { resolveAgentsDir, resolveDataDir } from "./store-path.js";
+import { CLIENT_JSON, parseArgument } from "../json/index.js";
 
 export const callHelp = `clawhive call — run one tool in a fresh run of an agent, then end the run
 
@@ -36,12 +37,7 @@ export async function callCommand(argv: string[]): Promise<number> {
   });
   const [tool, inputText = "{}", ...rest] = positionals;
   if (!tool || rest.length > 0) throw new InvalidInputError("usage: clawhive call TOOL [JSON-INPUT] --mount GUEST=HOST[:ro|rw]");
-  let input: unknown;
-  try {
-    input = JSON.parse(inputText);
-  } catch (error) {
-    throw new InvalidInputError(`JSON-INPUT: not valid JSON: ${(error as Error).message}`, { field: "input" });
-  }
+  const input = parseArgument(inputText, CLIENT_JSON, { at: "JSON-INPUT", field: "input" });
   const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
   if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs > 0)) throw new InvalidInputError("--timeout: expected milliseconds > 0", { field: "timeout" });
   const mounts = ((values.mount as string[] | undefined) ?? []).map(parseMountFlag);

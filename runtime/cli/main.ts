@@ -32,6 +32,7 @@ const commands: Record<string, Command> = {
   schedule: { load: async () => import("./schedule.js").then((m) => ({ run: m.scheduleCommand, help: m.scheduleHelp })), summary: "schedule runs: once at a time or on a cron expression; list, show, cancel" },
   skills: { load: async () => import("./skills.js").then((m) => ({ run: m.skillsCommand, help: m.skillsHelp })), summary: "list the skills, or which of an agent's skills it gets and why not the others" },
   memory: { load: async () => import("./memory.js").then((m) => ({ run: m.memoryCommand, help: m.memoryHelp })), summary: "search, write and forget an agent's long-term memory; show and edit its MEMORY.md" },
+  mcp: { load: async () => import("./mcp.js").then((m) => ({ run: m.mcpCommand, help: m.mcpHelp })), summary: "serve an agent's tools to an MCP client over stdio (mcp serve --agent NAME)" },
   api: { load: async () => import("./api.js").then((m) => ({ run: m.apiCommand, help: m.apiHelp })), summary: "one request to the server's API (health, metrics, openapi, anything)" },
 };
 

@@ -8,6 +8,7 @@ import { flagText, inert, jsonText } from "./render.js";
 import { approvalQuestion, eventLine, parseApprovalAnswer, runSucceeded, summaryLines, type ApprovalAnswer } from "./run-render.js";
 import { DirectRunSession, ServerRunSession, type RunSession } from "./run-session.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { CLIENT_JSON, parseArgument } from "../json/index.js";
 
 export const RUN_EXIT_CODES = `  Exit codes: 0 the run ended and every tool call returned output; 1 a tool call failed (an
   error, a denial, a denied or expired approval) or the run was cancelled or failed; 2 bad usage
@@ -100,20 +101,11 @@ export function parseCallFlag(text: string): PlannedCall {
   const name = at < 0 ? text : text.slice(0, at);
   if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw new InvalidInputError(`--call ${inert(text, { newlines: false })}: expected TOOL=JSON, e.g. files.read_file='{"path":"/w/a.txt"}'`, { field: "call" });
   if (at < 0) return { name, input: {} };
-  try {
-    return { name, input: JSON.parse(text.slice(at + 1)) as unknown };
-  } catch (error) {
-    throw new InvalidInputError(`--call ${name}: the input is not valid JSON: ${(error as Error).message}`, { field: "call" });
-  }
+  return { name, input: parseArgument(text.slice(at + 1), CLIENT_JSON, { at: `--call ${name}`, field: "call", malformed: `--call ${name}: the input is not valid JSON` }) };
 }
 
 function parseGrants(text: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new InvalidInputError(`--grants: not valid JSON: ${(error as Error).message}`, { field: "grants" });
-  }
+  const value = parseArgument(text, CLIENT_JSON, { at: "--grants", field: "grants" });
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw new InvalidInputError('--grants: expected a JSON object of capabilities, e.g. {"log":{}}', { field: "grants" });
   return value as Record<string, unknown>;
 }

@@ -8,6 +8,7 @@ import { parseCommandArgs } from "./args.js";
 import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError, type ApiClient } from "./client.js";
 import { field, flagText, inert, jsonText } from "./render.js";
 import { openExistingStore, openRuntime, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { CLIENT_JSON, parseArgument } from "../json/index.js";
 
 /** A schedule as `scheduleView` shows it (and the API sends it): both modes print from this. */
 type View = ReturnType<typeof scheduleView>;
@@ -157,11 +158,7 @@ function time(text: string, name: string): number {
 }
 
 function jsonFlag(text: string, name: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new InvalidInputError(`--${name}: not JSON`, { field: name });
-  }
+  return parseArgument(text, CLIENT_JSON, { at: `--${name}`, field: name });
 }
 
 function toolCallsFlag(value: unknown): CreateScheduleInput["toolCalls"] {

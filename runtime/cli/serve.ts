@@ -1,7 +1,9 @@
 import { serve } from "@hono/node-server";
+import { sharedParsePool } from "../../host-proxies/_parse/index.js";
 import { API_SERVER_OPTIONS, createApp } from "../api/app.js";
 import { ensureAdminToken, openTokenStore } from "../api/auth/index.js";
 import { formatListen, loadConfig, runtimeOptionsFrom } from "../config/index.js";
+import { McpHttpSessions } from "../mcp/index.js";
 import { createRuntimeMetrics } from "../metrics/index.js";
 import { Runtime } from "../runtime.js";
 import { parseCommandArgs } from "./args.js";
@@ -20,6 +22,9 @@ ${STORE_FLAGS_HELP}
 
   Every setting, its variable and default: docs/configuration.md. On the first start an admin
   token for the API is created and printed once on stdout (the store keeps only its hash).`;
+
+/** How long a stop may wait for work in flight before the process exits anyway. */
+export const STOP_GRACE_MS = 10_000;
 
 export async function serveCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(argv, {
@@ -44,8 +49,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
     console.error(`clawhive: first start: created admin token ${first.info.id}; it is shown this once (the store keeps only its hash):`);
     console.log(first.token);
   }
+  const mcp = new McpHttpSessions(runtime, { version: VERSION });
   const app = createApp({
     runtime,
+    mcp,
     tokens,
     version: VERSION,
     metrics,
@@ -59,13 +66,48 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const server = serve({ fetch: app.fetch, hostname: host, port: config.server.port, serverOptions: { ...API_SERVER_OPTIONS } }, (info) => {
     console.log(`clawhive ${VERSION} listening on http://${formatListen({ host, port: info.port })} (${runtime.tools().length} tools from ${runtime.plugins().length} plugins)`);
   });
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      server.close();
-      void runtime.close().then(resolve);
-    };
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
+  await stopOnSignals(async () => {
+    server.close();
+    // Open streams (SSE) and idle keep-alive sockets would otherwise hold close() open.
+    (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+    // Parses in flight fail at once ("shut down"), so their steps end instead of waiting out a deadline.
+    await sharedParsePool().close();
+    // MCP sessions end their runs (with their reports) before the runtime closes.
+    await mcp.close();
+    await runtime.close();
   });
+  // A stopped server exits even if a client's socket or a worker still holds the event loop.
+  setTimeout(() => process.exit(process.exitCode ?? 0), 1000).unref();
   return 0;
+}
+
+/**
+ * Resolves once SIGINT or SIGTERM has run `stop`. A stop that takes longer than `graceMs`
+ * (a guest or a parse still busy) exits the process anyway: its runs keep their state in the
+ * store and are taken over on the next start. A second signal exits at once.
+ */
+export function stopOnSignals(stop: () => Promise<void>, graceMs = STOP_GRACE_MS): Promise<void> {
+  return new Promise<void>((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        console.error(`clawhive: ${signal} again: exiting now`);
+        process.exit(1);
+      }
+      stopping = true;
+      console.error(`clawhive: ${signal}: stopping`);
+      const force = setTimeout(() => {
+        console.error(`clawhive: stopping took longer than ${graceMs / 1000} s; exiting with work in flight (its runs resume on the next start)`);
+        process.exit(1);
+      }, graceMs);
+      void stop()
+        .catch((error: unknown) => console.error(`clawhive: while stopping: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => {
+          clearTimeout(force);
+          resolve();
+        });
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
 }

@@ -59,6 +59,8 @@ export interface ApprovalView {
   expiresAt: string;
   decision: { decision: ApprovalDecision; scope: ApprovalScope | null; by: string; at: string | null; reason: string | null } | null;
   used: { count: number; lastAt: string | null };
+  /** Absent from servers older than the field. */
+  untrustedSources?: string[];
 }
 
 /** `GET /v1/tools` → `tools[]`. */
@@ -136,6 +138,7 @@ export function approvalFromView(view: ApprovalView): Approval {
     decisionReason: view.decision?.reason ?? null,
     usedAt: ms(view.used.lastAt),
     useCount: view.used.count,
+    untrustedSources: view.untrustedSources ?? [],
   };
 }
 

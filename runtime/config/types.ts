@@ -36,6 +36,12 @@ export interface ClawhiveConfig {
     readonly workers: number;
     readonly poolSize: number;
     readonly callTimeoutMs: number;
+    /** The operator's cap over every agent's `limits.call_timeout_ms`. */
+    readonly maxCallTimeoutMs: number;
+    /** Fair share of the workers: calls one run, and one agent's runs, may hold at once. */
+    readonly callsPerRun: number;
+    readonly callsPerAgent: number;
+    readonly queuedCallsPerRun: number;
     readonly createTimeoutMs: number;
     readonly memoryMaxMb: number;
     readonly maxHeapMb: number;

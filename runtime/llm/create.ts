@@ -11,6 +11,7 @@ export interface ModelSettings {
   base_url?: string | undefined;
   api_key_secret?: string | undefined;
   stream?: boolean | undefined;
+  max_response_bytes?: number | undefined;
 }
 
 /** The context window assumed when the manifest gives no `model.context_tokens`. */
@@ -30,6 +31,7 @@ export function createProvider(model: ModelSettings, options: CreateProviderOpti
     ...(model.base_url === undefined ? {} : { baseUrl: model.base_url }),
     ...(model.api_key_secret === undefined ? {} : { apiKeySecret: model.api_key_secret }),
     ...(model.stream === undefined ? {} : { stream: model.stream }),
+    ...(model.max_response_bytes === undefined ? {} : { maxResponseBytes: model.max_response_bytes }),
   };
   switch (model.provider) {
     case "anthropic":

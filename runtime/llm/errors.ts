@@ -10,7 +10,8 @@ import { ClawhiveError } from "../errors.js";
  * - `llm_connection`: the connection failed or the stream broke after every attempt;
  * - `llm_timeout`: an attempt ran past the request timeout, on every attempt;
  * - `llm_aborted`: the caller's signal fired (a cancelled run);
- * - `llm_bad_response`: the provider answered something that is not its documented format.
+ * - `llm_bad_response`: the provider answered something that is not its documented format;
+ * - `llm_response_too_large`: the answer (or the bytes sent for it) passed `model.max_response_bytes`.
  */
 export type LlmErrorCode =
   | "llm_config"
@@ -21,7 +22,8 @@ export type LlmErrorCode =
   | "llm_connection"
   | "llm_timeout"
   | "llm_aborted"
-  | "llm_bad_response";
+  | "llm_bad_response"
+  | "llm_response_too_large";
 
 const STATUS: Record<LlmErrorCode, number> = {
   llm_config: 500,
@@ -34,6 +36,7 @@ const STATUS: Record<LlmErrorCode, number> = {
   // nginx's "client closed request": the caller gave up, nothing is wrong upstream.
   llm_aborted: 499,
   llm_bad_response: 502,
+  llm_response_too_large: 502,
 };
 
 export class LlmError extends ClawhiveError {

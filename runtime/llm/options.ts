@@ -1,4 +1,6 @@
 import { LlmError } from "./errors.js";
+import { proxiedFetch, type Fetch } from "./http.js";
+import { cappedFetch, DEFAULT_MAX_RESPONSE_BYTES, WIRE_FACTOR } from "./response-cap.js";
 import { responseText, type LlmResponse } from "./model.js";
 import type { CompleteOptions } from "./provider.js";
 import { DEFAULT_RETRY_POLICY, type RetryOptions, type RetryPolicy, type Sleep } from "./retry.js";
@@ -19,10 +21,21 @@ export interface ProviderOptions {
   headers?: Record<string, string>;
   /** Stream responses (default true). Some OpenAI-compatible servers stream tool calls poorly. */
   stream?: boolean;
+  /** The answer's bytes (text and tool calls) at most; the wire bytes at most 64 times that. Default 1 MiB. */
+  maxResponseBytes?: number;
   retry?: Partial<RetryPolicy>;
   /** Tests: a fake sleep and jitter source. */
   sleep?: Sleep;
   random?: () => number;
+}
+
+/** The answer cap of `options`, checked; and a fetch that caps every response body by it. */
+export function responseCap(options: ProviderOptions): { maxBytes: number; fetch: Fetch } {
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 1) {
+    throw new LlmError("llm_config", `max_response_bytes: expected a whole number of bytes of at least 1, got ${maxBytes}`);
+  }
+  return { maxBytes, fetch: cappedFetch(proxiedFetch(options.proxyUrl), maxBytes * WIRE_FACTOR) };
 }
 
 export function retryPolicy(options: ProviderOptions): RetryPolicy {

@@ -6,6 +6,7 @@
  * and a Retry-After longer than `maxRetryAfterMs` fails at once with a clear error.
  */
 import { LlmError, type LlmErrorCode } from "./errors.js";
+import { responseTooLarge } from "./response-cap.js";
 import type { RetryInfo } from "./provider.js";
 
 export interface RetryPolicy {
@@ -158,6 +159,9 @@ function isStatusError(error: unknown): error is StatusErrorLike {
 /** What a thrown error means for retrying; duck-typed over both SDKs' `APIError` shapes. */
 export function classify(error: unknown): Failure {
   if (error instanceof LlmError) return { code: error.code, retryable: false, message: error.message };
+  // The SDKs may wrap what the capped fetch threw; an oversized answer is never asked for again.
+  const tooLarge = responseTooLarge(error);
+  if (tooLarge !== undefined) return { code: tooLarge.code, retryable: false, message: tooLarge.message };
   if (!isStatusError(error)) {
     const message = error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ""}` : String(error);
     return { code: "llm_connection", retryable: true, message: `connection failed: ${message}` };

@@ -1,4 +1,10 @@
 import type { ToolUseBlock } from "./model.js";
+import { scanJson, TOOL_INPUT_JSON, type JsonLimits } from "../json/index.js";
+
+const ARGUMENTS_JSON: JsonLimits = { ...TOOL_INPUT_JSON, forbiddenKeys: undefined };
+
+/** Refused arguments are echoed back to the model this far, not whole. */
+const RAW_SHOWN = 2_000;
 
 /**
  * A ToolUseBlock from the model's raw argument text. Never throws: invalid JSON, a non-object, or
@@ -11,6 +17,11 @@ export function toolUseFromRaw(call: { id: string; name: string }, raw: string, 
   const block: ToolUseBlock = { type: "tool_use", id: call.id, name: call.name, input: {} };
   // Both APIs send "" for a call without arguments (Anthropic's first input_json_delta is empty).
   if (raw.trim() === "" && !options.cutOff) return block;
+  // Bounded before parsing: the input is written out recursively (events, audit, the next
+  // request), so JSON nested past the limit is refused here as the model's own mistake.
+  // Prototype keys pass: the run refuses those, and audits the refusal, as for any caller.
+  const problem = scanJson(raw, ARGUMENTS_JSON, { at: "input" });
+  if (problem) return { ...block, input_error: problem.message, raw_input: shortened(raw) };
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -23,4 +34,8 @@ export function toolUseFromRaw(call: { id: string; name: string }, raw: string, 
     return { ...block, input_error: `expected a JSON object, got ${got}`, raw_input: raw };
   }
   return { ...block, input: parsed as Record<string, unknown> };
+}
+
+function shortened(raw: string): string {
+  return raw.length <= RAW_SHOWN ? raw : `${raw.slice(0, RAW_SHOWN)}… (${raw.length} characters in all)`;
 }

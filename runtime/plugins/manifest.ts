@@ -1,5 +1,6 @@
 import * as v from "valibot";
 import { InvalidInputError } from "../errors.js";
+import { CLIENT_JSON, scanJson } from "../json/index.js";
 
 const NAME = /^[a-z][a-z0-9-]{0,62}$/;
 const TOOL = /^[a-z][a-z0-9_]{0,62}$/;
@@ -17,8 +18,15 @@ export const PACKAGE_WASM = "plugin.wasm";
 export const RiskSchema = v.picklist(["safe", "guarded", "unsafe"]);
 export type Risk = v.InferOutput<typeof RiskSchema>;
 
+const ARG = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+
+/** The capabilities whose resource a tool argument can name (a URL, a path, an agent, a calendar, a label). */
+export const RESOURCE_CAPABILITIES = ["http.fetch", "fs.read", "fs.write", "schedule", "calendar.read", "calendar.add", "gmail.read"] as const;
+export const ResourceCapabilitySchema = v.picklist(RESOURCE_CAPABILITIES, `expected one of ${RESOURCE_CAPABILITIES.join(", ")}`);
+export type ResourceCapability = v.InferOutput<typeof ResourceCapabilitySchema>;
+
 /** `plugin.json`: what a plugin says about itself. Checked against the component at load. */
-export const PluginManifestSchema = v.strictObject({
+export const PluginManifestSchema = v.pipe(v.strictObject({
   name: v.pipe(v.string(), v.regex(NAME, "expected a lowercase name: letters, digits, '-'")),
   version: v.pipe(v.string(), v.regex(SEMVER, "expected a semantic version like 1.2.3")),
   description: v.pipe(v.string(), v.minLength(1), v.maxLength(500)),
@@ -32,12 +40,34 @@ export const PluginManifestSchema = v.strictObject({
   /** Entry source, relative to the plugin folder. */
   source: v.optional(v.string(), "src/index.ts"),
   capabilities: v.array(v.pipe(v.string(), v.regex(/^[a-z]+(?:\.[a-z]+)?$/, "expected a capability like fs.read"))),
-  tools: v.record(v.pipe(v.string(), v.regex(TOOL, "expected a tool name: lowercase letters, digits, '_'")), v.strictObject({ risk: RiskSchema })),
-});
+  tools: v.record(
+    v.pipe(v.string(), v.regex(TOOL, "expected a tool name: lowercase letters, digits, '_'")),
+    v.strictObject({
+      risk: RiskSchema,
+      /**
+       * Which top-level argument names the resource the tool's effect touches, and under which
+       * capability it is decided (`{url: "http.fetch"}`): the policy decides it before a person
+       * is asked to approve the call (runtime/policy/resource-args.ts). Only ever refuses.
+       */
+      resource_args: v.optional(
+        v.pipe(
+          v.record(v.pipe(v.string(), v.regex(ARG, "expected an argument name: letters, digits, '_'")), ResourceCapabilitySchema),
+          v.check((args) => Object.keys(args).length <= 8, "at most 8 resource arguments"),
+        ),
+      ),
+    }),
+  ),
+}), v.check(
+  (m) => Object.values(m.tools).every((t) => Object.values(t.resource_args ?? {}).every((c) => m.capabilities.includes(c))),
+  "tools.*.resource_args: each capability must be one the plugin declares in capabilities",
+));
 export type PluginManifest = v.InferOutput<typeof PluginManifestSchema>;
 
 /** Parses `plugin.json` text; errors name the file and the field path. */
 export function parsePluginManifest(text: string, file: string): PluginManifest {
+  // A package's manifest is untrusted: bounded before it is parsed, stored and written out again.
+  const problem = scanJson(text, CLIENT_JSON);
+  if (problem) throw new InvalidInputError(`${file}: ${problem.message}`, { field: problem.path || "(root)" });
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -9,7 +9,8 @@ import {
   type RiskDecision,
   type RiskOverride,
 } from "./catalogue/index.js";
-import type { CapabilityRequest } from "./host-call-request.js";
+import { isDenial, type CapabilityRequest } from "./host-call-request.js";
+import { resourceRequests } from "./resource-args.js";
 
 /**
  * Every layer a host call must satisfy at once (DESIGN: Policy). Each is checked on its own and
@@ -82,16 +83,32 @@ export function decideHostCall(layers: PolicyLayers, tool: CallingTool, request:
  * tool declares is missing from some layer (plugin manifest, agent, task or elevation, an
  * ancestor) — the denial of the first one, in the words a host call would get. A tool that
  * declares no capability is never unreachable (it computes only). Asked before a person is asked
- * to approve a Guarded ToolCall: nobody should approve what the policy would refuse anyway.
+ * to approve a Guarded ToolCall: nobody should approve what the policy would refuse anyway. With
+ * `input`, the resources its arguments name are decided too (`refusedResource`).
  */
-export function unreachableTool(layers: PolicyLayers, tool: CallingTool): Denial | undefined {
+export function unreachableTool(layers: PolicyLayers, tool: CallingTool, options: { input?: unknown } = {}): Denial | undefined {
   let first: Denial | undefined;
   for (const capability of tool.capabilities) {
     const decision = decideHostCall(layers, tool, { capability: capability as CapabilityName, request: null, canonical: {} });
-    if (decision.kind !== "deny") return undefined;
+    if (decision.kind !== "deny") return options.input === undefined ? undefined : refusedResource(layers, tool, options.input);
     first ??= decision.denial;
   }
   return first;
+}
+
+/**
+ * The denial of the first resource the call's arguments name (resource-args.ts) that some
+ * layer refuses, in the words its host call would get; `undefined` when each is allowed or
+ * cannot be known before the call runs. A person is never asked to approve a call to
+ * `https://evil.example/` when the grant names only `api.example.com`.
+ */
+export function refusedResource(layers: PolicyLayers, tool: CallingTool, input: unknown): Denial | undefined {
+  for (const request of resourceRequests(tool.plugin, tool.name, input)) {
+    if (isDenial(request)) return request;
+    const decision = decideHostCall(layers, tool, request);
+    if (decision.kind === "deny") return decision.denial;
+  }
+  return undefined;
 }
 
 /**

@@ -85,14 +85,32 @@ export class RunDriver {
   drive(run: Run): Promise<void> {
     const current = this.#driving.get(run.id);
     if (current) return current.then(() => this.drive(run));
-    const driving = this.#drive(run)
+    const driving: Promise<void> = this.#drive(run)
       .then(
         () => this.#settle(run, undefined),
         (error: unknown) => this.#settle(run, error),
       )
-      .finally(() => this.#driving.delete(run.id));
+      .finally(() => {
+        if (this.#driving.get(run.id) === driving) this.#driving.delete(run.id);
+      });
     this.#driving.set(run.id, driving);
     return driving;
+  }
+
+  /**
+   * Runs `work` as the run's one driver: drives and ticks wait for it, and it waits for a drive
+   * already under way. For a caller that replays the run's ToolCalls itself.
+   */
+  hold<T>(id: string, work: () => Promise<T>): Promise<T> {
+    const held = (this.#driving.get(id) ?? Promise.resolve()).then(work);
+    const marker: Promise<void> = held.then(
+      () => undefined,
+      () => undefined,
+    ).finally(() => {
+      if (this.#driving.get(id) === marker) this.#driving.delete(id);
+    });
+    this.#driving.set(id, marker);
+    return held;
   }
 
   /** Continues run `id` if this node may drive it now (it holds or can take its lease). */

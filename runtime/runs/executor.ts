@@ -1,13 +1,18 @@
 import { ClawhiveError, SandboxError } from "../errors.js";
 import type { AuditSubject, DeferredIntent, OutcomeInput } from "../audit/index.js";
-import { argsHash, type Approval } from "../policy/approvals/index.js";
+import { ApprovalError, argsHash, type Approval } from "../policy/approvals/index.js";
+import type { Denial } from "../../host-proxies/types.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
 import { GuestToolError, type Instance, type SandboxPlugin } from "../sandbox/index.js";
 import { createHostContext, toolCallSubject, type ActiveToolCall, type HostContext, type HostContextOptions } from "./host-context.js";
 import type { ReportBuilder } from "./report.js";
 import { agentMemoryBinding, type MemoryProxyOptions } from "../../host-proxies/memory/index.js";
 import type { RunServices, RunSetup } from "./run.js";
+import { untrustedSources } from "./untrusted-sources.js";
 import type { RunEvent, ToolCallError } from "./types.js";
+import { GUEST_RESULT_JSON, parseBounded } from "../json/index.js";
+import { createLineBudget, type LineBudget } from "../../host-proxies/log/index.js";
+import { effectiveMounts, logPerMinute } from "./grant-limits.js";
 
 interface Slot {
   instance: Instance;
@@ -47,11 +52,14 @@ export class ToolExecutor {
   #services: RunServices;
   #hooks: Hooks;
   #slots = new Map<string, Promise<Slot>>();
+  /** The run's log lines, across its instances (a replaced instance does not refill it). */
+  #logBudget: LineBudget;
 
   constructor(setup: RunSetup, services: RunServices, hooks: Hooks) {
     this.#setup = setup;
     this.#services = services;
     this.#hooks = hooks;
+    this.#logBudget = createLineBudget({ perMinute: logPerMinute(setup.layers), now: services.now });
   }
 
   async execute(
@@ -72,6 +80,7 @@ export class ToolExecutor {
     let slot: Slot | undefined;
     let execution: Execution;
     let release_: () => void = () => {};
+    let droppedLogLines = 0;
     try {
       slot = options.elevation ? await this.#bind(await this.#pluginOf(active), options.elevation) : await this.#slot(active.tool.plugin.name);
       const previous = slot.turn;
@@ -82,10 +91,11 @@ export class ToolExecutor {
       slot.effectApproval = undefined;
       const timeoutMs = options.timeoutMs ?? this.#setup.agent.limits.call_timeout_ms;
       const text = await slot.instance.call(active.tool.name, JSON.stringify(input), { timeoutMs });
-      execution = slot.effectApproval ? { ok: false, effectApproval: slot.effectApproval } : { ok: true, output: parseOutput(text) };
+      execution = slot.effectApproval ? { ok: false, effectApproval: slot.effectApproval } : outputOf(text, slot.instance);
     } catch (error) {
       execution = slot?.effectApproval ? { ok: false, effectApproval: slot.effectApproval } : { ok: false, error: toToolCallError(error) };
     } finally {
+      droppedLogLines = slot?.active?.droppedLogLines ?? 0;
       if (slot) slot.active = undefined;
       if (slot && options.elevation) await release(slot, "elevated step ended");
       release_();
@@ -93,6 +103,7 @@ export class ToolExecutor {
     const outcome: OutcomeInput = execution.ok
       ? { status: "ok", resultSize: JSON.stringify(execution.output ?? null).length }
       : { status: "error", error: { code: execution.effectApproval ? "approval-required" : execution.error!.kind, message: execution.effectApproval ? `effect approval ${execution.effectApproval.id} is needed` : execution.error!.message } };
+    if (droppedLogLines > 0) await this.#recordDroppedLines(active, droppedLogLines);
     // Awaited: a caller who sees the result can count on both records being durable.
     const failure = await this.#services.audit.appendOutcome(recorded, outcome).then(() => undefined, (error: unknown) => error as Error);
     // Not on record: whatever the guest computed is not used (any host call it made was refused).
@@ -101,6 +112,30 @@ export class ToolExecutor {
       return { ok: false, error: { kind: "audit-failed", message: `the call was not made because it could not be recorded: ${failure.message}` } };
     }
     return execution;
+  }
+
+  /**
+   * One record for the log lines a ToolCall had dropped over `log.per_minute`, however many:
+   * a flood costs the audit log one row, written before the ToolCall's outcome.
+   */
+  async #recordDroppedLines(active: ActiveToolCall, dropped: number): Promise<void> {
+    const perMinute = this.#logBudget.perMinute;
+    const denial = { capability: "log", reason: "rate-limited", message: `${dropped} log line${dropped === 1 ? " was" : "s were"} dropped: over log.per_minute (${perMinute})` };
+    await this.#services.audit
+      .appendDenial({
+        ...this.#hooks.subject(),
+        kind: "host_call",
+        stepId: active.stepId,
+        plugin: active.tool.plugin.name,
+        tool: active.qualifiedName,
+        toolCall: { id: active.toolCallId, name: active.qualifiedName },
+        hostCall: { proxy: "log", function: "write" },
+        args: { fn: "write", dropped, per_minute: perMinute },
+        requestedCapabilities: ["log"],
+        grantedCapabilities: Object.keys(this.#setup.layers.agent.grants),
+        denial,
+      })
+      .catch(() => {});
   }
 
   /** Stops the guest calls of the run in flight (their instances are destroyed; see Instance.abort). */
@@ -118,7 +153,13 @@ export class ToolExecutor {
   }
 
   #pluginOf(active: ActiveToolCall): Promise<SandboxPlugin> {
-    return this.#services.plugins.get(active.tool.plugin.name)!.load();
+    return this.#load(active.tool.plugin.name);
+  }
+
+  /** The plugin compiled under the agent's `limits.memory_mb` (when lower than the operator's cap). */
+  async #load(pluginName: string): Promise<SandboxPlugin> {
+    const plugin = await this.#services.plugins.get(pluginName)!.load();
+    return this.#services.sandbox.capped(plugin, this.#setup.agent.limits.memory_mb);
   }
 
   async #slot(pluginName: string): Promise<Slot> {
@@ -131,7 +172,7 @@ export class ToolExecutor {
         this.#hooks.emit({ type: "instance", plugin: pluginName, action: "replaced", at: this.#services.now() });
       }
     }
-    const creating = this.#services.plugins.get(pluginName)!.load().then((plugin) => this.#bind(plugin, undefined));
+    const creating = this.#load(pluginName).then((plugin) => this.#bind(plugin, undefined));
     this.#slots.set(pluginName, creating);
     creating.catch(() => this.#slots.delete(pluginName));
     return creating;
@@ -142,7 +183,7 @@ export class ToolExecutor {
     const grants = this.#setup.agent.grants;
     slot.context = await createHostContext({
       layers: elevation ? { ...this.#setup.layers, elevation } : this.#setup.layers,
-      mounts: this.#setup.mounts,
+      mounts: effectiveMounts(elevation ? { ...this.#setup.layers, elevation } : this.#setup.layers),
       allowSensitive: this.#setup.allowSensitive,
       kv: this.#kvOf(plugin),
       schedule: this.#scheduleOf(),
@@ -157,6 +198,7 @@ export class ToolExecutor {
       approveEffect: (effect) => this.#approveEffect(slot, effect),
       stopped: this.#hooks.stopped,
       onEffect: (active, capability) => this.#hooks.effect({ toolCallId: active.toolCallId, tool: active.qualifiedName, capability }),
+      logBudget: this.#logBudget,
       onLog: (line) => this.#hooks.emit({ type: "log", plugin: plugin.manifest.name, ...line, at: this.#services.now() }),
       onHostCall: ({ call, capability, result }) =>
         this.#hooks.emit({
@@ -170,7 +212,7 @@ export class ToolExecutor {
         }),
     });
     try {
-      slot.instance = await this.#services.sandbox.acquire(plugin, { label: this.#setup.id, handler: slot.context.handler });
+      slot.instance = await this.#services.sandbox.acquire(plugin, { label: this.#setup.id, agent: this.#setup.agent.name, handler: slot.context.handler });
     } catch (error) {
       await slot.context.close();
       throw error;
@@ -212,14 +254,15 @@ export class ToolExecutor {
   }
 
   /** An Unsafe effect runs only on its own single-use approval; else one is requested. */
-  async #approveEffect(slot: Slot, effect: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }): Promise<boolean> {
+  async #approveEffect(slot: Slot, effect: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }): Promise<boolean | Denial> {
     const effectHash = argsHash(effect.canonical);
     const granted = await this.#services.approvals.consumeEffect({ runId: this.#setup.id, tool: effect.active.qualifiedName, capability: effect.capability, effectHash });
     if (granted) {
       this.#hooks.report.approval({ id: granted.id, kind: granted.kind, tool: granted.tool, outcome: "approved" });
       return true;
     }
-    slot.effectApproval ??= await this.#services.approvals.request({
+    if (slot.effectApproval) return false;
+    const requested = await this.#services.approvals.request({
       kind: "effect",
       runId: this.#setup.id,
       traceId: this.#setup.traceId,
@@ -234,8 +277,14 @@ export class ToolExecutor {
       risk: "unsafe",
       reason: `${effect.active.qualifiedName} is Unsafe: this exact ${effect.capability} effect needs its own approval`,
       context: null,
+      untrustedSources: await untrustedSources(this.#services.audit, this.#setup.traceId),
       expiryMinutes: this.#setup.agent.approvals.expiry_minutes,
+    }).catch((error: unknown) => {
+      if (error instanceof ApprovalError && error.code === "approval_too_large") return approvalTooLarge([effect.capability], error);
+      throw error;
     });
+    if ("message" in requested) return requested;
+    slot.effectApproval = requested;
     return false;
   }
 
@@ -256,12 +305,18 @@ async function release(slot: Slot, reason: string): Promise<void> {
   await slot.context.close();
 }
 
-function parseOutput(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+/**
+ * The guest's result: JSON as a value, anything else as text. The sandbox already refuses JSON
+ * beyond `GUEST_RESULT_JSON`; checked again here because the value is written out recursively
+ * (audit, events, the model's messages) and a stack overflow there would strand the run.
+ */
+function outputOf(text: string, instance: Instance): Execution {
+  const parsed = parseBounded(text, GUEST_RESULT_JSON, { at: "result" });
+  if (parsed.ok) return { ok: true, output: parsed.value };
+  if (parsed.problem.code === "not-json") return { ok: true, output: text };
+  instance.destroy("result refused");
+  const kind = parsed.problem.code === "too-deep" ? "result-too-deep" : "result-too-many-values";
+  return { ok: false, error: { kind, message: `the tool returned a result the runtime refuses: ${parsed.problem.message} (the instance was replaced)` } };
 }
 
 function toToolCallError(error: unknown): ToolCallError {
@@ -280,10 +335,17 @@ function toToolCallError(error: unknown): ToolCallError {
       deadline_exceeded: "deadline",
       memory_cap: "memory-cap",
       result_too_large: "result-too-large",
+      result_too_deep: "result-too-deep",
+      result_too_many_values: "result-too-many-values",
       instance_lost: "instance-lost",
     };
     return { kind: kinds[error.code] ?? error.code, message: error.message };
   }
   if (error instanceof ClawhiveError) return { kind: error.code, message: error.message };
   return { kind: "failed", message: (error as Error).message ?? String(error) };
+}
+
+/** The denial of a call whose approval would be over the size cap (audited by the caller). */
+export function approvalTooLarge(capabilities: readonly string[], error: ApprovalError): Denial {
+  return { capability: capabilities.join(",") || "tool", reason: "approval-too-large", message: error.message };
 }

@@ -1,6 +1,7 @@
 import { createFsProxy, fsHostFunctions, type FsMount, type FsProxy } from "../../host-proxies/fs/index.js";
-import { createLogProxy, logHostFunctions, type LogLine } from "../../host-proxies/log/index.js";
+import { createLogProxy, logHostFunctions, type LineBudget, type LogLine } from "../../host-proxies/log/index.js";
 import { createHttpProxy, httpHostFunctions, type HttpHop } from "../../host-proxies/http/index.js";
+import { auditRefusedHop, checkHop } from "./redirect-hops.js";
 import { createShellProxy, resolveShellGrant, shellHostFunctions, type SandboxInfo, type ShellProxy } from "../../host-proxies/shell/index.js";
 import type { GmailResource, HttpResource, ShellResource } from "../policy/catalogue/index.js";
 import { createKvProxy, kvHostFunctions } from "../../host-proxies/kv/index.js";
@@ -10,7 +11,7 @@ import type { MailBackend } from "../../host-proxies/gmail/types.js";
 import type { CalendarBackend } from "../../host-proxies/calendar/types.js";
 import type { Store } from "../store/index.js";
 import { HostProxyError, type Denial, type HostCall, type HostCallHandler, type HostCallResult } from "../../host-proxies/types.js";
-import type { AuditLog, AuditSubject, DeferredIntent } from "../audit/index.js";
+import type { AuditLog, AuditSubject, DeferredIntent, OutcomeInput } from "../audit/index.js";
 import { decideHostCall, type CallingTool, type PolicyLayers } from "../policy/engine.js";
 import { hostCallRequest, isDenial, type CapabilityRequest } from "../policy/host-call-request.js";
 import { riskAbove } from "../policy/catalogue/index.js";
@@ -28,6 +29,8 @@ export interface ActiveToolCall {
   risk: Risk;
   /** The ToolCall's own intent, deferred: every effect makes it durable first (fail closed). */
   recorded?: DeferredIntent;
+  /** Log lines of this ToolCall dropped over the run's `log.per_minute` (recorded once, at its end). */
+  droppedLogLines?: number;
 }
 
 /** What the run supplies to serve, decide and record its instances' host calls. */
@@ -46,7 +49,7 @@ export interface HostContextOptions {
   /** Told of every effect that reached its proxy (its intent is on record). */
   onEffect?: ((active: ActiveToolCall, capability: string) => void) | undefined;
   /** Consumes a matching single-use approval for an Unsafe effect; false when none. */
-  approveEffect: (call: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }) => Promise<boolean>;
+  approveEffect: (call: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }) => Promise<boolean | Denial>;
   /** The runtime's mail and calendar backends, with the agent's grants of them. */
   mail?: { backend: MailBackend; grant: GmailResource } | undefined;
   calendar?: { backend: CalendarBackend; calendars: readonly string[] } | undefined;
@@ -64,6 +67,11 @@ export interface HostContextOptions {
   /** The agent's http.fetch grant (the proxy's own limits), and how it reads attached secrets. */
   http?: { grant: HttpResource; resolveSecret: (name: string) => Promise<string> } | undefined;
   onLog: (line: LogLine) => void;
+  /**
+   * The run's log lines (`log.per_minute`), shared by its instances: a line over it is dropped
+   * before it is decided or audited, and counted on the ToolCall.
+   */
+  logBudget?: LineBudget | undefined;
   onHostCall?: (event: { call: HostCall; capability: string; result: HostCallResult; approvalRequired: boolean }) => void;
 }
 
@@ -106,7 +114,8 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     fsProxy = await createFsProxy(options.mounts, { allowSensitive: options.allowSensitive });
     tables.fs = fsHostFunctions(fsProxy);
   }
-  tables.log = logHostFunctions(createLogProxy(options.onLog));
+  // The run's budget decides which lines pass; the proxy then only cuts long lines.
+  tables.log = logHostFunctions(createLogProxy(options.onLog, { admittedByCaller: options.logBudget !== undefined }));
   // The mail and calendar proxies (and their parsers) load with the first instance granted them.
   if (options.mail) {
     const gmail = await import("../../host-proxies/gmail/index.js");
@@ -132,7 +141,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
   }
   if (options.http) {
     const proxy = createHttpProxy(options.http.grant, { resolveSecret: options.http.resolveSecret });
-    tables.http = httpHostFunctions(proxy, { checkHop: (hop) => checkHop(options, hop) });
+    tables.http = httpHostFunctions(proxy, { checkHop: (hop) => checkHop(options, hop), onHopRefused: (refusal) => auditRefusedHop(options, refusal) });
   }
   let closed = false;
 
@@ -163,7 +172,10 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
       const denial = { capability: request.capability, reason: "run-cancelled", message: stopped };
       return { ...(await deny(options, call, request, denial)), capability: request.capability };
     }
-    if (unsafe && !(await options.approveEffect({ active, capability: request.capability, canonical: request.canonical }))) {
+    const approved = unsafe ? await options.approveEffect({ active, capability: request.capability, canonical: request.canonical }) : true;
+    // No approval can be filed for it (over the size cap): refused, never waited on.
+    if (typeof approved === "object") return { ...(await deny(options, call, request, approved)), capability: request.capability };
+    if (!approved) {
       const denial = {
         capability: request.capability,
         reason: "approval-required",
@@ -197,6 +209,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
 
   return {
     handler: async (call) => {
+      if (overBudget(options, call)) return { ok: true, value: undefined };
       let served: { result: HostCallResult; capability: string; approvalRequired: boolean };
       try {
         served = await serve(call);
@@ -216,6 +229,19 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
       await shellProxy?.close();
     },
   };
+}
+
+/**
+ * Whether `call` is a log line over the run's budget: dropped unrecorded but counted on its
+ * ToolCall, so a flood costs one audit row (the count) instead of one per line. Outside a
+ * ToolCall the line goes on to be refused and audited like any host call.
+ */
+function overBudget(options: HostContextOptions, call: HostCall): boolean {
+  if (call.iface !== "log" || call.fn !== "write" || !options.logBudget) return false;
+  const active = options.active();
+  if (!active || options.logBudget.take()) return false;
+  active.droppedLogLines = (active.droppedLogLines ?? 0) + 1;
+  return true;
 }
 
 /**
@@ -292,23 +318,6 @@ function readOnlyWrite(call: HostCall, active: ActiveToolCall): Denial | undefin
   };
 }
 
-/** Every redirect hop is decided like a first request: each layer, each time. */
-function checkHop(options: HostContextOptions, hop: HttpHop): Denial | undefined {
-  const active = options.active();
-  if (!active) return { capability: "http.fetch", reason: "no-tool-call", message: "the ToolCall ended during the request" };
-  const decision = decideHostCall(options.layers, active.tool, {
-    capability: "http.fetch",
-    request: hop.request,
-    canonical: { fn: "fetch", method: hop.canonical.method, url: hop.canonical.url },
-  });
-  if (decision.kind === "deny") return decision.denial;
-  if (decision.kind === "approval-required" || active.risk === "unsafe") {
-    // An Unsafe tool's effects are approved one by one: a redirect is a new effect nobody saw.
-    return { capability: "http.fetch", reason: "approval-required", message: `the redirect to ${hop.canonical.url} would be a new effect; it was not approved` };
-  }
-  return undefined;
-}
-
 async function deny(
   options: HostContextOptions,
   call: HostCall,
@@ -338,12 +347,14 @@ function subject(options: HostContextOptions, call: HostCall, request: Capabilit
   };
 }
 
-function outcomeOf(result: HostCallResult): { status: "ok" | "error"; error?: { code: string; message: string }; resultSize?: number } {
+function outcomeOf(result: HostCallResult): OutcomeInput {
   if (result.ok) {
     const value = result.value;
     const size = value instanceof Uint8Array ? value.byteLength : value === undefined ? 0 : JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v)).length;
     return { status: "ok", resultSize: size };
   }
-  const text = result.error.tag === "denied" ? result.error.val.message : result.error.val;
-  return { status: "error", error: { code: result.error.tag, message: text } };
+  // The proxy's own refusal met at the effect (a symlink, a hard link, a size cap) is a
+  // refusal on record, not a failure: same status as the policy's.
+  if (result.error.tag === "denied") return { status: "denied", denial: result.error.val, error: { code: "denied", message: result.error.val.message } };
+  return { status: "error", error: { code: result.error.tag, message: result.error.val } };
 }

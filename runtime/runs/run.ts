@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError } from "../errors.js";
 import type { AgentManifest } from "../agents/index.js";
 import { agentRiskOverride } from "../agents/index.js";
 import type { AuditLog, AuditSubject } from "../audit/index.js";
-import { argsHash, type Approval, type ApprovalStore } from "../policy/approvals/index.js";
+import { ApprovalError, argsHash, type Approval, type ApprovalStore } from "../policy/approvals/index.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
 import { parseTaskGrants } from "./agent-setup.js";
 import { toolRisk, unreachableTool, type PolicyLayers } from "../policy/engine.js";
@@ -16,9 +16,11 @@ import type { MemoryTrust } from "./run-memory.js";
 import type { Backends } from "./backends.js";
 import type { Sandbox } from "../sandbox/index.js";
 import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
-import { ToolExecutor } from "./executor.js";
+import { approvalTooLarge, ToolExecutor } from "./executor.js";
+import { checkToolInput } from "./tool-input.js";
 import type { PendingToolCall, RunEndReason, RunRecords, RunStatus } from "./records.js";
 import type { RunEventLog } from "./event-log.js";
+import { untrustedSources } from "./untrusted-sources.js";
 import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
 import type { CommittedEffect } from "./errors.js";
 import { EffectLedger, type EffectMade } from "./effects.js";
@@ -201,6 +203,23 @@ export class Run {
   }
 
   /**
+   * Records a ToolCall refused before it could start because its input never became a value
+   * (the model's arguments were malformed, not an object, or past the JSON limits): one audit
+   * denial, as for an input refused here. A tool the run does not have is not recorded here.
+   */
+  async refuseUnreadableInput(name: string, message: string, options: { stepId: string; raw?: string }): Promise<boolean> {
+    const tool = this.#setup.tools.find((t) => t.qualifiedName === name) ?? this.#setup.tools.filter((t) => t.name === name).at(0);
+    if (!tool) return false;
+    const calling = { plugin: this.#services.plugins.get(tool.plugin)!.manifest, name: tool.name, capabilities: tool.capabilities };
+    const risk = toolRisk(calling, { agentOverride: agentRiskOverride(this.agent, tool.qualifiedName) }).risk;
+    const active: ActiveToolCall = { tool: calling, qualifiedName: tool.qualifiedName, toolCallId: `call_${this.#nextCall++}`, stepId: options.stepId, risk };
+    const recorded = { refused: "malformed-input", characters: options.raw?.length ?? 0 };
+    this.#emit({ type: "tool-call", id: active.toolCallId, tool: tool.qualifiedName, stepId: options.stepId, input: recorded, at: this.#services.now() });
+    await this.#refuse(active, recorded, performance.now(), { capability: "tool-input", reason: "malformed-input", message }, "invalid-input");
+    return true;
+  }
+
+  /**
    * Replays the paused ToolCall once its approval is decided. Returns the ToolCall's new
    * outcome (which may pause again for another effect), or `undefined` if nothing was pending.
    */
@@ -319,6 +338,14 @@ export class Run {
     return this.end("cancelled");
   }
 
+  /**
+   * Stops the ToolCalls in flight without cancelling the run (their instances are replaced): each
+   * ends as an error outcome. For a caller that withdraws a call, e.g. an MCP client's cancellation.
+   */
+  async abortToolCalls(reason: string): Promise<void> {
+    await this.#executor.abortAll(reason);
+  }
+
   /** Records a Step of the model-driven loop (runs/loop) among the run's events. */
   recordStep(step: Omit<StepEvent, "type" | "at">): void {
     this.#emit({ type: "step", ...step, at: this.#services.now() });
@@ -340,17 +367,24 @@ export class Run {
     await this.#stopIfAsked();
     const id = `call_${this.#nextCall++}`;
     const started = performance.now();
-    this.#emit({ type: "tool-call", id, tool: tool.qualifiedName, stepId: options.stepId, input, at: this.#services.now() });
+    // Checked before the input is recorded, shown to a person or sent to a guest.
+    const refused = checkToolInput(tool, input);
+    this.#emit({ type: "tool-call", id, tool: tool.qualifiedName, stepId: options.stepId, input: refused ? refused.recorded : input, at: this.#services.now() });
     const calling = { plugin: this.#services.plugins.get(tool.plugin)!.manifest, name: tool.name, capabilities: tool.capabilities };
     const risk = toolRisk(calling, { agentOverride: agentRiskOverride(this.agent, tool.qualifiedName) }).risk;
     const active: ActiveToolCall = { tool: calling, qualifiedName: tool.qualifiedName, toolCallId: id, stepId: options.stepId, risk };
+    if (refused) return this.#refuse(active, refused.recorded, started, refused.denial, refused.kind);
     let toolApproved = options.toolApproved;
     if (risk === "guarded" && !toolApproved) {
       // A person is never asked to approve what the policy would refuse anyway.
-      const unreachable = unreachableTool(options.elevation ? { ...this.#setup.layers, elevation: options.elevation } : this.#setup.layers, calling);
+      const unreachable = unreachableTool(options.elevation ? { ...this.#setup.layers, elevation: options.elevation } : this.#setup.layers, calling, { input });
       if (unreachable) return this.#refuse(active, input, started, unreachable);
       const approval = await this.#services.approvals.consumeToolCall({ runId: this.id, stepId: options.stepId, tool: tool.qualifiedName, argsHash: argsHash(input) });
-      if (!approval) return this.#pause(active, input, started, await this.#requestToolApproval(active, input, options.context));
+      if (!approval) {
+        const requested = await this.#requestToolApproval(active, input, options.context);
+        if ("message" in requested) return this.#refuse(active, input, started, requested);
+        return this.#pause(active, input, started, requested);
+      }
       this.#report.approval({ id: approval.id, kind: approval.kind, tool: approval.tool, outcome: "approved" });
       toolApproved = true;
     }
@@ -364,7 +398,7 @@ export class Run {
   }
 
   /** Ends a ToolCall before it runs: the denial is audited and goes back as its error. */
-  async #refuse(active: ActiveToolCall, input: unknown, started: number, denial: Denial): Promise<ToolCallOutcome> {
+  async #refuse(active: ActiveToolCall, input: unknown, started: number, denial: Denial, kind = "denied"): Promise<ToolCallOutcome> {
     const granted = Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants);
     await this.#services.audit.appendDenial({ ...toolCallSubject(this.#subject(), { active, input, granted, approvalResult: null }), denial });
     this.#report.denied(denial);
@@ -373,14 +407,15 @@ export class Run {
       tool: active.qualifiedName,
       stepId: active.stepId,
       status: "error",
-      error: { kind: "denied", message: denial.message, denial },
+      error: { kind, message: denial.message, denial },
       durationMs: performance.now() - started,
     };
     this.#finish(outcome);
     return outcome;
   }
 
-  async #requestToolApproval(active: ActiveToolCall, input: unknown, context: string | undefined): Promise<Approval> {
+  /** The approval a Guarded call waits for, or the denial when none can be filed (too large). */
+  async #requestToolApproval(active: ActiveToolCall, input: unknown, context: string | undefined): Promise<Approval | Denial> {
     const approval = await this.#services.approvals.request({
       kind: "tool_call",
       runId: this.id,
@@ -394,8 +429,13 @@ export class Run {
       risk: active.risk,
       reason: `${active.qualifiedName} is Guarded: it needs a person's approval before it runs`,
       context: context ?? null,
+      untrustedSources: await untrustedSources(this.#services.audit, this.traceId),
       expiryMinutes: this.agent.approvals.expiry_minutes,
+    }).catch((error: unknown) => {
+      if (error instanceof ApprovalError && error.code === "approval_too_large") return approvalTooLarge(active.tool.capabilities, error);
+      throw error;
     });
+    if ("message" in approval) return approval;
     const granted = Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants);
     await this.#services.audit.appendDenial({
       ...toolCallSubject(this.#subject(), { active, input, granted, approvalResult: "pending" }),
@@ -524,3 +564,4 @@ export class Run {
     for (const listener of this.#listeners) listener(event, this.#seq);
   }
 }
+

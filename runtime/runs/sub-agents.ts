@@ -74,7 +74,8 @@ export async function spawnSubAgent(runtime: Runtime, parent: Run, options: Spaw
   await runtime.refreshAgents();
   const agents = runtime.agents();
   const child = agents.find((a) => a.name === options.agent);
-  if (!child) throw new NotFoundError(`no agent ${options.agent}; known agents: ${agents.map((a) => a.name).join(", ") || "none"}`);
+  // Never the node's agents: the caller (a model, a client) may not learn their names.
+  if (!child) throw new NotFoundError(`no agent ${options.agent}: a sub-agent must be an agent the parent lists in sub_agents`);
   const chain = await ancestry(runtime.records, parent.id);
   const layers = parentLayers(parent, chain, agents);
   const requested = options.grants === undefined ? undefined : parseTaskGrants(options.grants, child);

@@ -15,6 +15,7 @@ import { EXTISM_KERNEL, EXTISM_USER, extismHostFunction, KERNEL_LOG, KERNEL_OFF,
 import { argsFromJson, callInput, parseCallOutput, parseDescribe, toJson, type CallOutcome, type ExtismToolDefaults, type ToolErrorPayload } from "./extism-shapes.js";
 import type { HostResponse } from "./protocol.js";
 import type { ToolDescriptor } from "./types.js";
+import { GUEST_RESULT_JSON, parseBounded } from "../json/index.js";
 
 const TARGET = "main";
 /** One namespace of functions, as the SDK takes them. */
@@ -197,13 +198,12 @@ function hostFunctions(module: WebAssembly.Module, state: CallState, options: Ex
     functions[name] = (ctx: CallContext, offset: bigint): bigint => {
       const text = ctx.read(offset)?.text();
       let response: HostResponse;
-      let args: unknown;
-      try {
-        args = text === undefined ? undefined : JSON.parse(text);
-      } catch {
-        args = undefined;
-      }
-      if (!Array.isArray(args)) {
+      // Bounded: the parameters are walked (and cloned to the main thread) recursively.
+      const parsed = text === undefined ? undefined : parseBounded(text, GUEST_RESULT_JSON, { at: name });
+      const args = parsed?.ok ? parsed.value : undefined;
+      if (parsed && !parsed.ok && parsed.problem.code !== "not-json") {
+        response = { ok: false, error: { tag: "invalid-input", val: parsed.problem.message } };
+      } else if (!Array.isArray(args)) {
         response = { ok: false, error: { tag: "invalid-input", val: `${name}: expected the offset of a JSON array of the function's parameters` } };
       } else {
         response = options.hostCall(host.iface, host.fn, argsFromJson(args, u64));

@@ -4,6 +4,17 @@
  */
 import type { Risk } from "../plugins/manifest.js";
 import type { ToolDescriptor } from "./types.js";
+import { GUEST_RESULT_JSON, TOOL_INPUT_JSON, parseBounded, type JsonLimits } from "../json/index.js";
+
+/**
+ * The describe document, bounded as any guest result: a schema within it is then held to
+ * `TOOL_SCHEMA_JSON` where every plugin's schemas are, at install (`tool_schema_invalid`).
+ */
+const DESCRIBE_JSON: JsonLimits = GUEST_RESULT_JSON;
+/** The input as the host checked it, read again only to wrap it; prototype keys were refused there. */
+const WRAPPED_INPUT_JSON: JsonLimits = { ...TOOL_INPUT_JSON, forbiddenKeys: undefined };
+/** The `call` output envelope around the text result. */
+const OUTPUT_JSON: JsonLimits = { ...GUEST_RESULT_JSON, maxDepth: GUEST_RESULT_JSON.maxDepth + 3 };
 
 /** What plugin.json says about every tool of the plugin: the describe defaults. */
 export interface ExtismToolDefaults {
@@ -26,7 +37,7 @@ const failed = (val: string): { ok: false; error: ToolErrorPayload } => ({ ok: f
  * comes from plugin.json (a tool it does not declare gets `unsafe`, and install refuses it).
  */
 export function parseDescribe(text: string, defaults: ExtismToolDefaults): ToolDescriptor[] {
-  const root = parseJson(text, "describe");
+  const root = parseJson(text, "describe", DESCRIBE_JSON);
   const tools = isObject(root) ? root.tools : undefined;
   if (!Array.isArray(tools)) throw new TypeError("describe: expected {\"tools\": [...]}");
   return tools.map((tool: unknown, i) => {
@@ -51,13 +62,9 @@ export function parseDescribe(text: string, defaults: ExtismToolDefaults): ToolD
 
 /** The `call` input: `{"params":{"name", "arguments"}}` (an MCP tools/call request's params). */
 export function callInput(name: string, input: string): string | undefined {
-  let args: unknown;
-  try {
-    args = input === "" ? {} : JSON.parse(input);
-  } catch {
-    return undefined;
-  }
-  return JSON.stringify({ params: { name, arguments: args } });
+  if (input === "") return JSON.stringify({ params: { name, arguments: {} } });
+  const parsed = parseBounded(input, WRAPPED_INPUT_JSON);
+  return parsed.ok ? JSON.stringify({ params: { name, arguments: parsed.value } }) : undefined;
 }
 
 /**
@@ -67,12 +74,11 @@ export function callInput(name: string, input: string): string | undefined {
  */
 export function parseCallOutput(text: string | undefined): CallOutcome {
   if (text === undefined) return failed("the plugin returned no output");
-  let root: unknown;
-  try {
-    root = JSON.parse(text);
-  } catch {
-    return failed("the plugin's output is not JSON (expected {\"content\": [...]})");
+  const parsed = parseBounded(text, OUTPUT_JSON, { at: "output" });
+  if (!parsed.ok) {
+    return failed(parsed.problem.code === "not-json" ? "the plugin's output is not JSON (expected {\"content\": [...]})" : `the plugin's output was refused: ${parsed.problem.message}`);
   }
+  const root = parsed.value;
   if (!isObject(root) || !Array.isArray(root.content)) return failed("the plugin's output has no content list (expected {\"content\": [...]})");
   const texts = root.content.filter((c): c is { type: "text"; text: string } => isObject(c) && c.type === "text" && typeof c.text === "string").map((c) => c.text);
   const joined = texts.join("\n");
@@ -134,12 +140,10 @@ export function toJson(value: unknown): unknown {
   return value;
 }
 
-function parseJson(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new TypeError(`${what}: the output is not JSON`);
-  }
+function parseJson(text: string, what: string, limits: JsonLimits): unknown {
+  const parsed = parseBounded(text, limits, { at: what });
+  if (parsed.ok) return parsed.value;
+  throw new TypeError(parsed.problem.code === "not-json" ? `${what}: the output is not JSON` : parsed.problem.message);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,11 +1,21 @@
 import { ClawhiveError, SandboxError } from "../errors.js";
-import type { WorkerReply } from "./protocol.js";
+import type { WorkerReply, WorkerTask } from "./protocol.js";
 import type { Binding, SandboxPlugin, ToolDescriptor } from "./types.js";
 import type { WorkerHandle } from "./worker-handle.js";
 
 /** What an Instance needs from its sandbox; kept narrow so the two stay decoupled. */
 export interface InstanceHost {
   callTimeoutMs: number;
+  /** The longest deadline a call may ask for: the operator's cap over every agent's. */
+  maxCallTimeoutMs: number;
+  /** A share of the workers for a bound call (see FairShare); the function gives it back. */
+  admit(instance: Instance): (() => void) | Promise<() => void>;
+  /**
+   * Watches a bound call queued behind another call in its worker: if it is still waiting there
+   * when a worker is idle, the instance is moved (the call is withdrawn and rejects with
+   * `call_moved`). Returns how to stop watching.
+   */
+  watch(instance: Instance, task: WorkerTask): () => void;
   /** The wasm memory cap of each instance, to tell a memory-cap trap from others. */
   memoryCapBytes: number;
   /** Creates the guest anew in a live worker (after its worker was lost); returns its new id. */
@@ -65,6 +75,11 @@ export class Instance {
     this.#lost = true;
   }
 
+  /** Whether this instance's next guest call will be made in a new guest (after a loss or a move). */
+  get lost(): boolean {
+    return this.#lost;
+  }
+
   /** `describe` may run unbound (install-time reads): its host calls are refused. */
   async describe(): Promise<ToolDescriptor[]> {
     const value = await this.#invoke("describe", []);
@@ -95,28 +110,57 @@ export class Instance {
 
   async #invoke(method: "describe" | "call", args: unknown[], timeoutMs = this.#host.callTimeoutMs): Promise<unknown> {
     if (this.#state === "dead") throw new SandboxError("instance_dead", `instance ${this.id} is gone; take a fresh instance`);
-    for (let attempt = 0; ; attempt++) {
-      if (this.#lost) {
-        const placement = await this.#host.rebuild(this);
-        this.#guestId = placement.guestId;
-        this.#worker = placement.worker;
-        this.#lost = false;
-      }
-      let reply: WorkerReply;
-      try {
-        reply = await this.#worker.run({ type: "call", instanceId: this.#guestId, method, args }, { lane: "call", timeoutMs });
-      } catch (error) {
-        // Another call's deadline (or a crash) took the worker: rebuild and retry, once.
-        if (error instanceof SandboxError && error.code === "instance_lost" && attempt === 0) {
-          this.#lost = true;
-          continue;
-        }
-        this.destroy(error instanceof SandboxError ? error.code : "failed");
-        throw error;
-      }
-      this.#lastGuestUs = reply.elapsedUs;
-      return this.#unwrap(reply);
+    const deadline = Math.min(timeoutMs, this.#host.maxCallTimeoutMs);
+    // A bound call takes its run's (and agent's) share of the workers; an unbound describe has no run.
+    let release: () => void = () => {};
+    if (this.#binding) {
+      const share = this.#host.admit(this);
+      release = typeof share === "function" ? share : await share;
     }
+    try {
+      for (let attempt = 0; ; ) {
+        // Destroyed meanwhile (aborted while it waited for its share, or its run ended): never rebuilt.
+        if (this.state === "dead") throw new SandboxError("instance_dead", `instance ${this.id} is gone; take a fresh instance`);
+        if (this.#lost) {
+          const placement = await this.#host.rebuild(this);
+          this.#guestId = placement.guestId;
+          this.#worker = placement.worker;
+          this.#lost = false;
+        }
+        let reply: WorkerReply;
+        try {
+          reply = await this.#run({ type: "call", instanceId: this.#guestId, method, args }, deadline);
+        } catch (error) {
+          // Moved to an idle worker before it started: run it there (this costs no attempt).
+          if (error instanceof SandboxError && error.code === "call_moved") continue;
+          // Another call's deadline (or a crash) took the worker: rebuild and retry, once.
+          if (error instanceof SandboxError && error.code === "instance_lost" && attempt++ === 0) {
+            this.#lost = true;
+            continue;
+          }
+          this.destroy(error instanceof SandboxError ? error.code : "failed");
+          throw error;
+        }
+        this.#lastGuestUs = reply.elapsedUs;
+        return this.#unwrap(reply);
+      }
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Runs `task` in this instance's worker. A bound call that finds the worker busy is watched
+   * by the sandbox: a call of another run that spins until its deadline must not hold it up
+   * while another worker is idle.
+   */
+  #run(task: Extract<WorkerTask, { type: "call" }>, timeoutMs: number): Promise<WorkerReply> {
+    const worker = this.#worker;
+    const reply = worker.run(task, { lane: "call", timeoutMs });
+    if (!this.#binding || worker.load <= 1) return reply;
+    const unwatch = this.#host.watch(this, task);
+    reply.then(unwatch, unwatch);
+    return reply;
   }
 
   #unwrap(reply: WorkerReply): unknown {
@@ -127,15 +171,22 @@ export class Instance {
         throw new GuestToolError(failure.payload);
       case "result-too-large":
         throw new SandboxError("result_too_large", `the tool returned ${failure.bytes} bytes, more than the result cap`);
+      case "result-unbounded": {
+        // A guest that answers with hostile JSON is not trusted with the next call.
+        this.destroy("result refused");
+        const code = failure.problem.code === "too-deep" ? "result_too_deep" : "result_too_many_values";
+        throw new SandboxError(code, `plugin ${this.plugin.manifest.name} returned a result the runtime refuses: ${failure.problem.message} (the instance was replaced)`);
+      }
       case "no-instance":
         this.destroy("missing");
         throw new SandboxError("instance_lost", `instance ${this.id} no longer exists in its worker`);
       case "trap": {
         // A guest out of memory at the cap traps like any other; its memory size tells them apart.
-        const atCap = (failure.memoryBytes ?? 0) >= this.#host.memoryCapBytes * 0.9;
+        const capBytes = this.plugin.memoryMaxMb === undefined ? this.#host.memoryCapBytes : this.plugin.memoryMaxMb * 1024 * 1024;
+        const atCap = (failure.memoryBytes ?? 0) >= capBytes * 0.9;
         this.destroy(atCap ? "memory cap" : "trapped");
         if (atCap) {
-          throw new SandboxError("memory_cap", `plugin ${this.plugin.manifest.name} reached its memory cap of ${this.#host.memoryCapBytes >> 20} MiB and was stopped`);
+          throw new SandboxError("memory_cap", `plugin ${this.plugin.manifest.name} reached its memory cap of ${capBytes >> 20} MiB and was stopped`);
         }
         throw new SandboxError("plugin_trapped", `plugin ${this.plugin.manifest.name} trapped: ${failure.message}`);
       }

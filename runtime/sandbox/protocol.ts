@@ -1,3 +1,5 @@
+import type { JsonProblem } from "../json/index.js";
+
 /** Messages between the sandbox (main thread) and its workers. Plain, structured-clonable data. */
 
 export interface WorkerInit {
@@ -38,6 +40,8 @@ export type GuestFailure =
   | { kind: "trap"; message: string; memoryBytes?: number }
   /** The result exceeded the cap: the instance is kept, the result dropped. */
   | { kind: "result-too-large"; bytes: number }
+  /** The result is JSON beyond the guest result limits (too deep, too many values): the instance is replaced. */
+  | { kind: "result-unbounded"; problem: JsonProblem }
   /** The instance does not exist in this worker. */
   | { kind: "no-instance" };
 

@@ -6,6 +6,8 @@ import { Instance, type InstanceHost } from "./instance.js";
 import type { ExtismLoad, HostRequest, HostResponse, WorkerTask } from "./protocol.js";
 import type { Binding, SandboxEvent, SandboxOptions, SandboxPlugin, ToolDescriptor } from "./types.js";
 import { WorkerHandle } from "./worker-handle.js";
+import { FairShare } from "./fair-share.js";
+import { QueuedCalls } from "./queued-calls.js";
 
 const PAGE = 65536;
 
@@ -17,8 +19,9 @@ const PAGE = 65536;
  * decision: a binding's handler does.
  */
 export class Sandbox {
-  readonly options: Required<Omit<SandboxOptions, "onEvent">>;
+  readonly options: Required<Omit<SandboxOptions, "onEvent" | "movePatienceMs">>;
   #onEvent: (event: SandboxEvent) => void;
+  #observers = new Set<(event: SandboxEvent) => void>();
   #workers: WorkerHandle[] = [];
   #nextWorkerId = 1;
   #nextInstanceId = 1;
@@ -26,13 +29,24 @@ export class Sandbox {
   #pools = new Map<string, Instance[]>();
   #refilling = new Set<string>();
   #plugins = new Map<string, Promise<SandboxPlugin>>();
+  /** Where each compiled plugin came from, to compile it again under a lower memory cap. */
+  #artifacts = new WeakMap<SandboxPlugin, PluginArtifact>();
   #closed = false;
   #host: InstanceHost;
+  #fairShare: FairShare;
+  #queuedCalls: QueuedCalls;
 
   constructor(options: SandboxOptions = {}) {
+    const workers = options.workers ?? Math.min(2, availableParallelism());
+    // One worker is always left to the others: a run or agent whose calls spin cannot hold all.
+    const share = Math.max(1, workers - 1);
     this.options = {
-      workers: options.workers ?? Math.min(2, availableParallelism()),
+      workers,
       callTimeoutMs: options.callTimeoutMs ?? 30_000,
+      maxCallTimeoutMs: options.maxCallTimeoutMs ?? 3_600_000,
+      callsPerRun: options.callsPerRun ?? share,
+      callsPerAgent: options.callsPerAgent ?? share,
+      queuedCallsPerRun: options.queuedCallsPerRun ?? 64,
       createTimeoutMs: options.createTimeoutMs ?? 10_000,
       maxResultBytes: options.maxResultBytes ?? 4 << 20,
       memoryMaxMb: options.memoryMaxMb ?? 256,
@@ -40,9 +54,18 @@ export class Sandbox {
       poolSize: options.poolSize ?? 1,
       spinMs: options.spinMs ?? 0.5,
     };
-    this.#onEvent = options.onEvent ?? (() => {});
+    const listener = options.onEvent ?? (() => {});
+    this.#onEvent = (event) => {
+      listener(event);
+      for (const observer of this.#observers) observer(event);
+    };
+    this.#queuedCalls = new QueuedCalls({ patienceMs: options.movePatienceMs ?? 100, offload: (instance, task) => this.#offload(instance, task) });
+    this.#fairShare = new FairShare({ perRun: this.options.callsPerRun, perAgent: this.options.callsPerAgent, queuedPerRun: this.options.queuedCallsPerRun });
     this.#host = {
-      callTimeoutMs: this.options.callTimeoutMs,
+      callTimeoutMs: Math.min(this.options.callTimeoutMs, this.options.maxCallTimeoutMs),
+      maxCallTimeoutMs: this.options.maxCallTimeoutMs,
+      admit: (instance) => this.#fairShare.admit({ run: instance.binding!.label, agent: instance.binding!.agent }),
+      watch: (instance, task) => this.#queuedCalls.watch(instance, task),
       memoryCapBytes: this.options.memoryMaxMb * 1024 * 1024,
       rebuild: (instance) => this.#place(instance.plugin, "call").then(({ guestId, worker }) => {
         this.#instances.set(guestId, instance);
@@ -54,14 +77,26 @@ export class Sandbox {
   }
 
   /**
+   * Adds a listener of the sandbox's events beside the one given at construction (the runtime
+   * audits refused unbound host calls through one); returns how to remove it.
+   */
+  observe(listener: (event: SandboxEvent) => void): () => void {
+    this.#observers.add(listener);
+    return () => this.#observers.delete(listener);
+  }
+
+  /**
    * Verifies a built plugin against its recorded hashes, caps its memory and compiles it once.
    * Loading the same artifact again returns the same compiled plugin.
    */
-  load(artifact: PluginArtifact): Promise<SandboxPlugin> {
-    const key = `${artifact.key}:${this.options.memoryMaxMb}`;
+  load(artifact: PluginArtifact, options: { memoryMaxMb?: number } = {}): Promise<SandboxPlugin> {
+    // A lower cap (an agent's limits.memory_mb) is compiled apart; never a higher one than the operator's.
+    const memoryMaxMb = Math.min(options.memoryMaxMb ?? this.options.memoryMaxMb, this.options.memoryMaxMb);
+    const key = `${artifact.key}:${memoryMaxMb}`;
     let plugin = this.#plugins.get(key);
     if (!plugin) {
-      plugin = this.#compile(artifact, key);
+      plugin = this.#compile(artifact, key, memoryMaxMb);
+      void plugin.then((p) => this.#artifacts.set(p, artifact), () => undefined);
       plugin.catch(() => this.#plugins.delete(key));
       this.#plugins.set(key, plugin);
     }
@@ -74,9 +109,16 @@ export class Sandbox {
    * again); instances already made keep working.
    */
   unload(plugin: SandboxPlugin): void {
+    const artifact = this.#artifacts.get(plugin);
     for (const [key, cached] of this.#plugins) {
       void cached.then((p) => {
-        if (p === plugin && this.#plugins.get(key) === cached) this.#plugins.delete(key);
+        if (this.#plugins.get(key) !== cached) return;
+        if (p === plugin) this.#plugins.delete(key);
+        // Its copies compiled under an agent's lower memory cap go with it (each entry once).
+        else if (artifact !== undefined && this.#artifacts.get(p) === artifact) {
+          this.#plugins.delete(key);
+          this.unload(p);
+        }
       }, () => undefined);
     }
     for (const instance of this.#pools.get(plugin.key) ?? []) instance.destroy("plugin unloaded");
@@ -106,6 +148,10 @@ export class Sandbox {
   #takePooled(plugin: SandboxPlugin): Instance | undefined {
     const pool = this.#pools.get(plugin.key);
     if (!pool) return undefined;
+    // A pooled instance on a busy worker would queue behind that worker's call (perhaps another
+    // run's, spinning until its deadline) while a worker sits idle: make one there instead.
+    const free = (w: WorkerHandle) => w.alive && !w.busyWithCalls;
+    if (this.#workers.some(free) && !pool.some((i) => i.state === "ready" && free(i.worker))) return undefined;
     let best = -1;
     for (let i = 0; i < pool.length; i++) {
       const candidate = pool[i]!;
@@ -167,20 +213,31 @@ export class Sandbox {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#queuedCalls.close();
     for (const instance of [...this.#instances.values()]) instance.destroy("sandbox closed");
     await Promise.all(this.#workers.map((w) => w.terminate("sandbox closed")));
     this.#workers = [];
   }
 
-  async #compile(artifact: PluginArtifact, key: string): Promise<SandboxPlugin> {
+  /**
+   * `plugin` compiled with a wasm memory cap of at most `memoryMaxMb` (an agent's
+   * `limits.memory_mb`): the same plugin when the cap is not lower than its own.
+   */
+  async capped(plugin: SandboxPlugin, memoryMaxMb: number): Promise<SandboxPlugin> {
+    const artifact = this.#artifacts.get(plugin);
+    if (artifact === undefined || memoryMaxMb >= (plugin.memoryMaxMb ?? this.options.memoryMaxMb)) return plugin;
+    return this.load(artifact, { memoryMaxMb });
+  }
+
+  async #compile(artifact: PluginArtifact, key: string, memoryMaxMb: number): Promise<SandboxPlugin> {
     const files = await readVerifiedFiles(artifact);
-    const maxPages = Math.floor((this.options.memoryMaxMb * 1024 * 1024) / PAGE);
+    const maxPages = Math.floor((memoryMaxMb * 1024 * 1024) / PAGE);
     const modules: Record<string, WebAssembly.Module> = {};
     for (const [name, bytes] of Object.entries(files.coreModules)) {
       const capped = readMemoryLimits(bytes).length > 0 ? capMemory(bytes, maxPages) : bytes;
       modules[name] = await WebAssembly.compile(capped as Uint8Array<ArrayBuffer>);
     }
-    return Object.freeze({ key, manifest: artifact.manifest, format: artifact.format, ...(files.glue === undefined ? {} : { glue: files.glue }), modules: Object.freeze(modules) });
+    return Object.freeze({ key, manifest: artifact.manifest, format: artifact.format, ...(files.glue === undefined ? {} : { glue: files.glue }), modules: Object.freeze(modules), memoryMaxMb });
   }
 
   async #create(plugin: SandboxPlugin, lane: "call" | "background", pooled: boolean, avoid?: WorkerHandle): Promise<Instance> {
@@ -257,7 +314,11 @@ export class Sandbox {
     if (all.length === 0) throw new SandboxError("sandbox_closed", "the sandbox has no live worker");
     const others = all.filter((w) => w !== avoid);
     const alive = others.length > 0 ? others : all;
-    return alive.reduce((best, w) => (w.load < best.load || (w.load === best.load && w.instanceIds.size < best.instanceIds.size) ? w : best));
+    // A worker running a guest call may be held by it until its deadline (one that spins): an
+    // instantiation queued there would wait as long, so workers free of calls come first.
+    // Among busy ones, the call running longest is the likeliest to hold its worker longest.
+    const rank = (w: WorkerHandle) => [w.busyWithCalls ? 1 : 0, w.callRunningMs > 50 ? 1 : 0, w.load, w.callRunningMs, w.instanceIds.size];
+    return alive.reduce((best, w) => (compareRanks(rank(w), rank(best)) < 0 ? w : best));
   }
 
   /** Refills in the background, away from `busy` (the worker about to serve a run's first call). */
@@ -267,6 +328,23 @@ export class Sandbox {
     this.prewarm(plugin, busy ? { avoid: busy } : {})
       .catch(() => {})
       .finally(() => this.#refilling.delete(plugin.key));
+  }
+
+  /**
+   * Moves `instance` off a busy worker whose queue holds its call `task`, when another worker is
+   * idle: the call is withdrawn (it reruns on the new guest) and the old guest destroyed. Its
+   * in-memory state starts fresh there, as after a worker lost to another run's deadline.
+   */
+  #offload(instance: Instance, task: WorkerTask): boolean {
+    const from = instance.worker;
+    if (this.#closed || !this.#workers.some((w) => w !== from && w.alive && w.load === 0)) return false;
+    if (!from.withdraw(task)) return false;
+    this.#instances.delete(instance.id);
+    from.instanceIds.delete(instance.id);
+    from.post({ type: "destroy", instanceId: instance.id });
+    instance.markLost();
+    this.#onEvent({ type: "instance-moved", instanceId: instance.id, plugin: instance.plugin.manifest.name, fromWorkerId: from.id });
+    return true;
   }
 
   #release(instance: Instance, reason: string): void {
@@ -320,4 +398,9 @@ export class Sandbox {
   #assertOpen(): void {
     if (this.#closed) throw new SandboxError("sandbox_closed", "the sandbox is closed");
   }
+}
+
+function compareRanks(a: number[], b: number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
 }

@@ -8,6 +8,8 @@ import type { PluginFormat, PluginManifest, Risk } from "../plugins/manifest.js"
 export interface Binding {
   /** For operators and events, e.g. the run id. */
   readonly label: string;
+  /** The agent whose run this is: its runs share one fair share of the workers. */
+  readonly agent?: string;
   readonly handler: HostCallHandler;
 }
 
@@ -19,6 +21,8 @@ export interface SandboxPlugin {
   /** The component's glue; absent for Extism plugins. */
   readonly glue?: string;
   readonly modules: Readonly<Record<string, WebAssembly.Module>>;
+  /** The wasm memory cap compiled into `modules` (MiB). */
+  readonly memoryMaxMb?: number;
 }
 
 /** A tool as a plugin describes it (`clawhive:plugin/tools.tool-descriptor`). */
@@ -34,6 +38,8 @@ export type SandboxEvent =
   | { type: "instance-created"; instanceId: number; plugin: string; workerId: number; ms: number; warm: boolean }
   | { type: "instance-destroyed"; instanceId: number; plugin: string; reason: string }
   | { type: "unbound-host-call"; instanceId: number; plugin: string; iface: string; fn: string }
+  /** A bound call waited behind another call while a worker was idle: its instance moved there. */
+  | { type: "instance-moved"; instanceId: number; plugin: string; fromWorkerId: number }
   | { type: "worker-exit"; workerId: number; reason: string };
 
 export interface SandboxOptions {
@@ -41,6 +47,19 @@ export interface SandboxOptions {
   workers?: number;
   /** Deadline of one guest call (default 30 s). */
   callTimeoutMs?: number;
+  /** The longest deadline any call may ask for (default 1 hour); a longer one is cut to it. */
+  maxCallTimeoutMs?: number;
+  /** Guest calls one run may hold in the workers at once (default: workers - 1, at least 1). */
+  callsPerRun?: number;
+  /** Guest calls the runs of one agent may hold in the workers at once (default: workers - 1, at least 1). */
+  callsPerAgent?: number;
+  /** Guest calls one run may have waiting for its share (default 64); one more is refused. */
+  queuedCallsPerRun?: number;
+  /**
+   * How long a bound call queued behind another run's call waits before it is moved to an idle
+   * worker (its instance rebuilt there, default 100 ms).
+   */
+  movePatienceMs?: number;
   /** Deadline of one instantiation (default 10 s). */
   createTimeoutMs?: number;
   /** Largest result a guest call may return (default 4 MiB). */

@@ -43,7 +43,7 @@ export class WorkerHandle {
   #hostChannel: Channel;
   #taskChannel: Channel;
   #lanes: Record<Lane, Queued[]> = { call: [], background: [] };
-  #current: (Queued & { timer: NodeJS.Timeout | undefined }) | undefined;
+  #current: (Queued & { timer: NodeJS.Timeout | undefined; startedAt: number }) | undefined;
   #alive = true;
   #exitReason = "closed";
   #options: WorkerHandleOptions;
@@ -87,6 +87,16 @@ export class WorkerHandle {
     return this.#lanes.call.length + this.#lanes.background.length + (this.#current ? 1 : 0);
   }
 
+  /** How long the guest call running now has run (ms; 0 when none runs). */
+  get callRunningMs(): number {
+    return this.#current?.task.type === "call" ? performance.now() - this.#current.startedAt : 0;
+  }
+
+  /** Whether a guest call runs or waits here (a pool refill does not count: it is short). */
+  get busyWithCalls(): boolean {
+    return this.#lanes.call.some((q) => q.task.type === "call") || this.#current?.task.type === "call";
+  }
+
   run(task: WorkerTask, options: { lane: Lane; timeoutMs: number }): Promise<WorkerReply> {
     if (!this.#alive) return Promise.reject(lost(this.#exitReason));
     return new Promise((resolve, reject) => {
@@ -115,6 +125,26 @@ export class WorkerHandle {
     return true;
   }
 
+  /** Whether `task` waits in this worker's queue (queued, not running). */
+  queues(task: WorkerTask): boolean {
+    return this.#lanes.call.some((q) => q.task === task) || this.#lanes.background.some((q) => q.task === task);
+  }
+
+  /**
+   * Takes `task` back out of the queue before it started; its `run` promise rejects with
+   * `call_moved`. False when it is running already or was never queued here.
+   */
+  withdraw(task: WorkerTask): boolean {
+    for (const lane of [this.#lanes.call, this.#lanes.background]) {
+      const index = lane.findIndex((q) => q.task === task);
+      if (index < 0) continue;
+      const [queued] = lane.splice(index, 1);
+      queued!.reject(new SandboxError("call_moved", "the call was moved to another worker before it started"));
+      return true;
+    }
+    return false;
+  }
+
   async terminate(reason: string): Promise<void> {
     if (!this.#alive) return;
     this.#die(reason);
@@ -128,7 +158,7 @@ export class WorkerHandle {
       next.timeoutMs > 0
         ? setTimeout(() => this.#die(`deadline of ${next.timeoutMs} ms exceeded`, next), next.timeoutMs)
         : undefined;
-    const current = { ...next, timer };
+    const current = { ...next, timer, startedAt: performance.now() };
     this.#current = current;
     this.#taskChannel.send(next.task, { clone: next.task.type === "load" });
     this.#await(current).catch((error: unknown) => {

@@ -8,6 +8,7 @@ import { workerData } from "node:worker_threads";
 import { Channel } from "./channel.js";
 import type { ExtismGuest } from "./extism-guest.js";
 import type { ExtismLoad, GuestFailure, HostResponse, WorkerInit, WorkerReply, WorkerTask } from "./protocol.js";
+import { GUEST_RESULT_JSON, scanJson } from "../json/index.js";
 
 type Instantiate = (
   getCoreModule: (name: string) => WebAssembly.Module,
@@ -136,9 +137,7 @@ function callGuest(instanceId: number, method: "describe" | "call", args: unknow
   const guest = instance.guest;
   try {
     const value = method === "describe" ? guest.tools.describe() : guest.tools.call(String(args[0]), String(args[1]));
-    const bytes = typeof value === "string" ? Buffer.byteLength(value) : 0;
-    if (bytes > init.maxResultBytes) return { ok: false, failure: { kind: "result-too-large", bytes } };
-    return { ok: true, value };
+    return checkedResult(value);
   } catch (error) {
     if (error && typeof error === "object" && "payload" in error && !(error instanceof WebAssembly.RuntimeError)) {
       return { ok: false, failure: { kind: "tool-error", payload: (error as { payload: unknown }).payload } };
@@ -185,9 +184,32 @@ async function callExtism(instanceId: number, guest: ExtismGuest, method: "descr
     return { ok: false, failure: { kind: "trap", message: describeError(error), memoryBytes } };
   }
   if (!outcome.ok) return { ok: false, failure: { kind: "tool-error", payload: outcome.error } };
-  const bytes = typeof outcome.value === "string" ? Buffer.byteLength(outcome.value) : 0;
+  return checkedResult(outcome.value);
+}
+
+/**
+ * A guest's result, refused here (off the main thread) when it is larger than the cap or is JSON
+ * nested or spread beyond the guest result limits: the host parses a result and writes it out
+ * again (audit, events, the model's messages), and a result nested 20,000 deep overflows the
+ * stack there. A text that is not JSON at all is kept: the host passes it on as text.
+ */
+function checkedResult(value: unknown): Outcome {
+  if (typeof value !== "string") return { ok: true, value };
+  const bytes = Buffer.byteLength(value);
   if (bytes > init.maxResultBytes) return { ok: false, failure: { kind: "result-too-large", bytes } };
-  return { ok: true, value: outcome.value };
+  const problem = scanJson(value, GUEST_RESULT_JSON, { at: "result" });
+  if (problem && parsesAsJson(value)) return { ok: false, failure: { kind: "result-unbounded", problem } };
+  return { ok: true, value };
+}
+
+/** V8's JSON parser does not recurse, so any text can be tried here; nothing parsed leaves the worker. */
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; failure: GuestFailure };

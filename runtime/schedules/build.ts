@@ -38,7 +38,8 @@ export const MAX_RUNS_LIMIT = 1_000_000;
 export function buildSchedule(input: CreateScheduleInput, options: { agents: readonly AgentManifest[]; now: number }): ScheduleRecord {
   const { now } = options;
   const agent = options.agents.find((a) => a.name === input.agent);
-  if (agent === undefined) throw new NotFoundError(`agent ${input.agent}: no such agent; known agents: ${options.agents.map((a) => a.name).join(", ") || "none"}`);
+  // Never the node's agents: the caller (a plugin, a client) may not learn their names.
+  if (agent === undefined) throw new NotFoundError(`agent ${input.agent}: no such agent`);
   if (input.task.trim() === "" && (input.toolCalls ?? []).length === 0) {
     throw new InvalidInputError("task: expected the task text for the model (or tool_calls)", { field: "task" });
   }

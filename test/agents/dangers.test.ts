@@ -33,6 +33,16 @@ interface Row {
   control: (d: DataDir) => Grants;
 }
 
+/** Commands that run other programs, each granted once (with and without `runs_programs`). */
+const RUNNERS: Array<[string, Record<string, unknown>]> = [
+  ...["sh", "bash", "dash", "zsh", "python", "python3", "python3.12", "node", "perl", "ruby", "env", "busybox", "xargs", "awk", "timeout"].map(
+    (name): [string, Record<string, unknown>] => [name, { name }],
+  ),
+  ["python3 with runs_programs", { name: "python3", runs_programs: true }],
+  ["any command with runs_programs (npm)", { name: "npm", subcommands: ["test"], runs_programs: true }],
+  ["an unknown name with runs_programs", { name: "mytool", runs_programs: true }],
+];
+
 const ROWS: Row[] = [
   {
     name: "fs.write and shell.exec on the same dir",
@@ -104,6 +114,13 @@ const ROWS: Row[] = [
     at: "grants.shell.exec.sandbox",
     control: () => ({ "shell.exec": shell("./other", { sandbox: true }) }),
   },
+  ...RUNNERS.map(([name, rule]): Row => ({
+    name: `shell.exec granting ${name}`,
+    id: "shell-program-runner",
+    dangerous: () => ({ "shell.exec": shell("./other", { commands: [{ name: "git", subcommands: ["status"] }, rule] }) }),
+    at: "grants.shell.exec.commands[1]",
+    control: () => ({ "shell.exec": shell("./other", { commands: [{ name: "git", subcommands: ["status"] }, { name: "grep" }] }) }),
+  })),
 ];
 
 async function setup(t: TestContext): Promise<DataDir> {

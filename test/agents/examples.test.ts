@@ -14,7 +14,7 @@ test("examples: default, assistant, coder and researcher load against a data dir
   assert.equal(byName("default")?.grants["fs.write"]?.mounts[0]?.host, d.workspace);
   assert.deepEqual(byName("assistant")?.grants["gmail.read"]?.labels, ["INBOX"]);
   assert.equal(byName("assistant")?.grants["http.fetch"], undefined, "the assistant has no network");
-  assert.deepEqual(agents.get("coder")?.warnings.map((w) => w.id), ["fs-write-shell-same-mount"]);
+  assert.deepEqual(agents.get("coder")?.warnings.map((w) => w.id), ["fs-write-shell-same-mount", "shell-program-runner"]);
   assert.deepEqual(agents.get("default")?.warnings, []);
   assert.deepEqual(byName("researcher")?.grants["http.fetch"]?.credentials.map((c) => c.host), ["api.github.com"]);
 });

@@ -144,6 +144,19 @@ describe("JSON bodies", () => {
     });
   }
 
+  it("a body nested 20,000 deep → 400 json_too_deep naming where, before it is parsed; control: 60 deep reaches validation", async () => {
+    const before = ran;
+    const deep = await postJson(`{"agent":"mail","grants":{"x":${"[".repeat(20_000)}${"]".repeat(20_000)}}}`);
+    assert.equal(deep.status, 400, deep.text);
+    const error = errorOf(deep.text);
+    assert.equal(error.code, "json_too_deep");
+    assert.match(error.field ?? "", /^body\.grants\.x\[0\]\[0\]/);
+    assert.match(error.message, /nested more than 64 levels deep/);
+    assert.equal(ran, before, "the handler never ran");
+    const control = await postJson(`{"agent":"mail","grants":{"x":${"[".repeat(60)}${"]".repeat(60)}}}`);
+    assert.equal(control.status, 200, control.text);
+  });
+
   it("controls: a valid body, also with a charset parameter", async () => {
     assert.deepEqual(JSON.parse((await postJson('{"agent":"mail","task":"hi"}')).text), { started: "mail" });
     assert.equal((await postJson('{"agent":"mail"}', "application/json; charset=utf-8")).status, 200);

@@ -157,3 +157,21 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 10_000): Pro
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+test("POST /v1/runs with a tool input nested 20,000 deep → 400 json_too_deep naming where; a __proto__ key → the call is refused and audited", async () => {
+  const depth = 20_000;
+  const body = `{"agent":"writer","task":"deep","tool_calls":[{"name":"probe.echo","input":{"a":${"[".repeat(depth)}${"]".repeat(depth)}}}]}`;
+  const response = await fetch(`${server.base}/v1/runs?wait=true`, { method: "POST", headers: { authorization: `Bearer ${token.client}`, "content-type": "application/json" }, body });
+  const error = ((await response.json()) as { error: { code: string; field: string; message: string } }).error;
+  assert.equal(response.status, 400);
+  assert.equal(error.code, "json_too_deep");
+  assert.match(error.field, /^body\.tool_calls\[0\]\.input\.a\[0\]/);
+  // Control: the same call within the limits runs; with a __proto__ key it is refused, audited.
+  const proto = `{"agent":"writer","task":"proto","tool_calls":[{"name":"probe.echo","input":{"a":[[1]]}},{"name":"probe.echo","input":{"x":{"__proto__":{"admin":true}}}}]}`;
+  const started = await fetch(`${server.base}/v1/runs?wait=true`, { method: "POST", headers: { authorization: `Bearer ${token.client}`, "content-type": "application/json" }, body: proto });
+  const run = ((await started.json()) as { run: { id: string } }).run;
+  assert.equal(started.status, 201);
+  await runtime.audit.flush();
+  const records = (await runtime.audit.query({ runId: run.id, kind: "tool_call", order: "asc" })).records;
+  assert.deepEqual(records.map((r) => [r.status, r.denial?.reason ?? null]).filter(([s]) => s !== "intent"), [["ok", null], ["denied", "forbidden-key"]]);
+});

@@ -69,6 +69,9 @@ describe("--call TOOL=JSON", () => {
 
   it("refuses a malformed flag with what to write instead", () => {
     assert.throws(() => parseCallFlag("files.read_file={nope"), /--call files\.read_file: the input is not valid JSON/);
+    // Nested past the limit: refused before it is parsed, naming where; control: 60 deep parses.
+    assert.throws(() => parseCallFlag(`probe.echo={"a":${"[".repeat(20_000)}${"]".repeat(20_000)}}`), { code: "invalid_input", message: /^--call probe\.echo\.a\[0\].*nested more than 64 levels deep/ });
+    assert.doesNotThrow(() => parseCallFlag(`probe.echo={"a":${"[".repeat(60)}${"]".repeat(60)}}`));
     assert.throws(() => parseCallFlag('={"a":1}'), /expected TOOL=JSON/);
     assert.throws(() => parseCallFlag("a b={}"), /expected TOOL=JSON/);
   });
@@ -108,6 +111,18 @@ describe("the SSE reader", () => {
     const seen = [];
     for await (const m of sseMessages(new Response(body))) seen.push(m);
     assert.deepEqual(seen, [{ id: "1", event: "tool-call", data: '{"a":\n1}' }, { id: "2", event: "end", data: "{}" }]);
+  });
+
+  it("reads one event whose CRLF is split across two chunks as one event, not two", async () => {
+    const text = 'id: 7\r\nevent: log\r\ndata: {"n":1}\r\n\r\n';
+    const bytes = new TextEncoder().encode(text);
+    // Every split point, so a chunk ending in the CR of any CRLF is among them.
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const body = new ReadableStream<Uint8Array>({ start: (c) => { c.enqueue(bytes.slice(0, cut)); c.enqueue(bytes.slice(cut)); c.close(); } });
+      const seen = [];
+      for await (const m of sseMessages(new Response(body))) seen.push(m);
+      assert.deepEqual(seen, [{ id: "7", event: "log", data: '{"n":1}' }], `split at ${cut}`);
+    }
   });
 });
 

@@ -10,8 +10,8 @@ function watString(text: string): string {
 }
 
 /** `describe`'s answer: the one tool `run`, declaring `capabilities`. */
-function describeText(capabilities: readonly string[]): string {
-  return JSON.stringify({ tools: [{ name: "run", description: "Runs the module's body.", inputSchema: { type: "object" }, capabilities }] });
+function describeText(capabilities: readonly string[], inputSchema: unknown = { type: "object" }): string {
+  return JSON.stringify({ tools: [{ name: "run", description: "Runs the module's body.", inputSchema, capabilities }] });
 }
 const REACHED = JSON.stringify({ content: [{ type: "text", text: "reached" }] });
 
@@ -25,12 +25,14 @@ export interface ExtismModuleOptions {
   exports?: { describe?: boolean; call?: boolean; memory?: boolean };
   /** The capabilities the tool `run` declares in `describe` (default none). */
   toolCapabilities?: readonly string[];
+  /** The input schema `describe` gives the tool `run` (default `{"type":"object"}`). */
+  inputSchema?: unknown;
 }
 
 /** WAT of a module that also declares `imports` and runs `body` in `call`. */
 export function extismModuleWat(options: ExtismModuleOptions = {}): string {
   const exports = { describe: true, call: true, memory: true, ...options.exports };
-  const describe = describeText(options.toolCapabilities ?? []);
+  const describe = describeText(options.toolCapabilities ?? [], options.inputSchema);
   return `(module
   (import "extism:host/env" "alloc" (func $alloc (param i64) (result i64)))
   (import "extism:host/env" "store_u8" (func $store_u8 (param i64 i32)))

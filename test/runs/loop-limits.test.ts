@@ -100,6 +100,30 @@ for (const { provider, start } of PROVIDERS) {
       assert.equal((await runtime.records.get(run.id))!.result, "I stop.");
     });
 
+    test("a model repeating a call to an unknown tool is stopped after 3 turns, not at max_tool_rounds", async () => {
+      const ghost = { type: "tool_calls" as const, calls: [{ name: wire("files.no_such_tool"), arguments: { path: "/docs/a.txt" } }] };
+      const first = fake.requests.length;
+      fake.reply(ghost, ghost, ghost);
+      const { run, settled } = await runtime.submitRun({ agent: await agent({ max_tool_rounds: 10 }), task: "Read a.txt" });
+      await settled;
+      const record = (await runtime.records.get(run.id))!;
+      assert.equal(record.endReason, "failed");
+      assert.equal((await finishStep(run.id))?.reason, "invalid_input");
+      assert.equal(fake.requests.length, first + 3);
+    });
+
+    test("control: an unknown tool twice, then a real call, goes on and completes", async () => {
+      const ghost = { type: "tool_calls" as const, calls: [{ name: wire("files.no_such_tool"), arguments: { path: "/docs/a.txt" } }] };
+      const first = fake.requests.length;
+      fake.reply(ghost, ghost, { type: "tool_calls", calls: [read("a.txt")] }, { type: "text", text: "It says: file a." });
+      const { run, settled } = await runtime.submitRun({ agent: await agent({ max_tool_rounds: 10 }), task: "Read a.txt" });
+      await settled;
+      assert.match(sent(fake, first + 1), /unknown-tool/);
+      const record = (await runtime.records.get(run.id))!;
+      assert.equal(record.endReason, "completed");
+      assert.equal(fake.requests.length, first + 4);
+    });
+
     test("cancel aborts the model call in flight (the provider sees the connection close)", async () => {
       const first = fake.requests.length;
       fake.reply({ type: "hang", text: "thinking" });

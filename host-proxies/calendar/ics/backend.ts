@@ -1,19 +1,21 @@
 /**
  * The embedded calendar backend: one iCalendar file per calendar id, `<dir>/<id>.ics`
  * (`primary` → `primary.ics`, which exists as an empty calendar until its first event).
- * Listing parses the file with ical.js and expands recurrences in the window (expand.ts);
+ * Listing parses the file with ical.js and expands recurrences in the window (expand.ts), in a
+ * parse worker under a deadline (parse-job.ts: a hostile file cannot stall the server);
  * adding appends a VEVENT (and, when the file lacks it, a VTIMEZONE for its zone), checks that
  * the new file reads the event back exactly as asked, and only then replaces the file.
  */
 import { randomUUID } from "node:crypto";
 import { InvalidInputError } from "../../../runtime/errors.js";
+import { sharedParsePool } from "../../_parse/pool.js";
+import type { ParsePool } from "../../_parse/pool.js";
 import { HostProxyError } from "../../types.js";
 import { canonicalZone, formatInstant, instantOf } from "../time.js";
 import type { CalendarBackend, CalendarEvent, CalendarInfo, CheckedNewEvent, EventQuery } from "../types.js";
-import { eventsIn } from "./expand.js";
+import type { Window } from "./expand.js";
+import type { CalendarJobOutput } from "./parse-job.js";
 import { byStart, instantOfEventTime, matchesQuery } from "./query.js";
-import { parseCalendar } from "./read.js";
-import type { ParsedCalendar } from "./read.js";
 import { CalendarFiles } from "./store.js";
 import { vtimezoneLines } from "./vtimezone.js";
 import { emptyCalendar, insertBeforeEnd, veventLines } from "./write.js";
@@ -31,6 +33,8 @@ export interface IcsFileBackendOptions {
   maxFileBytes?: number;
   /** Occurrences a series may run through before a window ends; default 100 000. */
   maxOccurrencesPerSeries?: number;
+  /** Where files are parsed and expanded; default the process's shared pool. */
+  parsePool?: ParsePool;
 }
 
 const PRIMARY = "primary";
@@ -44,6 +48,7 @@ export class IcsFileBackend implements CalendarBackend {
   readonly #newUid: () => string;
   readonly #onNote: IcsFileBackendOptions["onNote"];
   readonly #maxOccurrences: number | undefined;
+  readonly #pool: ParsePool;
 
   /** Throws `InvalidInputError` on a bad `timeZone` or `maxFileBytes`. */
   constructor(dir: string, options: IcsFileBackendOptions = {}) {
@@ -57,6 +62,7 @@ export class IcsFileBackend implements CalendarBackend {
     this.#newUid = options.newUid ?? (() => `${randomUUID()}@clawhive`);
     this.#onNote = options.onNote;
     this.#maxOccurrences = options.maxOccurrencesPerSeries;
+    this.#pool = options.parsePool ?? sharedParsePool();
   }
 
   async listCalendars(): Promise<CalendarInfo[]> {
@@ -73,8 +79,8 @@ export class IcsFileBackend implements CalendarBackend {
     const bytes = await this.#existing(query.calendarId);
     if (bytes === undefined) return [];
     const window = { min: instantOf(query.timeMin) ?? Number.NaN, max: instantOf(query.timeMax) ?? Number.NaN };
-    const calendar = this.#parse(bytes, { id: query.calendarId, window });
-    const events = eventsIn(calendar, { window, calendarId: query.calendarId, maxOccurrences: this.#maxOccurrences }).filter((e) => matchesQuery(e, query.query));
+    const calendar = await this.#parse(bytes, { id: query.calendarId, window, expand: true });
+    const events = calendar.events.filter((e) => matchesQuery(e, query.query));
     this.#report(query.calendarId, calendar);
     return events.sort(byStart(calendar.floatingZone)).slice(0, query.maxResults);
   }
@@ -90,12 +96,12 @@ export class IcsFileBackend implements CalendarBackend {
       const start = instantOfEventTime(event.start, this.#zone);
       const end = instantOfEventTime(event.end, this.#zone);
       const window = { min: start - DAY_MS, max: end + DAY_MS };
-      const before = this.#parse(bytes, { id, window });
+      const before = await this.#parse(bytes, { id, window, expand: false });
       const uid = this.#newUid();
       const lines = [...this.#zoneLines(event, before), ...veventLines(event, { uid, now: this.#clock() })];
       const updated = insertBeforeEnd(bytes, lines, { label: `calendar ${id}` });
-      const written = eventsIn(this.#parse(updated, { id, window }), { window, calendarId: id }).find((e) => e.id === uid);
-      checkReadBack(event, { got: written, definedTzids: before.definedTzids });
+      const written = (await this.#parse(updated, { id, window, expand: true, maxOccurrences: undefined })).events.find((e) => e.id === uid);
+      checkReadBack(event, { got: written, definedTzids: new Set(before.definedTzids) });
       await this.#files.replace(id, updated);
       return written as CalendarEvent;
     });
@@ -108,14 +114,18 @@ export class IcsFileBackend implements CalendarBackend {
     return bytes;
   }
 
-  #parse(bytes: Uint8Array, { id, window }: { id: string; window: { min: number; max: number } }): ParsedCalendar {
+  /** Parsed (and expanded in `window`) in a parse worker; the series cap is the backend's unless given. */
+  #parse(bytes: Uint8Array, o: { id: string; window: Window; expand: boolean; maxOccurrences?: number | undefined }): Promise<CalendarJobOutput> {
+    const { id, window } = o;
     const years = { fromYear: new Date(window.min).getUTCFullYear() - 1, toYear: new Date(window.max).getUTCFullYear() + 1 };
-    return parseCalendar(bytes, { defaultZone: this.#zone, years, label: `calendar ${id}` });
+    const maxOccurrences = "maxOccurrences" in o ? o.maxOccurrences : this.#maxOccurrences;
+    const parse = { defaultZone: this.#zone, years, label: `calendar ${id}` };
+    return this.#pool.run("calendar.events", { bytes, parse, window, calendarId: id, expand: o.expand, maxOccurrences }, `calendar ${id}`);
   }
 
   /** A VTIMEZONE for each zone the event names that the file does not define. */
-  #zoneLines(event: CheckedNewEvent, calendar: ParsedCalendar): string[] {
-    const zones = new Set([event.start.timeZone, event.end.timeZone].filter((z): z is string => z !== undefined && !calendar.definedTzids.has(z)));
+  #zoneLines(event: CheckedNewEvent, calendar: CalendarJobOutput): string[] {
+    const zones = new Set([event.start.timeZone, event.end.timeZone].filter((z): z is string => z !== undefined && !calendar.definedTzids.includes(z)));
     const years = {
       fromYear: new Date(instantOfEventTime(event.start, this.#zone)).getUTCFullYear() - 1,
       toYear: new Date(instantOfEventTime(event.end, this.#zone)).getUTCFullYear() + 1,
@@ -123,7 +133,7 @@ export class IcsFileBackend implements CalendarBackend {
     return [...zones].flatMap((zone) => vtimezoneLines(zone, years));
   }
 
-  #report(id: string, calendar: ParsedCalendar): void {
+  #report(id: string, calendar: CalendarJobOutput): void {
     if (this.#onNote === undefined) return;
     for (const note of calendar.notes) this.#onNote(id, note);
   }

@@ -18,6 +18,8 @@ import type { IcalComponent, ParsedCalendar } from "./read.js";
 
 /** Occurrences one series may run through before the window ends (ical.js cannot seek). */
 export const MAX_OCCURRENCES_PER_SERIES = 100_000;
+/** Occurrences a whole file may run through in one listing: many capped series are still too many. */
+export const MAX_OCCURRENCES_PER_FILE = 1_000_000;
 
 export interface Window {
   /** ms, exclusive bound on an event's end. */
@@ -36,7 +38,7 @@ interface Series {
 export function eventsIn(calendar: ParsedCalendar, o: { window: Window; calendarId: string; maxOccurrences?: number }): CalendarEvent[] {
   const { window } = o;
   const out: CalendarEvent[] = [];
-  const ctx = { calendar, calendarId: o.calendarId, maxOccurrences: o.maxOccurrences ?? MAX_OCCURRENCES_PER_SERIES };
+  const ctx = { calendar, calendarId: o.calendarId, maxOccurrences: o.maxOccurrences ?? MAX_OCCURRENCES_PER_SERIES, walked: { count: 0 } };
   for (const series of seriesOf(calendar.root)) {
     try {
       out.push(...seriesIn(series, window, ctx));
@@ -64,6 +66,8 @@ interface ListContext {
   calendar: ParsedCalendar;
   calendarId: string;
   maxOccurrences: number;
+  /** Occurrences walked so far in this listing, across series. */
+  walked: { count: number };
 }
 
 type IcalEvent = InstanceType<typeof ICAL.Event>;
@@ -81,6 +85,9 @@ function expandSeries(series: Series, master: IcalEvent, window: Window, ctx: Li
     if (next === undefined || next === null || at >= window.max) break;
     if (count >= ctx.maxOccurrences) {
       throw HostProxyError.io(`calendar ${ctx.calendarId}: event ${JSON.stringify(series.uid)} recurs more than ${ctx.maxOccurrences} times before the window ends; it cannot be listed`);
+    }
+    if (++ctx.walked.count > MAX_OCCURRENCES_PER_FILE) {
+      throw HostProxyError.io(`calendar ${ctx.calendarId}: its events recur more than ${MAX_OCCURRENCES_PER_FILE} times in all before the window ends; list a narrower window or split the file`);
     }
     const key = next.isDate ? `D${recurrenceKey(next, ctx.calendar)}` : `T${at}`;
     const override = overrides.get(key);

@@ -3,9 +3,13 @@
  * label, the hard filter; `q` is the ANDed search), then fetches each listed message with
  * `users.messages.get?format=metadata` for its summary; reads one with `format=full` (the
  * `MessagePart` tree, so attachments are never downloaded); threads with `users.threads.get`.
- * Label ids are mapped to names with `users.labels.list` (labels.ts).
+ * Label ids are mapped to names with `users.labels.list` (labels.ts). An HTML body is turned
+ * into text in a parse worker under a deadline (../parse-job.ts): the markup is the sender's.
  */
+import { sharedParsePool } from "../../_parse/pool.js";
+import type { ParsePool } from "../../_parse/pool.js";
 import { HostProxyError } from "../../types.js";
+import { bodyText } from "../html-text.js";
 import { messageOf, summaryOf } from "../shape.js";
 import type { MessageMeta } from "../shape.js";
 import type { BackendListRequest, ListResult, MailBackend, Message, MessageSummary } from "../types.js";
@@ -24,6 +28,8 @@ export interface GmailApiBackendOptions extends GmailApiClientOptions {
   /** How long the label list is trusted. Default 60 s. */
   labelCacheMs?: number;
   now?: () => number;
+  /** Where HTML bodies are converted; default the process's shared pool. */
+  parsePool?: ParsePool;
 }
 
 /** The headers a summary needs, asked for with `metadataHeaders`. */
@@ -34,12 +40,14 @@ export class GmailApiBackend implements MailBackend {
   readonly #user: string;
   readonly #concurrency: number;
   readonly #labels: LabelDirectory;
+  readonly #pool: ParsePool;
 
   /** `token` returns the OAuth access token (scope gmail.readonly); called per request. */
   constructor(token: () => Promise<string>, options: GmailApiBackendOptions = {}) {
     this.#client = new GmailApiClient(token, options);
     this.#user = `gmail/v1/users/${encodeURIComponent(options.userId ?? "me")}`;
     this.#concurrency = Math.max(1, options.concurrency ?? 8);
+    this.#pool = options.parsePool ?? sharedParsePool();
     const load = async () => {
       const list = await this.#client.get<{ labels?: Array<Partial<GmailLabel>> }>(`${this.#user}/labels`, {}, "labels.list");
       return (list.labels ?? []).filter((l): l is GmailLabel => typeof l.id === "string" && typeof l.name === "string");
@@ -66,7 +74,10 @@ export class GmailApiBackend implements MailBackend {
 
   async getMessage(id: string): Promise<Message> {
     const message = await this.#client.get<GmailMessage>(`${this.#user}/messages/${segment(id)}`, { format: "full" }, `message ${id}`);
-    return messageOf(partsOf(message.payload), await this.#meta(message, id));
+    const parts = partsOf(message.payload);
+    // Plain text only needs its line ends normalised (linear); markup goes to a worker.
+    const text = parts.html === undefined ? bodyText(parts.plain, undefined) : await this.#pool.run("mail.text", { plain: parts.plain, html: parts.html }, `gmail: message ${id}`);
+    return messageOf(parts, await this.#meta(message, id), text);
   }
 
   async getThread(threadId: string): Promise<MessageSummary[]> {

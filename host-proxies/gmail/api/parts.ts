@@ -6,6 +6,7 @@
  * is listed as an attachment when it has a file name or is marked `attachment`.
  */
 import { charsetOf, decodeBytes } from "../charset.js";
+import { TRUNCATED_NOTE } from "../local/parse.js";
 import type { MessageParts, RawHeader } from "../shape.js";
 import { headerValue } from "../shape.js";
 import type { AttachmentInfo } from "../types.js";
@@ -30,24 +31,40 @@ export interface GmailMessage {
 
 /** Deeper MIME trees are not walked further (a message is not a place for recursion bombs). */
 const MAX_DEPTH = 50;
+/**
+ * Decoded body text kept per message, all parts together: what the local backend's message size
+ * cap allows, so both backends hand a guest at most this much. Parts past it are not decoded.
+ */
+export const MAX_TEXT_BYTES = 32 * 1024 * 1024;
+
+interface Found {
+  plain: string[];
+  html: string[];
+  attachments: AttachmentInfo[];
+  /** Decoded text bytes so far, against `maxTextBytes`. */
+  textBytes: number;
+  maxTextBytes: number;
+  truncated: boolean;
+}
 
 export function headersOf(part: GmailMessagePart | undefined): RawHeader[] {
   return (part?.headers ?? []).map((h) => ({ name: String(h.name ?? ""), value: String(h.value ?? "") }));
 }
 
-export function partsOf(payload: GmailMessagePart | undefined): MessageParts {
-  const found = { plain: [] as string[], html: [] as string[], attachments: [] as AttachmentInfo[] };
+export function partsOf(payload: GmailMessagePart | undefined, options: { maxTextBytes?: number } = {}): MessageParts {
+  const found: Found = { plain: [], html: [], attachments: [], textBytes: 0, maxTextBytes: options.maxTextBytes ?? MAX_TEXT_BYTES, truncated: false };
   if (payload !== undefined) walk(payload, found, 0);
+  const plain = found.plain.length > 0 ? found.plain.join("\n") : undefined;
   return {
     headers: headersOf(payload),
-    plain: found.plain.length > 0 ? found.plain.join("\n") : undefined,
+    plain: found.truncated ? `${plain ?? ""}\n\n${TRUNCATED_NOTE}` : plain,
     // mailparser joins HTML parts the same way.
     html: found.html.length > 0 ? found.html.join("<br/>\n") : undefined,
     attachments: found.attachments,
   };
 }
 
-function walk(part: GmailMessagePart, found: { plain: string[]; html: string[]; attachments: AttachmentInfo[] }, depth: number): void {
+function walk(part: GmailMessagePart, found: Found, depth: number): void {
   if (depth > MAX_DEPTH) return;
   const mimeType = (part.mimeType ?? "text/plain").toLowerCase();
   if (mimeType.startsWith("multipart/") || (part.parts?.length ?? 0) > 0) {
@@ -58,7 +75,15 @@ function walk(part: GmailMessagePart, found: { plain: string[]; html: string[]; 
   const disposition = (headerValue(headers, "content-disposition") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
   const isText = mimeType === "text/plain" || mimeType === "text/html";
   if (isText && (disposition === "" || disposition === "inline")) {
-    const bytes = Buffer.from(part.body?.data ?? "", "base64url");
+    const data = part.body?.data ?? "";
+    // base64 shrinks 4 to 3: the decoded size is known before decoding.
+    const size = Math.floor((data.length * 3) / 4);
+    if (found.textBytes + size > found.maxTextBytes) {
+      found.truncated = true;
+      return;
+    }
+    found.textBytes += size;
+    const bytes = Buffer.from(data, "base64url");
     const text = decodeBytes(bytes, charsetOf(headerValue(headers, "content-type")));
     (mimeType === "text/plain" ? found.plain : found.html).push(text);
   } else if ((part.filename ?? "") !== "" || disposition === "attachment") {

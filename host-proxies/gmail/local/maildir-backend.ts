@@ -4,16 +4,18 @@
  * flag / no `R` status) and `STARRED` (`F`), as Gmail would show them; listing `UNREAD` or
  * `STARRED` looks across every folder. Searches use the subset in search-match.ts. Nothing is
  * indexed: a listing parses messages newest first until the page is full (parses are cached),
- * and a thread lookup parses every message once.
+ * and a thread lookup parses every message once. Parsing runs in a parse worker under a
+ * deadline (parse-job.ts), so a hostile message is a clear error, never a stalled server.
  */
 import { isAbsolute } from "node:path";
 import { InvalidInputError } from "../../../runtime/errors.js";
+import { sharedParsePool } from "../../_parse/pool.js";
+import type { ParsePool } from "../../_parse/pool.js";
 import { HostProxyError } from "../../types.js";
-import { bodyText } from "../html-text.js";
 import { compileSearch } from "../search-match.js";
 import type { SearchDoc } from "../search-match.js";
-import { messageOf, snippetOf, summaryOf, threadRoot } from "../shape.js";
-import type { MessageParts } from "../shape.js";
+import type { MailJobOutput } from "../parse-job.js";
+import { messageOf, summaryOf } from "../shape.js";
 import type { BackendListRequest, ListResult, MailBackend, Message, MessageSummary } from "../types.js";
 import { entryLabels, LOCAL_ID, localId, newestFirst } from "./entry.js";
 import type { LocalEntry } from "./entry.js";
@@ -21,7 +23,6 @@ import { maildirEntries, maildirFolders } from "./maildir.js";
 import { mboxEntries, mboxVersion } from "./mbox.js";
 import type { MboxSource } from "./mbox.js";
 import { decodePageToken, encodePageToken, searchFingerprint } from "./page-token.js";
-import { parseMessage } from "./parse.js";
 
 export interface MaildirBackendOptions {
   /** mbox files, each read as one label (not `INBOX`, `UNREAD` or `STARRED`). */
@@ -34,13 +35,11 @@ export interface MaildirBackendOptions {
   maxMboxBytes?: number;
   /** Parsed messages kept in memory. Default 2000. */
   cacheSize?: number;
+  /** Where messages are parsed; default the process's shared pool. */
+  parsePool?: ParsePool;
 }
 
-interface Content {
-  parts: MessageParts;
-  text: string;
-  threadRoot: string | undefined;
-}
+type Content = MailJobOutput;
 
 const STATE_LABELS: Record<string, (e: LocalEntry) => boolean> = { UNREAD: (e) => e.unread, STARRED: (e) => e.starred };
 
@@ -51,6 +50,7 @@ export class MaildirBackend implements MailBackend {
   readonly #maxMessageBytes: number;
   readonly #maxMboxBytes: number;
   readonly #cacheSize: number;
+  readonly #pool: ParsePool;
   readonly #contents = new Map<string, Promise<Content>>();
   readonly #mboxSplits = new Map<string, { version: string; entries: LocalEntry[] }>();
 
@@ -69,6 +69,7 @@ export class MaildirBackend implements MailBackend {
     this.#maxMessageBytes = options.maxMessageBytes ?? 32 * 1024 * 1024;
     this.#maxMboxBytes = options.maxMboxBytes ?? 256 * 1024 * 1024;
     this.#cacheSize = options.cacheSize ?? 2000;
+    this.#pool = options.parsePool ?? sharedParsePool();
   }
 
   async listMessages(request: BackendListRequest): Promise<ListResult> {
@@ -97,7 +98,7 @@ export class MaildirBackend implements MailBackend {
       entry = await this.#find(id);
       content = await this.#content(entry);
     }
-    return messageOf(content.parts, { ...this.#meta(entry, content), snippet: snippetOf(content.text) });
+    return messageOf(content.parts, { ...this.#meta(entry, content), snippet: content.snippet }, content.text);
   }
 
   async getThread(threadId: string): Promise<MessageSummary[]> {
@@ -114,7 +115,7 @@ export class MaildirBackend implements MailBackend {
   }
 
   #summary(entry: LocalEntry, content: Content): MessageSummary {
-    return summaryOf(content.parts.headers, { ...this.#meta(entry, content), snippet: snippetOf(content.text) });
+    return summaryOf(content.parts.headers, { ...this.#meta(entry, content), snippet: content.snippet });
   }
 
   #meta(entry: LocalEntry, content: Content) {
@@ -162,8 +163,7 @@ export class MaildirBackend implements MailBackend {
     if (content === undefined) {
       content = io(async () => {
         const { bytes, truncated } = await entry.read(this.#maxMessageBytes);
-        const parts = await parseMessage(bytes, { truncated });
-        return { parts, text: bodyText(parts.plain, parts.html), threadRoot: threadRoot(parts.headers) };
+        return this.#pool.run("mail.content", { bytes, truncated }, "gmail: local message");
       });
       content.catch(() => this.#contents.delete(entry.contentKey));
       if (this.#contents.size >= this.#cacheSize) this.#contents.delete(this.#contents.keys().next().value as string);

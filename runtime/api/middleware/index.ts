@@ -12,5 +12,6 @@ export { validParams, pathParam, NAME, ID } from "./params.js";
 export { jsonBody } from "./json-body.js";
 export { baselineHeaders } from "./response-headers.js";
 export { corsFor } from "./cors.js";
+export { checkMcpOrigin } from "./mcp-origin.js";
 export type { CorsOptions } from "./cors.js";
 export { issuesError, parseAt } from "./issues.js";

@@ -171,5 +171,7 @@ export function approvalView(a: Approval, task: string | null, options: { chain?
             reason: a.decisionReason === null ? null : inert(a.decisionReason),
           },
     used: { count: a.useCount, lastAt: a.usedAt === null ? null : new Date(a.usedAt).toISOString() },
+    // What untrusted content the run had read when it asked: an instruction hidden there may be why.
+    untrustedSources: a.untrustedSources.map((s) => inert(s)),
   };
 }

@@ -3,6 +3,7 @@ import * as v from "valibot";
 import type { ApiEnv, Role } from "../auth/index.js";
 import { ApiError } from "../middleware/api-error.js";
 import { parseAt } from "../middleware/issues.js";
+import { boundedJson } from "../middleware/json-body.js";
 
 export type Method = "GET" | "POST" | "PUT" | "DELETE";
 
@@ -171,11 +172,8 @@ export function parseJson(bytes: ArrayBuffer | Uint8Array): unknown {
   } catch {
     throw new ApiError("invalid_json", "request body: not UTF-8 text", { status: 400, field: "body" });
   }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    if (!(error instanceof SyntaxError)) throw error;
+  return boundedJson(text, (error) => {
     const at = /position (\d+)/.exec(error.message)?.[1];
-    throw new ApiError("invalid_json", `request body: malformed JSON${at === undefined ? "" : ` near byte ${at}`}`, { status: 400, field: "body" });
-  }
+    return `request body: malformed JSON${at === undefined ? "" : ` near byte ${at}`}`;
+  });
 }

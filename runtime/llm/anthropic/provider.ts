@@ -8,8 +8,8 @@ function anthropicSdk(): typeof Anthropic {
   return sdk;
 }
 import type { LlmRequest, LlmResponse } from "../model.js";
-import { proxiedFetch } from "../http.js";
-import { apiKey, ClientCache, emitWhole, retryOptionsFor, retryPolicy, type ProviderOptions } from "../options.js";
+import { apiKey, ClientCache, emitWhole, responseCap, retryOptionsFor, retryPolicy, type ProviderOptions } from "../options.js";
+import { ResponseBudget } from "../response-cap.js";
 import type { CompleteOptions, LlmProvider } from "../provider.js";
 import { withRetries, type RetryPolicy } from "../retry.js";
 import { ToolNameMap } from "../tool-names.js";
@@ -25,6 +25,7 @@ export class AnthropicProvider implements LlmProvider {
   readonly baseUrl: string;
   #options: ProviderOptions;
   #policy: RetryPolicy;
+  #maxResponseBytes: number;
   #clients: ClientCache<Anthropic>;
 
   constructor(options: ProviderOptions) {
@@ -32,7 +33,9 @@ export class AnthropicProvider implements LlmProvider {
     this.baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
     this.#options = options;
     this.#policy = retryPolicy(options);
-    const fetch = proxiedFetch(options.proxyUrl);
+    const cap = responseCap(options);
+    this.#maxResponseBytes = cap.maxBytes;
+    const fetch = cap.fetch;
     this.#clients = new ClientCache(
       (key) =>
         new (anthropicSdk())({
@@ -59,8 +62,12 @@ export class AnthropicProvider implements LlmProvider {
     const params = toAnthropicParams(request, { model: this.model, names });
     let current: AnthropicStreamAccumulator | undefined;
     const attempt = async (signal: AbortSignal) => {
-      if (this.#options.stream === false) return emitWhole(fromAnthropicMessage(await client.messages.create(params, { signal }), names), options.onText);
-      current = new AnthropicStreamAccumulator(names, options.onText);
+      if (this.#options.stream === false) {
+        const whole = fromAnthropicMessage(await client.messages.create(params, { signal }), names);
+        new ResponseBudget(this.#maxResponseBytes).addContent(whole.content);
+        return emitWhole(whole, options.onText);
+      }
+      current = new AnthropicStreamAccumulator(names, { budget: new ResponseBudget(this.#maxResponseBytes), ...(options.onText ? { onText: options.onText } : {}) });
       const events = await client.messages.create({ ...params, stream: true }, { signal });
       for await (const event of events) current.add(event);
       return current.finish();

@@ -8,6 +8,7 @@
 import type Anthropic from "@anthropic-ai/sdk";
 import type { ContentBlock, LlmResponse, Usage } from "../model.js";
 import { toolUseFromRaw } from "../tool-arguments.js";
+import type { ResponseBudget } from "../response-cap.js";
 import type { ToolNameMap } from "../tool-names.js";
 import { mergeUsage, stopReason } from "./wire.js";
 
@@ -20,10 +21,16 @@ export class AnthropicStreamAccumulator {
   #stop: string | null = null;
   #done = false;
 
+  readonly onText: ((delta: string) => void) | undefined;
+  readonly #budget: ResponseBudget | undefined;
+
   constructor(
     readonly names: ToolNameMap,
-    readonly onText?: (delta: string) => void,
-  ) {}
+    options: { onText?: (delta: string) => void; budget?: ResponseBudget } = {},
+  ) {
+    this.onText = options.onText;
+    this.#budget = options.budget;
+  }
 
   /** True once text has been handed to `onText`: a failure after that must not be retried. */
   emitted = false;
@@ -36,6 +43,7 @@ export class AnthropicStreamAccumulator {
         break;
       case "content_block_start": {
         const b = event.content_block;
+        this.#budget?.add(b.type === "text" ? b.text : b.type === "tool_use" ? `${b.id}${b.name}` : undefined);
         const slot: Slot =
           b.type === "text" ? { kind: "text", text: b.text } : b.type === "tool_use" ? { kind: "tool", id: b.id, name: b.name, json: "", stopped: false } : { kind: "other" };
         this.#slots.set(event.index, slot);
@@ -45,6 +53,7 @@ export class AnthropicStreamAccumulator {
       case "content_block_delta": {
         const slot = this.#slots.get(event.index);
         const d = event.delta;
+        this.#budget?.add(d.type === "text_delta" ? d.text : d.type === "input_json_delta" ? d.partial_json : undefined);
         if (slot?.kind === "text" && d.type === "text_delta") {
           slot.text += d.text;
           this.#emit(d.text);

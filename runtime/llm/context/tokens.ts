@@ -3,9 +3,11 @@
  * Claude model it is an estimate of the same order (Anthropic publishes no tokenizer); the
  * provider's own figure arrives afterwards in `LlmResponse.usage`. Message counts add the chat
  * framing overhead OpenAI documents (about 3 tokens a message, 3 to prime the reply).
+ * Text is untrusted: every count and cut here is bounded in work (token-chunks.ts).
  */
 import { createRequire } from "node:module";
 import type { ContentBlock, Message, ToolSpec } from "../model.js";
+import { chunksOf, countChunked, cutAtOrAfter, estimateFromSamples, EXACT_MAX_CHARS, samplesOf } from "./token-chunks.js";
 
 type O200k = typeof import("gpt-tokenizer/encoding/o200k_base");
 let tokenizer: O200k | undefined;
@@ -30,18 +32,34 @@ export type TokenCounter = (text: string) => number;
 
 /**
  * Counts are kept for recently counted texts: a run's loop fits its whole history into the
- * budget at every Step, so without this each message was tokenized again every Step.
+ * budget at every Step, so without this each message was tokenized again every Step. A long
+ * text is keyed by the samples its estimate reads (a fresh 20 MB JSON of the same tool input
+ * is not kept again), and the keys together hold at most COUNTED_MAX_CHARS characters.
  */
 const counted = new Map<string, number>();
 const COUNTED_MAX = 4096;
+const COUNTED_MAX_CHARS = 16 * 1024 * 1024;
+let countedChars = 0;
+
+function remember(key: string, n: number): void {
+  while (counted.size > 0 && (counted.size >= COUNTED_MAX || countedChars + key.length > COUNTED_MAX_CHARS)) {
+    const oldest = counted.keys().next().value as string;
+    counted.delete(oldest);
+    countedChars -= oldest.length;
+  }
+  counted.set(key, n);
+  countedChars += key.length;
+}
 
 export const countTextTokens: TokenCounter = (text) => {
   if (text === "") return 0;
-  const known = counted.get(text);
+  const long = text.length > EXACT_MAX_CHARS;
+  const samples = long ? samplesOf(text) : undefined;
+  const key = samples === undefined ? text : `\u0000${text.length}\u0000${samples.join("\u0000")}`;
+  const known = counted.get(key);
   if (known !== undefined) return known;
-  const n = o200k(text);
-  if (counted.size >= COUNTED_MAX) counted.delete(counted.keys().next().value!);
-  counted.set(text, n);
+  const n = samples === undefined ? countChunked(text, o200k) : estimateFromSamples(text.length, samples, o200k);
+  remember(key, n);
   return n;
 };
 
@@ -71,14 +89,37 @@ export function countToolTokens(tools: readonly ToolSpec[], count: TokenCounter 
   return tools.length === 0 ? 0 : count(JSON.stringify(tools));
 }
 
-/** The first `head` and last `tail` tokens of `text`, or undefined when it has no more than that. */
+/**
+ * The first `head` and last `tail` tokens of `text`, or undefined when it has no more than that.
+ * Only as much of each end is encoded as those tokens need (chunk by chunk), and the total is
+ * `countTextTokens`'s, so a huge or hostile text costs no more than its two ends.
+ */
 export function headAndTail(text: string, keep: { head: number; tail: number }): { head: string; tail: string; cutTokens: number; cutChars: number } | undefined {
   const { head, tail } = keep;
   // A token is at least one character: a text no longer than head + tail characters fits.
   if (text.length <= head + tail) return undefined;
-  const tokens = encode(text);
-  if (tokens.length <= head + tail) return undefined;
-  const first = decode(tokens.slice(0, head));
-  const last = tail > 0 ? decode(tokens.slice(tokens.length - tail)) : "";
-  return { head: first, tail: last, cutTokens: tokens.length - head - tail, cutChars: text.length - first.length - last.length };
+  const total = countTextTokens(text);
+  if (total <= head + tail) return undefined;
+  const first = decode(headTokens(text, head));
+  const last = tail > 0 ? decode(tailTokens(text, tail)) : "";
+  return { head: first, tail: last, cutTokens: total - head - tail, cutChars: text.length - first.length - last.length };
+}
+
+function headTokens(text: string, n: number): number[] {
+  const tokens: number[] = [];
+  for (const chunk of chunksOf(text)) {
+    if (tokens.length >= n) break;
+    tokens.push(...encode(chunk));
+  }
+  return tokens.slice(0, n);
+}
+
+function tailTokens(text: string, n: number): number[] {
+  // Widened until it holds n tokens; each try costs what it encodes, so the sum stays linear in the tail.
+  for (let chars = (n + 1) * 4; ; chars *= 2) {
+    const start = cutAtOrAfter(text, Math.max(0, text.length - chars));
+    const tokens: number[] = [];
+    for (const chunk of chunksOf(text.slice(start))) tokens.push(...encode(chunk));
+    if (tokens.length > n || start === 0) return tokens.slice(Math.max(0, tokens.length - n));
+  }
 }

@@ -8,8 +8,8 @@ function openaiSdk(): typeof OpenAI {
   return sdk;
 }
 import type { LlmRequest, LlmResponse } from "../model.js";
-import { proxiedFetch } from "../http.js";
-import { apiKey, ClientCache, emitWhole, retryOptionsFor, retryPolicy, type ProviderOptions } from "../options.js";
+import { apiKey, ClientCache, emitWhole, responseCap, retryOptionsFor, retryPolicy, type ProviderOptions } from "../options.js";
+import { ResponseBudget } from "../response-cap.js";
 import type { CompleteOptions, LlmProvider } from "../provider.js";
 import { withRetries, type RetryPolicy } from "../retry.js";
 import { ToolNameMap } from "../tool-names.js";
@@ -33,6 +33,7 @@ export class OpenAiProvider implements LlmProvider {
   readonly baseUrl: string;
   #options: OpenAiProviderOptions;
   #policy: RetryPolicy;
+  #maxResponseBytes: number;
   #clients: ClientCache<OpenAI>;
 
   constructor(options: OpenAiProviderOptions) {
@@ -41,7 +42,9 @@ export class OpenAiProvider implements LlmProvider {
     this.baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
     this.#options = options;
     this.#policy = retryPolicy(options);
-    const fetch = proxiedFetch(options.proxyUrl);
+    const cap = responseCap(options);
+    this.#maxResponseBytes = cap.maxBytes;
+    const fetch = cap.fetch;
     this.#clients = new ClientCache(
       (key) =>
         new (openaiSdk())({
@@ -70,8 +73,12 @@ export class OpenAiProvider implements LlmProvider {
     const params = toOpenAiParams(request, { model: this.model, names, maxTokensField });
     let current: OpenAiStreamAccumulator | undefined;
     const attempt = async (signal: AbortSignal) => {
-      if (this.#options.stream === false) return emitWhole(fromOpenAiCompletion(await client.chat.completions.create(params, { signal }), names), options.onText);
-      current = new OpenAiStreamAccumulator(names, options.onText);
+      if (this.#options.stream === false) {
+        const whole = fromOpenAiCompletion(await client.chat.completions.create(params, { signal }), names);
+        new ResponseBudget(this.#maxResponseBytes).addContent(whole.content);
+        return emitWhole(whole, options.onText);
+      }
+      current = new OpenAiStreamAccumulator(names, { budget: new ResponseBudget(this.#maxResponseBytes), ...(options.onText ? { onText: options.onText } : {}) });
       const chunks = await client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal });
       for await (const chunk of chunks) current.add(chunk);
       return current.finish();

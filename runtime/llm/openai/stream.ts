@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import type OpenAI from "openai";
 import type { ContentBlock, LlmResponse, Usage } from "../model.js";
 import { toolUseFromRaw } from "../tool-arguments.js";
+import type { ResponseBudget } from "../response-cap.js";
 import type { ToolNameMap } from "../tool-names.js";
 import { stopReason, usageOf } from "./wire.js";
 
@@ -29,10 +30,16 @@ export class OpenAiStreamAccumulator {
   /** True once text has been handed to `onText`: a failure after that must not be retried. */
   emitted = false;
 
+  readonly onText: ((delta: string) => void) | undefined;
+  readonly #budget: ResponseBudget | undefined;
+
   constructor(
     readonly names: ToolNameMap,
-    readonly onText?: (delta: string) => void,
-  ) {}
+    options: { onText?: (delta: string) => void; budget?: ResponseBudget } = {},
+  ) {
+    this.onText = options.onText;
+    this.#budget = options.budget;
+  }
 
   add(chunk: OpenAI.ChatCompletionChunk): void {
     if (chunk.model) this.#model = chunk.model;
@@ -42,6 +49,7 @@ export class OpenAiStreamAccumulator {
     const delta = choice.delta ?? {};
     const piece = delta.content ?? delta.refusal ?? "";
     if (piece) {
+      this.#budget?.add(piece);
       this.#text += piece;
       this.emitted = true;
       this.onText?.(piece);
@@ -59,6 +67,9 @@ export class OpenAiStreamAccumulator {
       call = { id: "", name: "", args: "" };
       this.#calls.set(index, call);
     }
+    this.#budget?.add(tc.id);
+    this.#budget?.add(tc.function?.name);
+    this.#budget?.add(tc.function?.arguments);
     if (tc.id) call.id = tc.id;
     if (tc.function?.name) call.name += tc.function.name;
     if (tc.function?.arguments) call.args += tc.function.arguments;

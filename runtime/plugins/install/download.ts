@@ -5,18 +5,27 @@ export interface DownloadOptions {
   /** Extra trusted CA certificates (PEM), e.g. a private registry's. */
   ca?: string | Buffer;
   maxBytes?: number;
+  /** Longest silence on the socket. Default 60 s. */
   timeoutMs?: number;
+  /** The whole download, every redirect included: a server dripping a byte a minute must not hold an install open. Default 300 s. */
+  deadlineMs?: number;
 }
 
 /**
  * GETs an https URL into memory, following at most 5 redirects (each https), capped in size and
- * time. The caller checks the bytes against the sha256 it was given before using them.
+ * time. The caller checks the bytes against the sha256 it was given before using them. No
+ * `accept-encoding` is sent and nothing is decoded here: the bytes hashed are the bytes sent.
  */
 export async function download(url: URL, options: DownloadOptions = {}): Promise<Uint8Array> {
   const max = options.maxBytes ?? 64 << 20;
+  const deadlineMs = options.deadlineMs ?? 300_000;
+  const signal = AbortSignal.timeout(deadlineMs);
   let current = url;
   for (let hop = 0; hop <= 5; hop++) {
-    const response = await get(current, options, max);
+    const response = await get(current, { ...options, signal }, max).catch((error: unknown) => {
+      if (signal.aborted) throw new PluginError("download_failed", `${url.href}: not downloaded within ${deadlineMs} ms`, { cause: error });
+      throw error;
+    });
     if (response.redirect === undefined) return response.bytes;
     const next = new URL(response.redirect, current);
     if (next.protocol !== "https:") throw new PluginError("download_failed", `${url.href}: redirected to a non-https URL (${next.protocol}); refused`);
@@ -25,17 +34,18 @@ export async function download(url: URL, options: DownloadOptions = {}): Promise
   throw new PluginError("download_failed", `${url.href}: more than 5 redirects`);
 }
 
-function get(url: URL, options: DownloadOptions, max: number): Promise<{ bytes: Uint8Array; redirect?: string }> {
+function get(url: URL, options: DownloadOptions & { signal: AbortSignal }, max: number): Promise<{ bytes: Uint8Array; redirect?: string }> {
   return new Promise((resolvePromise, reject) => {
-    const req = request(url, { method: "GET", ...(options.ca ? { ca: options.ca } : {}), timeout: options.timeoutMs ?? 60_000 }, (res) => {
+    const req = request(url, { method: "GET", ...(options.ca ? { ca: options.ca } : {}), timeout: options.timeoutMs ?? 60_000, signal: options.signal }, (res) => {
       const status = res.statusCode ?? 0;
+      // The body of a redirect or an error is not read: it could be endless.
       if (status >= 300 && status < 400 && res.headers.location) {
-        res.resume();
+        res.destroy();
         resolvePromise({ bytes: new Uint8Array(), redirect: res.headers.location });
         return;
       }
       if (status !== 200) {
-        res.resume();
+        res.destroy();
         reject(new PluginError("download_failed", `${url.href}: HTTP ${status}`));
         return;
       }

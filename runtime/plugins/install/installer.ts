@@ -11,6 +11,7 @@ import type { PluginManifest } from "../manifest.js";
 import { permissionDiff, type PermissionDiff } from "./diff.js";
 import { readPackage, type PluginPackage, type ReadPackageOptions } from "./package.js";
 import { nameKey, PluginRegistry, type InstalledPlugin, type InstalledTool } from "./registry.js";
+import { compileToolSchema, parseToolSchema, ToolSchemaError } from "../../json/index.js";
 
 export type InstallSourceOptions = Omit<ReadPackageOptions, "cacheDir" | "onProgress">;
 
@@ -194,14 +195,14 @@ export function checkDescriptors(manifest: PluginManifest, descriptors: readonly
     if (!Object.hasOwn(manifest.tools, d.name)) throw new PluginError("tool_undeclared", `plugin ${manifest.name}: tool ${d.name} is not declared in plugin.json`);
     if (seen.has(d.name)) throw new PluginError("tool_duplicate", `plugin ${manifest.name}: tool ${d.name} is described twice`);
     seen.add(d.name);
+    // Bounded and compiled here, so a schema the host cannot validate with refuses the install.
     let inputSchema: unknown;
     try {
-      inputSchema = JSON.parse(d.inputSchema);
-    } catch {
-      throw new PluginError("tool_schema_invalid", `plugin ${manifest.name}: tool ${d.name} has an input schema that is not JSON`);
-    }
-    if (typeof inputSchema !== "object" || inputSchema === null || Array.isArray(inputSchema)) {
-      throw new PluginError("tool_schema_invalid", `plugin ${manifest.name}: tool ${d.name}: its input schema must be a JSON Schema object`);
+      inputSchema = parseToolSchema(d.inputSchema, { tool: d.name });
+      compileToolSchema(inputSchema, { tool: d.name });
+    } catch (error) {
+      if (!(error instanceof ToolSchemaError)) throw error;
+      throw new PluginError("tool_schema_invalid", `plugin ${manifest.name}: ${error.message}`);
     }
     const undeclared = d.capabilities.filter((c) => !manifest.capabilities.includes(c));
     if (undeclared.length > 0) throw new PluginError("capability_undeclared", `plugin ${manifest.name}: tool ${d.name} uses ${undeclared.join(", ")}, not declared in plugin.json`);

@@ -1,16 +1,26 @@
 import { readFile, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import type { ReadEntry } from "tar";
 import { InvalidInputError, PluginError } from "../../errors.js";
 import { sha256 } from "../artifact.js";
 import { buildComponent } from "../build.js";
 import { PACKAGE_WASM, parsePluginManifest, type PluginManifest } from "../manifest.js";
 import { download, type DownloadOptions } from "./download.js";
+import { unpackTarball } from "./tarball.js";
 
 const MANIFEST = "plugin.json";
 /** Largest plugin.wasm accepted (componentize-js output is ~12 MiB). */
 export const MAX_WASM_BYTES = 64 << 20;
 const MAX_MANIFEST_BYTES = 64 << 10;
+/** Decompressed bytes a .tgz may hold in all: the two files, headers and a few small extras. */
+export const MAX_UNPACKED_BYTES = MAX_WASM_BYTES + (4 << 20);
+/** Inflating 68 MiB takes well under a second; a package that needs longer is refused. */
+export const UNPACK_TIMEOUT_MS = 30_000;
+
+/** Caps on unpacking a .tgz (tests lower them). */
+export interface UnpackLimits {
+  maxUnpackedBytes?: number;
+  timeoutMs?: number;
+}
 
 /** What an install starts from: a manifest and the wasm it describes, checked against each other. */
 export interface PluginPackage {
@@ -32,6 +42,7 @@ export interface ReadPackageOptions {
   onProgress?: (line: string) => void;
   /** For URLs: extra trusted CA certificates (PEM) and a size cap. */
   download?: DownloadOptions;
+  unpack?: UnpackLimits;
 }
 
 /**
@@ -52,7 +63,7 @@ export async function readPackage(source: string, options: ReadPackageOptions): 
   if (info.isDirectory()) return fromFolder(path, options);
   const bytes = await readCapped(path, MAX_WASM_BYTES);
   checkGivenHash(bytes, options.sha256, source);
-  if (isGzip(bytes)) return fromTarball(bytes, source);
+  if (isGzip(bytes)) return fromTarball(bytes, source, options.unpack);
   if (isWasm(bytes)) return fromWasm(bytes, { origin: path, manifestFile: options.manifestFile ?? join(dirname(path), MANIFEST) });
   throw new InvalidInputError(`source ${source}: expected a plugin folder, a .tgz or a .wasm`, { field: "source" });
 }
@@ -70,7 +81,7 @@ async function fromUrl(url: string, options: ReadPackageOptions): Promise<Plugin
   options.onProgress?.(`downloading ${parsed.href}`);
   const bytes = await download(parsed, { maxBytes: MAX_WASM_BYTES, ...options.download });
   checkGivenHash(bytes, expected, url);
-  if (isGzip(bytes)) return fromTarball(bytes, parsed.href);
+  if (isGzip(bytes)) return fromTarball(bytes, parsed.href, options.unpack);
   if (isWasm(bytes)) {
     if (!options.manifestFile) throw new InvalidInputError(`source ${url}: a bare .wasm needs its manifest (--manifest plugin.json)`, { field: "manifest" });
     return fromWasm(bytes, { origin: parsed.href, manifestFile: options.manifestFile });
@@ -100,36 +111,20 @@ async function fromWasm(bytes: Uint8Array, input: { origin: string; manifestFile
 }
 
 /**
- * The two files of a package from a (gzipped) tarball, at its root or under one top folder
- * (npm pack's `package/`). Only regular files are read, into memory: nothing is extracted, so
- * entries such as `../x` or links cannot write anywhere; they are refused all the same.
+ * The two files of a package from a gzipped tarball, at its root or under one top folder (npm
+ * pack's `package/`), read into memory: nothing is extracted, so entries such as `../x` or links
+ * cannot write anywhere; they are refused all the same. Inflating is capped in bytes and time
+ * and runs off the main thread (tarball.ts).
  */
-async function fromTarball(bytes: Uint8Array, origin: string): Promise<PluginPackage> {
-  const { Parser } = await import("tar");
-  const files = new Map<string, Uint8Array>();
-  const problems: string[] = [];
-  await new Promise<void>((resolvePromise, reject) => {
-    const parser = new Parser({
-      strict: true,
-      onReadEntry: (entry: ReadEntry) => {
-        const name = entry.path.replace(/^\.\//, "").replace(/^[^/]+\/(?=[^/]+$)/, "");
-        const wanted = name === MANIFEST || name === PACKAGE_WASM;
-        if (entry.path.split("/").includes("..") || entry.path.startsWith("/")) problems.push(`${entry.path}: a path outside the package`);
-        else if (wanted && entry.type !== "File") problems.push(`${entry.path}: not a regular file (${entry.type})`);
-        else if (wanted && files.has(name)) problems.push(`${entry.path}: a second ${name}`);
-        else if (wanted && entry.size > (name === MANIFEST ? MAX_MANIFEST_BYTES : MAX_WASM_BYTES)) problems.push(`${entry.path}: too large (${entry.size} bytes)`);
-        else if (wanted) {
-          const parts: Buffer[] = [];
-          entry.on("data", (d: Buffer) => parts.push(d));
-          entry.on("end", () => files.set(name, new Uint8Array(Buffer.concat(parts))));
-          return;
-        }
-        entry.resume();
-      },
-    });
-    parser.on("error", (error: Error) => reject(new InvalidInputError(`source ${origin}: not a readable .tgz: ${error.message}`, { field: "source" })));
-    parser.on("end", () => resolvePromise());
-    parser.end(Buffer.from(bytes));
+async function fromTarball(bytes: Uint8Array, origin: string, limits: UnpackLimits = {}): Promise<PluginPackage> {
+  const { files, problems } = await unpackTarball(bytes, {
+    wanted: new Map([
+      [MANIFEST, MAX_MANIFEST_BYTES],
+      [PACKAGE_WASM, MAX_WASM_BYTES],
+    ]),
+    maxUnpackedBytes: limits.maxUnpackedBytes ?? MAX_UNPACKED_BYTES,
+    timeoutMs: limits.timeoutMs ?? UNPACK_TIMEOUT_MS,
+    origin,
   });
   if (problems.length > 0) throw new PluginError("package_invalid", `source ${origin}: refused:\n  ${problems.join("\n  ")}`);
   const manifest = files.get(MANIFEST);

@@ -7,6 +7,7 @@ export type { ApprovalStoreOptions } from "./approval-store.js";
 export { approvalMigrations } from "./schema.js";
 export { argsHash } from "./hash.js";
 export { ApprovalError } from "./errors.js";
+export { MAX_APPROVAL_ARGS_BYTES, MAX_APPROVAL_CONTEXT_BYTES } from "./request.js";
 export type { ApprovalErrorCode } from "./errors.js";
 export type {
   Approval,

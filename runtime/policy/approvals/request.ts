@@ -1,5 +1,7 @@
 import { canonicalJson } from "../../audit/index.js";
 import { InvalidInputError } from "../../errors.js";
+import { truncateUtf8 } from "../../audit/redact.js";
+import { ApprovalError } from "./errors.js";
 import { StoreError } from "../../store/index.js";
 import type { SqlValue } from "../../store/index.js";
 import type { ApprovalContext } from "./context.js";
@@ -9,6 +11,15 @@ import { approvalFromRow } from "./row.js";
 import { SELECT } from "./schema.js";
 import type { Approval, ApprovalRequestInput } from "./types.js";
 
+/**
+ * What one approval may hold. A person reads the arguments before deciding, and every list and
+ * read of approvals carries them: a 40 MB argument would stall both and show nobody anything
+ * useful. The arguments (input and effect, canonical JSON) over the cap are refused; the
+ * context (the model's text, shown for information only) is cut to its cap.
+ */
+export const MAX_APPROVAL_ARGS_BYTES = 256 * 1024;
+export const MAX_APPROVAL_CONTEXT_BYTES = 16 * 1024;
+
 /** Same rule as agent manifests' tool references (runtime/agents/schema.ts): `plugin.tool`. */
 const TOOL_REF = /^[a-z][a-z0-9-]{0,62}\.[a-z][a-z0-9_]{0,62}$/;
 const RISKS = ["safe", "guarded", "unsafe"];
@@ -17,7 +28,7 @@ const REQUIRED_TEXT = ["runId", "traceId", "agent", "stepId", "toolCallId", "rea
 const INSERT_COLUMNS = [
   "id", "kind", "status", "run_id", "trace_id", "agent", "parent_run_id", "step_id", "tool_call_id", "tool",
   "input", "args_hash", "capability", "effect", "effect_hash", "risk", "reason", "context", "dedupe_key",
-  "created_at", "expires_at",
+  "created_at", "expires_at", "untrusted_sources",
 ] as const;
 const INSERT_SQL = `INSERT INTO approvals (${INSERT_COLUMNS.join(", ")}) VALUES (${INSERT_COLUMNS.map(() => "?").join(", ")})`;
 
@@ -61,6 +72,13 @@ function rowFor(ctx: ApprovalContext, input: ApprovalRequestInput): InsertRow {
   validate(input);
   const inputJson = canonicalJsonOf(input.input, "input");
   const effectJson = input.kind === "effect" ? canonicalJsonOf(input.effect, "effect") : null;
+  const bytes = Buffer.byteLength(inputJson) + (effectJson === null ? 0 : Buffer.byteLength(effectJson));
+  if (bytes > MAX_APPROVAL_ARGS_BYTES) {
+    throw new ApprovalError(
+      "approval_too_large",
+      `${input.tool}: its arguments are ${bytes} bytes, over the ${MAX_APPROVAL_ARGS_BYTES} bytes an approval may hold; nobody can review that much, so the call is refused (pass large content by reference, e.g. a file path)`,
+    );
+  }
   const args = sha256Hex(inputJson);
   const effectHash = effectJson === null ? null : sha256Hex(effectJson);
   const capability = input.kind === "effect" ? input.capability : null;
@@ -83,10 +101,11 @@ function rowFor(ctx: ApprovalContext, input: ApprovalRequestInput): InsertRow {
     effect_hash: effectHash,
     risk: input.risk,
     reason: input.reason,
-    context: input.context ?? null,
+    context: input.context == null ? null : capContext(input.context),
     dedupe_key: argsHash([input.kind, input.runId, input.stepId, input.tool, capability, args, effectHash]),
     created_at: now,
     expires_at: now + (input.expiryMinutes === undefined ? ctx.pendingMs : input.expiryMinutes * 60_000),
+    untrusted_sources: JSON.stringify(capSources(input.untrustedSources ?? [])),
   };
 }
 
@@ -114,6 +133,22 @@ function validate(input: ApprovalRequestInput): void {
   if (input.kind === "effect" && (typeof input.capability !== "string" || input.capability === "")) {
     throw new InvalidInputError("capability: an effect approval names the capability of its host call", { field: "capability" });
   }
+}
+
+/** At most this many sources, each at most this long, are kept with an approval (the rest counted). */
+export const MAX_APPROVAL_SOURCES = 20;
+const MAX_SOURCE_CHARS = 300;
+
+function capSources(sources: readonly string[]): string[] {
+  const kept = sources.slice(0, MAX_APPROVAL_SOURCES).map((s) => (s.length > MAX_SOURCE_CHARS ? `${s.slice(0, MAX_SOURCE_CHARS)}…` : s));
+  if (sources.length > MAX_APPROVAL_SOURCES) kept.push(`… and ${sources.length - MAX_APPROVAL_SOURCES} more`);
+  return kept;
+}
+
+function capContext(text: string): string {
+  if (Buffer.byteLength(text) <= MAX_APPROVAL_CONTEXT_BYTES) return text;
+  const marker = "… (cut: the model's text was longer)";
+  return truncateUtf8(text, MAX_APPROVAL_CONTEXT_BYTES - Buffer.byteLength(marker)) + marker;
 }
 
 /** Renames canonicalJson's `$…` path to the request field, so the error says which argument failed. */

@@ -34,6 +34,7 @@ export function approvalFromRow(row: Row): Approval {
     decisionReason: optionalText(row, "decision_reason"),
     usedAt: optionalInteger(row, "used_at"),
     useCount: integer(row, "use_count"),
+    untrustedSources: sources(text(row, "untrusted_sources")),
   };
 }
 
@@ -60,4 +61,9 @@ function integer(row: Row, column: string): number {
 function optionalInteger(row: Row, column: string): number | null {
   const v = value(row, column);
   return v === null ? null : Number(v);
+}
+
+function sources(json: string): readonly string[] {
+  const parsed = JSON.parse(json) as unknown;
+  return Array.isArray(parsed) ? parsed.filter((s): s is string => typeof s === "string") : [];
 }

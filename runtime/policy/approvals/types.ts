@@ -66,6 +66,12 @@ export interface Approval {
   readonly usedAt: number | null;
   /** How many calls it covered: 0 or 1 for `once`, any number for `run`. */
   readonly useCount: number;
+  /**
+   * The untrusted content the run's trace had read when the approval was asked for (mail, web
+   * pages, calendars), e.g. `http GET https://…`, `gmail message <id>`: an instruction hidden
+   * there may be why the call is asked for. Empty when nothing untrusted was read.
+   */
+  readonly untrustedSources: readonly string[];
 }
 
 interface RequestCommon {
@@ -82,6 +88,8 @@ interface RequestCommon {
   readonly risk: Risk;
   readonly reason: string;
   readonly context?: string | null;
+  /** What untrusted content the run had read (see `Approval.untrustedSources`); capped when stored. */
+  readonly untrustedSources?: readonly string[];
   /** How long the request may wait for a decision (the agent's `approvals.expiry_minutes`); default: the store's. */
   readonly expiryMinutes?: number;
 }

@@ -9,8 +9,10 @@ import { spawnResultContent, subAgentOfTool, type SpawnResult, type SpawnSubAgen
 import { stopOnAuditFailure } from "../errors.js";
 import { ModelCallAudit } from "./model-calls.js";
 import { buildStepRequest } from "./request.js";
+import { effectiveMounts } from "../grant-limits.js";
 import type { LoopState, LoopStates, WaitingTurn } from "./state.js";
 import { callSignature, errorResult, outcomeResult, repeatedCallResult } from "./tool-results.js";
+import { auditRefusedCall, limitTurn, LOOP_DENIAL_REASONS } from "./refusals.js";
 
 export interface RunLoopOptions {
   states: LoopStates;
@@ -136,10 +138,11 @@ export class RunLoop {
     const skills = (await this.#options.skills?.(run)) ?? "";
     const memory = (await this.#options.memory?.(run, taskText(state))) ?? "";
     const subAgents = (await this.#options.subAgents?.tools(run)) ?? [];
+    const mounts = effectiveMounts(run.layers);
     for (;;) {
       if (run.ended || run.cancelled || this.#closing) return;
       const stepId = `step_${++state.steps}`;
-      const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, memory, subAgents });
+      const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, memory, subAgents, mounts });
       const response = await this.#modelCalls.get(run.id)!.complete(provider, request, { signal, stepId });
       if (run.ended || run.cancelled) return;
       const uses = toolUses(response);
@@ -150,11 +153,17 @@ export class RunLoop {
         return this.#finish(run, state, { reason: "max_tool_rounds", result: `stopped: the model asked for more tool calls after ${limit} rounds (limits.max_tool_rounds)`, endReason: "failed" });
       }
       state.rounds++;
-      state.messages.push({ role: "assistant", content: response.content });
       run.recordStep({ stepId, action: "tool_call", usage: response.usage, model: response.model, toolCalls: uses.length });
-      const turn: WaitingTurn = { stepId, context: responseText(response), uses, index: 0, results: [] };
+      const turn = await this.#turn(run, state, stepId, response, uses);
       if ((await this.#work(run, state, turn)) !== "continue") return;
     }
+  }
+
+  /** The turn of ToolCalls the model asked for, cut to the turn's limit (see `limitTurn`). */
+  async #turn(run: Run, state: LoopState, stepId: string, response: LlmResponse, uses: ToolUseBlock[]): Promise<WaitingTurn> {
+    const limited = await limitTurn(this.#options.audit, run, { stepId, content: response.content, uses });
+    state.messages.push({ role: "assistant", content: limited.content });
+    return { stepId, context: responseText(response), uses: limited.uses, index: 0, results: [], ...(limited.notice === undefined ? {} : { notice: limited.notice }) };
   }
 
   /** The model answered without a ToolCall: its text is the run's result. */
@@ -205,7 +214,7 @@ export class RunLoop {
       turn.results.push(result);
     }
     state.waiting = null;
-    state.messages.push({ role: "user", content: turn.results });
+    state.messages.push({ role: "user", content: turn.notice === undefined ? turn.results : [...turn.results, { type: "text", text: turn.notice }] });
     state.invalidStreak = turn.invalid ? state.invalidStreak + 1 : 0;
     const most = this.#options.maxInvalidTurns ?? 3;
     if (state.invalidStreak >= most) {
@@ -218,20 +227,55 @@ export class RunLoop {
   async #callOne(run: Run, state: LoopState, turn: WaitingTurn, use: ToolUseBlock): Promise<ToolResultBlock | "paused" | "stopped"> {
     if (use.input_error !== undefined) {
       turn.invalid = true;
+      // One denial on record either way: as a refused ToolCall of a tool the run has, else as a
+      // refused call of a name it does not know.
+      const recorded = await run.refuseUnreadableInput(use.name, use.input_error, { stepId: turn.stepId, ...(use.raw_input === undefined ? {} : { raw: use.raw_input }) });
+      if (!recorded) {
+        const denial = { capability: "tool-input", reason: "malformed-input", message: `the arguments for ${use.name.slice(0, 200)} were not a JSON object: ${use.input_error}` };
+        await auditRefusedCall(this.#options.audit, run, { stepId: turn.stepId, use, denial });
+      }
       return malformedInputResult(use);
     }
     const signature = callSignature(use);
     const times = state.calls[signature] ?? 0;
-    if (times >= (this.#options.maxRepeats ?? 2)) return repeatedCallResult(use, times);
+    if (times >= (this.#options.maxRepeats ?? 2)) {
+      // Repeating a call whose input was unusable (an unknown tool, invalid input) is unusable
+      // input again: the streak goes on, so the run stops after 3 such turns, not at max_tool_rounds.
+      if (state.unusable?.[signature]) turn.invalid = true;
+      return repeatedCallResult(use, times);
+    }
     state.calls[signature] = times + 1;
+    const unusable = () => {
+      turn.invalid = true;
+      (state.unusable ??= {})[signature] = true;
+    };
     const subAgent = subAgentOfTool(use.name);
     if (subAgent !== undefined && this.#options.subAgents) {
+      // Only a sub-agent the model was offered: any other name is a tool the run does not have,
+      // and is never looked up among the node's agents (whose names the model may not learn).
+      const offered = (await this.#options.subAgents.tools(run)).some((tool) => tool.name === use.name);
+      if (!offered) {
+        unusable();
+        return this.#unknownTool(run, turn, use);
+      }
       const task = (use.input as { task?: unknown }).task;
       if (typeof task !== "string" || task.trim() === "") {
-        turn.invalid = true;
-        return errorResult(use, { kind: "invalid-input", message: "task: expected the task for the sub-agent, as text" });
+        unusable();
+        const message = "task: expected the task for the sub-agent, as text";
+        await auditRefusedCall(this.#options.audit, run, { stepId: turn.stepId, use, denial: { capability: "agent.spawn", reason: LOOP_DENIAL_REASONS.invalidInput, message } });
+        return errorResult(use, { kind: "invalid-input", message });
       }
-      const spawned = await this.#options.subAgents.spawn(run, { agent: subAgent, task, stepId: turn.stepId });
+      let spawned: SpawnResult;
+      try {
+        spawned = await this.#options.subAgents.spawn(run, { agent: subAgent, task, stepId: turn.stepId });
+      } catch (error) {
+        // Removed from the node since it was offered: the model is told, the run goes on.
+        if (error instanceof ClawhiveError && error.code === "not_found" && !run.ended && !run.cancelled) {
+          unusable();
+          return this.#unknownTool(run, turn, use);
+        }
+        throw error;
+      }
       if (spawned.status !== "awaiting_approval") {
         const told = spawnResultContent(spawned);
         return toolResult(use.id, told.content, { isError: told.isError });
@@ -246,17 +290,30 @@ export class RunLoop {
       const outcome = await run.callTool(use.name, use.input, { stepId: turn.stepId, ...(turn.context ? { context: turn.context } : {}) });
       if (outcome.status === "approval_required") return "paused";
       stopOnAuditFailure(outcome);
-      if (outcome.status === "error" && outcome.error.kind === "invalid-input") turn.invalid = true;
+      if (outcome.status === "error" && outcome.error.kind === "invalid-input") unusable();
       return outcomeResult(use, outcome);
     } catch (error) {
       if (run.ended || run.cancelled) return "stopped";
       // A tool the run does not have (the model made one up): the model is told and may retry.
       if (error instanceof ClawhiveError && (error.code === "not_found" || error.code === "ambiguous_tool")) {
-        turn.invalid = true;
-        return errorResult(use, { kind: "unknown-tool", message: error.message });
+        unusable();
+        return this.#unknownTool(run, turn, use, error.code === "ambiguous_tool" ? error.message : undefined);
       }
       throw error;
     }
+  }
+
+  /**
+   * A tool or sub-agent the run does not have (the model made one up): an error result the model
+   * sees, naming only the run's own tools, and a denial on record. The run goes on.
+   */
+  async #unknownTool(run: Run, turn: WaitingTurn, use: ToolUseBlock, detail?: string): Promise<ToolResultBlock> {
+    turn.invalid = true;
+    const name = use.name.slice(0, 200);
+    const own = [...run.tools.map((t) => t.qualifiedName), ...((await this.#options.subAgents?.tools(run)) ?? []).map((t) => t.name)];
+    const message = detail ?? `this run has no tool ${JSON.stringify(name)}; its tools: ${own.join(", ") || "none"}`;
+    await auditRefusedCall(this.#options.audit, run, { stepId: turn.stepId, use, denial: { capability: "tool", reason: LOOP_DENIAL_REASONS.unknownTool, message } });
+    return errorResult(use, { kind: "unknown-tool", message });
   }
 
   /**

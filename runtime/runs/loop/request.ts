@@ -3,6 +3,7 @@ import type { SubAgentTool } from "../sub-agents.js";
 import type { AgentManifest } from "../../agents/index.js";
 import { agentMounts } from "../agent-setup.js";
 import type { ToolInfo } from "../types.js";
+import type { FsMount } from "../../../host-proxies/fs/index.js";
 
 /** The tools the model sees: exactly the run's tools, with their plugins' JSON Schemas. */
 export function toolSpecs(tools: readonly ToolInfo[]): ToolSpec[] {
@@ -17,9 +18,11 @@ export function toolSpecs(tools: readonly ToolInfo[]): ToolSpec[] {
  * The environment zone: facts about where the agent runs that the model cannot know (today's
  * date, its folders and whether it may write them, which tools wait for a person).
  */
-export function environmentZone(agent: AgentManifest, options: { tools: readonly ToolInfo[]; now: number }): string[] {
+export function environmentZone(agent: AgentManifest, options: { tools: readonly ToolInfo[]; now: number; mounts?: readonly FsMount[] }): string[] {
   const lines = [`agent: ${agent.name}`, `today: ${new Date(options.now).toISOString().slice(0, 10)} (UTC)`];
-  for (const mount of agentMounts(agent).mounts) lines.push(`folder ${mount.guest}: ${mount.mode === "rw" ? "read and write" : "read only"}`);
+  // The run's own mounts when given (a task grant may narrow the agent's): the model is told of
+  // the folders the run's instances open, no others.
+  for (const mount of options.mounts ?? agentMounts(agent).mounts) lines.push(`folder ${mount.guest}: ${mount.mode === "rw" ? "read and write" : "read only"}`);
   const guarded = options.tools.filter((t) => t.risk !== "safe").map((t) => t.qualifiedName);
   if (guarded.length > 0) lines.push(`tools that may wait for a person's approval: ${guarded.join(", ")}`);
   return lines;
@@ -31,7 +34,7 @@ export function environmentZone(agent: AgentManifest, options: { tools: readonly
  */
 export function buildStepRequest(
   agent: AgentManifest,
-  options: { tools: readonly ToolInfo[]; messages: readonly Message[]; now: number; skills?: string; memory?: string; subAgents?: readonly SubAgentTool[] },
+  options: { tools: readonly ToolInfo[]; messages: readonly Message[]; now: number; skills?: string; memory?: string; subAgents?: readonly SubAgentTool[]; mounts?: readonly FsMount[] },
 ): LlmRequest {
   const request: LlmRequest = {
     system: buildSystemPrompt({ rules: agent.system_prompt, environment: environmentZone(agent, options), skills: options.skills ?? "", memory: options.memory ?? "" }),

@@ -12,6 +12,8 @@ export interface WaitingTurn {
   results: ToolResultBlock[];
   /** A ToolCall of this turn had input the loop could not use (the model is asked to correct it). */
   invalid?: boolean;
+  /** Told to the model after the turn's results (e.g. calls past the turn's limit were not run). */
+  notice?: string;
 }
 
 /**
@@ -31,6 +33,8 @@ export interface LoopState {
   invalidStreak: number;
   /** How often each (tool, canonical input) was asked for. */
   calls: Record<string, number>;
+  /** The (tool, canonical input) pairs whose input could not be used (absent in older stored states). */
+  unusable?: Record<string, true>;
   /** Time spent driving (not waiting for a person), against the run timeout. */
   activeMs: number;
   waiting: WaitingTurn | null;

@@ -132,3 +132,24 @@ test("body: HEAD returns no body even with a content-encoding", async (t) => {
   const response = await fetchUrl(proxyFor(server), server.url("/gzip"), { method: "HEAD" });
   assert.deepEqual([response.status, response.body.byteLength, response.truncated], [200, 0, false]);
 });
+
+// Without the hang-up the socket stays open until the fetch deadline (here 10 minutes), past this test's timeout.
+test("body: a refused encoding closes the connection instead of leaving an endless body queued; a known one is the control", { timeout: 60_000 }, async (t) => {
+  let closed = () => undefined as void;
+  const hungUp = new Promise<void>((resolve) => (closed = resolve));
+  const server = await listen(t, (req, res) => {
+    if (req.url === "/ok") return send(res, gzipSync(Buffer.from(PLAIN)), { "content-encoding": "gzip" });
+    res.writeHead(200, { "content-encoding": "gzip, gzip, gzip" });
+    res.on("close", () => closed());
+    const chunk = Buffer.alloc(64 * 1024);
+    const pump = () => {
+      while (!res.destroyed && res.write(chunk));
+      if (!res.destroyed) res.once("drain", pump);
+    };
+    pump();
+  });
+  const proxy = proxyFor(server, { maxTimeoutMs: 600_000, defaultTimeoutMs: 600_000 });
+  await rejectsWith(fetchUrl(proxy, server.url("/endless")), { tag: "io", message: "codings" });
+  await hungUp;
+  assert.equal(text((await fetchUrl(proxy, server.url("/ok"))).body), PLAIN);
+});

@@ -99,6 +99,7 @@ test("a command that runs other programs is refused unless its grant says runs_p
       system_prompt: "x",
       plugins: [{ name: "shell", version: "*" }],
       grants: { "shell.exec": { mounts: [{ guest: "/workspace", host: work, mode: "ro" }], commands: [{ name: "env", runs_programs: runsPrograms }] } },
+      acknowledge: ["shell-program-runner"],
     });
   await define("plain-env", false);
   await define("runner-env", true);

@@ -46,6 +46,7 @@ test("request files a pending tool_call approval with the full context", () =>
         decisionReason: null,
         usedAt: null,
         useCount: 0,
+        untrustedSources: [],
       });
       assert.deepEqual(await approvals.get(a.id), a);
       assert.equal(await approvals.get("apr_missing"), undefined);

@@ -39,18 +39,18 @@ for (const [what, state, withdrawn] of ROWS) {
     }));
 }
 
-test("approvals#2 keeps every row of a store made before 'withdrawn' existed", async () => {
+test("approvals#3 keeps every row of a store made before 'withdrawn' existed", async () => {
   const clock = testClock();
   const store = await openStore({ url: ":memory:", clock });
   try {
-    await applyMigrations(store, approvalMigrations.slice(0, 1), { clock });
+    await applyMigrations(store, approvalMigrations.slice(0, 2), { clock });
     const old = new ApprovalStore(store, { clock });
     const pending = await old.request(toolCallRequest());
     const decided = await old.request(toolCallRequest({ runId: "run_2" }));
     await old.decide(decided.id, { decision: "deny", by: "alice", reason: "no" });
     const before = [await old.get(pending.id), await old.get(decided.id)];
     const report = await applyMigrations(store, approvalMigrations, { clock });
-    assert.deepEqual(report.applied, ["approvals#2"]);
+    assert.deepEqual(report.applied, ["approvals#3"]);
     const upgraded = new ApprovalStore(store, { clock });
     assert.deepEqual([await upgraded.get(pending.id), await upgraded.get(decided.id)], before);
     assert.deepEqual(await upgraded.withdrawForRun("run_1", "ended"), [pending.id]);

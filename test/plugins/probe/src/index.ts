@@ -69,7 +69,8 @@ export const tools_ = {
         return JSON.stringify({ x });
       }
       case "log":
-        log("info", String(args.message ?? ""));
+        // `times` lines in one call: a flood, as one ToolCall.
+        for (let i = 0; i < Number(args.times ?? 1); i++) log("info", String(args.message ?? ""));
         return "{}";
       case "kvset":
         try {

@@ -1,0 +1,69 @@
+import { userInfo } from "node:os";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { InvalidInputError } from "../errors.js";
+import { McpSession } from "../mcp/index.js";
+import { parseCommandArgs } from "./args.js";
+import { openRuntime, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { VERSION } from "./version.js";
+
+export const mcpHelp = `clawhive mcp — serve an agent's tools to an MCP client
+
+  clawhive mcp serve --agent NAME [--call-timeout MS]
+
+  Speaks MCP over stdin/stdout, for a client that launches it (Claude Code, Claude Desktop,
+  Cursor, VS Code, …). The session is one run of the agent: its tools are the agent's, every
+  call goes through its grants, approvals and the audit log, and the run ends (with its
+  least-privilege report) when the client disconnects. A Guarded call asks you through the
+  client (MCP elicitation) when the client can ask; otherwise it waits for
+  'clawhive approvals approve ID' within the call's deadline. Nothing but MCP is written to
+  stdout; progress and errors go to stderr.
+
+  The HTTP API serves the same at /mcp?agent=NAME (see docs/mcp.md).
+
+  --agent NAME      the agent whose tools are served (capabilities/NAME.yaml or stored)
+  --agents DIR      where agent manifests live (env CLAWHIVE_AGENTS_DIR)
+  --call-timeout MS deadline of one call, waiting for a person included (default 600000)
+${STORE_FLAGS_HELP}
+
+  Exit codes: 0 the client disconnected; 2 bad usage or an unknown agent.`;
+
+export async function mcpCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== "serve") throw new InvalidInputError(`usage: clawhive mcp serve --agent NAME${sub === undefined ? "" : ` (unknown subcommand ${JSON.stringify(sub)})`}`);
+  const { values, positionals } = parseCommandArgs(rest, {
+    agent: { type: "string" },
+    agents: { type: "string" },
+    "call-timeout": { type: "string" },
+    ...STORE_FLAGS,
+  });
+  if (positionals.length > 0) throw new InvalidInputError(`unexpected argument ${JSON.stringify(positionals[0])}: usage: clawhive mcp serve --agent NAME`);
+  const agent = values.agent as string | undefined;
+  if (!agent) throw new InvalidInputError("--agent: name the agent whose tools the session serves", { field: "agent" });
+  const callTimeout = values["call-timeout"] === undefined ? undefined : Number(values["call-timeout"]);
+  if (callTimeout !== undefined && !(Number.isInteger(callTimeout) && callTimeout > 0)) throw new InvalidInputError("--call-timeout: expected milliseconds > 0", { field: "call-timeout" });
+  const runtime = await openRuntime(values);
+  try {
+    const session = await McpSession.open(runtime, {
+      agent,
+      version: VERSION,
+      // Whoever launched this process holds the store: the person at the client decides.
+      mayApprove: true,
+      decidedBy: `mcp-stdio:${userInfo().username}`,
+      clientLabel: "stdio",
+      ...(callTimeout === undefined ? {} : { callTimeoutMs: callTimeout }),
+    });
+    const transport = new StdioServerTransport();
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = () => resolve();
+      process.stdin.once("end", () => resolve());
+      process.once("SIGINT", () => resolve());
+      process.once("SIGTERM", () => resolve());
+    });
+    await session.server.connect(transport);
+    await closed;
+    await session.close();
+    return 0;
+  } finally {
+    await runtime.close();
+  }
+}

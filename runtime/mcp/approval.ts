@@ -1,0 +1,118 @@
+/**
+ * A ToolCall of an MCP session that waits for a person. When the client can ask its user
+ * (MCP elicitation, form mode) and the session's principal may approve, the person is shown the
+ * tool, the exact arguments (or the effect's canonical argv/URL) and the reason, and decides
+ * there. Otherwise the approval waits in `/v1/approvals` like any other, and the call waits for
+ * the decision within its deadline. Elicitation goes to the client application's user, never to
+ * the model (MCP 2025-11-25, "Elicitation": servers request information from users through the
+ * client).
+ */
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Approval, ApprovalStore } from "../policy/approvals/index.js";
+import type { ApprovalNeeded } from "../runs/types.js";
+
+/** Bytes of arguments shown in one elicitation message; the approval holds them whole. */
+const SHOWN_ARGUMENTS = 4096;
+
+export interface DecisionWait {
+  readonly server: Server;
+  readonly approvals: ApprovalStore;
+  /** The session's person may decide through elicitation (stdio, or an admin/approver token). */
+  readonly mayApprove: boolean;
+  /** Recorded as the decider of an approval given through elicitation. */
+  readonly decidedBy: string;
+  /** When the call gives up waiting (epoch ms). */
+  readonly deadline: number;
+  readonly signal: AbortSignal;
+  readonly pollMs: number;
+  readonly now: () => number;
+  /** Tells the client what the call waits for (a progress notification when it asked for them). */
+  readonly progress: (message: string) => Promise<void>;
+}
+
+export type WaitEnd = "decided" | "timeout" | "cancelled";
+
+/** Waits until `needed` is decided; asks the person through elicitation first when that is possible. */
+export async function awaitDecision(needed: ApprovalNeeded, wait: DecisionWait): Promise<WaitEnd> {
+  const approval = await wait.approvals.get(needed.id);
+  if (approval && approval.status !== "pending") return "decided";
+  if (approval && wait.mayApprove && wait.server.getClientCapabilities()?.elicitation !== undefined) {
+    const asked = await elicitDecision(approval, wait);
+    if (asked !== "unanswered") return asked;
+  }
+  await wait.progress(`waiting for approval ${needed.id} (${needed.reason}): decide it with 'clawhive approvals approve ${needed.id}' or POST /v1/approvals/${needed.id}`);
+  while (wait.now() < wait.deadline) {
+    if (wait.signal.aborted) return "cancelled";
+    await sleep(Math.min(wait.pollMs, Math.max(1, wait.deadline - wait.now())), wait.signal);
+    const current = await wait.approvals.get(needed.id);
+    if (!current || current.status !== "pending") return "decided";
+  }
+  return wait.signal.aborted ? "cancelled" : "timeout";
+}
+
+async function elicitDecision(approval: Approval, wait: DecisionWait): Promise<WaitEnd | "unanswered"> {
+  const choices = approval.kind === "tool_call"
+    ? [{ const: "once", title: "Approve this call" }, { const: "run", title: "Approve this tool for the rest of the session" }, { const: "deny", title: "Deny" }]
+    : [{ const: "once", title: "Approve this effect" }, { const: "deny", title: "Deny" }];
+  let answer;
+  try {
+    answer = await wait.server.elicitInput(
+      {
+        mode: "form",
+        message: approvalMessage(approval),
+        requestedSchema: { type: "object", properties: { decision: { type: "string", title: "Decision", oneOf: choices } }, required: ["decision"] },
+      },
+      { signal: wait.signal, timeout: Math.max(1, wait.deadline - wait.now()) },
+    );
+  } catch {
+    // The client could not ask (no form support, a timeout, a transport error): the approval
+    // stays pending where every approver sees it.
+    if (wait.signal.aborted) return "cancelled";
+    return wait.now() >= wait.deadline ? "timeout" : "unanswered";
+  }
+  if (answer.action === "cancel") return "unanswered";
+  const decision = answer.action === "accept" ? answer.content?.["decision"] : "deny";
+  const approve = decision === "once" || decision === "run";
+  try {
+    await wait.approvals.decide(approval.id, {
+      decision: approve ? "approve" : "deny",
+      by: wait.decidedBy,
+      ...(approve && approval.kind === "tool_call" ? { scope: decision } : {}),
+      reason: approve ? "approved in the MCP client" : "denied in the MCP client",
+    });
+  } catch {
+    // Decided meanwhile through /v1/approvals (or expired): that decision stands.
+  }
+  return "decided";
+}
+
+/** What the person sees: the tool, exactly what would run, and why a person is asked. */
+export function approvalMessage(approval: Approval): string {
+  const what = approval.kind === "effect"
+    ? `effect: ${approval.capability ?? "?"} ${clip(JSON.stringify(approval.effect))}`
+    : `arguments: ${clip(JSON.stringify(approval.input, null, 2))}`;
+  const lines = [
+    `clawhive: ${approval.tool} (${approval.risk}) asks for approval ${approval.id}`,
+    `agent: ${approval.agent}, run: ${approval.runId}`,
+    what,
+    `reason: ${approval.reason}`,
+  ];
+  if (approval.context) lines.push(`context: ${clip(approval.context)}`);
+  return lines.join("\n");
+}
+
+function clip(text: string): string {
+  return text.length <= SHOWN_ARGUMENTS ? text : `${text.slice(0, SHOWN_ARGUMENTS)}… (${text.length} characters; the whole text is in 'clawhive approvals list')`;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

@@ -1,0 +1,6 @@
+/** MCP: an agent's tools served to MCP clients (stdio and streamable HTTP), one Run per session. */
+export { McpSession } from "./session.js";
+export type { McpSessionOptions } from "./session.js";
+export { McpHttpSessions } from "./http.js";
+export type { McpHttpCaller, McpHttpOptions } from "./http.js";
+export { approvalMessage } from "./approval.js";
