@@ -9,7 +9,7 @@ import type { PlannedCall } from "./runs/records.js";
 import type { Run } from "./runs/run.js";
 import type { EmbeddingsConfig } from "./runs/run-memory.js";
 import type { SandboxOptions } from "./sandbox/index.js";
-import type { Clock } from "./store/index.js";
+import type { Clock, Store } from "./store/index.js";
 
 export interface RuntimeOptions {
   /** Where the runtime keeps its state; relative mount paths resolve against it. */
@@ -17,6 +17,11 @@ export interface RuntimeOptions {
   /** libSQL store: a `file:` path or a server URL. Default `file:<dataDir>/clawhive.db`. */
   storeUrl?: string;
   storeAuthToken?: string;
+  /**
+   * A store already open, used instead of opening `storeUrl` (the runtime closes it). For
+   * embedding, and for tests that wrap a store to make it fail on purpose.
+   */
+  store?: Store;
   /** Agent manifests folder. Default: the project's `capabilities/`. */
   agentsDir?: string;
   sandbox?: SandboxOptions;

@@ -28,12 +28,13 @@ import { nodeId, parseNodeId, processAlive, safeHostname } from "./runs/node-id.
 import { installOwnPlugins } from "./plugins/install/own-plugins.js";
 import { RunRecords, runMigrations, type RunRecord } from "./runs/records.js";
 import { RunDriver } from "./runs/driver.js";
+import { failureOf } from "./runs/errors.js";
 import { RunEventLog } from "./runs/event-log.js";
 import { Run, type RunServices } from "./runs/run.js";
 import type { RuntimeOptions, StartRunOptions, SubmitRunOptions } from "./options.js";
 import type { ApprovalNeeded, PluginHandle, ToolInfo } from "./runs/types.js";
 import { Sandbox, type SandboxPlugin } from "./sandbox/index.js";
-import { applyMigrations, openStore, systemClock, type Clock, type Store } from "./store/index.js";
+import { applyMigrations, openStore, StoreError, systemClock, type Clock, type Store } from "./store/index.js";
 import { openSecretStore, type SecretStore } from "./secrets/index.js";
 import { probeSandbox, type SandboxInfo } from "../host-proxies/shell/index.js";
 import type { MountHostGuard } from "../host-proxies/fs/index.js";
@@ -147,7 +148,15 @@ export class Runtime {
       calendarDir: options.calendar?.backend === "ics" ? options.calendar.dir : undefined,
     });
     const agents = await loadAgents(options.agentsDir ?? join(PROJECT_ROOT, "capabilities"), { dataDir, hostGuard: mountGuard });
-    const store = await openStore({ url: options.storeUrl ?? defaultStoreUrl(dataDir), authToken: options.storeAuthToken, clock });
+    const store = options.store ?? (await openStore({ url: options.storeUrl ?? defaultStoreUrl(dataDir), authToken: options.storeAuthToken, clock }));
+    if (store.readOnly === true) {
+      await store.close();
+      // Said at start, not at the first run: a runtime writes runs, approvals and the audit log.
+      throw new StoreError(
+        "store_read_only",
+        `store ${store.location} is read-only (no write permission, a read-only mount, or opened read-only): a runtime must write runs and the audit log; make it writable, or read it without a runtime: clawhive audit verify, audit tail, runs list, approvals list`,
+      );
+    }
     const sandbox = new Sandbox(options.sandbox);
     try {
       await applyMigrations(store, runMigrations, { clock });
@@ -203,6 +212,7 @@ export class Runtime {
         live: () => runtime.#runs.values(),
         loop: runtime.#runLoop(options.modelProvider, options.llm),
         claim: (id, holder) => runtime.#claim(id, holder.node),
+        abandon: (id, end) => runtime.#abandon(id, end),
         ...(options.onProgress ? { onError: (error, runId) => options.onProgress!(`run ${runId}: ${(error as Error).message}`) } : {}),
       });
       runtime.#driver.start();
@@ -371,7 +381,14 @@ export class Runtime {
       node: this.node,
       leaseUntil: this.clock.now() + this.#leaseMs,
     });
-    const parents = await this.#parentLayers(options.parentRunId ?? null);
+    let parents: ParentLayer[];
+    try {
+      parents = await this.#parentLayers(options.parentRunId ?? null);
+    } catch (error) {
+      // Recorded but never built: it ends here rather than stay active with nothing driving it.
+      await this.#abandon(id, { reason: "failed", ...failureOf(error) }).catch(() => undefined);
+      throw error;
+    }
     return this.#track(this.#build({ id, traceId, taskId, parentRunId: options.parentRunId ?? null, agent, taskGrants, parents }), "started");
   }
 
@@ -414,7 +431,13 @@ export class Runtime {
       : await this.conversations.forRun(options.conversationId, { agent: agent.name, ownerToken: options.ownerToken ?? null });
     const { toolCalls: _none, ...start } = options;
     const run = await this.startRun({ ...start, conversationId: conversation.id });
-    await this.#loopStates.put(run.id, initialLoopState(options.task, conversation.id));
+    try {
+      await this.#loopStates.put(run.id, initialLoopState(options.task, conversation.id));
+    } catch (error) {
+      // Without its state no loop would ever drive it: it ends failed, saying why.
+      await run.fail(failureOf(error)).catch(() => undefined);
+      throw error;
+    }
     return { run, settled: this.#driver.drive(run), conversationId: conversation.id };
   }
 
@@ -478,6 +501,8 @@ export class Runtime {
     if (!record) throw new NotFoundError(`no run ${id}`);
     if (record.status === "ended") throw new ConflictError("run_ended", `run ${id} has already ended (${record.endReason ?? "completed"})`);
     await this.#driver.cancel(id);
+    // At once, whichever node drives it: a person can no longer approve what the run asked for.
+    await this.approvals.withdrawForRun(id, `run ${id} was cancelled`);
     if (!this.#runs.has(id)) await this.#cancelUndriven(id);
     // Cancelling a parent cancels its sub-agents, down the chain.
     await cancelSubAgentRuns(this, id);
@@ -554,7 +579,7 @@ export class Runtime {
         `run ${id} is driven by another runtime (${record.node}) until ${new Date(record.leaseUntil ?? now).toISOString()}; it continues there once its approval is decided`,
       );
     }
-    const agent = this.#agent(record.agent);
+    const agent = this.#knownAgent(record.agent, id);
     const taskGrants = record.taskGrants === null ? undefined : parseTaskGrants(record.taskGrants, agent, { hostGuard: this.mountGuard });
     const parents = await this.#parentLayers(record.parentRunId);
     const lastEventSeq = await this.events.lastSeq(id);
@@ -601,6 +626,31 @@ export class Runtime {
     const parsed = holder ? parseNodeId(holder) : undefined;
     if (!parsed || parsed.host !== safeHostname() || processAlive(parsed.pid)) return false;
     return this.records.takeOver(id, { from: holder!, to: this.node, until: now + this.#leaseMs });
+  }
+
+  /** The agent of a run to continue here; `agent_unknown` when this node does not know it (removed, or defined on another node only). */
+  #knownAgent(name: string, runId: string): AgentManifest {
+    const agent = this.#agents.get(name) ?? this.#storedAgents.get(name);
+    if (!agent) throw new ConflictError("agent_unknown", `run ${runId}: its agent ${name} is not known to this runtime (removed, or defined on another node only); the run cannot continue`);
+    return agent;
+  }
+
+  /**
+   * Ends run `id` from its record alone, when no Run object can (see RunDriverOptions.abandon):
+   * taken first (a live holder keeps it), its approvals withdrawn, a `finish` Step and its end
+   * added to its events, its end recorded with the reason.
+   */
+  async #abandon(id: string, end: { reason: "failed" | "cancelled"; code: string; message: string }): Promise<void> {
+    const record = await this.records.get(id);
+    if (!record || record.status === "ended" || !(await this.#claim(id, record.node))) return;
+    const now = this.clock.now();
+    await this.approvals.withdrawForRun(id, `run ${id} ended (${end.reason}) before the approval was used`);
+    const seq = await this.events.lastSeq(id);
+    this.events.append(id, seq + 1, { type: "step", stepId: "finish", action: "finish", usage: null, reason: end.code, at: now });
+    this.events.append(id, seq + 2, { type: "run-ended", reason: end.reason, at: now });
+    // The events are a view of the run: its end is recorded even if they could not be written.
+    await this.events.flush().catch(() => undefined);
+    await this.records.end(id, record.report, now, end.reason, `the run ${end.reason === "cancelled" ? "was cancelled" : "failed"}: ${end.code}: ${end.message}`);
   }
 
   #agent(name: string): AgentManifest {

@@ -20,7 +20,7 @@ export const approvalsHelp = `clawhive approvals — see and decide what runs wa
   clawhive approvals deny ID [--reason TEXT] [--by NAME] [--json]
 
   list:
-  --status S        pending (default), approved, denied, expired, used or all
+  --status S        pending (default), approved, denied, expired, used, withdrawn or all
   --run ID          only this run's approvals
   --limit N         at most N, newest first, 1 to 1000 (default 50)
   --json            print the approvals as JSON
@@ -44,14 +44,14 @@ export const approvalsHelp = `clawhive approvals — see and decide what runs wa
 ${SERVER_FLAGS_HELP}
 ${STORE_FLAGS_HELP}
 
-  Exit codes: 0 ok; 1 the approval does not exist, was already decided or has expired;
+  Exit codes: 0 ok; 1 the approval does not exist, was already decided, has expired or was withdrawn;
   2 bad usage, or a token the server refuses (deciding needs an approver or admin token).
 
   Example:
     clawhive approvals approve apr_0b9e… --scope once --reason "checked the path"`;
 
 const usage = "usage: clawhive approvals list | approve ID | deny ID";
-const STATUSES: readonly ApprovalStatus[] = ["pending", "approved", "denied", "expired", "used"];
+const STATUSES: readonly ApprovalStatus[] = ["pending", "approved", "denied", "expired", "used", "withdrawn"];
 const DEFAULT_LIMIT = 50;
 
 export async function approvalsCommand(argv: string[]): Promise<number> {

@@ -119,6 +119,9 @@ export class DirectRunSession implements RunSession {
   }
 
   async run(id: string): Promise<RunView> {
+    // A run whose end the store refused is not shown as still active: its error says whether
+    // its effects happened (effect_committed_store_failed) or nothing did (run_store_failed).
+    if (this.#driveError !== undefined) throw this.#driveError;
     const record = await this.#runtime.records.get(id);
     if (!record) throw new NotFoundError(`no run ${id}`);
     return runView(record, this.#runtime) as unknown as RunView;

@@ -1,5 +1,19 @@
+import { ClawhiveError } from "../errors.js";
+import { failureOf, stopOnAuditFailure, storeFailedAfter } from "./errors.js";
 import type { RunRecords } from "./records.js";
 import type { Run } from "./run.js";
+
+/**
+ * Waits between attempts to record a run's failure (ms): a busy or briefly failing store gets
+ * about a second and a half before the run is left to the tick.
+ */
+const RECORD_RETRY_MS = [50, 200, 1200];
+
+/**
+ * Errors opening a run that no retry can mend: its agent is unknown to this node, its task's
+ * grant no longer fits, its chain of parents is broken. The run is ended `failed` with the code.
+ */
+const PERMANENT = new Set(["agent_unknown", "invalid_input", "not_found", "run_chain_too_deep"]);
 
 export interface RunDriverOptions {
   records: RunRecords;
@@ -22,6 +36,11 @@ export interface RunDriverOptions {
    * them. Absent: only plans are driven.
    */
   loop?: { owns(id: string): Promise<boolean>; drive(run: Run): Promise<void> };
+  /**
+   * Ends run `id`, which no Run object here can end (it could not be opened, or a node that
+   * died left it `active`), with `reason` and the failure's text.
+   */
+  abandon: (id: string, end: { reason: "failed" | "cancelled"; code: string; message: string }) => Promise<void>;
   /** Failures of background work, for the operator. */
   onError?: (error: unknown, runId: string) => void;
 }
@@ -35,6 +54,8 @@ export interface RunDriverOptions {
 export class RunDriver {
   readonly #options: RunDriverOptions;
   #driving = new Map<string, Promise<void>>();
+  /** Runs ended here whose end the store refused: each tick writes them again. */
+  #unrecorded = new Map<string, Run>();
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
 
@@ -64,9 +85,14 @@ export class RunDriver {
   drive(run: Run): Promise<void> {
     const current = this.#driving.get(run.id);
     if (current) return current.then(() => this.drive(run));
-    const driving: Promise<void> = this.#drive(run).finally(() => {
-      if (this.#driving.get(run.id) === driving) this.#driving.delete(run.id);
-    });
+    const driving: Promise<void> = this.#drive(run)
+      .then(
+        () => this.#settle(run, undefined),
+        (error: unknown) => this.#settle(run, error),
+      )
+      .finally(() => {
+        if (this.#driving.get(run.id) === driving) this.#driving.delete(run.id);
+      });
     this.#driving.set(run.id, driving);
     return driving;
   }
@@ -91,7 +117,15 @@ export class RunDriver {
   async continue(id: string): Promise<boolean> {
     const record = await this.#options.records.get(id);
     if (!record || !(await this.#options.claim(id, { node: record.node, leaseUntil: record.leaseUntil }))) return false;
-    const run = await this.#options.open(id);
+    let run: Run;
+    try {
+      run = await this.#options.open(id);
+    } catch (error) {
+      // Nothing here could ever continue it: it ends failed, saying why, rather than staying
+      // held by a node that cannot drive it.
+      if (error instanceof ClawhiveError && PERMANENT.has(error.code)) await this.#options.abandon(id, { reason: "failed", ...failureOf(error) });
+      throw error;
+    }
     await this.drive(run);
     return true;
   }
@@ -99,7 +133,7 @@ export class RunDriver {
   /** Asks for run `id` to be cancelled: at once when this node drives it, else by its driver's next tick. */
   async cancel(id: string): Promise<boolean> {
     const asked = await this.#options.records.requestCancel(id);
-    for (const run of this.#options.live()) if (run.id === id) await run.cancel();
+    for (const run of this.#options.live()) if (run.id === id) await this.#cancelLive(run);
     return asked;
   }
 
@@ -109,13 +143,65 @@ export class RunDriver {
     const live = [...this.#options.live()].filter((r) => !r.ended);
     const ids = live.map((r) => r.id);
     await records.renew(node, ids, now() + leaseMs);
-    for (const id of await records.cancelRequested(ids)) await live.find((r) => r.id === id)?.cancel();
+    for (const run of [...this.#unrecorded.values()]) {
+      await run.end().then(
+        () => this.#unrecorded.delete(run.id),
+        (error: unknown) => this.#options.onError?.(error, run.id),
+      );
+    }
+    for (const id of await records.cancelRequested(ids)) {
+      const run = live.find((r) => r.id === id);
+      if (run) await this.#cancelLive(run).catch((error: unknown) => this.#options.onError?.(error, id));
+    }
+    // Runs a node left active when it died (or gave up on a store that kept failing) are
+    // driven by nobody: each ends, so no client waits for ever on one.
+    for (const left of await records.abandoned(now(), leaseMs)) {
+      if (this.#driving.has(left.id) || this.#unrecorded.has(left.id) || live.some((r) => r.id === left.id)) continue;
+      const end = left.cancelRequested
+        ? { reason: "cancelled" as const, code: "cancelled", message: "it was cancelled while its node was gone" }
+        : { reason: "failed" as const, code: "run_abandoned", message: `its node (${left.node}) stopped driving it before it ended (its lease ran out)` };
+      await this.#options.abandon(left.id, end).catch((error: unknown) => this.#options.onError?.(error, left.id));
+    }
     for (const waiting of await records.decidedWaiting()) {
       if (this.#driving.has(waiting.id)) continue;
       // Another live node's run is for that node to continue.
       if (waiting.node !== null && waiting.node !== node && (waiting.leaseUntil ?? 0) >= now() && !(await this.#options.claim(waiting.id, waiting))) continue;
       await this.continue(waiting.id).catch((error: unknown) => this.#options.onError?.(error, waiting.id));
     }
+  }
+
+  /** Cancels a run of this node; an end the store refused is written again by the tick. */
+  async #cancelLive(run: Run): Promise<void> {
+    try {
+      await run.cancel();
+    } catch (error) {
+      if (run.endUnrecorded) this.#unrecorded.set(run.id, run);
+      throw error;
+    }
+  }
+
+  /**
+   * The one outer guard of a drive: whatever escaped it (a store that is busy or failing, an
+   * audit write, a serialisation, a bug) ends the run `failed` with the error's code, retried a
+   * few times. If the store refuses even that, the run is ended here (nothing further starts),
+   * the tick keeps writing its end, and the caller is told whether effects were already made.
+   */
+  async #settle(run: Run, error: unknown): Promise<void> {
+    if (error === undefined && !run.endUnrecorded) return;
+    if (error !== undefined && run.ended && !run.endUnrecorded) return;
+    if (error !== undefined) this.#options.onError?.(error, run.id);
+    let last: unknown = error;
+    for (const wait of [0, ...RECORD_RETRY_MS]) {
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      try {
+        await (run.ended ? run.end() : run.fail(failureOf(error)));
+        return;
+      } catch (failure) {
+        last = failure;
+      }
+    }
+    this.#unrecorded.set(run.id, run);
+    throw storeFailedAfter(run, last);
   }
 
   async #drive(run: Run): Promise<void> {
@@ -132,6 +218,7 @@ export class RunDriver {
       if (!outcome || outcome.status === "approval_required") return;
       outcomes.push(outcome);
       next++;
+      stopOnAuditFailure(outcome);
     }
     if (!record.plan) return;
     try {
@@ -141,6 +228,7 @@ export class RunDriver {
         const outcome = await run.callTool(call.name, call.input, record.task ? { context: record.task } : {});
         if (outcome.status === "approval_required") return;
         outcomes.push(outcome);
+        stopOnAuditFailure(outcome);
       }
     } finally {
       // Where the plan stands, for a pause, an end or a failure alike.

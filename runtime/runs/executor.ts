@@ -36,6 +36,10 @@ interface Hooks {
   subject: () => Omit<AuditSubject, "kind">;
   emit: (event: RunEvent) => void;
   report: ReportBuilder;
+  /** Asked before every effect: why the run may not make it (cancelled, ended), else undefined. */
+  stopped: HostContextOptions["stopped"];
+  /** Told of every effect made. */
+  effect: (effect: { toolCallId: string; tool: string; capability: string }) => void;
 }
 
 /**
@@ -193,6 +197,8 @@ export class ToolExecutor {
       subject: this.#hooks.subject,
       active: () => slot.active,
       approveEffect: (effect) => this.#approveEffect(slot, effect),
+      stopped: this.#hooks.stopped,
+      onEffect: (active, capability) => this.#hooks.effect({ toolCallId: active.toolCallId, tool: active.qualifiedName, capability }),
       logBudget: this.#logBudget,
       onLog: (line) => this.#hooks.emit({ type: "log", plugin: plugin.manifest.name, ...line, at: this.#services.now() }),
       onHostCall: ({ call, capability, result }) =>

@@ -43,6 +43,13 @@ export interface HostContextOptions {
   audit: AuditLog;
   subject: () => Omit<AuditSubject, "kind">;
   active: () => ActiveToolCall | undefined;
+  /**
+   * Asked, from the store, right before every effect (a host call above Safe): why the run may
+   * not make it (cancelled on any node, ended), or undefined. Absent: never stopped.
+   */
+  stopped?: (() => Promise<string | undefined>) | undefined;
+  /** Told of every effect that reached its proxy (its intent is on record). */
+  onEffect?: ((active: ActiveToolCall, capability: string) => void) | undefined;
   /** Consumes a matching single-use approval for an Unsafe effect; false when none. */
   approveEffect: (call: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }) => Promise<boolean | Denial>;
   /** The runtime's mail and calendar backends, with the agent's grants of them. */
@@ -158,6 +165,15 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     // now: a person is never asked to approve an effect that could not run.
     const refused = precheck(call, shellProxy) ?? readOnlyWrite(call, active);
     if (refused) return { ...(await deny(options, call, request, refused)), capability: request.capability };
+    // kv is Safe as a capability, yet its set and delete change what the next run reads.
+    const effect = unsafe || riskAbove(decision.risk, "safe") || (call.iface === "kv" && (call.fn === "set" || call.fn === "delete"));
+    // A cancel recorded on any node stops the run before its next effect, not only before its
+    // next ToolCall (the store is asked: this node's memory may not know of it).
+    const stopped = effect ? await options.stopped?.() : undefined;
+    if (stopped !== undefined) {
+      const denial = { capability: request.capability, reason: "run-cancelled", message: stopped };
+      return { ...(await deny(options, call, request, denial)), capability: request.capability };
+    }
     const approved = unsafe ? await options.approveEffect({ active, capability: request.capability, canonical: request.canonical }) : true;
     // No approval can be filed for it (over the size cap): refused, never waited on.
     if (typeof approved === "object") return { ...(await deny(options, call, request, approved)), capability: request.capability };
@@ -179,6 +195,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     // so is the ToolCall's (a rejection here refuses the call, see the handler).
     await active.recorded?.ensure();
     const intent = await options.audit.appendIntent(subject(options, call, request, unsafe ? "approved" : null));
+    if (effect) options.onEffect?.(active, request.capability);
     let result: HostCallResult;
     try {
       result = { ok: true, value: await fn(call.args) };

@@ -309,11 +309,42 @@ export class RunRecords {
     }
   }
 
-  async end(id: string, report: unknown, endedAt: number, reason: RunEndReason = "completed"): Promise<void> {
+  /**
+   * Ends run `id`; `result` (why it failed, when the loop did not already say) is kept unless
+   * one is already stored. One statement, so a retry after a failed write repeats it whole.
+   */
+  async end(id: string, report: unknown, endedAt: number, reason: RunEndReason = "completed", result?: string): Promise<void> {
     await this.#store.execute({
-      sql: "UPDATE runs SET status = 'ended', pending = NULL, report = ?, ended_at = ?, end_reason = ?, node = NULL, lease_until = NULL WHERE id = ?",
-      args: [json(report), endedAt, reason, id],
+      sql: "UPDATE runs SET status = 'ended', pending = NULL, report = ?, ended_at = ?, end_reason = ?, node = NULL, lease_until = NULL, result = COALESCE(result, ?) WHERE id = ?",
+      args: [json(report), endedAt, reason, result ?? null, id],
     });
+  }
+
+  /**
+   * Whether run `id` may still make an effect, as the store says (not this node's memory): a
+   * cancel asked for on any node, or an end recorded by another, stops it.
+   */
+  async stopped(id: string): Promise<"cancelled" | "ended" | undefined> {
+    const result = await this.#store.execute({ sql: "SELECT status, cancel_requested FROM runs WHERE id = ?", args: [id] });
+    const row = result.rows[0];
+    if (row === undefined || row.status === "ended") return "ended";
+    return Number(row.cancel_requested) === 1 ? "cancelled" : undefined;
+  }
+
+  /**
+   * Driven runs (a plan, or the model loop) left `active` by a node whose lease on them ran out
+   * more than `graceMs` ago: the node died, or gave up after it could not record the run's
+   * end. Nothing drives them; the caller ends them.
+   */
+  async abandoned(now: number, graceMs: number): Promise<Array<{ id: string; node: string; cancelRequested: boolean }>> {
+    const result = await this.#store.execute({
+      sql: `SELECT r.id, r.node, r.cancel_requested FROM runs r
+            WHERE r.status = 'active' AND r.node IS NOT NULL AND r.lease_until < ?
+              AND (r.plan IS NOT NULL OR EXISTS (SELECT 1 FROM run_loops l WHERE l.run_id = r.id))
+            ORDER BY r.created_at LIMIT 100`,
+      args: [now - graceMs],
+    });
+    return result.rows.map((row) => ({ id: String(row.id), node: String(row.node), cancelRequested: Number(row.cancel_requested) === 1 }));
   }
 
   async get(id: string): Promise<RunRecord | undefined> {

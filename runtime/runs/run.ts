@@ -23,7 +23,11 @@ import type { PendingToolCall, RunEndReason, RunRecords, RunStatus } from "./rec
 import type { RunEventLog } from "./event-log.js";
 import { untrustedSources } from "./untrusted-sources.js";
 import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
+import type { CommittedEffect } from "./errors.js";
+import { EffectLedger, type EffectMade } from "./effects.js";
 import type { ApprovalNeeded, PluginHandle, RunEvent, StepEvent, ToolCallOutcome, ToolInfo } from "./types.js";
+
+export type { EffectMade } from "./effects.js";
 
 /** What a run needs from the runtime that starts it. */
 export interface RunServices {
@@ -113,6 +117,12 @@ export class Run {
   #report: ReportBuilder;
   #seq: number;
   #cancelled = false;
+  /** The run's end is in the store (`ended` alone says only that this node ended it). */
+  #endRecorded = false;
+  #endWrite: Promise<void> | undefined;
+  #endReason: RunEndReason = "completed";
+  #endResult: string | undefined;
+  #effects = new EffectLedger();
 
   constructor(setup: RunSetup, services: RunServices) {
     this.id = setup.id;
@@ -129,6 +139,8 @@ export class Run {
       subject: () => this.#subject(),
       emit: (event) => this.#emit(event),
       report: this.#report,
+      stopped: () => this.#stoppedBeforeEffect(),
+      effect: (effect) => this.#effects.add(effect),
     });
   }
 
@@ -149,6 +161,18 @@ export class Run {
   /** Cancellation was asked for: no further ToolCall starts. */
   get cancelled(): boolean {
     return this.#cancelled;
+  }
+  /** This node ended the run but could not yet write its end to the store (it retries). */
+  get endUnrecorded(): boolean {
+    return this.#status === "ended" && !this.#endRecorded;
+  }
+  /** The effects the run has made so far (see EffectMade). */
+  get effects(): readonly EffectMade[] {
+    return this.#effects.list;
+  }
+  /** The effects made so far with their ToolCalls' outcomes, as a client is told of them. */
+  committed(): CommittedEffect[] {
+    return this.#effects.committed();
   }
   /** The tools this run may call. */
   get tools(): readonly ToolInfo[] {
@@ -206,6 +230,9 @@ export class Run {
     const pending = this.#pending;
     // A wait for a sub-agent is not a ToolCall to replay: the run loop takes the child's outcome.
     if (!pending || this.#status !== "awaiting_approval" || pending.childRunId !== undefined) return undefined;
+    // A cancel recorded while the run waited (on any node, before a restart) wins over any
+    // approval given since: the replay does not happen.
+    await this.#stopIfAsked();
     const approval = await this.#services.approvals.get(pending.approvalId);
     const tool = this.#resolve(pending.tool);
     if (!approval || approval.status === "pending") return this.#stillWaiting(tool, pending, approval);
@@ -257,20 +284,50 @@ export class Run {
     if (this.#pending?.childRunId !== undefined) await this.#setPending(null);
   }
 
-  /** Ends the run: destroys its instances, closes their grants, stores its report. */
-  async end(reason: RunEndReason = "completed"): Promise<LeastPrivilegeReport> {
-    const report = this.#report.build();
-    if (this.#status === "ended") return report;
-    this.#status = "ended";
-    await this.#executor.releaseAll("run ended");
-    // Every event is stored before the record says ended: a stream that sees the run ended has
-    // already been able to read its last event.
-    this.#emit({ type: "run-ended", reason, at: this.#services.now() });
-    // Its audit records too (a model call's record is queued, not awaited).
-    await Promise.all([this.flushEvents(), this.#services.audit.flush()]);
-    await this.#services.records.end(this.id, report, this.#services.now(), reason);
+  /**
+   * Ends the run: destroys its instances, closes their grants, withdraws the approvals it still
+   * asked for, stores its report. If the store write fails the run is ended here all the same
+   * (no further ToolCall starts) and a later call (the driver retries) writes it again; `result`
+   * says why a run failed when nothing else did.
+   */
+  async end(reason: RunEndReason = "completed", options: { result?: string } = {}): Promise<LeastPrivilegeReport> {
+    if (this.#status !== "ended") {
+      this.#status = "ended";
+      this.#endReason = reason;
+      this.#endResult = options.result;
+      await this.#executor.releaseAll("run ended").catch(() => undefined);
+      // Every event is stored before the record says ended: a stream that sees the run ended has
+      // already been able to read its last event.
+      this.#emit({ type: "run-ended", reason, at: this.#services.now() });
+    }
+    while (!this.#endRecorded) {
+      this.#endWrite ??= this.#recordEnd().finally(() => (this.#endWrite = undefined));
+      await this.#endWrite;
+    }
+    return this.#report.build();
+  }
+
+  /**
+   * Ends the run `failed` because the runtime itself failed during a Step (a store or audit
+   * write, a serialisation, an agent this node does not know): a `finish` Step names the code,
+   * the run's result says what failed and which effects were already made.
+   */
+  async fail(failure: { code: string; message: string }): Promise<LeastPrivilegeReport> {
+    if (this.#status !== "ended") {
+      this.recordStep({ stepId: "finish", action: "finish", usage: null, reason: failure.code });
+      return this.end("failed", { result: `the run failed: ${failure.code}: ${failure.message}${this.#effects.summary()}` });
+    }
+    return this.end();
+  }
+
+  async #recordEnd(): Promise<void> {
+    // Its audit records too (a model call's record is queued, not awaited); one that cannot be
+    // written does not keep the run from ending.
+    await Promise.all([this.flushEvents(), this.#services.audit.flush().catch(() => undefined)]);
+    await this.#services.approvals.withdrawForRun(this.id, `run ${this.id} ended (${this.#endReason}) before the approval was used`);
+    await this.#services.records.end(this.id, this.#report.build(), this.#services.now(), this.#endReason, this.#endResult);
+    this.#endRecorded = true;
     this.#services.onEnded?.(this);
-    return report;
   }
 
   /**
@@ -308,6 +365,9 @@ export class Run {
   }
 
   async #call(tool: ToolInfo, input: unknown, options: Omit<CallToolOptions, "elevation"> & { elevation?: CapabilityGrant | undefined; stepId: string; toolApproved: boolean }): Promise<ToolCallOutcome> {
+    // The store, not this node's memory, says whether the run may go on: a cancel recorded on
+    // another node (or before a restart) stops it before this ToolCall starts.
+    await this.#stopIfAsked();
     const id = `call_${this.#nextCall++}`;
     const started = performance.now();
     // Checked before the input is recorded, shown to a person or sent to a guest.
@@ -406,6 +466,48 @@ export class Run {
     return outcome;
   }
 
+  /**
+   * Throws `run_cancelled` or `run_ended` when the run may not go on, as the store says (a
+   * cancel recorded on any node is honoured here); for work that starts outside a ToolCall,
+   * such as spawning a sub-agent.
+   */
+  ensureMayGoOn(): Promise<void> {
+    return this.#stopIfAsked();
+  }
+
+  /** Throws `run_cancelled` (after ending the run here) or `run_ended` when the store says the run may not go on. */
+  async #stopIfAsked(): Promise<void> {
+    if (this.#cancelled) throw new ConflictError("run_cancelled", `run ${this.id} was cancelled`);
+    const stopped = await this.#services.records.stopped(this.id);
+    if (stopped === undefined) return;
+    this.#cancelled = true;
+    if (stopped === "cancelled") {
+      await this.cancel();
+      throw new ConflictError("run_cancelled", `run ${this.id} was cancelled`);
+    }
+    // Ended by another node: its end is on record; this node only lets go of its instances.
+    this.#status = "ended";
+    this.#endRecorded = true;
+    await this.#executor.releaseAll("run ended elsewhere").catch(() => undefined);
+    throw new ConflictError("run_ended", `run ${this.id} has ended`);
+  }
+
+  /**
+   * The host-call gate asks before every effect: a refusal reason when the run was cancelled
+   * (on any node) or has ended, else undefined. A cancel seen here ends the run once the
+   * refused call is back.
+   */
+  async #stoppedBeforeEffect(): Promise<string | undefined> {
+    if (this.#cancelled || this.#status === "ended") return `run ${this.id} was cancelled or has ended`;
+    const stopped = await this.#services.records.stopped(this.id);
+    if (stopped === undefined) return undefined;
+    this.#cancelled = true;
+    // Not awaited here: ending aborts the very call this gate serves. A failed end write is
+    // retried by whoever drives the run (it sees `endUnrecorded`).
+    setImmediate(() => void this.cancel().catch(() => undefined));
+    return `run ${this.id} was ${stopped === "cancelled" ? "cancelled" : "ended"}; no further effect is made`;
+  }
+
   #stillWaiting(tool: ToolInfo, pending: PendingToolCall, approval: Approval | undefined): ToolCallOutcome {
     const needed: ApprovalNeeded = {
       id: pending.approvalId,
@@ -424,6 +526,7 @@ export class Run {
   }
 
   #finish(outcome: ToolCallOutcome): void {
+    this.#effects.finished(outcome);
     this.#report.toolCall(outcome.status);
     this.#emit({
       type: "tool-result",

@@ -70,7 +70,8 @@ interface Layer {
  */
 export async function spawnSubAgent(runtime: Runtime, parent: Run, options: SpawnSubAgentOptions): Promise<SpawnResult> {
   if (parent.ended) throw new ConflictError("run_ended", `run ${parent.id} has ended; a sub-agent needs a live parent`);
-  if (parent.cancelled) throw new ConflictError("run_cancelled", `run ${parent.id} was cancelled`);
+  // Asked of the store: a parent cancelled on another node starts no child.
+  await parent.ensureMayGoOn();
   await runtime.refreshAgents();
   const agents = runtime.agents();
   const child = agents.find((a) => a.name === options.agent);

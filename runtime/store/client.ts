@@ -13,6 +13,8 @@ import { rowFrom } from "./values.js";
 export class ClientStore implements Store {
   readonly kind: StoreKind;
   readonly location: string;
+  /** Set by `openStore` once it has made the connection read-only. */
+  readOnly = false;
   #client: Client;
   // A local client gets one connection (so the pragmas we set hold for every statement), and an
   // open transaction holds it: without the gate, other calls would fail with TRANSACTION_ACTIVE.

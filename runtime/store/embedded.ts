@@ -29,6 +29,8 @@ const BEGIN: Record<TransactionMode, string> = {
 export class EmbeddedStore implements Store {
   readonly kind: StoreKind;
   readonly location: string;
+  /** Set by `openStore` once it has made the connection read-only. */
+  readOnly = false;
   #db: Connection | null;
   #cache = new Map<string, Prepared>();
   #gate = new ConnectionGate();

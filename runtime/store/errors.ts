@@ -4,10 +4,13 @@ import { ClawhiveError } from "../errors.js";
  * Why a store call failed. `store_busy`: another connection held the lock past the busy
  * timeout; `store_constraint`: a constraint (primary key, unique, foreign key, check) refused a
  * write; `store_closed`: the store was closed; `store_failed`: anything else the database said;
- * `migration_mismatch`: an applied migration differs from the code's.
+ * `migration_mismatch`: an applied migration differs from the code's; `store_read_only`: the
+ * database cannot be written (a file without write permission, a read-only mount, a store opened
+ * read-only): reads still work.
  */
 export type StoreErrorCode =
   | "store_busy"
+  | "store_read_only"
   | "store_constraint"
   | "store_closed"
   | "store_failed"
@@ -19,7 +22,7 @@ export class StoreError extends ClawhiveError {
   readonly sqliteCode: string | undefined;
 
   constructor(code: StoreErrorCode, message: string, options: { sqliteCode?: string; cause?: unknown } = {}) {
-    super(code, message, { status: code === "store_busy" ? 503 : 500, cause: options.cause });
+    super(code, message, { status: code === "store_busy" || code === "store_read_only" ? 503 : 500, cause: options.cause });
     this.sqliteCode = options.sqliteCode;
   }
 }
@@ -35,12 +38,17 @@ export function toStoreError(error: unknown, context: string): StoreError {
   const detail = error instanceof Error ? error.message : String(error);
   const message = `${context}: ${detail}`;
   if (sqliteCode === undefined) return new StoreError("store_failed", message, { cause: error });
-  return new StoreError(codeFor(sqliteCode), message, { sqliteCode, cause: error });
+  const code = codeFor(sqliteCode);
+  if (code === "store_read_only") {
+    return new StoreError(code, `${context}: the store is read-only (${sqliteCode}): writes are refused, reads still work; make the file and its folder writable, or open it read-write`, { sqliteCode, cause: error });
+  }
+  return new StoreError(code, message, { sqliteCode, cause: error });
 }
 
 function codeFor(sqliteCode: string): StoreErrorCode {
   if (sqliteCode.startsWith("SQLITE_BUSY") || sqliteCode.startsWith("SQLITE_LOCKED")) return "store_busy";
   if (sqliteCode.startsWith("SQLITE_CONSTRAINT")) return "store_constraint";
+  if (sqliteCode.startsWith("SQLITE_READONLY")) return "store_read_only";
   if (sqliteCode === "CLIENT_CLOSED") return "store_closed";
   return "store_failed";
 }

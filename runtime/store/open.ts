@@ -1,3 +1,4 @@
+import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { InvalidInputError } from "../errors.js";
 import type { Clock } from "./clock.js";
 import { ClientStore } from "./client.js";
@@ -35,6 +36,13 @@ export interface OpenStoreOptions {
   readonly clock?: Clock;
   /** Resolves a relative `file:` path; default `process.cwd()`. */
   readonly cwd?: string;
+  /**
+   * Open without writing: reads work, every write fails `store_read_only`. A file is opened so
+   * anyway when it cannot be written: no write permission bit at all (mode 0444 — decided from
+   * the mode, so it holds for root too, whom the kernel would let write) or the kernel refuses
+   * write access (a read-only mount).
+   */
+  readonly readOnly?: boolean;
 }
 
 /** Opens a store, configures a local database (WAL, busy timeout, foreign keys) and migrates it. */
@@ -45,8 +53,9 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     throw new InvalidInputError(`busyTimeoutMs: ${busyTimeoutMs} must be a non-negative integer`, { field: "busyTimeoutMs" });
   }
   const store = createDriver(location, { ...options, busyTimeoutMs });
+  const readOnly = options.readOnly === true || (location.kind === "file" && fileIsReadOnly(location.path));
   try {
-    if (location.kind !== "remote") await configureLocal(store, { busyTimeoutMs, synchronous: options.synchronous ?? "normal" });
+    if (location.kind !== "remote") await configureLocal(store, { busyTimeoutMs, synchronous: options.synchronous ?? "normal", readOnly });
     if (options.migrations !== undefined && options.migrations.length > 0) {
       await applyMigrations(store, options.migrations, options.clock === undefined ? {} : { clock: options.clock });
     }
@@ -57,7 +66,19 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   }
 }
 
-function createDriver(location: StoreLocation, options: OpenStoreOptions & { busyTimeoutMs: number }): Store {
+/** A store file that cannot be written: no write bit at all, or the kernel says so (EROFS, EACCES). */
+function fileIsReadOnly(path: string): boolean {
+  if (!existsSync(path)) return false;
+  if ((statSync(path).mode & 0o222) === 0) return true;
+  try {
+    accessSync(path, constants.W_OK);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+function createDriver(location: StoreLocation, options: OpenStoreOptions & { busyTimeoutMs: number }): ClientStore | EmbeddedStore {
   const shown = describeLocation(location);
   if (location.kind === "remote" || options.driver === "client") {
     return new ClientStore({
@@ -72,11 +93,18 @@ function createDriver(location: StoreLocation, options: OpenStoreOptions & { bus
   return new EmbeddedStore({ kind: location.kind, path, location: shown, busyTimeoutMs: options.busyTimeoutMs });
 }
 
-async function configureLocal(store: Store, options: { busyTimeoutMs: number; synchronous: "normal" | "full" }): Promise<void> {
+async function configureLocal(store: ClientStore | EmbeddedStore, options: { busyTimeoutMs: number; synchronous: "normal" | "full"; readOnly: boolean }): Promise<void> {
   // Set even though the driver was given the timeout: the pragma is what SQLite reads, and tests
   // check it here.
   await store.execute(`PRAGMA busy_timeout = ${options.busyTimeoutMs}`);
   await store.execute("PRAGMA foreign_keys = ON");
+  if (options.readOnly) {
+    // SQLite itself refuses every write on this connection (SQLITE_READONLY): no code path can
+    // forget to check. The journal mode is left as the file has it (switching would write).
+    await store.execute("PRAGMA query_only = ON");
+    store.readOnly = true;
+    return;
+  }
   if (store.kind !== "file") return;
   const mode = await store.execute("PRAGMA journal_mode = WAL");
   const journal = String(mode.rows[0]?.journal_mode ?? "");

@@ -52,6 +52,11 @@ export interface Store {
   readonly kind: StoreKind;
   /** The URL without credentials, for messages and logs. */
   readonly location: string;
+  /**
+   * Opened read-only (`openStore` decides, see `OpenStoreOptions.readOnly`): reads work, every
+   * write fails with `StoreError` `store_read_only`. Absent means writable.
+   */
+  readonly readOnly?: boolean;
   /** One statement, auto-committed. Waits while a `transaction()` of this store is open. */
   execute(statement: Statement | string): Promise<QueryResult>;
   /**

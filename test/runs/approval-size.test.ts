@@ -27,13 +27,16 @@ after(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-const rows: Array<[string, number, "approval_required" | "error"]> = [
-  ["arguments over the cap", MAX_APPROVAL_ARGS_BYTES + 1, "error"],
-  ["arguments of 8 MB", 8 * 1024 * 1024, "error"],
-  ["arguments well under the cap (control)", 1000, "approval_required"],
+// Over the approval cap, and under the 4 MiB a tool input may have at all; an 8 MB input is
+// refused before (as too long), so it never reaches the approval either.
+const rows: Array<[string, number, "approval_required" | "error", string]> = [
+  ["arguments over the cap", MAX_APPROVAL_ARGS_BYTES + 1, "error", "approval-too-large"],
+  ["arguments of 3 MB", 3 * 1024 * 1024, "error", "approval-too-large"],
+  ["arguments of 8 MB", 8 * 1024 * 1024, "error", "too-long"],
+  ["arguments well under the cap (control)", 1000, "approval_required", "approval-required"],
 ];
 
-for (const [label, bytes, expected] of rows) {
+for (const [label, bytes, expected, reason] of rows) {
   test(`a Guarded call with ${label}: ${expected === "error" ? "refused and audited, nobody asked" : "waits for a person"}`, async () => {
     const run = await runtime.startRun({ agent: "writer" });
     const outcome = await run.callTool("files.write_file", { path: "/work/big.txt", content: "x".repeat(bytes) });
@@ -41,14 +44,14 @@ for (const [label, bytes, expected] of rows) {
     const pending = await runtime.approvals.list({ runId: run.id });
     const { records } = await runtime.audit.query({ runId: run.id, kind: "tool_call", status: "denied", limit: 10 });
     if (expected === "error") {
-      assert.equal((outcome as { error: { denial?: { reason: string } } }).error.denial?.reason, "approval-too-large");
+      assert.equal((outcome as { error: { denial?: { reason: string } } }).error.denial?.reason, reason);
       assert.deepEqual(pending, [], "no approval was filed");
-      assert.deepEqual(records.map((r) => r.denial?.reason), ["approval-too-large"]);
+      assert.deepEqual(records.map((r) => r.denial?.reason), [reason]);
       assert.equal(run.status, "active", "the run does not wait");
       assert.deepEqual(await readdir(work), [], "nothing was written");
     } else {
       assert.equal(pending.length, 1);
-      assert.deepEqual(records.map((r) => r.denial?.reason), ["approval-required"]);
+      assert.deepEqual(records.map((r) => r.denial?.reason), [reason]);
     }
     await run.end();
   });

@@ -16,11 +16,14 @@ export class ApiError extends ClawhiveError {
   }
 }
 
-/** The body of every error response. */
+/**
+ * The body of every error response. `details`, for the few errors a program must act on beyond
+ * the code (e.g. `effect_committed_store_failed`: which effects happened), is JSON data.
+ */
 export interface ErrorBody {
-  error: { code: string; message: string; field?: string };
+  error: { code: string; message: string; field?: string; details?: Record<string, unknown> };
 }
 
-export function errorBody(code: string, message: string, field?: string): ErrorBody {
-  return { error: { code, message, ...(field === undefined ? {} : { field }) } };
+export function errorBody(code: string, message: string, field?: string, details?: Record<string, unknown>): ErrorBody {
+  return { error: { code, message, ...(field === undefined ? {} : { field }), ...(details === undefined ? {} : { details }) } };
 }

@@ -68,15 +68,17 @@ const INTERNAL: Answer = { status: 500, body: errorBody("internal", "internal er
 function answerFor(error: unknown): Answer | Response {
   if (error instanceof v.ValiError) return answerFor(issuesError(error.issues, "input", error));
   if (error instanceof StoreError) {
-    return error.code === "store_busy"
-      ? { status: 503, body: errorBody("store_busy", "the store is busy: retry shortly"), headers: { "Retry-After": "1" } }
-      : { status: 500, body: errorBody(error.code, "internal error: the store failed") };
+    if (error.code === "store_busy") return { status: 503, body: errorBody("store_busy", "the store is busy: retry shortly"), headers: { "Retry-After": "1" } };
+    if (error.code === "store_read_only") return { status: 503, body: errorBody("store_read_only", "the store is read-only: reads work, writes are refused until it is writable again") };
+    return { status: 500, body: errorBody(error.code, "internal error: the store failed") };
   }
   if (error instanceof ClawhiveError) {
     const field = "field" in error && typeof error.field === "string" ? error.field : undefined;
+    // Errors written for clients to act on (runs/errors.ts) carry their data along.
+    const details = "details" in error && typeof error.details === "object" && error.details !== null ? (error.details as Record<string, unknown>) : undefined;
     return {
       status: statusOf(error.status),
-      body: errorBody(error.code, error.message, field),
+      body: errorBody(error.code, error.message, field, details),
       ...(error instanceof ApiError ? { headers: { ...error.headers } } : {}),
     };
   }

@@ -23,7 +23,7 @@ export interface ApprovalRoutesOptions {
   readonly log?: InternalErrorLog;
 }
 
-const STATUSES = ["pending", "approved", "denied", "expired", "used", "all"] as const;
+const STATUSES = ["pending", "approved", "denied", "expired", "used", "withdrawn", "all"] as const;
 const MAX_REASON = 2000;
 
 const ListQuery = v.strictObject({
@@ -93,7 +93,7 @@ export function approvalRoutes(runtime: Runtime, options: ApprovalRoutesOptions 
       responses: {
         200: { description: "`{approval}`: decided" },
         404: { description: "approval_not_found" },
-        409: { description: "approval_not_pending (already decided or used) or approval_expired" },
+        409: { description: "approval_not_pending (already decided or used), approval_expired, or approval_withdrawn (its run ended first)" },
       },
       handler: async (c, { params, body }) => {
         if (body.decision === "deny" && body.scope !== undefined) throw new InvalidInputError("body.scope: only an approval has a scope; leave it out to deny", { field: "body.scope" });
@@ -116,9 +116,9 @@ export function approvalRoutes(runtime: Runtime, options: ApprovalRoutesOptions 
   ];
 }
 
-/** An expiry is a conflict with the approval's state like a prior decision (one 409 for both). */
+/** An expiry or a withdrawal is a conflict with the approval's state like a prior decision (one 409 for all). */
 function decideError(error: unknown): unknown {
-  if (error instanceof ApprovalError && error.code === "approval_expired") return new ConflictError(error.code, error.message, { cause: error });
+  if (error instanceof ApprovalError && (error.code === "approval_expired" || error.code === "approval_withdrawn")) return new ConflictError(error.code, error.message, { cause: error });
   if (error instanceof InvalidInputError && error.field !== undefined) return new InvalidInputError(`body.${error.message}`, { field: `body.${error.field}`, cause: error });
   return error;
 }

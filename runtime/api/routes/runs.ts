@@ -6,6 +6,7 @@ import type { RunRecord } from "../../runs/records.js";
 import { mayReadRun, principalOf, type ApiEnv, type Principal } from "../auth/index.js";
 import { ApiError, ID } from "../middleware/index.js";
 import { defineRoute, type ApiRoute } from "./route.js";
+import { storeFailedAfter } from "../../runs/errors.js";
 
 const ToolCallSchema = v.strictObject({
   name: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
@@ -84,7 +85,13 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
       roles: ["client"],
       query: WaitQuery,
       body: SubmitRunSchema,
-      responses: { 201: { description: "`{run}`: ended or waiting (wait=true)" }, 202: { description: "`{run}`: started; follow /v1/runs/:id/events" }, 404: { description: "no such agent" } },
+      responses: {
+        201: { description: "`{run}`: ended or waiting (wait=true)" },
+        202: { description: "`{run}`: started; follow /v1/runs/:id/events" },
+        404: { description: "no such agent" },
+        500: { description: "effect_committed_store_failed: the store failed after the run's effects happened (`error.details.effects`, with their ToolCalls' outcomes); do not submit it again" },
+        503: { description: "run_store_failed: the store failed and the run made no effect (safe to submit again), or store_busy / store_read_only" },
+      },
       handler: async (c, { query, body }) => {
         const wait = query.wait === "true" || query.wait === "1";
         const { run, settled } = await runtime.submitRun({
@@ -95,9 +102,14 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
           ...(body.task === undefined ? {} : { task: body.task }),
           ...(body.grants === undefined ? {} : { grants: body.grants }),
         });
+        // A run whose end the store refused answers effect_committed_store_failed (its effects
+        // happened: do not retry) or run_store_failed (nothing happened): never a bare 500.
         if (wait) await settled;
         else settled.catch(() => undefined);
-        const record = (await runtime.records.get(run.id))!;
+        const record = await runtime.records.get(run.id).catch((error: unknown) => {
+          throw storeFailedAfter(run, error);
+        });
+        if (!record) throw storeFailedAfter(run, undefined);
         return c.json({ run: runView(record, runtime) }, wait ? 201 : 202, { Location: `/v1/runs/${run.id}` });
       },
     }),

@@ -100,6 +100,19 @@ export class ApprovalStore {
     return listApprovals(this.#ctx, options);
   }
 
+  /**
+   * Withdraws what run `runId` still asked for (pending) or was given but did not use (approved):
+   * called when the run ends, so a person can no longer approve an effect it will never make,
+   * and an approval given late can never be spent by a replay. Returns the ids withdrawn.
+   */
+  async withdrawForRun(runId: string, reason: string): Promise<string[]> {
+    const result = await this.#ctx.store.execute({
+      sql: "UPDATE approvals SET status = 'withdrawn', decision_reason = ?, decided_at = COALESCE(decided_at, ?) WHERE run_id = ? AND status IN ('pending', 'approved') RETURNING id",
+      args: [reason, this.#ctx.clock.now(), runId],
+    });
+    return result.rows.map((row) => String(row.id));
+  }
+
   /** What the run waits on, oldest first. */
   pendingForRun(runId: string): Promise<Approval[]> {
     return pendingForRun(this.#ctx, runId);

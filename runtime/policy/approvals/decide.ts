@@ -50,6 +50,12 @@ export async function decideApproval(ctx: ApprovalContext, request: { id: string
 }
 
 async function whyNotDecided(ctx: ApprovalContext, approval: Approval): Promise<ApprovalError> {
+  if (approval.status === "withdrawn") {
+    return new ApprovalError(
+      "approval_withdrawn",
+      `approval ${approval.id}: withdrawn (${approval.decisionReason ?? `run ${approval.runId} ended`}); nothing is left to approve — start a new run if the work is still wanted`,
+    );
+  }
   if (approval.decision !== null) {
     const decided = approval.decision === "approve" ? "approved" : "denied";
     const now = approval.status === decided ? "" : ` (now ${approval.status})`;

@@ -5,7 +5,7 @@ import { approvalFromRow } from "./row.js";
 import { SELECT } from "./schema.js";
 import type { Approval, ApprovalStatus, ListApprovalsOptions } from "./types.js";
 
-const STATUSES: readonly ApprovalStatus[] = ["pending", "approved", "denied", "expired", "used"];
+const STATUSES: readonly ApprovalStatus[] = ["pending", "approved", "denied", "expired", "used", "withdrawn"];
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
 
@@ -19,6 +19,8 @@ export type ExpiryScope = { id: string } | { runId: string } | { dedupeKey: stri
  * themselves and never rely on this having run.
  */
 export async function expireDue(ctx: ApprovalContext, scope: ExpiryScope): Promise<void> {
+  // A read-only store cannot be marked: reads compute the status instead (see `asOf`).
+  if (ctx.store.readOnly === true) return;
   let where = "";
   const args: SqlValue[] = [ctx.clock.now()];
   if (scope !== "all") {
@@ -41,8 +43,17 @@ export async function readApproval(ctx: ApprovalContext, id: string): Promise<Ap
 
 export async function getApproval(ctx: ApprovalContext, id: string): Promise<Approval | undefined> {
   await expireDue(ctx, { id });
-  return readApproval(ctx, id);
+  const approval = await readApproval(ctx, id);
+  return approval === undefined ? undefined : asOf(approval, ctx.clock.now());
 }
+
+/** The status as of `now`, whether or not the row was marked (a read-only store cannot be). */
+function asOf(approval: Approval, now: number): Approval {
+  return (approval.status === "pending" || approval.status === "approved") && approval.expiresAt <= now ? { ...approval, status: "expired" } : approval;
+}
+
+/** The same as `asOf`, in SQL (one `?`: now), for filters on the status. */
+const STATUS_AS_OF = "(CASE WHEN status IN ('pending', 'approved') AND expires_at <= ? THEN 'expired' ELSE status END)";
 
 /** Newest first. */
 export async function listApprovals(ctx: ApprovalContext, options: ListApprovalsOptions = {}): Promise<Approval[]> {
@@ -53,9 +64,10 @@ export async function listApprovals(ctx: ApprovalContext, options: ListApprovals
   await expireDue(ctx, options.runId === undefined ? "all" : { runId: options.runId });
   const clauses: string[] = [];
   const args: SqlValue[] = [];
+  const now = ctx.clock.now();
   if (options.status !== undefined) {
-    clauses.push("status = ?");
-    args.push(options.status);
+    clauses.push(`${STATUS_AS_OF} = ?`);
+    args.push(now, options.status);
   }
   if (options.runId !== undefined) {
     clauses.push("run_id = ?");
@@ -66,15 +78,15 @@ export async function listApprovals(ctx: ApprovalContext, options: ListApprovals
     sql: `${SELECT}${where} ORDER BY created_at DESC, rowid DESC LIMIT ?`,
     args: [...args, limit],
   });
-  return result.rows.map(approvalFromRow);
+  return result.rows.map((row) => asOf(approvalFromRow(row), now));
 }
 
 /** What a run is waiting on, oldest first: the order the person should see them. */
 export async function pendingForRun(ctx: ApprovalContext, runId: string): Promise<Approval[]> {
   await expireDue(ctx, { runId });
   const result = await ctx.store.execute({
-    sql: `${SELECT} WHERE run_id = ? AND status = 'pending' ORDER BY created_at, rowid`,
-    args: [runId],
+    sql: `${SELECT} WHERE run_id = ? AND ${STATUS_AS_OF} = 'pending' ORDER BY created_at, rowid`,
+    args: [runId, ctx.clock.now()],
   });
   return result.rows.map(approvalFromRow);
 }

@@ -1,5 +1,12 @@
 import type { Migration } from "../../store/index.js";
 
+/** The columns of the second version, copied across when the table is rebuilt. */
+const COLUMNS_V2 = [
+  "id", "kind", "status", "scope", "run_id", "trace_id", "agent", "parent_run_id", "step_id", "tool_call_id", "tool", "input", "args_hash",
+  "capability", "effect", "effect_hash", "risk", "reason", "context", "dedupe_key", "created_at", "expires_at", "decision", "decided_by",
+  "decided_at", "decision_reason", "used_at", "use_count", "untrusted_sources",
+].join(", ");
+
 /**
  * The approvals table. Times are epoch ms. `dedupe_key` names the binding (kind, run, step, tool,
  * capability, hashes) and is unique among `pending` rows, so a run that asks twice for the same
@@ -56,6 +63,55 @@ export const approvalMigrations: readonly Migration[] = [
     name: "approvals show the untrusted content the run had read",
     // JSON list of sources (`http GET https://…`, `gmail message <id>`), shown to the approver.
     statements: ["ALTER TABLE approvals ADD COLUMN untrusted_sources TEXT NOT NULL DEFAULT '[]'"],
+  },
+  {
+    room: "approvals",
+    version: 3,
+    name: "withdrawn approvals",
+    // A run that ends (cancelled on any node, failed, completed) withdraws what it still asked
+    // for: a person must never be able to approve an effect of a run that can no longer use it.
+    // SQLite cannot change a CHECK in place, so the table is rebuilt with every row unchanged.
+    statements: [
+      `CREATE TABLE approvals_v3 (
+          id TEXT PRIMARY KEY,
+          kind TEXT NOT NULL CHECK (kind IN ('tool_call', 'effect')),
+          status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'expired', 'used', 'withdrawn')),
+          scope TEXT CHECK (scope IN ('once', 'run')),
+          run_id TEXT NOT NULL,
+          trace_id TEXT NOT NULL,
+          agent TEXT NOT NULL,
+          parent_run_id TEXT,
+          step_id TEXT NOT NULL,
+          tool_call_id TEXT NOT NULL,
+          tool TEXT NOT NULL,
+          input TEXT NOT NULL,
+          args_hash TEXT NOT NULL,
+          capability TEXT,
+          effect TEXT,
+          effect_hash TEXT,
+          risk TEXT NOT NULL CHECK (risk IN ('safe', 'guarded', 'unsafe')),
+          reason TEXT NOT NULL,
+          context TEXT,
+          dedupe_key TEXT NOT NULL,
+          created_at INTEGER NOT NULL,
+          expires_at INTEGER NOT NULL,
+          decision TEXT CHECK (decision IN ('approve', 'deny')),
+          decided_by TEXT,
+          decided_at INTEGER,
+          decision_reason TEXT,
+          used_at INTEGER,
+          use_count INTEGER NOT NULL DEFAULT 0,
+          untrusted_sources TEXT NOT NULL DEFAULT '[]',
+          CHECK (kind = 'tool_call' OR scope IS NULL OR scope = 'once'),
+          CHECK ((kind = 'effect') = (capability IS NOT NULL AND effect IS NOT NULL AND effect_hash IS NOT NULL))
+        ) STRICT`,
+      `INSERT INTO approvals_v3 (${COLUMNS_V2}) SELECT ${COLUMNS_V2} FROM approvals`,
+      "DROP TABLE approvals",
+      "ALTER TABLE approvals_v3 RENAME TO approvals",
+      "CREATE UNIQUE INDEX approvals_pending_binding ON approvals (dedupe_key) WHERE status = 'pending'",
+      "CREATE INDEX approvals_run_tool ON approvals (run_id, tool, status)",
+      "CREATE INDEX approvals_status_expiry ON approvals (status, expires_at)",
+    ],
   },
 ];
 

@@ -11,8 +11,10 @@ export type ApprovalKind = "tool_call" | "effect";
  * `pending` → `approved` | `denied` | `expired`; `approved` → `used` (a `once` approval matched a
  * call) | `expired`. `denied` and `used` are final. Expiry is applied lazily, on read, with the
  * store's clock: a row may say `pending` on disk after its deadline, but no read reports it so.
+ * `pending` | `approved` → `withdrawn`: the run ended (cancelled, failed) before the approval was
+ * used; nothing can approve or use it any more.
  */
-export type ApprovalStatus = "pending" | "approved" | "denied" | "expired" | "used";
+export type ApprovalStatus = "pending" | "approved" | "denied" | "expired" | "used" | "withdrawn";
 
 /**
  * `once`: this call only (single use, bound to run, step, tool and arguments hash). `run`: every

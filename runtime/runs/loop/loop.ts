@@ -6,6 +6,7 @@ import type { Conversations } from "../conversations.js";
 import type { RunEndReason } from "../records.js";
 import type { Run } from "../run.js";
 import { spawnResultContent, subAgentOfTool, type SpawnResult, type SpawnSubAgentOptions, type SubAgentTool } from "../sub-agents.js";
+import { stopOnAuditFailure } from "../errors.js";
 import { ModelCallAudit } from "./model-calls.js";
 import { buildStepRequest } from "./request.js";
 import { effectiveMounts } from "../grant-limits.js";
@@ -100,7 +101,8 @@ export class RunLoop {
     const timer = setTimeout(() => {
       // The model call in flight ends as timed out (its audit record says so), then the run.
       controller.abort(new DOMException(`the run took longer than ${timeoutMs} ms (limits.run_timeout_ms)`, "TimeoutError"));
-      void this.#timeout(run, state, timeoutMs);
+      // A failed end write is the drive's guard's to retry (the run is ended here all the same).
+      void this.#timeout(run, state, timeoutMs).catch(() => undefined);
     }, Math.max(0, timeoutMs - state.activeMs));
     timer.unref();
     try {
@@ -109,7 +111,7 @@ export class RunLoop {
       if (!run.ended && !run.cancelled && !this.#closing) {
         const message = error instanceof Error ? error.message : String(error);
         const code = error instanceof ClawhiveError ? error.code : "loop_error";
-        await this.#finish(run, state, { reason: code, result: `the run failed: ${message}`, endReason: "failed" });
+        await this.#finish(run, state, { reason: code, result: `the run failed: ${code}: ${message}`, endReason: "failed" });
       }
     } finally {
       clearTimeout(timer);
@@ -185,6 +187,7 @@ export class RunLoop {
     } else if (run.status === "awaiting_approval") {
       const outcome = await run.resume();
       if (!outcome || outcome.status === "approval_required") return "paused";
+      stopOnAuditFailure(outcome);
       turn.results.push(outcomeResult(turn.uses[turn.index]!, outcome));
       turn.index++;
     }
@@ -286,6 +289,7 @@ export class RunLoop {
     try {
       const outcome = await run.callTool(use.name, use.input, { stepId: turn.stepId, ...(turn.context ? { context: turn.context } : {}) });
       if (outcome.status === "approval_required") return "paused";
+      stopOnAuditFailure(outcome);
       if (outcome.status === "error" && outcome.error.kind === "invalid-input") unusable();
       return outcomeResult(use, outcome);
     } catch (error) {
@@ -334,7 +338,7 @@ export class RunLoop {
     const unrecorded = await this.#modelCalls.get(run.id)?.settle();
     const stop: Stop =
       unrecorded !== undefined && stopped.endReason === "completed"
-        ? { reason: "audit_write_failed", result: `the run failed: a model call could not be recorded: ${unrecorded.message}`, endReason: "failed" }
+        ? { reason: "audit_write_failed", result: `the run failed: audit_write_failed: a model call could not be recorded: ${unrecorded.message}`, endReason: "failed" }
         : stopped;
     state.waiting = null;
     await this.#options.states.put(run.id, state);
