@@ -1,5 +1,13 @@
-import type { CommittedEffect } from "./errors.js";
 import type { ToolCallOutcome } from "./types.js";
+
+/** What a client is told of an effect that happened before the store failed. */
+export interface CommittedEffect {
+  tool_call_id: string;
+  tool: string;
+  capability: string;
+  /** The ToolCall's outcome as the run saw it (`ok` with its output, or `error`), or null while it had none. */
+  outcome: unknown;
+}
 
 /** An effect a run made: a host call above Safe that reached its proxy (its intent is on record). */
 export interface EffectMade {

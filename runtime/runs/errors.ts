@@ -1,15 +1,8 @@
 import { ClawhiveError } from "../errors.js";
-import type { EffectMade } from "./effects.js";
+import type { CommittedEffect, EffectMade } from "./effects.js";
 import type { ToolCallOutcome } from "./types.js";
 
-/** What a client is told of an effect that happened before the store failed. */
-export interface CommittedEffect {
-  tool_call_id: string;
-  tool: string;
-  capability: string;
-  /** The ToolCall's outcome as the run saw it (`ok` with its output, or `error`), or null while it had none. */
-  outcome: unknown;
-}
+export type { CommittedEffect } from "./effects.js";
 
 /**
  * The store failed after the run made effects, and even the run's failure could not be
