@@ -89,10 +89,13 @@ async function callWatchingHealth(call: { name: string; input: unknown }): Promi
   return { outcome: body.run.outcomes[0], answered, failed };
 }
 
-const ROWS: Array<{ why: string; call: { name: string; input: unknown }; fails: RegExp | undefined }> = [
+// `mayFinish`: how long the input takes depends on the machine (100 000 nested elements parse in
+// about 7 s on a quiet one, past the 10 s deadline on a loaded one); either end is fine as long
+// as it comes within the deadline and /health answers meanwhile.
+const ROWS: Array<{ why: string; call: { name: string; input: unknown }; fails: RegExp | undefined; mayFinish?: boolean }> = [
   { why: "an event with DURATION:P99999999W on a daily rule", call: { name: "calendar.list_events", input: { calendar_id: "primary", from: "2026-01-01", to: "2026-12-31" } }, fails: /calendar primary: the input took longer than \d+ ms/ },
   { why: "control: an ordinary calendar", call: { name: "calendar.list_events", input: { calendar_id: "ordinary", from: "2026-01-01", to: "2026-12-31" } }, fails: undefined },
-  { why: "a message whose HTML nests 100 000 deep", call: { name: "mail.list_unread", input: {} }, fails: /gmail: local message: the input took longer than \d+ ms/ },
+  { why: "a message whose HTML nests 100 000 deep", call: { name: "mail.list_unread", input: {} }, fails: /gmail: local message: the input took longer than \d+ ms/, mayFinish: true },
 ];
 
 for (const row of ROWS) {
@@ -103,8 +106,12 @@ for (const row of ROWS) {
       assert.equal(outcome.status, "ok", JSON.stringify(outcome).slice(0, 400));
       return;
     }
-    assert.equal(outcome.status, "error", JSON.stringify(outcome).slice(0, 400));
-    assert.match(JSON.stringify(outcome.error), row.fails);
+    if (row.mayFinish && outcome.status === "ok") {
+      assert.ok(JSON.stringify(outcome.output).length < 64 * 1024, "what is listed is bounded");
+    } else {
+      assert.equal(outcome.status, "error", JSON.stringify(outcome).slice(0, 400));
+      assert.match(JSON.stringify(outcome.error), row.fails);
+    }
     // The call ran for the whole parse deadline (seconds); a blocked main thread answers nothing meanwhile.
     assert.ok(answered >= 5, `/health answered ${answered} times during the call`);
   });

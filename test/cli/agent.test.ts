@@ -72,7 +72,7 @@ describe("clawhive agent validate", () => {
     [
       "an unacknowledged dangerous combination",
       "coder.yaml",
-      () => coderText.replace(/^acknowledge:\n {2}- fs-write-shell-same-mount\n/m, ""),
+      () => coderText.replace(/^ {2}- fs-write-shell-same-mount\n/m, ""),
       [/: grants\.shell\.exec\.mounts\[0\]: dangerous combination fs-write-shell-same-mount: .*acknowledge: \[fs-write-shell-same-mount\]/],
     ],
     ["a name that is not the file name", "other.yaml", () => defaultText, [/: name: must equal the file name \(other\), got default/]],
@@ -149,7 +149,7 @@ describe("clawhive agent validate", () => {
     assert.equal(code, 1);
     const reports = JSON.parse(stdout) as { file: string; ok: boolean; issues: { path: string; message: string }[]; warnings: { id: string }[] }[];
     assert.equal(reports.length, 2);
-    assert.deepEqual([reports[0]!.ok, reports[0]!.issues, reports[0]!.warnings.map((w) => w.id)], [true, [], ["fs-write-shell-same-mount"]]);
+    assert.deepEqual([reports[0]!.ok, reports[0]!.issues, reports[0]!.warnings.map((w) => w.id)], [true, [], ["fs-write-shell-same-mount", "shell-program-runner"]]);
     assert.equal(reports[1]!.file, badFile);
     assert.equal(reports[1]!.ok, false);
     assert.equal(reports[1]!.issues[0]?.path, "limits.max_tool_rounds");
@@ -201,7 +201,7 @@ describe("clawhive agent list", () => {
     assert.equal(code, 0);
     const list = JSON.parse(stdout) as { name: string; manifest: { grants: Record<string, unknown> }; warnings: { id: string }[] }[];
     assert.deepEqual(list.map((a) => a.name), ["coder", "default"]);
-    assert.deepEqual(list[0]!.warnings.map((w) => w.id), ["fs-write-shell-same-mount"]);
+    assert.deepEqual(list[0]!.warnings.map((w) => w.id), ["fs-write-shell-same-mount", "shell-program-runner"]);
     assert.ok("shell.exec" in list[0]!.manifest.grants);
   });
 
