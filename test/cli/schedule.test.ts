@@ -69,7 +69,7 @@ describe("clawhive schedule", () => {
     ["a bad cron", ["create", "writer", "t", "--cron", "sometimes"], /cron: "sometimes"/],
     ["a time without an offset", ["create", "writer", "t", "--at", "2030-01-01T09:00"], /--at .*offset/],
     ["a past time", ["create", "writer", "t", "--at", "2020-01-01T09:00:00Z"], /at: .* has passed/],
-    ["a grant wider than the agent's", ["create", "writer", "t", "--at", "2099-01-01T00:00:00Z", "--grants", '{"fs.read": {"mounts": [{"guest": "/etc", "host": "/etc"}]}}'], /grants\.fs\.read.*only narrow/],
+    ["a grant wider than the agent's", ["create", "writer", "t", "--at", "2099-01-01T00:00:00Z", "--grants", '{"fs.read": {"mounts": [{"guest": "/srv", "host": "/srv"}]}}'], /grants\.fs\.read.*only narrow/],
     ["an unknown agent", ["create", "ghost", "t", "--at", "2099-01-01T00:00:00Z"], /agent ghost: no such agent/],
     ["a bad --max-runs", ["create", "writer", "t", "--cron", "* * * * *", "--max-runs", "many"], /--max-runs many/],
     ["an unknown subcommand", ["every"], /unknown schedule command 'every'/],
