@@ -63,19 +63,35 @@ export function cappedFetch(inner: Fetch, maxBytes: number): Fetch {
     const counted =
       declared > maxBytes && response.headers.get("content-encoding") === null
         ? (void body.cancel().catch(() => undefined), erroredStream(tooLarge("response body", maxBytes)))
-        : body.pipeThrough(
-            new TransformStream<Uint8Array, Uint8Array>({
-              transform(chunk, controller) {
-                seen += chunk.byteLength;
-                if (seen > maxBytes) controller.error(tooLarge("response body", maxBytes));
-                else controller.enqueue(chunk);
-              },
-            }),
-          );
+        : countedStream(body, (bytes) => (seen += bytes) > maxBytes, () => tooLarge("response body", maxBytes));
     const wrapped = new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
     Object.defineProperty(wrapped, "url", { value: response.url });
     return wrapped;
   };
+}
+
+/**
+ * `body`, read chunk by chunk as the consumer pulls (no pipe machinery: a pull source costs one
+ * read per chunk, where pipeThrough costs several promise hops on every token of a stream).
+ */
+function countedStream(body: ReadableStream<Uint8Array>, over: (bytes: number) => boolean, error: () => Error): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (done) return controller.close();
+        if (over(value.byteLength)) {
+          controller.error(error());
+          void reader.cancel().catch(() => undefined);
+          return;
+        }
+        controller.enqueue(value);
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 function erroredStream(error: Error): ReadableStream<Uint8Array> {
