@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { httpMetrics, type RuntimeMetrics } from "../metrics/index.js";
-import type { McpHttpSessions } from "../mcp/index.js";
+import type { McpEndpoint } from "../mcp/lazy.js";
 import type { DownloadOptions } from "../plugins/install/index.js";
 import { runRoutes } from "./routes/runs.js";
 import { scheduleRoutes } from "./routes/schedules.js";
@@ -85,7 +85,7 @@ export interface AppOptions {
    * Serves MCP over streamable HTTP at `/mcp?agent=NAME` (bearer token as for `/v1`; admin or
    * client role; an admin's elicitation answers decide approvals).
    */
-  readonly mcp?: McpHttpSessions;
+  readonly mcp?: McpEndpoint;
   /** Routes declared elsewhere (`defineRoute`), mounted and documented like the built-in ones. */
   readonly routes?: readonly ApiRoute[];
 }
@@ -175,7 +175,7 @@ function declaredRoutes(options: AppOptions): ApiRoute[] {
  * `/mcp`: the Origin check (MCP's DNS-rebinding defence), the same bearer tokens as `/v1`, and
  * the roles that may start runs; the session itself is the MCP room's.
  */
-function mountMcp(app: Hono<ApiEnv>, sessions: McpHttpSessions, options: AppOptions): void {
+function mountMcp(app: Hono<ApiEnv>, sessions: McpEndpoint, options: AppOptions): void {
   app.use("/mcp", checkMcpOrigin(options.cors?.origins ?? []));
   app.use("/mcp", authenticate(options.tokens));
   app.all("/mcp", async (c) => {

@@ -3,7 +3,7 @@ import { sharedParsePool } from "../../host-proxies/_parse/index.js";
 import { API_SERVER_OPTIONS, createApp } from "../api/app.js";
 import { ensureAdminToken, openTokenStore } from "../api/auth/index.js";
 import { formatListen, loadConfig, runtimeOptionsFrom } from "../config/index.js";
-import { McpHttpSessions } from "../mcp/index.js";
+import { LazyMcpHttpSessions } from "../mcp/lazy.js";
 import { createRuntimeMetrics } from "../metrics/index.js";
 import { Runtime } from "../runtime.js";
 import { parseCommandArgs } from "./args.js";
@@ -49,7 +49,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     console.error(`clawhive: first start: created admin token ${first.info.id}; it is shown this once (the store keeps only its hash):`);
     console.log(first.token);
   }
-  const mcp = new McpHttpSessions(runtime, { version: VERSION });
+  const mcp = new LazyMcpHttpSessions(runtime, { version: VERSION });
   const app = createApp({
     runtime,
     mcp,

@@ -4,3 +4,5 @@ export type { McpSessionOptions } from "./session.js";
 export { McpHttpSessions } from "./http.js";
 export type { McpHttpCaller, McpHttpOptions } from "./http.js";
 export { approvalMessage } from "./approval.js";
+export { LazyMcpHttpSessions } from "./lazy.js";
+export type { McpEndpoint } from "./lazy.js";

@@ -13,7 +13,7 @@ import { ElicitRequestSchema, ToolListChangedNotificationSchema, type ElicitResu
 import { createApp } from "../../runtime/api/app.js";
 import { openTokenStore } from "../../runtime/api/auth/index.js";
 import type { Runtime } from "../../runtime/index.js";
-import { McpHttpSessions } from "../../runtime/mcp/index.js";
+import { LazyMcpHttpSessions, McpHttpSessions } from "../../runtime/mcp/index.js";
 import { echoComponent, writePackage } from "../helpers/plugin-packages.js";
 import { defineTestAgent, tempDir, testRuntime } from "../helpers/runtime.js";
 import { jsonCall, listen, type Listening } from "../api/fixtures.js";
@@ -21,7 +21,8 @@ import { jsonCall, listen, type Listening } from "../api/fixtures.js";
 let runtime: Runtime;
 let dispose: () => Promise<void>;
 let server: Listening;
-let sessions: McpHttpSessions;
+// As `clawhive serve` mounts it: loaded on the first /mcp request.
+let sessions: LazyMcpHttpSessions;
 let work: string;
 const token: Record<"admin" | "client" | "approver", string> = { admin: "", client: "", approver: "" };
 const tokenId: Record<"admin" | "client", string> = { admin: "", client: "" };
@@ -41,7 +42,7 @@ before(async () => {
   tokenId.admin = admin.info.id;
   tokenId.client = client.info.id;
   token.approver = (await tokens.create("approver")).token;
-  sessions = new McpHttpSessions(runtime, { version: "test", pollMs: 20, watchMs: 100 });
+  sessions = new LazyMcpHttpSessions(runtime, { version: "test", pollMs: 20, watchMs: 100 });
   server = await listen(createApp({ runtime, tokens, version: "test", mcp: sessions }));
 });
 
