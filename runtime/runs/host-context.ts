@@ -2,6 +2,7 @@ import { createFsProxy, fsHostFunctions, type FsMount, type FsProxy, type MountH
 import { createLogProxy, logHostFunctions, type LineBudget, type LogLine } from "../../host-proxies/log/index.js";
 import { createHttpProxy, httpHostFunctions, type HttpHop } from "../../host-proxies/http/index.js";
 import { auditRefusedHop, checkHop } from "./redirect-hops.js";
+import { hostCallSubject } from "./host-call-subject.js";
 import { createShellProxy, resolveShellGrant, shellHostFunctions, type SandboxInfo, type ShellProxy } from "../../host-proxies/shell/index.js";
 import type { GmailResource, HttpResource, ShellResource } from "../policy/catalogue/index.js";
 import { createKvProxy, kvHostFunctions } from "../../host-proxies/kv/index.js";
@@ -332,21 +333,7 @@ async function deny(
 }
 
 function subject(options: HostContextOptions, call: HostCall, request: CapabilityRequest | undefined, approvalResult: string | null): AuditSubject {
-  const active = options.active();
-  return {
-    ...options.subject(),
-    kind: "host_call",
-    stepId: active?.stepId ?? null,
-    plugin: active?.tool.plugin.name ?? null,
-    tool: active?.qualifiedName ?? null,
-    toolCall: active ? { id: active.toolCallId, name: active.qualifiedName } : null,
-    hostCall: { proxy: call.iface, function: call.fn },
-    args: (request?.canonical ?? { fn: call.fn }) as never,
-    requestedCapabilities: request ? [request.capability] : [],
-    grantedCapabilities: Object.keys(options.layers.agent.grants),
-    approvalRequired: approvalResult !== null,
-    approvalResult,
-  };
+  return hostCallSubject(options, { proxy: call.iface, fn: call.fn, args: request?.canonical ?? { fn: call.fn }, capability: request?.capability }, approvalResult);
 }
 
 function outcomeOf(result: HostCallResult): OutcomeInput {

@@ -7,6 +7,7 @@ import type { HopRefusal, HttpHop } from "../../host-proxies/http/index.js";
 import type { Denial } from "../../host-proxies/types.js";
 import { decideHostCall } from "../policy/engine.js";
 import type { HostContextOptions } from "./host-context.js";
+import { hostCallSubject } from "./host-call-subject.js";
 
 /** Every redirect hop is decided like a first request: each layer, each time. */
 export function checkHop(options: HostContextOptions, hop: HttpHop): Denial | undefined {
@@ -27,20 +28,12 @@ export function checkHop(options: HostContextOptions, hop: HttpHop): Denial | un
 
 /** Records a refused hop as a denial of the host call that followed the redirect. */
 export async function auditRefusedHop(options: HostContextOptions, refusal: HopRefusal): Promise<void> {
-  const active = options.active();
   await options.audit.appendDenial({
-    ...options.subject(),
-    kind: "host_call",
-    stepId: active?.stepId ?? null,
-    plugin: active?.tool.plugin.name ?? null,
-    tool: active?.qualifiedName ?? null,
-    toolCall: active ? { id: active.toolCallId, name: active.qualifiedName } : null,
-    hostCall: { proxy: "http", function: "fetch" },
-    args: { fn: "fetch", method: refusal.method, url: refusal.to, redirect: { index: refusal.index, from: refusal.from } },
-    requestedCapabilities: ["http.fetch"],
-    grantedCapabilities: Object.keys(options.layers.agent.grants),
-    approvalRequired: false,
-    approvalResult: null,
+    ...hostCallSubject(
+      options,
+      { proxy: "http", fn: "fetch", args: { fn: "fetch", method: refusal.method, url: refusal.to, redirect: { index: refusal.index, from: refusal.from } }, capability: "http.fetch" },
+      null,
+    ),
     denial: refusal.denial,
   });
 }
