@@ -83,3 +83,15 @@ function writeObject(value: object, depth: number): string {
   }
   return `${out}}`;
 }
+
+/** A stored record's `args` read back as an object; null when it is absent, not JSON or not an object. */
+export function storedObject(args: string | null): Record<string, unknown> | null {
+  if (args === null) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    return null;
+  }
+  return parsed === null || typeof parsed !== "object" || Array.isArray(parsed) ? null : (parsed as Record<string, unknown>);
+}

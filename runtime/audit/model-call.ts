@@ -1,6 +1,6 @@
 import { EMPTY, invalid, requireText, runColumns } from "./body.js";
 import type { BodyContext } from "./body.js";
-import type { JsonValue } from "./json.js";
+import { storedObject, type JsonValue } from "./json.js";
 import type { RecordBody } from "./schema.js";
 import type { ModelCallInput, ModelCallSummary } from "./types.js";
 
@@ -76,15 +76,8 @@ export function baseUrlHost(baseUrl: string | null | undefined): string | null {
 
 /** A stored model_call record's arguments, read back; null when they are not what this module writes. */
 export function parseModelCall(args: string | null): ModelCallSummary | null {
-  if (args === null) return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(args);
-  } catch {
-    return null;
-  }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return null;
-  const o = parsed as Record<string, unknown>;
+  const o = storedObject(args);
+  if (o === null) return null;
   const num = (value: unknown): number | null => (typeof value === "number" ? value : null);
   const str = (value: unknown): string | null => (typeof value === "string" ? value : null);
   return {

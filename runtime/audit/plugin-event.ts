@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { EMPTY, invalid, requireText } from "./body.js";
 import type { BodyContext } from "./body.js";
-import type { JsonValue } from "./json.js";
+import { storedObject, type JsonValue } from "./json.js";
 import type { RecordBody } from "./schema.js";
 import type { PluginEventInput, PluginEventSummary } from "./types.js";
 
@@ -62,15 +62,8 @@ export function pluginEventBody(input: PluginEventInput, context: BodyContext): 
 
 /** A stored plugin record's arguments, read back; null when they are not what this module writes. */
 export function parsePluginEvent(args: string | null): PluginEventSummary | null {
-  if (args === null) return null;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(args);
-  } catch {
-    return null;
-  }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return null;
-  const o = parsed as Record<string, unknown>;
+  const o = storedObject(args);
+  if (o === null) return null;
   const str = (value: unknown): string | null => (typeof value === "string" ? value : null);
   return {
     action: str(o.action) ?? "",
