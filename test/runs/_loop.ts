@@ -59,7 +59,7 @@ export function wire(tool: string): string {
   return tool.replace(".", "__");
 }
 
-export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
+export async function until(check: () => boolean | Promise<boolean>, what: string, ms = 20_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

@@ -32,7 +32,7 @@ async function defineAgents(runtime: Runtime, baseUrl: string, dir: string): Pro
   await define("lead", {
     sub_agents: ["helper", "mid"],
     grants: { ...files, "agent.spawn": { agents: ["helper", "mid"] } },
-    limits: { run_timeout_ms: 1500, call_timeout_ms: 1500, max_depth: 2 },
+    limits: { run_timeout_ms: 3000, call_timeout_ms: 3000, max_depth: 2 },
   });
 }
 
@@ -118,7 +118,7 @@ test("a child's approval makes the parent wait; approved through the API, the ch
   assert.ok(events.some((e) => e.type === "approval-required" && (e.data as { subAgentRunId?: string }).subAgentRunId === helperId), "the parent's stream shows the wait");
 
   // Longer than the lead's run timeout: waiting does not count against it.
-  await new Promise((resolve) => setTimeout(resolve, 1700));
+  await new Promise((resolve) => setTimeout(resolve, 3300));
   assert.equal((await f.runtime.records.get(leadId))?.status, "awaiting_approval");
   const decided = await call(f, "POST", `/v1/approvals/${approvalId}`, { token: f.token.approver, json: { decision: "approve" } });
   assert.equal(decided.status, 200, decided.text);
