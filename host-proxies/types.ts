@@ -13,6 +13,18 @@ export interface Denial {
   message: string;
 }
 
+/**
+ * One grant's decision on one canonical request: what every proxy's matcher returns and the
+ * policy gate ANDs across layers.
+ */
+export type Decision = { allow: true } | { allow: false; denial: Denial };
+
+export const ALLOW: Decision = Object.freeze({ allow: true });
+
+export function deny(capability: string, reason: string, message: string): Decision {
+  return { allow: false, denial: { capability, reason, message } };
+}
+
 /** `clawhive:host/types.host-error`, in jco's `{tag, val}` shape. */
 export type HostError =
   | { tag: "denied"; val: Denial }

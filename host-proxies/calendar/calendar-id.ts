@@ -4,7 +4,7 @@
  * whatever could steer a path (`/`, `\`, `..`, a leading dot) or a glob (`*`) is refused, so
  * the string the grant matched is the string the backend opens.
  */
-import { globMatches } from "../../runtime/policy/catalogue/glob.js";
+import { globMatches } from "../glob.js";
 import { HostProxyError } from "../types.js";
 
 export const MAX_CALENDAR_ID_LENGTH = 255;

@@ -9,7 +9,7 @@
  * through `UNREAD`. A message is visible when one of its other labels is granted; granted state
  * labels are then shown with it, and a granted state label may be listed (it filters).
  */
-import { anyGlobMatches } from "../../runtime/policy/catalogue/glob.js";
+import { anyGlobMatches } from "../glob.js";
 
 const STATE_LABELS = new Set(["UNREAD", "STARRED", "IMPORTANT"]);
 

@@ -18,8 +18,8 @@
  * - Names are DNS names of letter, digit and hyphen labels: anything else could not match a
  *   host pattern and only makes resolvers disagree.
  */
-import { HTTP_METHODS } from "../../runtime/policy/catalogue/http.js";
-import type { HttpCredential, HttpMethod } from "../../runtime/policy/catalogue/http.js";
+import { HTTP_METHODS } from "./resource.js";
+import type { HttpCredential, HttpMethod } from "./resource.js";
 import { HostProxyError } from "../types.js";
 import { canonicalHeaders } from "./headers.js";
 import { parseIp } from "./ip.js";

@@ -13,7 +13,7 @@
  * - Never over plain http except to a loopback address: on the wire it would be readable by
  *   every hop between here and the server (RFC 6750 §5.3: bearer tokens need TLS).
  */
-import type { HttpCredential, HttpResource } from "../../runtime/policy/catalogue/http.js";
+import type { HttpCredential, HttpResource } from "./resource.js";
 import { HostProxyError } from "../types.js";
 import { isLoopback } from "./address.js";
 import { HTTP_DENIAL_REASONS, httpDenied } from "./reasons.js";

@@ -8,8 +8,8 @@
  */
 import type { IncomingMessage } from "node:http";
 import { InvalidInputError } from "../../runtime/errors.js";
-import { httpFetch } from "../../runtime/policy/catalogue/http.js";
-import type { HttpResource } from "../../runtime/policy/catalogue/http.js";
+import { matchHttpRequest } from "./resource.js";
+import type { HttpResource } from "./resource.js";
 import { HostProxyError } from "../types.js";
 import { ACCEPT_ENCODING, readBody } from "./body.js";
 import { canonicalizeHttpRequest } from "./canonicalize.js";
@@ -169,7 +169,7 @@ class GrantedHttpProxy implements HttpProxy {
 
   /** The proxy's own grant, on every hop: the gate decided too, but a gate bug must not widen this. */
   #decide(hop: CanonicalHttpRequest): void {
-    const decision = httpFetch.matches(this.#grant, { scheme: hop.scheme, host: hop.host, port: hop.port, method: hop.method });
+    const decision = matchHttpRequest(this.#grant, { scheme: hop.scheme, host: hop.host, port: hop.port, method: hop.method });
     if (!decision.allow) throw new HostProxyError({ tag: "denied", val: decision.denial });
   }
 

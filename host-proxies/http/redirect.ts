@@ -6,7 +6,7 @@
  * name"). When the origin changes, the plugin's own credentials (Authorization, Cookie) stay
  * behind (Fetch standard; CVE-2022-0235).
  */
-import type { HttpCredential } from "../../runtime/policy/catalogue/http.js";
+import type { HttpCredential } from "./resource.js";
 import type { IncomingMessage } from "node:http";
 import { HostProxyError } from "../types.js";
 import { canonicalizeHttpRequest } from "./canonicalize.js";

@@ -3,7 +3,7 @@
  * camelCase objects, `option<T>` is `T | undefined`, `list<u8>` is `Uint8Array`, `u64` is
  * `bigint`; and the canonical request the proxy decides on and acts on.
  */
-import type { HttpMethod, HttpRequest } from "../../runtime/policy/catalogue/http.js";
+import type { HttpMethod, HttpRequest } from "./resource.js";
 import type { Denial } from "../types.js";
 
 /** `header`. Names are compared case-insensitively; the proxy lowercases them. */

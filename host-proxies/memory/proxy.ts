@@ -9,13 +9,10 @@ import { InvalidInputError } from "../../runtime/errors.js";
 import type { MemoryHit, MemoryStore, SearchMode } from "../../runtime/memory/index.js";
 import { MemoryError } from "../../runtime/memory/errors.js";
 import { HostProxyError } from "../types.js";
-import { canonicalScope, type MemoryScope } from "./scope.js";
+import { canonicalScope, SHARED_MEMORY_OWNER, type MemoryScope } from "./scope.js";
 
-/**
- * The owner of shared scopes (`user`, `project/<name>`). Agent names match
- * `^[a-z0-9][a-z0-9_-]{0,63}$`, so no agent can ever be this owner and read shared memory as its own.
- */
-export const SHARED_MEMORY_OWNER = "@shared";
+export { SHARED_MEMORY_OWNER };
+
 
 /** Most hits one search returns; the default is 5. */
 export const MAX_MEMORY_K = 20;

@@ -10,6 +10,12 @@ import { HostProxyError } from "../types.js";
 const PROJECT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
 /** The longest scope: `project/` and a 64-character name. */
+/**
+ * The owner of shared scopes (`user`, `project/<name>`). Agent names match
+ * `^[a-z0-9][a-z0-9_-]{0,63}$`, so no agent can ever be this owner and read shared memory as its own.
+ */
+export const SHARED_MEMORY_OWNER = "@shared";
+
 export const MAX_SCOPE_LENGTH = 72;
 
 export type MemoryScope = "agent" | "user" | `project/${string}`;

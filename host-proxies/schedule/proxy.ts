@@ -9,33 +9,64 @@
  * layer the creating run answers to — its agent, its task, each ancestor — or the call is
  * refused `wider-than-creator`.
  */
-import type { AgentManifest } from "../../runtime/agents/index.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "../../runtime/errors.js";
-import { grantCovers, type CapabilityGrant } from "../../runtime/policy/catalogue/index.js";
-import type { Scheduler } from "../../runtime/schedules/index.js";
+import type { ScheduleRecord } from "../../runtime/schedules/records.js";
 import { HostProxyError } from "../types.js";
 import { SCHEDULE_DENIAL_REASONS, scheduleDenied } from "./reasons.js";
 import { parseScheduleSpec, scheduleInfo, type ScheduleInfo } from "./spec.js";
 
+/**
+ * A grant as the policy engine holds it: opaque to the proxy, which only asks `covers` whether
+ * one lies within another and stores the captured one with the schedule.
+ */
+export type Grant = unknown;
+
 /** One grant the creating run answers to, named as the policy engine names it. */
-export interface CreatorLayer {
+export interface CreatorLayer<G = Grant> {
   who: string;
-  grants: CapabilityGrant;
+  grants: G;
 }
 
-export interface ScheduleProxyOptions {
-  /** The runtime's scheduler (what it stores is fired by every node sharing the store). */
-  scheduler: Pick<Scheduler, "create" | "list" | "cancel" | "liveCreatedBy">;
+/** What the proxy asks the policy engine: whether `inner` lies within `outer`, and if not where. */
+export type GrantCovers<G = Grant> = (outer: G, inner: G) => { covered: true } | { covered: false; path: string; reason: string };
+
+/** What a schedule a run creates is stored as (the runtime's scheduler takes it as it is). */
+export interface ScheduleCreateRequest<G = Grant> {
+  agent: string;
+  task: string;
+  grants: G;
+  ownerToken: string | null;
+  at?: number;
+  cron?: string;
+  timezone?: string;
+  until?: number;
+  maxRuns?: number;
+  createdBy: { agent: string; run: string };
+}
+
+/** The runtime's scheduler as the proxy uses it (what it stores is fired by every node sharing the store). */
+export interface SchedulePort<G = Grant> {
+  create(input: ScheduleCreateRequest<G>, options: { liveLimit?: number }): Promise<ScheduleRecord>;
+  list(options: { createdByAgent: string }): Promise<ScheduleRecord[]>;
+  cancel(id: string, options: { createdByAgent: string }): Promise<unknown>;
+  liveCreatedBy(agent: string): Promise<number>;
+}
+
+export interface ScheduleProxyOptions<G = Grant> {
+  scheduler: SchedulePort<G>;
   /** The creating run and its agent. */
   run: { id: string; agent: string };
   /** Who owns the creating run (an API token, or none): the runs a schedule starts are theirs too. */
   ownerToken: () => Promise<string | null>;
   /** The run's effective grant: its task's if narrowed, else its agent's. */
-  effectiveGrant: CapabilityGrant;
+  effectiveGrant: G;
   /** Every layer the run answers to: its agent, its task (when narrowed), each ancestor. */
-  layers: readonly CreatorLayer[];
-  /** The agents as they are now. */
-  agents: () => Promise<readonly AgentManifest[]>;
+  layers: readonly CreatorLayer<G>[];
+  /** The tightest `max_schedules` of those layers, if any sets one. */
+  liveLimit: number | undefined;
+  /** The agents as they are now: each one's name and manifest grant. */
+  agents: () => Promise<readonly { name: string; grants: G }[]>;
+  covers: GrantCovers<G>;
 }
 
 export interface ScheduleProxy {
@@ -49,14 +80,14 @@ export interface ScheduleProxy {
 /** The longest schedule id a call may name (ids are `sch_<uuid>`). */
 const MAX_ID_CHARS = 100;
 
-export function createScheduleProxy(options: ScheduleProxyOptions): ScheduleProxy {
+export function createScheduleProxy<G>(options: ScheduleProxyOptions<G>): ScheduleProxy {
   return new RunScheduleProxy(options);
 }
 
-class RunScheduleProxy implements ScheduleProxy {
-  readonly #o: ScheduleProxyOptions;
+class RunScheduleProxy<G> implements ScheduleProxy {
+  readonly #o: ScheduleProxyOptions<G>;
 
-  constructor(options: ScheduleProxyOptions) {
+  constructor(options: ScheduleProxyOptions<G>) {
     this.#o = options;
   }
 
@@ -75,7 +106,7 @@ class RunScheduleProxy implements ScheduleProxy {
       if (target === undefined) throw HostProxyError.invalidInput(`schedule.create: agent ${spec.agent}: no such agent`);
       const captured = target.name === this.#o.run.agent ? this.#o.effectiveGrant : target.grants;
       for (const layer of this.#o.layers) {
-        const coverage = grantCovers(layer.grants, captured);
+        const coverage = this.#o.covers(layer.grants, captured);
         if (!coverage.covered) {
           throw scheduleDenied(
             SCHEDULE_DENIAL_REASONS.widerThanCreator,
@@ -96,7 +127,7 @@ class RunScheduleProxy implements ScheduleProxy {
           ...(spec.maxRuns === undefined ? {} : { maxRuns: spec.maxRuns }),
           createdBy: { agent: this.#o.run.agent, run: this.#o.run.id },
         },
-        { liveLimit: this.#liveLimit() },
+        this.#o.liveLimit === undefined ? {} : { liveLimit: this.#o.liveLimit },
       );
       return scheduleInfo(record);
     });
@@ -116,14 +147,6 @@ class RunScheduleProxy implements ScheduleProxy {
     });
   }
 
-  /**
-   * The tightest `max_schedules` of every layer: the policy decided on the count before the
-   * call, and the store decides again in the write, so racing runs of one agent cannot pass it.
-   */
-  #liveLimit(): number | undefined {
-    const limits = this.#o.layers.map((l) => l.grants.schedule?.max_schedules).filter((n): n is number => n !== undefined);
-    return limits.length === 0 ? undefined : Math.min(...limits);
-  }
 }
 
 /** Runs one call; whatever fails leaves as a `HostProxyError` a guest may see. */

@@ -3,7 +3,7 @@
  * them. The spec comes from guest memory: every field is checked here, and bounded, before
  * anything else reads it.
  */
-import type { ScheduleRecord } from "../../runtime/schedules/index.js";
+import type { ScheduleRecord } from "../../runtime/schedules/records.js";
 import { HostProxyError } from "../types.js";
 
 /** The longest task text a run may schedule, in characters (a person's API allows more). */

@@ -15,9 +15,9 @@
  * - `deny`: glob patterns checked against EVERY argument, operands and post-`--` included:
  *   a rule cannot know how each program parses its argv, so it does not guess.
  */
-import { globMatches } from "./glob.js";
-import type { Decision } from "./types.js";
-import { ALLOW, deny } from "./types.js";
+import { globMatches } from "../glob.js";
+import type { Decision } from "../types.js";
+import { ALLOW, deny } from "../types.js";
 
 export interface CommandRule {
   name: string;

@@ -11,7 +11,7 @@ import { constants, promises as fsp } from "node:fs";
 import type { BigIntStats } from "node:fs";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { InvalidInputError } from "../../runtime/errors.js";
-import type { ShellResource } from "../../runtime/policy/catalogue/shell.js";
+import type { ShellResource } from "./resource.js";
 import { isProgramRunner, programKey } from "./dangerous-options.js";
 import type { CommandIdentity, ResolvedCommand, ResolvedShellGrant } from "./types.js";
 

@@ -3,7 +3,7 @@
  * camelCase objects, `option<T>` is `T | undefined`, `list<u8>` is `Uint8Array`, `u64` is
  * `bigint` — and the proxy's own resolved and canonical values.
  */
-import type { CommandRule } from "../../runtime/policy/catalogue/shell-argv.js";
+import type { CommandRule } from "./argv.js";
 import type { CanonicalFsPath, FsMount } from "../fs/index.js";
 
 /** `exec-request`. */

@@ -4,7 +4,7 @@
  * the agent's own partition with source `person`, and forgets an episode. Scopes are the proxy's
  * own (`agent`, `user`, `project/<name>`), canonicalised by the same function.
  */
-import { canonicalScope, SHARED_MEMORY_OWNER, type MemoryScope } from "../../host-proxies/memory/index.js";
+import { canonicalScope, SHARED_MEMORY_OWNER, type MemoryScope } from "../../host-proxies/memory/scope.js";
 import { HostProxyError } from "../../host-proxies/types.js";
 import { InvalidInputError } from "../errors.js";
 import type { MemoryStore } from "./memory-store.js";

@@ -6,14 +6,14 @@
 import type { AuditSubject } from "../audit/index.js";
 import type { PolicyLayers } from "../policy/engine.js";
 
-interface Source {
+export interface HostCallSource {
   subject: () => Omit<AuditSubject, "kind">;
   active: () => { stepId: string; qualifiedName: string; toolCallId: string; tool: { plugin: { name: string } } } | undefined;
   layers: PolicyLayers;
 }
 
 export function hostCallSubject(
-  source: Source,
+  source: HostCallSource,
   call: { proxy: string; fn: string; args: unknown; capability: string | undefined },
   approvalResult: string | null,
 ): AuditSubject {

@@ -15,7 +15,7 @@ import { HostProxyError, type Denial, type HostCall, type HostCallHandler, type 
 import type { AuditLog, AuditSubject, DeferredIntent, OutcomeInput } from "../audit/index.js";
 import { decideHostCall, type CallingTool, type PolicyLayers } from "../policy/engine.js";
 import { hostCallRequest, isDenial, type CapabilityRequest } from "../policy/host-call-request.js";
-import { riskAbove } from "../policy/catalogue/index.js";
+import { grantCovers, riskAbove, tightestScheduleLimit, type CapabilityGrant } from "../policy/catalogue/index.js";
 import type { Risk } from "../plugins/manifest.js";
 
 type HostFunctions = Record<string, (args: unknown[]) => Promise<unknown>>;
@@ -62,7 +62,7 @@ export interface HostContextOptions {
    * The runtime's scheduler and what the schedule proxy needs of the run (bound only when the
    * agent is granted `schedule`); the run's layers come from `layers`.
    */
-  schedule?: Pick<ScheduleProxyOptions, "scheduler" | "run" | "ownerToken" | "agents"> | undefined;
+  schedule?: Pick<ScheduleProxyOptions<CapabilityGrant>, "scheduler" | "run" | "ownerToken" | "agents"> | undefined;
   /** The memory of the run's agent chain and the runtime's store (present when the agent is granted memory). */
   memory?: MemoryProxyOptions | undefined;
   /** The agent's shell.exec grant; commands are resolved to fixed paths when the instance is bound. */
@@ -280,14 +280,17 @@ function calendarProxy(create: typeof import("../../host-proxies/calendar/index.
  * engine's words (its agent, its task, each ancestor), and its effective grant. A step's
  * elevation is left out: it lasts one step, a schedule outlives the run.
  */
-function creatorLayers(layers: PolicyLayers): Pick<ScheduleProxyOptions, "layers" | "effectiveGrant"> {
+function creatorLayers(layers: PolicyLayers): Pick<ScheduleProxyOptions<CapabilityGrant>, "layers" | "effectiveGrant" | "liveLimit" | "covers"> {
+  const all = [
+    { who: `agent ${layers.agent.name}`, grants: layers.agent.grants },
+    ...(layers.task ? [{ who: "the task", grants: layers.task }] : []),
+    ...(layers.parents ?? []).map((p) => ({ who: `parent agent ${p.name}`, grants: p.grants })),
+  ];
   return {
     effectiveGrant: layers.task ?? layers.agent.grants,
-    layers: [
-      { who: `agent ${layers.agent.name}`, grants: layers.agent.grants },
-      ...(layers.task ? [{ who: "the task", grants: layers.task }] : []),
-      ...(layers.parents ?? []).map((p) => ({ who: `parent agent ${p.name}`, grants: p.grants })),
-    ],
+    layers: all,
+    liveLimit: tightestScheduleLimit(all.map((l) => l.grants)),
+    covers: grantCovers,
   };
 }
 

@@ -6,11 +6,18 @@
 import type { HopRefusal, HttpHop } from "../../host-proxies/http/index.js";
 import type { Denial } from "../../host-proxies/types.js";
 import { decideHostCall } from "../policy/engine.js";
-import type { HostContextOptions } from "./host-context.js";
-import { hostCallSubject } from "./host-call-subject.js";
+import type { AuditLog } from "../audit/index.js";
+import type { CallingTool } from "../policy/engine.js";
+import { hostCallSubject, type HostCallSource } from "./host-call-subject.js";
+
+/** What deciding and recording a hop needs of the host context (a narrow view of its options). */
+export interface HopContext extends HostCallSource {
+  active: () => (ReturnType<HostCallSource["active"]> & { tool: CallingTool; risk: string }) | undefined;
+  audit: Pick<AuditLog, "appendDenial">;
+}
 
 /** Every redirect hop is decided like a first request: each layer, each time. */
-export function checkHop(options: HostContextOptions, hop: HttpHop): Denial | undefined {
+export function checkHop(options: HopContext, hop: HttpHop): Denial | undefined {
   const active = options.active();
   if (!active) return { capability: "http.fetch", reason: "no-tool-call", message: "the ToolCall ended during the request" };
   const decision = decideHostCall(options.layers, active.tool, {
@@ -27,7 +34,7 @@ export function checkHop(options: HostContextOptions, hop: HttpHop): Denial | un
 }
 
 /** Records a refused hop as a denial of the host call that followed the redirect. */
-export async function auditRefusedHop(options: HostContextOptions, refusal: HopRefusal): Promise<void> {
+export async function auditRefusedHop(options: HopContext, refusal: HopRefusal): Promise<void> {
   await options.audit.appendDenial({
     ...hostCallSubject(
       options,

@@ -11,7 +11,7 @@ import type { FsMount } from "../../host-proxies/fs/index.js";
 import type { Denial } from "../../host-proxies/types.js";
 import type { SandboxInfo } from "../../host-proxies/shell/index.js";
 import type { Store } from "../store/index.js";
-import type { Scheduler } from "../schedules/index.js";
+import type { Scheduler } from "../schedules/scheduler.js";
 import type { MemoryStore } from "../memory/index.js";
 import type { MemoryTrust } from "./run-memory.js";
 import type { Backends } from "./backends.js";

@@ -41,3 +41,12 @@ export function grantCovers(outer: CapabilityGrant, inner: CapabilityGrant): Cov
   }
   return COVERED;
 }
+
+/**
+ * The tightest `schedule.max_schedules` among `grants` (every layer a run answers to), if any
+ * sets one: the policy decides the count before a create, and the store again in the write.
+ */
+export function tightestScheduleLimit(grants: readonly CapabilityGrant[]): number | undefined {
+  const limits = grants.map((g) => g.schedule?.max_schedules).filter((n): n is number => n !== undefined);
+  return limits.length === 0 ? undefined : Math.min(...limits);
+}

@@ -7,14 +7,15 @@
  */
 import * as v from "valibot";
 import { strictObject } from "./strict.js";
-import { HostPatternSchema, hostMatches, hostPatternCovers, isCanonicalIp } from "./host-pattern.js";
+import { HostPatternSchema, hostPatternCovers, isCanonicalIp } from "../../../host-proxies/http/host-pattern.js";
+import { effectivePorts, HTTP_METHODS, matchHttpRequest } from "../../../host-proxies/http/resource.js";
+import type { HttpCredential, HttpRequest, HttpResource } from "../../../host-proxies/http/resource.js";
 import { unique } from "./names.js";
-import type { CapabilityEntry, Coverage, Decision } from "./types.js";
-import { ALLOW, COVERED, deny, firstUncovered, notCovered } from "./types.js";
+import type { CapabilityEntry, Coverage } from "./types.js";
+import { COVERED, firstUncovered, notCovered } from "./types.js";
 
-export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
-export type HttpMethod = (typeof HTTP_METHODS)[number];
-const DEFAULT_PORTS = { http: 80, https: 443 } as const;
+export { effectivePorts, HTTP_METHODS } from "../../../host-proxies/http/resource.js";
+export type { HttpCredential, HttpMethod, HttpRequest, HttpResource } from "../../../host-proxies/http/resource.js";
 
 // Canonical form only: the proxy compares the resolved address as a string, so `::FFFF:a.b.c.d`
 // or `010.0.0.1` would never match and would only look like an allowance.
@@ -36,7 +37,7 @@ const CredentialSchema = strictObject({
   /** Prefix before the value, e.g. `Bearer`; empty for raw values such as API keys. */
   scheme: v.optional(v.pipe(v.string(), v.regex(/^([A-Za-z][A-Za-z0-9-]{0,31})?$/, "expected an auth scheme like Bearer, or \"\" for a raw value such as an API key")), "Bearer"),
 });
-export type HttpCredential = v.InferOutput<typeof CredentialSchema>;
+
 
 const HttpResourceSchema = strictObject({
   schemes: v.pipe(v.optional(v.array(v.picklist(["https", "http"])), () => ["https" as const]), v.check((items) => unique(items), "schemes must be unique")),
@@ -55,20 +56,12 @@ const HttpResourceSchema = strictObject({
     v.description("secrets the host adds to requests for one exact host (never seen by the plugin or the model)"),
   ),
 });
-export type HttpResource = v.InferOutput<typeof HttpResourceSchema>;
-
-/** A request after the http proxy's canonicalisation: `port` always filled in. */
-export interface HttpRequest {
-  scheme: string;
-  host: string;
-  port: number;
-  method: string;
-}
-
-/** The ports a grant allows: its list, or the default port of each allowed scheme. */
-export function effectivePorts(grant: HttpResource): number[] {
-  return grant.ports ?? grant.schemes.map((s) => DEFAULT_PORTS[s]);
-}
+// The schema's output must be exactly the proxy's resource type, or the build fails here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _resourceShape: Same<v.InferOutput<typeof HttpResourceSchema>, HttpResource> = true;
+const _credentialShape: Same<v.InferOutput<typeof CredentialSchema>, HttpCredential> = true;
+void _resourceShape;
+void _credentialShape;
 
 function subset<T>(outer: readonly T[], inner: readonly T[], path: string): Coverage {
   const i = inner.findIndex((x) => !outer.includes(x));
@@ -94,23 +87,6 @@ function httpCovers(outer: HttpResource, inner: HttpResource): Coverage {
   );
 }
 
-function httpMatches(grant: HttpResource, request: HttpRequest): Decision {
-  const url = `${request.method} ${request.scheme}://${request.host}:${request.port}`;
-  if (!(grant.schemes as readonly string[]).includes(request.scheme)) {
-    return deny("http.fetch", "scheme-not-allowed", `${url}: scheme ${request.scheme} is not granted (${grant.schemes.join(", ")})`);
-  }
-  if (!grant.hosts.some((p) => hostMatches(p, request.host))) {
-    return deny("http.fetch", "host-not-allowed", `${url}: host ${request.host} matches no granted host pattern`);
-  }
-  if (!effectivePorts(grant).includes(request.port)) {
-    return deny("http.fetch", "port-not-allowed", `${url}: port ${request.port} is not granted`);
-  }
-  if (!(grant.methods as readonly string[]).includes(request.method)) {
-    return deny("http.fetch", "method-not-allowed", `${url}: method ${request.method} is not granted (${grant.methods.join(", ")})`);
-  }
-  return ALLOW;
-}
-
 export const httpFetch: CapabilityEntry<HttpResource, HttpRequest> = {
   name: "http.fetch",
   description: "Make HTTP requests to the granted schemes, hosts, ports and methods.",
@@ -119,5 +95,5 @@ export const httpFetch: CapabilityEntry<HttpResource, HttpRequest> = {
   riskReason:
     "every request carries data out (even a GET, in its URL): the network is the exfiltration channel for whatever the agent has read, so it is gated like a write",
   covers: httpCovers,
-  matches: httpMatches,
+  matches: matchHttpRequest,
 };

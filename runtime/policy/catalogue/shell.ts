@@ -10,8 +10,9 @@ import { HostProxyError } from "../../../host-proxies/types.js";
 import { globCovers } from "./glob.js";
 import { mountsCover, mountSchema } from "./mounts.js";
 import { patternList, unique } from "./names.js";
-import { matchArgs } from "./shell-argv.js";
-import type { CommandRule } from "./shell-argv.js";
+import { matchArgs } from "../../../host-proxies/shell/argv.js";
+import type { CommandRule } from "../../../host-proxies/shell/argv.js";
+import type { ShellResource } from "../../../host-proxies/shell/resource.js";
 import type { CapabilityEntry, Coverage, Decision } from "./types.js";
 import { COVERED, deny, firstUncovered, notCovered, under } from "./types.js";
 
@@ -46,7 +47,11 @@ const ShellResourceSchema = strictObject({
   ),
   sandbox: v.pipe(v.optional(v.boolean(), true), v.description("false runs commands outside the OS sandbox (a dangerous combination: shell-without-sandbox)")),
 });
-export type ShellResource = v.InferOutput<typeof ShellResourceSchema>;
+export type { ShellResource } from "../../../host-proxies/shell/resource.js";
+// The schema's output must be exactly the proxy's resource type, or the build fails here.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _resourceShape: Same<v.InferOutput<typeof ShellResourceSchema>, ShellResource> = true;
+void _resourceShape;
 
 /** One program run: argv[0] is the command name as the plugin asked, `cwd` a guest path. */
 export interface ShellRequest {

@@ -9,14 +9,15 @@
  * sees one grant, and `covers` is a validation aid, not the enforcement.
  */
 import type * as v from "valibot";
-import type { Denial } from "../../../host-proxies/types.js";
+import type { Decision } from "../../../host-proxies/types.js";
 import type { Risk } from "../../plugins/manifest.js";
 
 /** Whether `inner` lies within `outer`; when not, where (a path inside the resource) and why. */
 export type Coverage = { covered: true } | { covered: false; path: string; reason: string };
 
-/** One layer's decision on one canonical request. Same shape as the fs proxy's `FsDecision`. */
-export type Decision = { allow: true } | { allow: false; denial: Denial };
+// Decisions are the proxies' matchers' output; the catalogue only re-exports them.
+export { ALLOW, deny } from "../../../host-proxies/types.js";
+export type { Decision } from "../../../host-proxies/types.js";
 
 export interface CapabilityEntry<R, Q> {
   readonly name: string;
@@ -31,14 +32,9 @@ export interface CapabilityEntry<R, Q> {
 }
 
 export const COVERED: Coverage = Object.freeze({ covered: true });
-export const ALLOW: Decision = Object.freeze({ allow: true });
 
 export function notCovered(path: string, reason: string): Coverage {
   return { covered: false, path, reason };
-}
-
-export function deny(capability: string, reason: string, message: string): Decision {
-  return { allow: false, denial: { capability, reason, message } };
 }
 
 /** Runs coverage checks in order; the first failure wins. */

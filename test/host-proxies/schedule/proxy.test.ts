@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { createScheduleProxy, parseScheduleSpec, scheduleHostFunctions, type ScheduleProxyOptions } from "../../../host-proxies/schedule/index.js";
 import { HostProxyError } from "../../../host-proxies/types.js";
-import type { CapabilityGrant } from "../../../runtime/policy/catalogue/index.js";
+import { grantCovers, tightestScheduleLimit, type CapabilityGrant } from "../../../runtime/policy/catalogue/index.js";
 import { agent, grant, harness, MINUTE, T0 } from "../../schedules/_fixtures.js";
 
 const AT = new Date(T0 + 60 * MINUTE).toISOString();
@@ -78,7 +78,8 @@ describe("scheduleHostFunctions: arity and types at the edge", () => {
 
 describe("the proxy over a Scheduler", () => {
   const self = grant({ log: {}, schedule: { max_schedules: 1, agents: ["self", "other"] } }) as CapabilityGrant;
-  async function proxyOn(options: { layers?: ScheduleProxyOptions["layers"]; effective?: CapabilityGrant } = {}) {
+  async function proxyOn(options: { layers?: ScheduleProxyOptions<CapabilityGrant>["layers"]; effective?: CapabilityGrant } = {}) {
+    const layers = options.layers ?? [{ who: "agent self", grants: self }];
     const agents = [agent("self", self), agent("other", { log: {} }), agent("wide", { log: {}, kv: { namespace: "n", quota_bytes: 10 } })];
     const h = await harness({ agents });
     const proxy = createScheduleProxy({
@@ -86,8 +87,10 @@ describe("the proxy over a Scheduler", () => {
       run: { id: "run_1", agent: "self" },
       ownerToken: async () => "tok_1",
       effectiveGrant: options.effective ?? self,
-      layers: options.layers ?? [{ who: "agent self", grants: self }],
+      layers,
+      liveLimit: tightestScheduleLimit(layers.map((l) => l.grants)),
       agents: async () => agents,
+      covers: grantCovers,
     });
     return { h, proxy };
   }
