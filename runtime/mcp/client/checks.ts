@@ -5,8 +5,8 @@
  * (host-proxies/fs/forbidden-roots.ts); guest paths the shell sandbox's reserved-roots check.
  */
 import { realpathSync, statSync } from "node:fs";
-import { isAbsolute } from "node:path";
-import { checkMountHost, createMountHostGuard, type MountHostGuard } from "../../../host-proxies/fs/index.js";
+import { isAbsolute, join } from "node:path";
+import { checkMountHost, createMountHostGuard, isAtOrBelow, type MountHostGuard } from "../../../host-proxies/fs/index.js";
 import { checkShellMounts } from "../../../host-proxies/shell/index.js";
 import { hostMatches, type CapabilityGrant } from "../../policy/catalogue/index.js";
 import type { McpServers, McpServerSpec } from "./spec.js";
@@ -67,7 +67,7 @@ export function resolveMcpHostDirs(servers: McpServers, options: McpHostOptions)
     const at = `mcp_servers.${name}`;
     (spec.mounts ?? []).forEach((mount, i) => {
       const abs = isAbsolute(mount.host) ? mount.host : `${options.baseDir}/${mount.host}`;
-      const host = canonical(abs, guard, check, "directory");
+      const host = canonical(abs, () => guard, check, "directory");
       if ("problem" in host) problems.push({ path: `${at}.mounts[${i}].host`, message: host.problem });
       else mount.host = host.path;
     });
@@ -78,19 +78,40 @@ export function resolveMcpHostDirs(servers: McpServers, options: McpHostOptions)
       problems.push({ path: `${at}.${field ?? "mounts"}`, message: (error as Error).message.replace(/^mounts\[\d+\]\.\w+( \([^)]*\))?: /, "") });
     }
     (spec.read_only ?? []).forEach((path, i) => {
-      const host = canonical(path, guard, check, "any");
+      const host = canonical(path, (p) => packageGuard(guard, p), check, "any");
       if ("problem" in host) problems.push({ path: `${at}.read_only[${i}]`, message: host.problem });
       else spec.read_only![i] = host.path;
     });
+    // Bound at their own paths: one inside a guest mount would be created in (and shadow part
+    // of) the mounted host directory.
+    const own = [...(spec.read_only ?? []).map((p, i) => ({ p, field: `read_only[${i}]` })), ...(spec.command?.startsWith("/") ? [{ p: spec.command, field: "command" }] : [])];
+    for (const { p, field } of own) {
+      const mount = (spec.mounts ?? []).find((m) => isAtOrBelow(m.guest, p) || isAtOrBelow(p, m.guest));
+      if (mount !== undefined) problems.push({ path: `${at}.${field}`, message: `${p} overlaps the guest mount ${mount.guest}, where it would be bound; mount the server's folder at another guest path (e.g. /data)` });
+    }
     if (spec.command !== undefined && spec.command !== "node" && check) {
-      const program = canonical(spec.command, guard, true, "file");
+      const program = canonical(spec.command, (p) => packageGuard(guard, p), true, "file");
       if ("problem" in program) problems.push({ path: `${at}.command`, message: program.problem });
     }
   }
   return { servers: resolved, problems };
 }
 
-function canonical(path: string, guard: MountHostGuard, check: boolean, kind: "directory" | "file" | "any"): { path: string } | { problem: string } {
+/**
+ * The guard for a read-only path inside a `node_modules` folder: installed packages are code
+ * anyone can read, so the runtime's own dependencies (refused as mounts, which a plugin could
+ * write to) may be shown to a server read-only. Everything else of the install folder, and
+ * every other forbidden root, stays refused.
+ */
+function packageGuard(guard: MountHostGuard, path: string): MountHostGuard {
+  if (!path.split("/").includes("node_modules")) return guard;
+  const { installDir, runtimePaths, ...roots } = guard.roots;
+  const modules = (runtimePaths ?? []).filter((p) => p.path.split("/").at(-1) !== "node_modules");
+  return createMountHostGuard({ ...roots, runtimePaths: modules, ...(installDir === undefined || isAtOrBelow(join(installDir, "node_modules"), path) ? {} : { installDir }) });
+}
+
+function canonical(path: string, guardFor: (path: string) => MountHostGuard, check: boolean, kind: "directory" | "file" | "any"): { path: string } | { problem: string } {
+  const guard = guardFor(path);
   const allowed = checkMountHost(path, guard);
   if (!allowed.ok) return { problem: allowed.message };
   if (!check) return { path: allowed.host };
@@ -100,7 +121,7 @@ function canonical(path: string, guard: MountHostGuard, check: boolean, kind: "d
     if (kind === "file" && !stats.isFile()) return { problem: `not a file: ${allowed.host}` };
     const real = realpathSync.native(allowed.host);
     // Decided again on where it leads: a symlink into a forbidden root is refused as the root is.
-    const again = checkMountHost(real, guard);
+    const again = checkMountHost(real, guardFor(real));
     return again.ok ? { path: real } : { problem: again.message };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "unknown error";

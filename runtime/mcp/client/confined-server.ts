@@ -26,6 +26,12 @@ export async function startConfinedServer(options: McpConnectOptions): Promise<C
   }
   // The runtime's own Node.js, by its real path: a symlink would be bound, not what it names.
   const path = spec.command === "node" || spec.command === undefined ? await realpath(process.execPath) : spec.command;
+  // Bound by path: one that now leads elsewhere (a symlink swapped in since the manifest was
+  // checked, where its real path was recorded) is refused rather than followed.
+  for (const path of spec.read_only ?? []) {
+    const real = await realpath(path).catch(() => undefined);
+    if (real !== path) throw new McpClientError("mcp_server_unavailable", `MCP server ${name}: read_only ${path} ${real === undefined ? "no longer exists" : `now leads to ${real}`}; check the manifest again`);
+  }
   const mounts = await openShellMounts(spec.mounts ?? [], options.hostGuard);
   try {
     const plan = await confinedPlan(sandbox, mounts, {
