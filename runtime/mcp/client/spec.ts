@@ -44,6 +44,10 @@ export const McpServerSchema = strictObject({
     ),
     v.description("stdio: environment variables, each the value of a named secret; nothing of the runtime's own environment is passed"),
   ),
+  hosts: v.pipe(
+    v.optional(v.custom<never>(() => false, "a stdio server gets no network: its sandbox has no network namespace but its own loopback, and forwarding for granted hosts is not offered yet; use a streamable HTTP server (url) or a plugin with http.fetch")),
+    v.description("refused: a stdio server has no network"),
+  ),
   url: v.pipe(
     v.optional(v.pipe(v.string(), v.url("expected an absolute URL like https://mcp.example.com/mcp"), v.maxLength(2048))),
     v.description("streamable HTTP: the server's endpoint; its host must be allowed by grants.http.fetch (credentials come from there too)"),
