@@ -386,7 +386,9 @@ export class Run {
     const active: ActiveToolCall = { tool: calling, qualifiedName: tool.qualifiedName, toolCallId: id, stepId: options.stepId, risk };
     if (refused) return this.#refuse(active, refused.recorded, started, refused.denial, refused.kind);
     let toolApproved = options.toolApproved;
-    if (risk === "guarded" && !toolApproved) {
+    // An MCP server's call is its one effect, made outside any host proxy: Unsafe asks a person
+    // before each call as Guarded does (a plugin's Unsafe effects are approved one by one instead).
+    if ((risk === "guarded" || (tool.mcp !== undefined && risk === "unsafe")) && !toolApproved) {
       // A person is never asked to approve what the policy would refuse anyway.
       const unreachable = unreachableTool(options.elevation ? { ...this.#setup.layers, elevation: options.elevation } : this.#setup.layers, calling, { input });
       if (unreachable) return this.#refuse(active, input, started, unreachable);
@@ -465,7 +467,7 @@ export class Run {
       tool: active.qualifiedName,
       input,
       risk: active.risk,
-      reason: `${active.qualifiedName} is Guarded: it needs a person's approval before it runs`,
+      reason: `${active.qualifiedName} is ${active.risk === "unsafe" ? "Unsafe" : "Guarded"}: it needs a person's approval before it runs`,
       context: context ?? null,
       untrustedSources: await untrustedSources(this.#services.audit, this.traceId),
       expiryMinutes: this.agent.approvals.expiry_minutes,

@@ -61,7 +61,7 @@ test("policy: denied approval, bad input, unknown tool, a tool left out of the s
     await writeFile(join(ws, "a.txt"), "x\n");
     const agent = await defineMcpAgent(runtime, "mcpdeny", {
       files: { command: "node", args: [FS_SERVER, "/data"], read_only: [NODE_MODULES], mounts: [{ guest: "/data", host: ws, mode: "ro" }], tools: ["read_text_file", "list_directory"] },
-    });
+    }, { approvals: { raise_risk: [{ tool: "files.list_directory", to: "unsafe" }] } });
     await acceptServer(runtime, agent, "files");
     assert.deepEqual(runtime.agentTools(agent).map((t) => t.qualifiedName).sort(), ["files.list_directory", "files.read_text_file"]);
     const run = await runtime.startRun({ agent: "mcpdeny" });
@@ -70,6 +70,14 @@ test("policy: denied approval, bad input, unknown tool, a tool left out of the s
     await runtime.approvals.decide(denied.status === "approval_required" ? denied.approval.id : "", { decision: "deny", by: "alice", reason: "not now" });
     const after = await run.resume();
     assert.equal(after?.status === "error" && after.error.kind, "approval-denied");
+
+    // Raised to Unsafe: still asks a person before the call (an MCP call is one effect).
+    assert.equal(runtime.agentTools(agent).find((t) => t.qualifiedName === "files.list_directory")?.risk, "unsafe");
+    const unsafe = await run.callTool("files.list_directory", { path: "/data" });
+    assert.equal(unsafe.status, "approval_required", JSON.stringify(unsafe));
+    assert.match(unsafe.status === "approval_required" ? unsafe.approval.reason : "", /is Unsafe/);
+    await runtime.approvals.decide(unsafe.status === "approval_required" ? unsafe.approval.id : "", { decision: "deny", by: "alice" });
+    await run.resume();
 
     const bad = await run.callTool("files.read_text_file", { path: 42 });
     assert.equal(bad.status === "error" && bad.error.kind, "invalid-input", JSON.stringify(bad));
