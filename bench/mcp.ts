@@ -8,6 +8,7 @@
  *   reference both are read against (an MCP session is one run, so its calls skip the run's
  *   creation and end);
  * - mcp_http_ratio: mcp_tool_call_http p50 ÷ v1_tool_call_http p50, measured in the same run.
+ * - mcp_client_call, mcp_client_ratio: the other way round (mcp-client.ts).
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -23,6 +24,7 @@ import { Runtime } from "../runtime/index.js";
 import { McpHttpSessions } from "../runtime/mcp/index.js";
 import { PROJECT_ROOT } from "../runtime/plugins/locations.js";
 import { latency, value, type Metrics } from "./metrics.js";
+import { benchMcpClient } from "./mcp-client.js";
 
 const AGENT = `name: reader
 description: Reads its workspace.
@@ -51,7 +53,9 @@ export async function benchMcp(options: { quick?: boolean } = {}): Promise<Metri
     const stdio = await stdioCalls(dataDir, agentsDir, calls);
     const { mcp, v1 } = await httpCalls(dataDir, agentsDir, calls);
     const ratio = median(mcp) / median(v1);
+    const client = await benchMcpClient(dataDir, agentsDir, calls);
     return {
+      ...client,
       mcp_tool_call_stdio: latency(stdio),
       mcp_tool_call_http: latency(mcp),
       v1_tool_call_http: latency(v1),

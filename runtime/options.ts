@@ -10,6 +10,7 @@ import type { Run } from "./runs/run.js";
 import type { EmbeddingsConfig } from "./runs/run-memory.js";
 import type { SandboxOptions } from "./sandbox/index.js";
 import type { Clock, Store } from "./store/index.js";
+import type { McpClientOptions } from "./mcp/client/index.js";
 
 export interface RuntimeOptions {
   /** Where the runtime keeps its state; relative mount paths resolve against it. */
@@ -62,6 +63,8 @@ export interface RuntimeOptions {
   llm?: { proxyUrl?: string; timeoutMs?: number; maxAttempts?: number };
   /** Long-term memory: an OpenAI-compatible embeddings endpoint (config `memory.embeddings`); without one, keyword search only. */
   memory?: { embeddings?: EmbeddingsConfig | undefined };
+  /** The MCP client's http proxy settings (resolver, trust anchors) and stdio bounds. */
+  mcpClient?: Pick<McpClientOptions, "http" | "bounds">;
   /** Called with every run this runtime starts or rebuilds from the store (e.g. metrics). */
   onRun?: (run: Run, how: "started" | "resumed") => void;
 }

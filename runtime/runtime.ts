@@ -37,6 +37,8 @@ import { Sandbox, type SandboxPlugin } from "./sandbox/index.js";
 import { applyMigrations, openStore, StoreError, systemClock, type Clock, type Store } from "./store/index.js";
 import { openSecretStore, type SecretStore } from "./secrets/index.js";
 import { probeSandbox, type SandboxInfo } from "../host-proxies/shell/index.js";
+import { McpClient } from "./mcp/client/index.js";
+import { VERSION } from "./cli/version.js";
 import type { MountHostGuard } from "../host-proxies/fs/index.js";
 import { runtimeMountGuard } from "./runs/mount-guard.js";
 import { kvMigrations } from "../host-proxies/kv/index.js";
@@ -104,6 +106,7 @@ export class Runtime {
   #shellSandbox: SandboxInfo = { available: false, bwrapPath: "", reason: "not probed yet" };
   #memory!: () => Promise<MemoryStore>;
   #memoryTrust!: MemoryTrust;
+  #mcpClient!: McpClient;
 
   private constructor(parts: {
     dataDir: string;
@@ -222,6 +225,15 @@ export class Runtime {
       await runtime.refreshPlugins();
       runtime.#secretList = values;
       runtime.#shellSandbox = await probeSandbox();
+      runtime.#mcpClient = await McpClient.open({
+        store,
+        clock,
+        sandbox: () => runtime.#shellSandbox,
+        hostGuard: mountGuard,
+        secretValue: (name) => runtime.secretValue(name),
+        version: VERSION,
+        ...options.mcpClient,
+      });
       runtime.#backends = await createBackends({ dataDir, ...(options.mail ? { mail: options.mail } : {}), ...(options.calendar ? { calendar: options.calendar } : {}) }, {
         value: (name) => runtime.secretValue(name),
       });
@@ -236,6 +248,16 @@ export class Runtime {
   /** Every tool of every loaded plugin. */
   tools(): readonly ToolInfo[] {
     return this.#tools;
+  }
+
+  /** The MCP client: agents' MCP servers, their pinned definitions, review and accept. */
+  get mcpClient(): McpClient {
+    return this.#mcpClient;
+  }
+
+  /** The tools `agent`'s runs are offered: its plugins' and its accepted MCP servers' (`agentTools`). */
+  agentTools(agent: AgentManifest): ToolInfo[] {
+    return agentTools(agent, { plugins: this.#plugins, tools: this.#tools, mcpPins: this.#mcpClient?.pins });
   }
 
   /** The plugins this runtime has loaded (as of the last `refreshPlugins`). */
@@ -343,6 +365,8 @@ export class Runtime {
     const { agents, problems } = await this.#agentStore.manifests({ dataDir: this.dataDir, known: this.#agents, protectedDirs: [this.#agentsDir], hostGuard: this.mountGuard });
     for (const p of problems) this.#onProgress?.(`stored agent not loaded: ${p.file}: ${p.path}: ${p.message}`);
     this.#storedAgents = new Map([...agents].filter(([name]) => !this.#agents.has(name)));
+    // Pins accepted on another node (or by another process) are offered from the next run on.
+    await this.#mcpClient?.refresh();
   }
 
   /** Adds (or replaces) an agent given as an object, validated like a manifest file. */
@@ -405,7 +429,7 @@ export class Runtime {
     await this.refreshPlugins();
     await this.refreshAgents();
     const agent = this.#agent(options.agent);
-    const tools = agentTools(agent, { plugins: this.#plugins, tools: this.#tools });
+    const tools = this.agentTools(agent);
     const plan = options.toolCalls.map((call, i) => ({ name: resolveToolName(tools, call.name, `tool_calls[${i}].name`), input: call.input ?? {} }));
     const run = await this.startRun({ ...options, plan });
     return { run, settled: this.#driver.drive(run) };
@@ -607,6 +631,7 @@ export class Runtime {
     }
     this.#runs.clear();
     await this.events.flush().catch(() => undefined);
+    await this.#mcpClient?.close();
     await this.sandbox.close();
     await this.audit.close();
     await this.store.close();
@@ -695,6 +720,7 @@ export class Runtime {
       memory: this.#memory,
       memoryTrust: this.#memoryTrust,
       onEnded: (run) => this.#afterEnd(run),
+      mcp: this.#mcpClient,
     };
     return new Run(
       {
@@ -704,7 +730,7 @@ export class Runtime {
         parentRunId: input.parentRunId,
         ancestorRunIds: (input.parents ?? []).map((p) => p.runId),
         agent: input.agent,
-        tools: agentTools(input.agent, { plugins: this.#plugins, tools: this.#tools }),
+        tools: this.agentTools(input.agent),
         layers: { agent: { name: input.agent.name, grants: input.agent.grants }, task: input.taskGrants, parents: input.parents },
         mounts,
         allowSensitive,

@@ -25,3 +25,8 @@ export type {
   ResolvedCommand,
   ResolvedShellGrant,
 } from "./types.js";
+export { confinedPlan, confinedStdio } from "./confine.js";
+export type { ConfinedProgram } from "./confine.js";
+export { checkShellMounts, openShellMounts } from "./mounts.js";
+export type { OpenShellMount } from "./mounts.js";
+export type { ProcessPlan } from "./process.js";

@@ -16,14 +16,14 @@ import type { CanonicalizeExecOptions } from "./canonicalize.js";
 import type { CaptureOptions } from "./capture.js";
 import { GIT_CONFIG_LIST_ARGS, gitArgvPrefix, gitEnvironment, refusedGitConfigKeys } from "./git-hardening.js";
 import { scrubbedEnv } from "./hardening.js";
-import { checkMountPoints, openShellMounts } from "./mounts.js";
+import { confinedPlan } from "./confine.js";
+import { openShellMounts } from "./mounts.js";
 import type { OpenShellMount } from "./mounts.js";
 import { runProcess } from "./process.js";
-import { coverArgs, sensitiveEntries } from "./sensitive-overlay.js";
 import type { ProcessPlan } from "./process.js";
 import { SHELL_DENIAL_REASONS as R, shellDenied } from "./reasons.js";
 import { identityOf } from "./resolve.js";
-import { bwrapArgs, isSystemPath, probeSandbox, SANDBOX_HOME } from "./sandbox.js";
+import { probeSandbox } from "./sandbox.js";
 import type { SandboxInfo } from "./sandbox.js";
 import type { CanonicalExec, ExecRequest, ExecResult, ResolvedCommand, ResolvedShellGrant } from "./types.js";
 
@@ -164,9 +164,7 @@ class MountedShellProxy implements ShellProxy {
     const run = { timeoutMs, ...capture, ...(this.#options.killGraceMs === undefined ? {} : { killGraceMs: this.#options.killGraceMs }) };
     const sandbox = this.sandbox;
     if (sandbox.available) {
-      await checkMountPoints(this.#open);
-      const covers = coverArgs(await sensitiveEntries(this.#open, { maxEntries: this.#options.maxScanEntries }));
-      return runProcess(this.#sandboxed(sandbox, { canonical, invocation, covers }), run);
+      return runProcess(await this.#sandboxed(sandbox, { canonical, invocation }), run);
     }
     const home = await mkdtemp(join(tmpdir(), "clawhive-shell-home-"));
     try {
@@ -176,20 +174,16 @@ class MountedShellProxy implements ShellProxy {
     }
   }
 
-  #sandboxed(sandbox: AvailableSandbox, run: { canonical: CanonicalExec; invocation: Invocation; covers: readonly string[] }): ProcessPlan {
+  #sandboxed(sandbox: AvailableSandbox, run: { canonical: CanonicalExec; invocation: Invocation }): Promise<ProcessPlan> {
     const { canonical, invocation } = run;
-    const binaries = isSystemPath(invocation.command.path) ? [] : [invocation.command.path];
-    const plan = bwrapArgs({
-      system: sandbox.system,
-      mounts: this.#open,
-      covers: run.covers,
-      binaries,
-      cwd: canonical.cwd?.guest,
-      env: scrubbedEnv(SANDBOX_HOME, invocation.env),
+    return confinedPlan(sandbox, this.#open, {
       path: invocation.command.path,
       args: invocation.args,
+      env: invocation.env,
+      cwd: canonical.cwd?.guest,
+      stdin: invocation.stdin,
+      maxScanEntries: this.#options.maxScanEntries,
     });
-    return { file: sandbox.bwrapPath, args: plan.args, env: {}, cwd: "/", stdin: invocation.stdin, extraStdio: plan.extraStdio };
   }
 
   async #direct(canonical: CanonicalExec, invocation: Invocation, home: string): Promise<ProcessPlan> {

@@ -33,8 +33,10 @@ function pluginProblems(m: AgentManifest): Problem[] {
 /** Why `tool` (`plugin.tool`) is not offered by this manifest's plugins, or `undefined`. */
 function toolRefProblem(m: AgentManifest, tool: string): string | undefined {
   const [pluginName, toolName] = tool.split(".") as [string, string];
+  const server = m.mcp_servers[pluginName];
+  if (server !== undefined) return server.tools !== undefined && !server.tools.includes(toolName) ? `tool ${toolName} is not in mcp_servers.${pluginName}.tools` : undefined;
   const plugin = m.plugins.find((p) => p.name === pluginName);
-  if (plugin === undefined) return `plugin ${pluginName} is not listed in plugins`;
+  if (plugin === undefined) return `plugin ${pluginName} is not listed in plugins (nor is an MCP server of that name in mcp_servers)`;
   if (plugin.tools !== undefined && !plugin.tools.includes(toolName)) return `tool ${toolName} is not in plugins' tools for ${pluginName}`;
   return undefined;
 }

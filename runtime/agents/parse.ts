@@ -13,6 +13,7 @@ import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { AgentManifestError, fromValibot, inFile } from "./issues.js";
 import type { Problem } from "./issues.js";
 import { AgentManifestSchema } from "./schema.js";
+import { mcpServerProblems, resolveMcpHostDirs } from "../mcp/client/checks.js";
 import type { AgentManifest } from "./schema.js";
 
 export interface ParseAgentOptions {
@@ -74,8 +75,12 @@ export function parseAgentManifest(text: string, options: ParseAgentOptions): Pa
   const result = v.safeParse(AgentManifestSchema, raw);
   if (!result.success) throw new AgentManifestError(fromValibot(file, result.issues));
   fail(file, manifestProblems(result.output));
+  fail(file, mcpServerProblems(result.output.mcp_servers, { grants: result.output.grants, plugins: result.output.plugins.map((p) => p.name) }));
   const { manifest, problems } = resolveHostDirs(result.output, options);
   fail(file, problems);
+  const mcp = resolveMcpHostDirs(manifest.mcp_servers, { baseDir: options.baseDir, checkHostDirs: options.checkHostDirs, hostGuard: options.hostGuard });
+  fail(file, mcp.problems);
+  manifest.mcp_servers = mcp.servers;
   fail(file, mountConsistencyProblems(manifest));
   const protectedDirs = [options.baseDir, ...(options.protectedDirs ?? [])].map(canonicalDir);
   const warnings = detectDangers(manifest, { protectedDirs });

@@ -9,6 +9,7 @@ import * as v from "valibot";
 import { AgentNameListSchema, AgentNameSchema, CapabilityGrantSchema, NAME_MESSAGE, NAME_REGEX, strictObject, unique } from "../policy/catalogue/index.js";
 import { RiskSchema } from "../plugins/manifest.js";
 import { DANGER_IDS } from "./danger-ids.js";
+import { McpServersSchema } from "../mcp/client/spec.js";
 
 /** Same rule as plugin manifests' tool names (runtime/plugins/manifest.ts). */
 const TOOL_REGEX = /^[a-z][a-z0-9_]{0,62}$/;
@@ -102,6 +103,10 @@ export const AgentManifestSchema = strictObject({
   system_prompt: v.pipe(v.string(), v.minLength(1, "expected a system prompt"), v.maxLength(100_000)),
   plugins: v.optional(v.array(PluginRefSchema), () => []),
   grants: v.pipe(v.optional(CapabilityGrantSchema, () => ({})), v.description("capability → resource; what is absent is denied")),
+  mcp_servers: v.pipe(
+    v.optional(McpServersSchema, () => ({})),
+    v.description("external MCP servers (stdio, confined; or streamable HTTP): their tools are offered as <server>.<tool>, Guarded by default, once a person accepted their definitions"),
+  ),
   limits: v.optional(LimitsSchema, () => ({})),
   approvals: v.optional(ApprovalsSchema, () => ({})),
   sub_agents: v.pipe(

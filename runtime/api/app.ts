@@ -1,3 +1,4 @@
+import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { Hono } from "hono";
 import { httpMetrics, type RuntimeMetrics } from "../metrics/index.js";
 import type { McpEndpoint } from "../mcp/lazy.js";
@@ -154,6 +155,7 @@ function declaredRoutes(options: AppOptions): ApiRoute[] {
       ...pluginRoutes(runtime, options.pluginDownload === undefined ? {} : { download: options.pluginDownload }),
       ...agentRoutes(agents),
       ...toolRoutes(runtime, agents),
+      ...mcpServerRoutes(runtime),
       ...approvalRoutes(runtime, {
         ...(options.onApprovalDecided === undefined ? {} : { onApprovalDecided: options.onApprovalDecided }),
         ...(options.log === undefined ? {} : { log: options.log }),

@@ -6,9 +6,15 @@ import { parseCommandArgs } from "./args.js";
 import { openRuntime, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { VERSION } from "./version.js";
 
-export const mcpHelp = `clawhive mcp — serve an agent's tools to an MCP client
+export const mcpHelp = `clawhive mcp — serve an agent's tools to an MCP client; review an agent's MCP servers
 
   clawhive mcp serve --agent NAME [--call-timeout MS]
+  clawhive mcp review AGENT SERVER [--accept] [--json] [--server URL]
+
+  review starts the agent's MCP server SERVER (confined, as its runs do), lists its tools and
+  shows how they differ from the definitions accepted before (+ new, - gone, ~ changed). Only
+  accepted, unchanged tools are offered to the agent's runs; --accept (or a 'y' at the prompt)
+  accepts exactly what is shown. Exit 3: changes left unaccepted.
 
   Speaks MCP over stdin/stdout, for a client that launches it (Claude Code, Claude Desktop,
   Cursor, VS Code, …). The session is one run of the agent: its tools are the agent's, every
@@ -29,7 +35,8 @@ ${STORE_FLAGS_HELP}
 
 export async function mcpCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (sub !== "serve") throw new InvalidInputError(`usage: clawhive mcp serve --agent NAME${sub === undefined ? "" : ` (unknown subcommand ${JSON.stringify(sub)})`}`);
+  if (sub === "review") return (await import("./mcp-review.js")).mcpReviewCommand(rest);
+  if (sub !== "serve") throw new InvalidInputError(`usage: clawhive mcp serve --agent NAME | clawhive mcp review AGENT SERVER${sub === undefined ? "" : ` (unknown subcommand ${JSON.stringify(sub)})`}`);
   const { values, positionals } = parseCommandArgs(rest, {
     agent: { type: "string" },
     agents: { type: "string" },

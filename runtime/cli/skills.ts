@@ -80,7 +80,7 @@ async function agentLocal(values: Readonly<Record<string, unknown>>, options: { 
     if (agent === undefined) throw new NotFoundError(`no agent named ${options.agent}; 'clawhive agent list' shows the agents`);
     const installed = await runtime.installer.registry.list();
     const plugins = new Map<string, SandboxPlugin>(installed.map((p) => [p.name, { key: `${p.name}@${p.blobSha256}`, manifest: p.manifest, format: p.manifest.format, modules: {} }]));
-    const selected = skillsFor(agent, { skills: loaded.skills, tools: agentTools(agent, { plugins, tools: runtime.tools() }) });
+    const selected = skillsFor(agent, { skills: loaded.skills, tools: agentTools(agent, { plugins, tools: runtime.tools(), mcpPins: runtime.mcpClient.pins }) });
     return { agent: agent.name, skills: selected.skills.map(skillView), leftOut: selected.leftOut };
   } finally {
     await runtime.close();

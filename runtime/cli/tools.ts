@@ -54,7 +54,7 @@ async function toolsInStore(values: Readonly<Record<string, unknown>>, agentName
     // As GET /v1/tools?agent= answers: versions from the registry, the risk after the agent's overrides.
     const installed = await runtime.installer.registry.list();
     const plugins = new Map<string, SandboxPlugin>(installed.map((p) => [p.name, { key: `${p.name}@${p.blobSha256}`, manifest: p.manifest, format: p.manifest.format, modules: {} }]));
-    return agentTools(agent, { plugins, tools: runtime.tools() });
+    return agentTools(agent, { plugins, tools: runtime.tools(), mcpPins: runtime.mcpClient.pins });
   } finally {
     await runtime.close();
   }

@@ -104,6 +104,7 @@ export class McpSession {
   async #current(): Promise<Run> {
     if (this.#closed) throw new ClawhiveError("mcp_session_closed", "the MCP session is closed");
     await this.#runtime.refreshPlugins();
+    await this.#runtime.mcpClient.refresh();
     const key = await toolsKey(this.#runtime, this.#options.agent);
     if (key === this.#toolsKey || this.#run.cancelled) return this.#run;
     if (!this.#run.ended) await this.#run.end("completed");
@@ -184,9 +185,14 @@ function startSessionRun(runtime: Runtime, options: McpSessionOptions): Promise<
   });
 }
 
-/** What the agent's tools are built from: its plugins as installed now (name, version, blob). */
+/**
+ * What the agent's tools are built from: its plugins as installed now (name, version, blob), and
+ * its MCP servers' accepted definitions (a person accepting a new diff changes the tools).
+ */
 async function toolsKey(runtime: Runtime, agentName: string): Promise<string> {
   const agent = runtime.agents().find((a) => a.name === agentName);
   const installed = new Map(runtime.plugins().map((p) => [p.name, `${p.version}#${p.sha256}`]));
-  return (agent?.plugins ?? []).map((p) => `${p.name}@${installed.get(p.name) ?? "-"}`).join(",");
+  const plugins = (agent?.plugins ?? []).map((p) => `${p.name}@${installed.get(p.name) ?? "-"}`);
+  const pins = Object.keys(agent?.mcp_servers ?? {}).map((s) => `${s}@${runtime.mcpClient.pins.get(`${agentName}/${s}`)?.acceptedAt ?? "-"}`);
+  return [...plugins, ...pins].join(",");
 }

@@ -3,6 +3,7 @@ import { agentRiskOverride, type AgentManifest } from "../agents/index.js";
 import { InvalidInputError, PluginError } from "../errors.js";
 import { toolRisk } from "../policy/engine.js";
 import type { PluginHandle, ToolInfo } from "./types.js";
+import { agentMcpTools, type McpPin } from "../mcp/client/index.js";
 
 /**
  * The tools an agent may use: those of the plugins its manifest lists, at a version inside the
@@ -10,7 +11,10 @@ import type { PluginHandle, ToolInfo } from "./types.js";
  * Each tool's `risk` is the one its calls get: the plugin's, after the agent's raise or
  * (acknowledged) lower overrides — what the model is told, and what the API and CLI show.
  */
-export function agentTools(agent: AgentManifest, options: { plugins: ReadonlyMap<string, Pick<PluginHandle, "manifest">>; tools: readonly ToolInfo[] }): ToolInfo[] {
+export function agentTools(
+  agent: AgentManifest,
+  options: { plugins: ReadonlyMap<string, Pick<PluginHandle, "manifest">>; tools: readonly ToolInfo[]; mcpPins?: ReadonlyMap<string, McpPin> | undefined },
+): ToolInfo[] {
   const offered: ToolInfo[] = [];
   for (const ref of agent.plugins) {
     const plugin = options.plugins.get(ref.name);
@@ -31,6 +35,8 @@ export function agentTools(agent: AgentManifest, options: { plugins: ReadonlyMap
       offered.push(risk === tool.risk ? tool : { ...tool, risk });
     }
   }
+  // An MCP server's tools are offered once a person accepted their definitions (mcp/client).
+  if (options.mcpPins) offered.push(...agentMcpTools(agent, options.mcpPins));
   return offered;
 }
 

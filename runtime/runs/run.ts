@@ -17,7 +17,7 @@ import type { MemoryTrust } from "./run-memory.js";
 import type { Backends } from "./backends.js";
 import type { Sandbox } from "../sandbox/index.js";
 import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
-import { approvalTooLarge, ToolExecutor } from "./executor.js";
+import { approvalTooLarge, ToolExecutor, type Execution } from "./executor.js";
 import { checkToolInput } from "./tool-input.js";
 import type { PendingToolCall, RunEndReason, RunRecords, RunStatus } from "./records.js";
 import type { RunEventLog } from "./event-log.js";
@@ -26,6 +26,8 @@ import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
 import type { CommittedEffect } from "./errors.js";
 import { EffectLedger, type EffectMade } from "./effects.js";
 import type { ApprovalNeeded, PluginHandle, RunEvent, StepEvent, ToolCallOutcome, ToolInfo } from "./types.js";
+import { McpRunCalls, mcpCapability, serverManifest, type McpClient } from "../mcp/client/index.js";
+import type { PluginManifest } from "../plugins/manifest.js";
 
 export type { EffectMade } from "./effects.js";
 
@@ -59,6 +61,8 @@ export interface RunServices {
   agents?: () => Promise<readonly AgentManifest[]>;
   /** Called once the run's end is in the store (its sub-agents and its waiting parent follow). */
   onEnded?: (run: Run) => void;
+  /** The runtime's MCP client: the agent's `mcp_servers` are reached through it. */
+  mcp?: McpClient;
 }
 
 /** What is fixed when a run starts. */
@@ -123,6 +127,8 @@ export class Run {
   #endReason: RunEndReason = "completed";
   #endResult: string | undefined;
   #effects = new EffectLedger();
+  /** Calls to the agent's MCP servers (none when it lists none). */
+  #mcp: McpRunCalls | undefined;
 
   constructor(setup: RunSetup, services: RunServices) {
     this.id = setup.id;
@@ -134,7 +140,8 @@ export class Run {
     this.#status = setup.status ?? "active";
     this.#pending = setup.pending ?? null;
     this.#seq = setup.lastEventSeq ?? 0;
-    this.#report = new ReportBuilder(Object.keys(setup.layers.task ?? setup.layers.agent.grants));
+    this.#report = new ReportBuilder([...Object.keys(setup.layers.task ?? setup.layers.agent.grants), ...Object.keys(setup.agent.mcp_servers).map(mcpCapability)]);
+    if (services.mcp && Object.keys(setup.agent.mcp_servers).length > 0) this.#mcp = new McpRunCalls(services.mcp, setup.agent);
     this.#executor = new ToolExecutor(setup, services, {
       subject: () => this.#subject(),
       emit: (event) => this.#emit(event),
@@ -213,7 +220,7 @@ export class Run {
   async refuseUnreadableInput(name: string, message: string, options: { stepId: string; raw?: string }): Promise<boolean> {
     const tool = this.#setup.tools.find((t) => t.qualifiedName === name) ?? this.#setup.tools.filter((t) => t.name === name).at(0);
     if (!tool) return false;
-    const calling = { plugin: this.#services.plugins.get(tool.plugin)!.manifest, name: tool.name, capabilities: tool.capabilities };
+    const calling = { plugin: this.#manifestOf(tool), name: tool.name, capabilities: tool.capabilities };
     const risk = toolRisk(calling, { agentOverride: agentRiskOverride(this.agent, tool.qualifiedName) }).risk;
     const active: ActiveToolCall = { tool: calling, qualifiedName: tool.qualifiedName, toolCallId: `call_${this.#nextCall++}`, stepId: options.stepId, risk };
     const recorded = { refused: "malformed-input", characters: options.raw?.length ?? 0 };
@@ -253,7 +260,7 @@ export class Run {
    */
   async waitForSubAgent(wait: { tool: string; input: unknown; stepId: string; approvalId: string; childRunId: string; toolCallId: string }): Promise<void> {
     if (this.#status === "ended") throw new ConflictError("run_ended", `run ${this.id} has ended`);
-    await this.#executor.releaseAll("paused for a sub-agent");
+    await Promise.all([this.#executor.releaseAll("paused for a sub-agent"), this.#mcp?.releaseAll()]);
     const { toolCallId, ...pending } = wait;
     await this.#setPending(pending);
     const approval = await this.#services.approvals.get(wait.approvalId);
@@ -296,6 +303,7 @@ export class Run {
       this.#endReason = reason;
       this.#endResult = options.result;
       await this.#executor.releaseAll("run ended").catch(() => undefined);
+      await this.#mcp?.releaseAll().catch(() => undefined);
       // Every event is stored before the record says ended: a stream that sees the run ended has
       // already been able to read its last event.
       this.#emit({ type: "run-ended", reason, at: this.#services.now() });
@@ -337,7 +345,7 @@ export class Run {
   async cancel(): Promise<LeastPrivilegeReport> {
     this.#cancelled = true;
     // A tool still running is stopped, not waited for.
-    await this.#executor.abortAll("the run was cancelled");
+    await Promise.all([this.#executor.abortAll("the run was cancelled"), this.#mcp?.abortAll()]);
     return this.end("cancelled");
   }
 
@@ -346,7 +354,7 @@ export class Run {
    * ends as an error outcome. For a caller that withdraws a call, e.g. an MCP client's cancellation.
    */
   async abortToolCalls(reason: string): Promise<void> {
-    await this.#executor.abortAll(reason);
+    await Promise.all([this.#executor.abortAll(reason), this.#mcp?.abortAll()]);
   }
 
   /** Records a Step of the model-driven loop (runs/loop) among the run's events. */
@@ -373,12 +381,14 @@ export class Run {
     // Checked before the input is recorded, shown to a person or sent to a guest.
     const refused = checkToolInput(tool, input);
     this.#emit({ type: "tool-call", id, tool: tool.qualifiedName, stepId: options.stepId, input: refused ? refused.recorded : input, at: this.#services.now() });
-    const calling = { plugin: this.#services.plugins.get(tool.plugin)!.manifest, name: tool.name, capabilities: tool.capabilities };
+    const calling = { plugin: this.#manifestOf(tool), name: tool.name, capabilities: tool.capabilities };
     const risk = toolRisk(calling, { agentOverride: agentRiskOverride(this.agent, tool.qualifiedName) }).risk;
     const active: ActiveToolCall = { tool: calling, qualifiedName: tool.qualifiedName, toolCallId: id, stepId: options.stepId, risk };
     if (refused) return this.#refuse(active, refused.recorded, started, refused.denial, refused.kind);
     let toolApproved = options.toolApproved;
-    if (risk === "guarded" && !toolApproved) {
+    // An MCP server's call is its one effect, made outside any host proxy: Unsafe asks a person
+    // before each call as Guarded does (a plugin's Unsafe effects are approved one by one instead).
+    if ((risk === "guarded" || (tool.mcp !== undefined && risk === "unsafe")) && !toolApproved) {
       // A person is never asked to approve what the policy would refuse anyway.
       const unreachable = unreachableTool(options.elevation ? { ...this.#setup.layers, elevation: options.elevation } : this.#setup.layers, calling, { input });
       if (unreachable) return this.#refuse(active, input, started, unreachable);
@@ -391,13 +401,40 @@ export class Run {
       this.#report.approval({ id: approval.id, kind: approval.kind, tool: approval.tool, outcome: "approved" });
       toolApproved = true;
     }
-    const result = await this.#executor.execute(active, input, { elevation: options.elevation, timeoutMs: options.timeoutMs, approvalResult: toolApproved ? "approved" : null, context: options.context });
+    const result = tool.mcp
+      ? await this.#callMcp(tool, active, input, { timeoutMs: options.timeoutMs, approvalResult: toolApproved ? "approved" : null })
+      : await this.#executor.execute(active, input, { elevation: options.elevation, timeoutMs: options.timeoutMs, approvalResult: toolApproved ? "approved" : null, context: options.context });
     if (result.effectApproval) return this.#pause(active, input, started, result.effectApproval, toolApproved);
     const outcome: ToolCallOutcome = result.ok
       ? { id, tool: tool.qualifiedName, stepId: options.stepId, status: "ok", output: result.output, durationMs: performance.now() - started }
       : { id, tool: tool.qualifiedName, stepId: options.stepId, status: "error", error: result.error!, durationMs: performance.now() - started };
     this.#finish(outcome);
     return outcome;
+  }
+
+  /** The plugin manifest policy sees for `tool`: its plugin's, or its MCP server's stand-in. */
+  #manifestOf(tool: ToolInfo): PluginManifest {
+    if (tool.mcp) return serverManifest(tool.mcp.server, this.#setup.tools.filter((t) => t.plugin === tool.plugin).map((t) => t.name));
+    return this.#services.plugins.get(tool.plugin)!.manifest;
+  }
+
+  /** A ToolCall to an MCP server (after the risk gate): audited intent and outcome, or a denial. */
+  async #callMcp(tool: ToolInfo, active: ActiveToolCall, input: unknown, options: { timeoutMs?: number | undefined; approvalResult: string | null }): Promise<Execution> {
+    const stopped = await this.#stoppedBeforeEffect();
+    if (stopped !== undefined) return { ok: false as const, error: { kind: "run-stopped", message: stopped } };
+    if (!this.#mcp) return { ok: false as const, error: { kind: "mcp-unavailable", message: `this runtime has no MCP client for ${tool.qualifiedName}` } };
+    const granted = Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants);
+    const spec = this.agent.mcp_servers[tool.plugin];
+    return this.#mcp.execute(tool, input, {
+      timeoutMs: options.timeoutMs ?? spec?.call_timeout_ms ?? this.agent.limits.call_timeout_ms,
+      hooks: {
+        audit: this.#services.audit,
+        subject: () => toolCallSubject(this.#subject(), { active, input, granted, approvalResult: options.approvalResult }),
+        used: (capability) => this.#report.used(capability),
+        denied: (denial) => this.#report.denied(denial),
+        effect: () => this.#effects.add({ toolCallId: active.toolCallId, tool: active.qualifiedName, capability: mcpCapability(tool.plugin) }),
+      },
+    });
   }
 
   /** Ends a ToolCall before it runs: the denial is audited and goes back as its error. */
@@ -430,7 +467,7 @@ export class Run {
       tool: active.qualifiedName,
       input,
       risk: active.risk,
-      reason: `${active.qualifiedName} is Guarded: it needs a person's approval before it runs`,
+      reason: `${active.qualifiedName} is ${active.risk === "unsafe" ? "Unsafe" : "Guarded"}: it needs a person's approval before it runs`,
       context: context ?? null,
       untrustedSources: await untrustedSources(this.#services.audit, this.traceId),
       expiryMinutes: this.agent.approvals.expiry_minutes,
@@ -449,7 +486,7 @@ export class Run {
 
   /** Pauses the run on `approval`: the run holds no instance while it waits. */
   async #pause(active: ActiveToolCall, input: unknown, started: number, approval: Approval, toolApproved = false): Promise<ToolCallOutcome> {
-    await Promise.all([this.#executor.releaseAll("paused for approval"), this.#services.audit.flush()]);
+    await Promise.all([this.#executor.releaseAll("paused for approval"), this.#mcp?.releaseAll(), this.#services.audit.flush()]);
     await this.#setPending({ tool: active.qualifiedName, input, stepId: active.stepId, approvalId: approval.id, ...(toolApproved ? { toolApproved } : {}) });
     const needed: ApprovalNeeded = { id: approval.id, kind: approval.kind, tool: approval.tool, reason: approval.reason, expiresAt: approval.expiresAt };
     this.#emit({ type: "approval-required", toolCallId: active.toolCallId, approval: needed, at: this.#services.now() });
@@ -489,6 +526,7 @@ export class Run {
     this.#status = "ended";
     this.#endRecorded = true;
     await this.#executor.releaseAll("run ended elsewhere").catch(() => undefined);
+    await this.#mcp?.releaseAll().catch(() => undefined);
     throw new ConflictError("run_ended", `run ${this.id} has ended`);
   }
 

@@ -21,6 +21,8 @@ export interface ToolInfo {
   inputSchema: unknown;
   capabilities: string[];
   risk: "safe" | "guarded" | "unsafe";
+  /** Present for a tool of an external MCP server (`plugin` is then the server's name). */
+  mcp?: { server: string; mcpName: string; hash: string };
 }
 
 /**

@@ -33,6 +33,8 @@ const ROUTES: ReadonlyArray<[route: string, roles: readonly Role[] | "public"]> 
   ["POST /v1/agents/validate", ["admin"]],
   ["GET /v1/agents/:name/memory", ["admin", "approver"]],
   ["POST /v1/agents/:name/memory", ["admin"]],
+  ["GET /v1/agents/:name/mcp-servers/:server", ["admin"]],
+  ["POST /v1/agents/:name/mcp-servers/:server/accept", ["admin"]],
   ["DELETE /v1/agents/:name/memory/:episode", ["admin"]],
   ["GET /v1/agents/:name/memory-file", ["admin", "approver"]],
   ["PUT /v1/agents/:name/memory-file", ["admin"]],

@@ -85,5 +85,5 @@ async function toolsOf(runtime: Runtime, agent: AgentManifest) {
   await runtime.refreshPlugins();
   const installed = await runtime.installer.registry.list();
   const plugins = new Map<string, SandboxPlugin>(installed.map((p) => [p.name, { key: `${p.name}@${p.blobSha256}`, manifest: p.manifest, format: p.manifest.format, modules: {} }]));
-  return agentTools(agent, { plugins, tools: runtime.tools() });
+  return agentTools(agent, { plugins, tools: runtime.tools(), mcpPins: runtime.mcpClient.pins });
 }

@@ -32,7 +32,7 @@ export function toolRoutes(runtime: Runtime, catalog: AgentCatalog): ApiRoute[] 
         const agent = await catalog.manifest(query.agent);
         const installed = await runtime.installer.registry.list();
         // Each tool's risk after the agent's overrides (see agentTools).
-        const offered = agentTools(agent, { plugins: versionsOf(installed), tools: runtime.tools() });
+        const offered = agentTools(agent, { plugins: versionsOf(installed), tools: runtime.tools(), mcpPins: runtime.mcpClient.pins });
         return c.json({ agent: agent.name, tools: offered.map((t) => toolView(t, declared.get(t.qualifiedName) ?? t.risk)) });
       },
     }),
