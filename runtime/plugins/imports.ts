@@ -21,12 +21,52 @@ const INTERFACE_CAPABILITIES: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * WASI interfaces DESIGN allows a plugin (clocks, random, stdout/stderr and their io streams).
- * Plugins are built with no WASI features and this runtime provides none of them yet, so they
- * are refused too, with a message saying so; everything else (filesystem, sockets, http,
- * environment, exit) is refused as outside the contract.
+ * The WASI 0.2 interfaces clawhive serves per instance (runtime/sandbox/wasi/), with the
+ * capabilities that make each legitimate to import: files only through the fs proxy, requests
+ * only through the http proxy, stdout/stderr only into the log. The rest (clocks, random, io,
+ * an empty stdin, the granted environment and config) reach nothing outside the instance.
  */
-const WASI_SUBSET = /^wasi:(clocks\/(wall-clock|monotonic-clock)|random\/(random|insecure|insecure-seed)|cli\/(stdout|stderr)|io\/(streams|error|poll))@/;
+export const WASI_INTERFACES: Readonly<Record<string, readonly string[]>> = {
+  "cli/environment": [],
+  "cli/exit": [],
+  "cli/stdin": [],
+  "cli/stdout": ["log"],
+  "cli/stderr": ["log"],
+  "cli/terminal-input": [],
+  "cli/terminal-output": [],
+  "cli/terminal-stdin": [],
+  "cli/terminal-stdout": [],
+  "cli/terminal-stderr": [],
+  "clocks/wall-clock": [],
+  "clocks/monotonic-clock": [],
+  "random/random": [],
+  "random/insecure": [],
+  "random/insecure-seed": [],
+  "io/error": [],
+  "io/poll": [],
+  "io/streams": [],
+  "config/store": [],
+  "filesystem/types": ["fs.read", "fs.write"],
+  "filesystem/preopens": ["fs.read", "fs.write"],
+  "http/types": ["http.fetch"],
+  "http/outgoing-handler": ["http.fetch"],
+};
+
+/** Why a `wasi:` import is refused; undefined when it is served and covered. */
+export function wasiImportProblem(name: string, capabilities: readonly string[]): string | undefined {
+  const match = /^wasi:([a-z-]+\/[a-z-]+)@(\d+\.\d+\.\d+(?:-[a-z0-9.-]+)?)$/.exec(name);
+  if (!match) return `${name}: outside the plugin contract (a WASI interface is named wasi:<package>/<interface>@<version>)`;
+  const [, iface, version] = match as unknown as [string, string, string];
+  if (iface.startsWith("sockets/")) {
+    return `${name}: wasi:sockets is refused (raw sockets would bypass the http proxy); make requests with wasi:http/outgoing-handler under http.fetch`;
+  }
+  const needs = Object.hasOwn(WASI_INTERFACES, iface) ? WASI_INTERFACES[iface]! : undefined;
+  if (!needs) return `${name}: outside the plugin contract (clawhive serves ${Object.keys(WASI_INTERFACES).map((i) => `wasi:${i}`).join(", ")})`;
+  const served = iface === "config/store" ? /^0\.2\.\d+(?:-draft)?$/ : /^0\.2\.\d+$/;
+  if (!served.test(version)) return `${name}: this runtime serves WASI 0.2.x${iface === "config/store" ? " (and 0.2.0-draft)" : ""}`;
+  if (needs.length > 0 && !needs.some((c) => capabilities.includes(c))) return `${name}: needs one of ${needs.join(", ")} declared in plugin.json`;
+  return undefined;
+}
 
 /**
  * Why `imports` are not covered by `capabilities`, one problem per import; empty when they are.
@@ -45,8 +85,10 @@ export function importProblems(imports: readonly string[], capabilities: readonl
       else if (needs.length > 0 && !needs.some((c) => capabilities.includes(c))) problems.push(`${name}: needs one of ${needs.join(", ")} declared in plugin.json`);
       continue;
     }
-    if (WASI_SUBSET.test(name)) problems.push(`${name}: WASI is not provided to plugins by this runtime; build without WASI features`);
-    else problems.push(`${name}: outside the plugin contract (only clawhive:host interfaces may be imported)`);
+    if (name.startsWith("wasi:")) {
+      const problem = wasiImportProblem(name, capabilities);
+      if (problem) problems.push(problem);
+    } else problems.push(`${name}: outside the plugin contract (only clawhive:host and the served WASI 0.2 interfaces may be imported)`);
   }
   return problems;
 }
