@@ -1,7 +1,8 @@
 import { PluginError } from "../errors.js";
 import { readVerifiedBlob, type PluginArtifact } from "./artifact.js";
 import { readComponentImports } from "./component-imports.js";
-import { EXTISM_KERNEL, EXTISM_USER, extismHostFunction, KERNEL_LOG, KERNEL_OFF, KERNEL_SERVED } from "./extism-abi.js";
+import { EXTISM_KERNEL, EXTISM_USER, extismHostFunction, KERNEL_CHANNELS, KERNEL_LOG, KERNEL_SERVED } from "./extism-abi.js";
+import { PREVIEW1_FILES, PREVIEW1_SERVED } from "../sandbox/wasi/preview1.js";
 
 /** The host package version this runtime serves. */
 export const HOST_VERSION = "0.1.0";
@@ -165,16 +166,26 @@ export function extismImportProblems(imports: readonly WebAssembly.ModuleImportD
       }
     }
     if (module === EXTISM_KERNEL) {
-      if (Object.hasOwn(KERNEL_OFF, name)) problems.push(`${label}: ${KERNEL_OFF[name]}`);
-      else if (Object.hasOwn(KERNEL_LOG, name)) {
+      if (Object.hasOwn(KERNEL_CHANNELS, name)) {
+        const needs = KERNEL_CHANNELS[name]!;
+        if (needs.length > 0 && !needs.some((c) => capabilities.includes(c))) problems.push(`${label}: served by the http proxy; needs ${needs.join(" or ")} declared in plugin.json`);
+      } else if (Object.hasOwn(KERNEL_LOG, name)) {
         if (!capabilities.includes("log")) problems.push(`${label}: served by the log proxy; needs log declared in plugin.json`);
       } else if (!KERNEL_SERVED.has(name)) problems.push(`${label}: not an Extism kernel function this runtime serves`);
     } else if (module === EXTISM_USER) {
       const host = extismHostFunction(name);
       if (!host) problems.push(`${label}: not a clawhive host function (expected <interface>_<function>, e.g. fs_read)`);
       else problems.push(...importProblems([`clawhive:host/${host.iface}@${HOST_VERSION}`], capabilities).map((p) => `${label}: ${p.slice(p.indexOf(": ") + 2)}`));
+    } else if (module === "wasi_snapshot_preview1" && kind === "function" && PREVIEW1_SERVED.has(name)) {
+      if (PREVIEW1_FILES.has(name) && !capabilities.includes("fs.read") && !capabilities.includes("fs.write")) {
+        problems.push(`${label}: reaches files through the fs proxy; needs fs.read or fs.write declared in plugin.json`);
+      }
     } else if (/^wasi/.test(module)) {
-      problems.push(`${label}: WASI is switched off for Extism plugins (files and network arrive only through clawhive host functions)`);
+      problems.push(
+        /^sock_/.test(name)
+          ? `${label}: WASI sockets are refused (raw sockets would bypass the http proxy); use Extism's http_request under http.fetch`
+          : `${label}: not a WASI preview1 function this runtime serves (clawhive serves wasi_snapshot_preview1 files, clocks, random, args, environment and stdout/stderr)`,
+      );
     } else {
       problems.push(`${label}: outside the plugin contract (only ${EXTISM_KERNEL} and ${EXTISM_USER} may be imported)`);
     }

@@ -32,6 +32,7 @@ const extismInstances = new Map<number, ExtismGuest>();
 interface ExtismPlugin {
   extism: ExtismLoad;
   module: WebAssembly.Module;
+  wasi: WasiGrant;
 }
 /** Loaded on the first Extism plugin only: a worker serving components never pays for the SDK. */
 let extismRuntime: Promise<typeof import("./extism-guest.js")> | undefined;
@@ -165,7 +166,7 @@ async function loadExtism(task: Extract<WorkerTask, { type: "load" }>): Promise<
   if (modules.length !== 1 || !task.extism) return { ok: false, failure: { kind: "trap", message: "an Extism plugin is one core module with its defaults" } };
   extismRuntime ??= import("./extism-guest.js");
   await extismRuntime;
-  plugins.set(task.pluginKey, { extism: task.extism, module: modules[0]! });
+  plugins.set(task.pluginKey, { extism: task.extism, module: modules[0]!, wasi: task.wasi ?? { env: {}, config: {}, args: [] } });
   return { ok: true, value: null };
 }
 
@@ -174,6 +175,7 @@ async function createExtism(instanceId: number, plugin: ExtismPlugin): Promise<O
     const { ExtismGuest } = await extismRuntime!;
     const guest = await ExtismGuest.create(plugin.module, {
       ...plugin.extism,
+      wasi: plugin.wasi,
       hostCall: (iface, fn, args) => hostChannel.requestSync([instanceId, iface, fn, args]) as HostResponse,
     });
     extismInstances.set(instanceId, guest);

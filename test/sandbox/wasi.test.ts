@@ -8,15 +8,13 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it, test } from "node:test";
-import { createFsProxy, fsHostFunctions } from "../../host-proxies/fs/index.js";
-import { createHttpProxy, httpHostFunctions } from "../../host-proxies/http/index.js";
-import { HostProxyError, type HostCall, type HostCallHandler, type HostError } from "../../host-proxies/types.js";
 import { buildPlugin } from "../../runtime/plugins/build.js";
 import { defaultBuildCacheDir } from "../../runtime/plugins/locations.js";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
 import { Sandbox, type SandboxPlugin } from "../../runtime/sandbox/index.js";
 import { MAX_STDIO_BYTES } from "../../runtime/sandbox/wasi/cli.js";
-import { grant, listen, resolverOf } from "../host-proxies/http/_fixtures.js";
+import { listen } from "../host-proxies/http/_fixtures.js";
+import { proxyBinding, type ProxyBinding } from "../helpers/proxy-binding.js";
 
 const WASI_PROBE = join(PROJECT_ROOT, "test", "plugins", "wasi-probe");
 
@@ -47,37 +45,13 @@ after(async () => {
   await rm(outside, { recursive: true, force: true });
 });
 
-/** A binding whose fs and http calls go to the real proxies, recorded as an audit would be. */
-async function binding(options: { httpPort?: number } = {}) {
-  const fsProxy = await createFsProxy([{ guest: "/work", host: join(root, "work"), mode: "rw" }, { guest: "/ro", host: join(root, "ro"), mode: "ro" }], {});
-  opened.push(fsProxy);
-  const fs = fsHostFunctions(fsProxy);
-  const { resolver } = resolverOf({ "api.test": ["127.0.0.1"], "metadata.test": ["169.254.169.254"] });
-  const http = httpHostFunctions(createHttpProxy(grant({ hosts: ["api.test", "metadata.test", "169.254.169.254"], ports: options.httpPort ? [options.httpPort, 80] : [80], allow_addresses: ["127.0.0.1"] }), { resolver, resolveSecret: async () => "" }));
-  const calls: Array<{ call: HostCall; ok: boolean; error?: unknown }> = [];
-  const logs: string[] = [];
-  const tables: Record<string, Record<string, (args: unknown[]) => Promise<unknown>>> = { fs, http };
-  const handler: HostCallHandler = async (call) => {
-    if (call.iface === "log") {
-      logs.push(String(call.args[1]));
-      return { ok: true, value: undefined };
-    }
-    const fn = tables[call.iface]?.[call.fn];
-    try {
-      if (!fn) throw HostProxyError.denied(call.iface, "not-granted", `no ${call.iface} proxy`);
-      const value = await fn(call.args);
-      calls.push({ call, ok: true });
-      return { ok: true, value };
-    } catch (error) {
-      const hostError: HostError = error instanceof HostProxyError ? error.hostError : { tag: "io", val: String(error) };
-      calls.push({ call, ok: false, error: hostError });
-      return { ok: false, error: hostError };
-    }
-  };
-  return { handler, calls, logs };
+async function binding(options: { httpPort?: number } = {}): Promise<ProxyBinding> {
+  const bound = await proxyBinding(root, options);
+  opened.push(bound);
+  return bound;
 }
 
-async function call(tool: string, input: Record<string, unknown>, bound: Awaited<ReturnType<typeof binding>>) {
+async function call(tool: string, input: Record<string, unknown>, bound: ProxyBinding) {
   const instance = await sandbox.acquire(probe, { label: "wasi", handler: bound.handler });
   try {
     return JSON.parse(await instance.call(tool, JSON.stringify(input))) as unknown;
@@ -86,7 +60,7 @@ async function call(tool: string, input: Record<string, unknown>, bound: Awaited
   }
 }
 
-async function refusal(tool: string, input: Record<string, unknown>, bound: Awaited<ReturnType<typeof binding>>): Promise<string> {
+async function refusal(tool: string, input: Record<string, unknown>, bound: ProxyBinding): Promise<string> {
   const instance = await sandbox.acquire(probe, { label: "wasi", handler: bound.handler });
   try {
     await instance.call(tool, JSON.stringify(input));
@@ -194,6 +168,6 @@ describe("wasi:cli: stdout goes to the log, capped; exit traps", () => {
   it("exit ends the call as a trap, never the worker", async () => {
     const bound = await binding();
     assert.match(await refusal("exit", {}, bound), /wasi:cli\/exit/);
-    assert.deepEqual(await call("env", {}, bound).then((v) => (v as { region: string }).region), "eu-west");
+    assert.equal(((await call("env", {}, bound)) as { region: string }).region, "eu-west");
   });
 });

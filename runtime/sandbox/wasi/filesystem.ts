@@ -221,6 +221,11 @@ export class Descriptor {
       if (stat.kind === "directory") throw "is-directory" satisfies ErrorCode;
       this.#fs.call("write", [target, new Uint8Array(0)]);
     }
+    if (stat.kind === "symlink") {
+      // Never followed: asked of the proxy all the same, so the refusal is decided and audited there.
+      this.#fs.call("read", [target]);
+      throw "not-permitted" satisfies ErrorCode;
+    }
     if (open.directory && stat.kind !== "directory") throw "not-directory" satisfies ErrorCode;
     if (stat.kind === "directory" && flags.write) throw "is-directory" satisfies ErrorCode;
     return new Descriptor(this.#fs, this.#root, target, KIND_TYPES[stat.kind] ?? "unknown", { ...flags });
