@@ -20,7 +20,14 @@ interface HostStat {
   modifiedMs: bigint;
 }
 /** The WASI error codes this host gives, thrown as values (the glue lowers them as the error case). */
-type ErrorCode = "access" | "not-permitted" | "no-entry" | "exist" | "not-directory" | "is-directory" | "invalid" | "io" | "not-empty" | "name-too-long" | "unsupported" | "bad-descriptor" | "read-only";
+type ErrorCode = "file-too-large" | "access" | "not-permitted" | "no-entry" | "exist" | "not-directory" | "is-directory" | "invalid" | "io" | "not-empty" | "name-too-long" | "unsupported" | "bad-descriptor" | "read-only";
+
+/**
+ * Largest file a descriptor holds in the worker (its bytes are kept to serve offsets): an offset
+ * or size past it is `file-too-large`, never an allocation that could exhaust the worker. The
+ * fs proxy's own read and write caps apply below it.
+ */
+export const MAX_WASI_FILE_BYTES = 64 * 1024 * 1024;
 
 const KIND_TYPES: Record<HostStat["kind"], DescriptorType> = { file: "regular-file", directory: "directory", symlink: "symbolic-link", other: "unknown" };
 
@@ -109,6 +116,7 @@ export class Descriptor {
 
   #writeAt(bytes: Uint8Array, offset: number): void {
     if (!this.#flags.write) throw "bad-descriptor" satisfies ErrorCode;
+    if (!Number.isSafeInteger(offset) || offset + bytes.byteLength > MAX_WASI_FILE_BYTES) throw "file-too-large" satisfies ErrorCode;
     const old = this.#file();
     const next = new Uint8Array(Math.max(old.byteLength, offset + bytes.byteLength));
     next.set(old);
@@ -167,6 +175,7 @@ export class Descriptor {
   }
   setSize(size: bigint): void {
     if (!this.#flags.write) throw "bad-descriptor" satisfies ErrorCode;
+    if (size > BigInt(MAX_WASI_FILE_BYTES)) throw "file-too-large" satisfies ErrorCode;
     const old = this.#file();
     const next = new Uint8Array(Number(size));
     next.set(old.subarray(0, next.byteLength));

@@ -16,6 +16,8 @@ type Method = { tag: string; val?: string };
 type Scheme = { tag: "HTTP" | "HTTPS" | "other"; val?: string };
 
 const MAX_FIELDS_BYTES = 64 * 1024;
+/** Most bytes of one outgoing body held in the worker (the http proxy's default request cap). */
+export const MAX_OUTGOING_BODY_BYTES = 10 * 1024 * 1024;
 const NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 export class Fields {
@@ -84,6 +86,9 @@ export class OutgoingBody {
       permit: () => 65536,
       write: (bytes) => {
         if (this.finished) throw { tag: "closed" } satisfies StreamError;
+        if (this.bytes + bytes.byteLength > MAX_OUTGOING_BODY_BYTES) {
+          throw { tag: "last-operation-failed", val: new IoError(`the request body is larger than ${MAX_OUTGOING_BODY_BYTES} bytes`) } satisfies StreamError;
+        }
         this.chunks.push(bytes.slice());
         this.bytes += bytes.byteLength;
       },

@@ -11,9 +11,10 @@ import { Descriptor, filesystemImports } from "./filesystem.js";
 import type { OutputStream } from "./streams.js";
 
 /** preview1 errno values used here. */
-const E = { SUCCESS: 0, ACCES: 2, BADF: 8, EXIST: 20, INVAL: 28, IO: 29, ISDIR: 31, NOENT: 44, NOSYS: 52, NOTDIR: 54, NOTEMPTY: 55, NOTCAPABLE: 76, PERM: 63, NAMETOOLONG: 37 } as const;
+const E = { SUCCESS: 0, FBIG: 22, ACCES: 2, BADF: 8, EXIST: 20, INVAL: 28, IO: 29, ISDIR: 31, NOENT: 44, NOSYS: 52, NOTDIR: 54, NOTEMPTY: 55, NOTCAPABLE: 76, PERM: 63, NAMETOOLONG: 37 } as const;
 const ERRNO: Record<string, number> = {
   access: E.ACCES,
+  "file-too-large": E.FBIG,
   "not-permitted": E.NOTCAPABLE,
   "no-entry": E.NOENT,
   exist: E.EXIST,
