@@ -174,8 +174,17 @@ async function collectWit(root: string, pluginDir: string, wasi: boolean): Promi
   };
   await add(join(WIT_DIR, "host"), "deps/host");
   await add(join(WIT_DIR, "plugin"), "deps/plugin");
-  // WASI's own packages, for a world that imports WASI interfaces by name.
-  if (wasi) for (const pkg of WASI_WIT_PACKAGES) await add(join(WASI_WIT_DIR, `wasi-${pkg}`), `deps/wasi-${pkg}`);
+  // WASI's own packages, for a world that imports WASI interfaces by name, and the WIT packages
+  // a third-party plugin ships in its own wit/deps/ (read from inside its folder only).
+  if (wasi) {
+    for (const pkg of WASI_WIT_PACKAGES) await add(join(WASI_WIT_DIR, `wasi-${pkg}`), `deps/wasi-${pkg}`);
+    const deps = await readdir(join(root, "wit", "deps"), { withFileTypes: true }).catch(() => []);
+    for (const dep of deps.filter((d) => d.isDirectory() && /^[A-Za-z0-9._-]+$/.test(d.name)).map((d) => d.name).sort()) {
+      for (const name of await witNames(join(root, "wit", "deps", dep), join(pluginDir, "wit", "deps", dep))) {
+        files.push([join("deps", `plugin-${dep}`, name), await readInside(root, join("wit", "deps", dep, name), { label: join(pluginDir, "wit", "deps", dep, name) })]);
+      }
+    }
+  }
   return files;
 }
 
