@@ -36,6 +36,8 @@ export interface ExtismGuestOptions extends ExtismToolDefaults {
   kernelBytes: number;
   /** The plugin's environment and config (plugin.json `wasi`). */
   wasi: WasiGrant;
+  /** A throwaway instance that only answers describe. */
+  scratch?: boolean;
 }
 
 /** The guest broke a limit of the kernel: the call traps, the instance is dropped. */
@@ -68,6 +70,8 @@ export class ExtismGuest {
   readonly #state: CallState;
   /** A wasip1 reactor's `_initialize`, run once before the first guest call. */
   #initialize: (() => void) | undefined;
+  /** Set for a wasip1 module: describe runs on a scratch instance of it (see describe). */
+  #scratch: { module: WebAssembly.Module; options: ExtismGuestOptions } | undefined;
 
   private constructor(plugin: Plugin, memory: WebAssembly.Memory | undefined, options: ExtismGuestOptions, state: CallState) {
     this.#plugin = plugin;
@@ -107,6 +111,7 @@ export class ExtismGuest {
     // WASI host would; not here, because they may ask for the preopens and an instance may not
     // make host calls before it is bound.
     if (typeof exports._initialize === "function") guest.#initialize = exports._initialize as () => void;
+    if (functions[PREVIEW1] && !options.scratch) guest.#scratch = { module, options: { ...options, scratch: true } };
     return guest;
   }
 
@@ -117,6 +122,17 @@ export class ExtismGuest {
 
   /** Throws only on a trap (the instance is then unusable); a bad shape is a tool error. */
   async describe(): Promise<{ ok: true; value: ToolDescriptor[] } | { ok: false; error: ToolErrorPayload }> {
+    // A wasip1 module's constructors read the preopens once, and describe may run before the
+    // instance is bound (when host calls are refused): it runs on a scratch instance instead,
+    // so this one initializes at its first call, bound, and sees the run's mounts.
+    if (this.#scratch) {
+      const scratch = await ExtismGuest.create(this.#scratch.module, this.#scratch.options);
+      try {
+        return await scratch.describe();
+      } finally {
+        await scratch.#plugin.close();
+      }
+    }
     const { error, output } = await this.#invoke("describe", undefined);
     if (error !== undefined) return { ok: false, error: { tag: "failed", val: `describe: ${error}` } };
     try {

@@ -95,3 +95,19 @@ test("config_get reads the plugin's grant and printf reaches the log", async () 
   assert.match(result, /bonjour/);
   assert.deepEqual(bound.logs, ["greeting with bonjour"]);
 });
+
+test("a pooled instance, described while unbound, still sees the run's mounts once bound", async () => {
+  // wasi-libc reads the preopens once, in its constructors: they must run bound, not at describe.
+  const pooled = new Sandbox({ workers: 1, callTimeoutMs: 10_000, memoryMaxMb: 64, poolSize: 1 });
+  try {
+    const loaded = await pooled.load(await compileExtism(await buildCPlugin(), cacheDir));
+    await pooled.prewarm(loaded);
+    const bound = await proxyBinding(root);
+    opened.push(bound);
+    const instance = await pooled.acquire(loaded, { label: "pooled", handler: bound.handler });
+    assert.match(await instance.call("read_note", JSON.stringify({ path: "/work/note.txt" })), /remember the milk/);
+    instance.destroy();
+  } finally {
+    await pooled.close();
+  }
+});

@@ -305,23 +305,29 @@ export function filesystemImports(context: WasiInstanceContext): Record<string, 
   return {
     "wasi:filesystem/types": { Descriptor, DirectoryEntryStream, filesystemErrorCode: () => undefined },
     "wasi:filesystem/preopens": {
-      // Asked of the main thread on first use, so an instance created ahead of its run asks nothing.
+      // Asked of the main thread on first use, so an instance created ahead of its run asks
+      // nothing; a refused answer (an unbound instance) is not kept, so it is asked again.
       getDirectories: () => {
-        preopens ??= mountList(fs).map(({ guest, mode }) => [
-          new Descriptor(fs, guest, guest, "directory", { read: true, write: false, mutateDirectory: mode === "rw" }),
-          guest,
-        ]);
+        if (!preopens) {
+          const mounts = mountList(fs);
+          const list = (mounts ?? []).map(({ guest, mode }): [Descriptor, string] => [
+            new Descriptor(fs, guest, guest, "directory", { read: true, write: false, mutateDirectory: mode === "rw" }),
+            guest,
+          ]);
+          if (!mounts) return list;
+          preopens = list;
+        }
         return preopens.slice();
       },
     },
   };
 }
 
-/** The run's mounts; none when the plugin may not see them (the refusal is audited on the main thread). */
-function mountList(fs: Filesystem): Array<{ guest: string; mode: "ro" | "rw" }> {
+/** The run's mounts; undefined when the plugin may not see them (the refusal is audited on the main thread). */
+function mountList(fs: Filesystem): Array<{ guest: string; mode: "ro" | "rw" }> | undefined {
   try {
     return fs.call("mounts", []) as Array<{ guest: string; mode: "ro" | "rw" }>;
   } catch {
-    return [];
+    return undefined;
   }
 }

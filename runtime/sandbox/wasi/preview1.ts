@@ -57,8 +57,9 @@ export function preview1Imports(context: WasiInstanceContext, holder: MemoryHold
   let preopened = false;
   const openPreopens = () => {
     if (preopened) return;
-    preopened = true;
     const dirs = (fs["wasi:filesystem/preopens"]!.getDirectories as () => Array<[Descriptor, string]>)();
+    // None (no mounts, or asked before the instance was bound): asked again on the next use.
+    preopened = dirs.length > 0;
     for (const [descriptor, name] of dirs) files.set(nextFd++, { descriptor, preopen: name, position: 0n, append: false });
   };
   const view = () => new DataView(holder.memory!.buffer);
