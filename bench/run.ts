@@ -15,6 +15,7 @@ import { benchLlm } from "./llm.js";
 import { benchLoop } from "./loop.js";
 import { benchMemory } from "./memory.js";
 import { benchMcp } from "./mcp.js";
+import { benchWasi } from "./wasi.js";
 
 const json = process.argv.includes("--json");
 const quick = process.argv.includes("--quick");
@@ -26,6 +27,9 @@ const metrics: Metrics = {};
 log("sandbox …");
 const sandbox = await benchSandbox({ quick });
 Object.assign(metrics, sandbox.metrics);
+
+log("WASI component …");
+Object.assign(metrics, await benchWasi({ quick, toolCallRoundTrip: metrics.tool_call_roundtrip }));
 
 log("policy and audit on (file store) …");
 Object.assign(metrics, await benchPolicy({ quick }));

@@ -1,4 +1,5 @@
 import type { JsonProblem } from "../json/index.js";
+import type { WasiGrant } from "./wasi/context.js";
 
 /** Messages between the sandbox (main thread) and its workers. Plain, structured-clonable data. */
 
@@ -25,7 +26,7 @@ export interface ExtismLoad {
 }
 
 export type WorkerTask =
-  | { type: "load"; pluginKey: string; format: "component" | "extism"; glue?: string; modules: Record<string, WebAssembly.Module>; extism?: ExtismLoad }
+  | { type: "load"; pluginKey: string; format: "component" | "extism"; glue?: string; modules: Record<string, WebAssembly.Module>; extism?: ExtismLoad; wasi?: WasiGrant }
   | { type: "create"; instanceId: number; pluginKey: string }
   | { type: "call"; instanceId: number; method: "describe" | "call"; args: unknown[] }
   | { type: "destroy"; instanceId: number }
