@@ -20,6 +20,13 @@ const INTERFACE_CAPABILITIES: Readonly<Record<string, readonly string[]>> = {
   memory: ["memory"],
 };
 
+/** The capabilities that make an import legitimate (none for `clawhive:host/types`, undefined when none does). */
+export function capabilitiesForImport(name: string): readonly string[] | undefined {
+  const host = /^clawhive:host\/([a-z-]+)@/.exec(name);
+  if (host && Object.hasOwn(INTERFACE_CAPABILITIES, host[1]!)) return INTERFACE_CAPABILITIES[host[1]!];
+  return undefined;
+}
+
 /**
  * WASI interfaces DESIGN allows a plugin (clocks, random, stdout/stderr and their io streams).
  * Plugins are built with no WASI features and this runtime provides none of them yet, so they

@@ -61,8 +61,11 @@ export function readComponentTypes(bytes: Uint8Array, label: string): ComponentT
     if (TOOLS_CONTRACT.test(name)) toolsContract = true;
     for (const [fn, member] of entity.exports) if (member.sort === "func") typed.push({ iface: name, name: fn, func: member.func });
   }
+  // A type imported by name (a world's own `record`, `enum`, …: bound to its structure) and an
+  // interface imported only for its types need nothing from the host; an imported resource does.
+  const typeOnly = (entity: Entity) => (entity.sort === "type" ? entity.type.kind !== "resource" : false);
   const typeOnlyImports = imports
-    .filter(({ entity }) => entity.sort === "instance" && [...entity.exports.values()].every((e) => e.sort === "type"))
+    .filter(({ entity }) => typeOnly(entity) || (entity.sort === "instance" && [...entity.exports.values()].every(typeOnly)))
     .map(({ name }) => name);
   return { exports: typed, typeOnlyImports, toolsContract };
 }
@@ -99,6 +102,7 @@ function readComponent(reader: BinaryReader, parent: Scope | undefined, depth: n
         forEach(section, () => {
           const name = section.externName();
           const entity = readExternDesc(section, scope);
+          if (entity.sort === "type" && imports) nameType(entity.type, name);
           imports?.push({ name, entity });
         });
         break;
