@@ -23,7 +23,7 @@ type TypeDef =
   | { kind: "func-type"; func: WitFunction }
   | { kind: "instance-type"; exports: Map<string, Entity> }
   | { kind: "component-type"; exports: Map<string, Entity> }
-  | { kind: "resource" };
+  | { kind: "resource"; name?: string };
 
 type Entity =
   | { sort: "func"; func: WitFunction }
@@ -370,9 +370,11 @@ function readDefType(reader: BinaryReader, scope: Scope, depth: number): TypeDef
       return { kind: "result", ...(ok ? { ok } : {}), ...(err ? { err } : {}) };
     }
     case 0x69:
-    case 0x68:
-      reader.u32();
-      return { kind: "unmappable", what: b === 0x69 ? "own<resource> (a resource handle)" : "borrow<resource> (a resource handle)" };
+    case 0x68: {
+      const target = scope.types[reader.u32()];
+      const name = target?.kind === "resource" && target.name ? target.name : "resource";
+      return { kind: "unmappable", what: `${b === 0x69 ? "own" : "borrow"}<${name}> (a resource handle)` };
+    }
     case 0x66:
     case 0x65:
       optionalValType(reader, scope);
@@ -435,7 +437,8 @@ function readDeclarations(reader: BinaryReader, parent: Scope, component: boolea
   return component ? { kind: "component-type", exports } : { kind: "instance-type", exports };
 }
 
-/** A record, variant, enum or flags type exported under a name keeps it, for descriptions. */
+/** A record, variant, enum, flags or resource type exported under a name keeps it, for descriptions. */
 function nameType(type: TypeDef, name: string): void {
-  if ((type.kind === "record" || type.kind === "variant" || type.kind === "enum" || type.kind === "flags") && type.name === undefined) type.name = name;
+  const named = type.kind === "record" || type.kind === "variant" || type.kind === "enum" || type.kind === "flags" || type.kind === "resource";
+  if (named && type.name === undefined && !name.startsWith("import-type-")) type.name = name;
 }
