@@ -7,7 +7,7 @@ import { CodeSeal } from "../seal.js";
 import { auditedRefusal, recordPluginEvent, RUNTIME_PRINCIPAL, subjectOf, type PluginAuditSink, type PluginSubject } from "./audit.js";
 import { cachedImports, checkDescriptors, checkImports, readDescribed, writeDescribed } from "./described.js";
 import { similarNames } from "./lookalike.js";
-import { typedDescriptors } from "./typed.js";
+import { checkToolsContract, typedDescriptors } from "./typed.js";
 import type { PluginManifest } from "../manifest.js";
 import { permissionDiff, type PermissionDiff } from "./diff.js";
 import { readPackage, type PluginPackage, type ReadPackageOptions } from "./package.js";
@@ -241,6 +241,7 @@ export class PluginInstaller {
   /** Hash, imports and `describe`: the tools the package really has, checked against its manifest. */
   async #verify(pkg: PluginPackage): Promise<{ tools: InstalledTool[]; imports: string[] }> {
     if (pkg.manifest.contract === "typed") return this.#verifyTyped(pkg);
+    if (pkg.manifest.format === "component") checkToolsContract(pkg.manifest, pkg.bytes);
     let artifact = await this.#compile(pkg.manifest, pkg.sha256, async () => pkg.bytes);
     const described = await readDescribed(artifact, this.#seal);
     if (described) {

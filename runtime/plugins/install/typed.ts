@@ -2,7 +2,7 @@ import { PluginError } from "../../errors.js";
 import type { ToolDescriptor } from "../../sandbox/index.js";
 import { readComponentImports } from "../component-imports.js";
 import type { PluginManifest } from "../manifest.js";
-import { readTypedTools } from "../typed/index.js";
+import { readComponentTypes, readTypedTools } from "../typed/index.js";
 
 /**
  * A typed component's tools as descriptors (schemas from its WIT types; capabilities and risk
@@ -29,4 +29,17 @@ export function typedDescriptors(manifest: PluginManifest, bytes: Uint8Array): {
   const typeOnly = new Set(types.typeOnlyImports);
   const imports = readComponentImports(bytes, label).map((i) => i.name).filter((name) => !typeOnly.has(name));
   return { descriptors, imports };
+}
+
+/**
+ * A component installed as a describe/call plugin must export that contract: one exporting only
+ * typed functions is refused here with what to change, not left to fail at its first describe.
+ */
+export function checkToolsContract(manifest: PluginManifest, bytes: Uint8Array): void {
+  const types = readComponentTypes(bytes, `plugin ${manifest.name}`);
+  if (types.toolsContract || types.exports.length === 0) return;
+  throw new PluginError(
+    "contract_mismatch",
+    `plugin ${manifest.name}: the component exports typed functions (${types.exports.slice(0, 5).map((e) => e.name).join(", ")}), not clawhive:plugin/tools; say "contract": "typed" in plugin.json and list each function under tools, or install the .wasm without a manifest to have one proposed`,
+  );
 }
