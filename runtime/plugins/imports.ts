@@ -1,6 +1,7 @@
 import { PluginError } from "../errors.js";
 import { readVerifiedBlob, type PluginArtifact } from "./artifact.js";
 import { readComponentImports } from "./component-imports.js";
+import { readComponentTypes } from "./typed/component-types.js";
 import { EXTISM_KERNEL, EXTISM_USER, extismHostFunction, KERNEL_LOG, KERNEL_OFF, KERNEL_SERVED } from "./extism-abi.js";
 
 /** The host package version this runtime serves. */
@@ -80,7 +81,11 @@ export async function verifyPluginImports(artifact: PluginArtifact): Promise<str
 export async function verifyComponentImports(artifact: PluginArtifact): Promise<string[]> {
   if (artifact.format === "extism") return verifyExtismImports(artifact);
   const bytes = await readVerifiedBlob(artifact);
-  const imports = readComponentImports(new Uint8Array(bytes), `plugin ${artifact.manifest.name}`).map((i) => i.name);
+  const raw = readComponentImports(new Uint8Array(bytes), `plugin ${artifact.manifest.name}`).map((i) => i.name);
+  // A name imported only as a type (a world's own record, an interface used only for its types)
+  // needs nothing from the host; the component's types tell, read only when such a name is there.
+  const typeOnly = raw.some((name) => !name.startsWith("clawhive:host/")) ? new Set(readComponentTypes(new Uint8Array(bytes), `plugin ${artifact.manifest.name}`).typeOnlyImports) : new Set<string>();
+  const imports = raw.filter((name) => !typeOnly.has(name));
   const problems = [...importProblems(imports, artifact.manifest.capabilities), ...glueImportProblems(artifact.glueImports, imports)];
   if (problems.length > 0) {
     throw new PluginError("imports_not_declared", `plugin ${artifact.manifest.name}: its component imports what its manifest does not declare:\n  ${problems.join("\n  ")}`);
