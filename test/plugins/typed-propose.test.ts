@@ -67,3 +67,26 @@ test("a component that cannot be a typed plugin gets no proposal, and a clear er
   assert.match(result.stderr, /function test:typed\/store\.open: its result has type own<blob>/);
   await assert.rejects(stat(join(sub, "plugin.json")), { code: "ENOENT" });
 });
+
+test("the API proposes a manifest for an uploaded component, installs nothing, and refuses what cannot be a tool", async () => {
+  const { apiFixture, call } = await import("../api/routes-fixtures.js");
+  const f = await apiFixture();
+  try {
+    const good = await typedDummy(worldOf("  export add: func(a: u32, b: u32) -> u32;"));
+    const answer = await call(f, "POST", "/v1/plugins/proposals", { body: Buffer.from(good.bytes), type: "application/wasm" });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.manifest.contract, "typed");
+    assert.deepEqual(Object.keys(answer.body.manifest.tools), ["add"]);
+    assert.deepEqual((await f.runtime.installer.registry.list()).map((p) => p.name).sort(), ["files", "probe"]);
+    const blobs = await typedDummy(`package test:typed;\ninterface store { resource blob; open: func() -> blob; }\nworld root {\n  export store;\n}\n`);
+    const refused = await call(f, "POST", "/v1/plugins/proposals", { body: Buffer.from(blobs.bytes), type: "application/wasm" });
+    assert.equal(refused.status, 422);
+    assert.match(refused.body.error.message, /function test:typed\/store\.open: its result has type own<blob>/);
+    const notWasm = await call(f, "POST", "/v1/plugins/proposals", { body: Buffer.from("hello"), type: "application/wasm" });
+    assert.equal(notWasm.status, 400);
+    const client = await call(f, "POST", "/v1/plugins/proposals", { body: Buffer.from(good.bytes), type: "application/wasm", token: f.token.client });
+    assert.equal(client.status, 403);
+  } finally {
+    await f.close();
+  }
+});
