@@ -144,7 +144,8 @@ after(async () => {
 test("greet returns its result's ok value", () => {
   const { code, stdout, stderr } = call("${v.name}.greet", { name: "Ada", mood: "excited" });
   assert.equal(code, 0, stderr);
-  assert.equal(JSON.parse(stdout), "Hello, Ada!");
+  // A string result is printed as it is; any other JSON value as JSON.
+  assert.equal(stdout.trim(), "Hello, Ada!");
 });
 
 test("greet's error case is a tool error; a value outside the enum never reaches it", () => {
