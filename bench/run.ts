@@ -16,6 +16,7 @@ import { benchLlm } from "./llm.js";
 import { benchLoop } from "./loop.js";
 import { benchMemory } from "./memory.js";
 import { benchMcp } from "./mcp.js";
+import { benchWasi } from "./wasi.js";
 
 const json = process.argv.includes("--json");
 const quick = process.argv.includes("--quick");
@@ -30,6 +31,9 @@ Object.assign(metrics, sandbox.metrics);
 
 log("typed WIT exports beside describe/call …");
 Object.assign(metrics, await benchTyped({ quick }));
+
+log("WASI component …");
+Object.assign(metrics, await benchWasi({ quick, toolCallRoundTrip: metrics.tool_call_roundtrip }));
 
 log("policy and audit on (file store) …");
 Object.assign(metrics, await benchPolicy({ quick }));

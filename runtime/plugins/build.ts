@@ -15,6 +15,10 @@ import { parsePluginManifest, type PluginManifest } from "./manifest.js";
 import { PROJECT_ROOT } from "./locations.js";
 
 const WIT_DIR = join(PROJECT_ROOT, "wit");
+/** WASI 0.2's WIT as jco ships it (the version componentize-js's engine imports). */
+const WASI_WIT_DIR = join(PROJECT_ROOT, "node_modules", "@bytecodealliance", "jco", "lib", "wit", "builtin", "0.2.12");
+// sockets only because wasi:cli's worlds name it; an import of it is refused at install.
+const WASI_WIT_PACKAGES = ["io", "clocks", "random", "cli", "filesystem", "sockets"];
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), "componentize-child.js");
 /** Bump when the build recipe changes, so old cache entries stop matching. */
 const RECIPE = "4";
@@ -65,7 +69,8 @@ export async function buildComponent(pluginDir: string, options: BuildOptions): 
       await mkdir(dirname(join(work, "wit", name)), { recursive: true });
       await writeFile(join(work, "wit", name), text);
     }
-    await runChild(["componentize", work, manifest.world]);
+    // A plugin that declares a WASI grant is built with WASI on: clawhive serves it per instance.
+    await runChild(["componentize", work, manifest.world, ...(manifest.wasi ? ["wasi"] : [])]);
     const bytes = new Uint8Array(await readFile(join(work, "out", COMPONENT)));
     const hash = sha256(bytes);
     await writeFile(join(work, "out", BUILD_RECORD), JSON.stringify({ key, sha256: hash }));
@@ -105,7 +110,7 @@ async function planBuild(pluginDir: string, options: BuildOptions) {
   const bundleStarted = Date.now();
   const source = await bundlePlugin(root, manifest.source);
   detail(`${manifest.name}: bundled ${(Buffer.byteLength(source) / 1024).toFixed(1)} KiB of JavaScript in ${((Date.now() - bundleStarted) / 1000).toFixed(2)} s`);
-  const witFiles = await collectWit(root, pluginDir);
+  const witFiles = await collectWit(root, pluginDir, manifest.wasi !== undefined);
   const key = sha256(
     JSON.stringify({ recipe: RECIPE, tools: toolVersions(), manifest: sha256(manifestText), source: sha256(source), wit: witFiles.map(([n, t]) => [n, sha256(t)]) }),
   );
@@ -152,7 +157,7 @@ export function patchGlue(glue: string): string {
  * The plugin's own world at the root, clawhive's packages under deps/ (WIT's package layout).
  * The plugin's files are read only from inside its folder, as its source is.
  */
-async function collectWit(root: string, pluginDir: string): Promise<Array<[string, string]>> {
+async function collectWit(root: string, pluginDir: string, wasi: boolean): Promise<Array<[string, string]>> {
   const files: Array<[string, string]> = [];
   const witNames = async (from: string, label: string) => {
     try {
@@ -169,6 +174,17 @@ async function collectWit(root: string, pluginDir: string): Promise<Array<[strin
   };
   await add(join(WIT_DIR, "host"), "deps/host");
   await add(join(WIT_DIR, "plugin"), "deps/plugin");
+  // WASI's own packages, for a world that imports WASI interfaces by name, and the WIT packages
+  // a third-party plugin ships in its own wit/deps/ (read from inside its folder only).
+  if (wasi) {
+    for (const pkg of WASI_WIT_PACKAGES) await add(join(WASI_WIT_DIR, `wasi-${pkg}`), `deps/wasi-${pkg}`);
+    const deps = await readdir(join(root, "wit", "deps"), { withFileTypes: true }).catch(() => []);
+    for (const dep of deps.filter((d) => d.isDirectory() && /^[A-Za-z0-9._-]+$/.test(d.name)).map((d) => d.name).sort()) {
+      for (const name of await witNames(join(root, "wit", "deps", dep), join(pluginDir, "wit", "deps", dep))) {
+        files.push([join("deps", `plugin-${dep}`, name), await readInside(root, join("wit", "deps", dep, name), { label: join(pluginDir, "wit", "deps", dep, name) })]);
+      }
+    }
+  }
   return files;
 }
 

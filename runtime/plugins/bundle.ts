@@ -43,7 +43,7 @@ export async function bundlePlugin(pluginDir: string, source: string): Promise<s
       // the options of plugins/tsconfig.json that esbuild reads, except `strict`, whose
       // alwaysStrict would add "use strict" to CommonJS packages and change their bundle.
       tsconfigRaw: { compilerOptions: { target: "ES2022", verbatimModuleSyntax: true } },
-      external: ["clawhive:*"],
+      external: ["clawhive:*", "wasi:*"],
       alias: { ...SDK_ALIASES },
       plugins: [
         confineToFolder(root, {

@@ -13,7 +13,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { _setPreopens } from "@bytecodealliance/preview2-shim/filesystem";
 
-const [mode, dir, world] = process.argv.slice(2);
+const [mode, dir, world, wasi] = process.argv.slice(2);
 if (!dir || (mode === "componentize" && !world) || (mode !== "componentize" && mode !== "transpile")) {
   process.stderr.write("usage: componentize-child componentize <build dir> <world> | transpile <build dir>\n");
   process.exit(2);
@@ -29,8 +29,9 @@ if (mode === "componentize") {
     sourcePath: join(dir, "plugin.js"),
     witPath: join(dir, "wit"),
     worldName: world!,
-    // Every capability arrives through clawhive:host; the engine gets no WASI features.
-    disableFeatures: ["stdio", "random", "clocks", "http", "fetch-event"],
+    // Every capability arrives through clawhive:host, unless the plugin asks for WASI (served
+    // per instance by clawhive, see runtime/sandbox/wasi/); a plugin never serves HTTP.
+    disableFeatures: wasi === "wasi" ? ["fetch-event"] : ["stdio", "random", "clocks", "http", "fetch-event"],
   });
   await writeFile(join(out, "component.wasm"), component);
 } else {

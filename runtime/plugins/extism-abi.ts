@@ -41,14 +41,14 @@ export const KERNEL_LOG: Readonly<Record<string, "debug" | "info" | "warn" | "er
 };
 
 /**
- * Extism's own channels, switched off: each would reach the network or the host's settings
- * without passing the policy. Refused at install; trapping at run time if a module gets that far.
+ * Extism's own channels, served through clawhive: `http_request` (and its status and headers)
+ * as an http proxy fetch under http.fetch; `config_get` from the plugin's grant.
  */
-export const KERNEL_OFF: Readonly<Record<string, string>> = {
-  http_request: "Extism's own HTTP is switched off; call http_fetch (extism:host/user) under the http.fetch capability",
-  http_status_code: "Extism's own HTTP is switched off; call http_fetch (extism:host/user) under the http.fetch capability",
-  http_headers: "Extism's own HTTP is switched off; call http_fetch (extism:host/user) under the http.fetch capability",
-  config_get: "Extism config is not provided; take settings as tool arguments or from kv",
+export const KERNEL_CHANNELS: Readonly<Record<string, readonly string[]>> = {
+  http_request: ["http.fetch"],
+  http_status_code: ["http.fetch"],
+  http_headers: ["http.fetch"],
+  config_get: [],
 };
 
 /**

@@ -1,8 +1,9 @@
 import { PluginError } from "../errors.js";
 import { readVerifiedBlob, type PluginArtifact } from "./artifact.js";
 import { readComponentImports } from "./component-imports.js";
+import { EXTISM_KERNEL, EXTISM_USER, extismHostFunction, KERNEL_CHANNELS, KERNEL_LOG, KERNEL_SERVED } from "./extism-abi.js";
+import { PREVIEW1_FILES, PREVIEW1_SERVED } from "../sandbox/wasi/preview1.js";
 import { readComponentTypes } from "./typed/component-types.js";
-import { EXTISM_KERNEL, EXTISM_USER, extismHostFunction, KERNEL_LOG, KERNEL_OFF, KERNEL_SERVED } from "./extism-abi.js";
 
 /** The host package version this runtime serves. */
 export const HOST_VERSION = "0.1.0";
@@ -25,16 +26,58 @@ const INTERFACE_CAPABILITIES: Readonly<Record<string, readonly string[]>> = {
 export function capabilitiesForImport(name: string): readonly string[] | undefined {
   const host = /^clawhive:host\/([a-z-]+)@/.exec(name);
   if (host && Object.hasOwn(INTERFACE_CAPABILITIES, host[1]!)) return INTERFACE_CAPABILITIES[host[1]!];
+  const wasi = /^wasi:([a-z-]+\/[a-z-]+)@/.exec(name);
+  if (wasi && Object.hasOwn(WASI_INTERFACES, wasi[1]!)) return WASI_INTERFACES[wasi[1]!];
   return undefined;
 }
 
 /**
- * WASI interfaces DESIGN allows a plugin (clocks, random, stdout/stderr and their io streams).
- * Plugins are built with no WASI features and this runtime provides none of them yet, so they
- * are refused too, with a message saying so; everything else (filesystem, sockets, http,
- * environment, exit) is refused as outside the contract.
+ * The WASI 0.2 interfaces clawhive serves per instance (runtime/sandbox/wasi/), with the
+ * capabilities that make each legitimate to import: files only through the fs proxy, requests
+ * only through the http proxy, stdout/stderr only into the log. The rest (clocks, random, io,
+ * an empty stdin, the granted environment and config) reach nothing outside the instance.
  */
-const WASI_SUBSET = /^wasi:(clocks\/(wall-clock|monotonic-clock)|random\/(random|insecure|insecure-seed)|cli\/(stdout|stderr)|io\/(streams|error|poll))@/;
+export const WASI_INTERFACES: Readonly<Record<string, readonly string[]>> = {
+  "cli/environment": [],
+  "cli/exit": [],
+  "cli/stdin": [],
+  "cli/stdout": ["log"],
+  "cli/stderr": ["log"],
+  "cli/terminal-input": [],
+  "cli/terminal-output": [],
+  "cli/terminal-stdin": [],
+  "cli/terminal-stdout": [],
+  "cli/terminal-stderr": [],
+  "clocks/wall-clock": [],
+  "clocks/monotonic-clock": [],
+  "random/random": [],
+  "random/insecure": [],
+  "random/insecure-seed": [],
+  "io/error": [],
+  "io/poll": [],
+  "io/streams": [],
+  "config/store": [],
+  "filesystem/types": ["fs.read", "fs.write"],
+  "filesystem/preopens": ["fs.read", "fs.write"],
+  "http/types": ["http.fetch"],
+  "http/outgoing-handler": ["http.fetch"],
+};
+
+/** Why a `wasi:` import is refused; undefined when it is served and covered. */
+export function wasiImportProblem(name: string, capabilities: readonly string[]): string | undefined {
+  const match = /^wasi:([a-z-]+\/[a-z-]+)@(\d+\.\d+\.\d+(?:-[a-z0-9.-]+)?)$/.exec(name);
+  if (!match) return `${name}: outside the plugin contract (a WASI interface is named wasi:<package>/<interface>@<version>)`;
+  const [, iface, version] = match as unknown as [string, string, string];
+  if (iface.startsWith("sockets/")) {
+    return `${name}: wasi:sockets is refused (raw sockets would bypass the http proxy); make requests with wasi:http/outgoing-handler under http.fetch`;
+  }
+  const needs = Object.hasOwn(WASI_INTERFACES, iface) ? WASI_INTERFACES[iface]! : undefined;
+  if (!needs) return `${name}: outside the plugin contract (clawhive serves ${Object.keys(WASI_INTERFACES).map((i) => `wasi:${i}`).join(", ")})`;
+  const served = iface === "config/store" ? /^0\.2\.\d+(?:-draft)?$/ : /^0\.2\.\d+$/;
+  if (!served.test(version)) return `${name}: this runtime serves WASI 0.2.x${iface === "config/store" ? " (and 0.2.0-draft)" : ""}`;
+  if (needs.length > 0 && !needs.some((c) => capabilities.includes(c))) return `${name}: needs one of ${needs.join(", ")} declared in plugin.json`;
+  return undefined;
+}
 
 /**
  * Why `imports` are not covered by `capabilities`, one problem per import; empty when they are.
@@ -53,8 +96,10 @@ export function importProblems(imports: readonly string[], capabilities: readonl
       else if (needs.length > 0 && !needs.some((c) => capabilities.includes(c))) problems.push(`${name}: needs one of ${needs.join(", ")} declared in plugin.json`);
       continue;
     }
-    if (WASI_SUBSET.test(name)) problems.push(`${name}: WASI is not provided to plugins by this runtime; build without WASI features`);
-    else problems.push(`${name}: outside the plugin contract (only clawhive:host interfaces may be imported)`);
+    if (name.startsWith("wasi:")) {
+      const problem = wasiImportProblem(name, capabilities);
+      if (problem) problems.push(problem);
+    } else problems.push(`${name}: outside the plugin contract (only clawhive:host and the served WASI 0.2 interfaces may be imported)`);
   }
   return problems;
 }
@@ -135,16 +180,26 @@ export function extismImportProblems(imports: readonly WebAssembly.ModuleImportD
       }
     }
     if (module === EXTISM_KERNEL) {
-      if (Object.hasOwn(KERNEL_OFF, name)) problems.push(`${label}: ${KERNEL_OFF[name]}`);
-      else if (Object.hasOwn(KERNEL_LOG, name)) {
+      if (Object.hasOwn(KERNEL_CHANNELS, name)) {
+        const needs = KERNEL_CHANNELS[name]!;
+        if (needs.length > 0 && !needs.some((c) => capabilities.includes(c))) problems.push(`${label}: served by the http proxy; needs ${needs.join(" or ")} declared in plugin.json`);
+      } else if (Object.hasOwn(KERNEL_LOG, name)) {
         if (!capabilities.includes("log")) problems.push(`${label}: served by the log proxy; needs log declared in plugin.json`);
       } else if (!KERNEL_SERVED.has(name)) problems.push(`${label}: not an Extism kernel function this runtime serves`);
     } else if (module === EXTISM_USER) {
       const host = extismHostFunction(name);
       if (!host) problems.push(`${label}: not a clawhive host function (expected <interface>_<function>, e.g. fs_read)`);
       else problems.push(...importProblems([`clawhive:host/${host.iface}@${HOST_VERSION}`], capabilities).map((p) => `${label}: ${p.slice(p.indexOf(": ") + 2)}`));
+    } else if (module === "wasi_snapshot_preview1" && kind === "function" && PREVIEW1_SERVED.has(name)) {
+      if (PREVIEW1_FILES.has(name) && !capabilities.includes("fs.read") && !capabilities.includes("fs.write")) {
+        problems.push(`${label}: reaches files through the fs proxy; needs fs.read or fs.write declared in plugin.json`);
+      }
     } else if (/^wasi/.test(module)) {
-      problems.push(`${label}: WASI is switched off for Extism plugins (files and network arrive only through clawhive host functions)`);
+      problems.push(
+        /^sock_/.test(name)
+          ? `${label}: WASI sockets are refused (raw sockets would bypass the http proxy); use Extism's http_request under http.fetch`
+          : `${label}: not a WASI preview1 function this runtime serves (clawhive serves wasi_snapshot_preview1 files, clocks, random, args, environment and stdout/stderr)`,
+      );
     } else {
       problems.push(`${label}: outside the plugin contract (only ${EXTISM_KERNEL} and ${EXTISM_USER} may be imported)`);
     }

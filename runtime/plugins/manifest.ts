@@ -25,6 +25,26 @@ export const RESOURCE_CAPABILITIES = ["http.fetch", "fs.read", "fs.write", "sche
 export const ResourceCapabilitySchema = v.picklist(RESOURCE_CAPABILITIES, `expected one of ${RESOURCE_CAPABILITIES.join(", ")}`);
 export type ResourceCapability = v.InferOutput<typeof ResourceCapabilitySchema>;
 
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const CONFIG_KEY = /^[A-Za-z0-9_.-]{1,128}$/;
+const smallRecord = (key: RegExp, keyMessage: string, what: string) =>
+  v.optional(
+    v.pipe(
+      v.record(v.pipe(v.string(), v.regex(key, keyMessage)), v.pipe(v.string(), v.maxLength(8192))),
+      v.check((r) => Object.keys(r).length <= 64, `at most 64 ${what}`),
+    ),
+    {},
+  );
+
+/**
+ * What a plugin's WASI guest is given (docs/wasi.md): its environment variables and its
+ * `wasi:config/store` values, fixed here, never read from the host's environment.
+ */
+export const WasiGrantSchema = v.strictObject({
+  env: smallRecord(ENV_NAME, "expected an environment variable name", "environment variables"),
+  config: smallRecord(CONFIG_KEY, "expected a config key: letters, digits, '_', '.', '-'", "config values"),
+});
+
 /** `plugin.json`: what a plugin says about itself. Checked against the component at load. */
 export const PluginManifestSchema = v.pipe(v.strictObject({
   name: v.pipe(v.string(), v.regex(NAME, "expected a lowercase name: letters, digits, '-'")),
@@ -45,6 +65,8 @@ export const PluginManifestSchema = v.pipe(v.strictObject({
   /** Entry source, relative to the plugin folder. */
   source: v.optional(v.string(), "src/index.ts"),
   capabilities: v.array(v.pipe(v.string(), v.regex(/^[a-z]+(?:\.[a-z]+)?$/, "expected a capability like fs.read"))),
+  /** The WASI guest's environment and config (absent: both empty). */
+  wasi: v.optional(WasiGrantSchema),
   tools: v.record(
     v.pipe(v.string(), v.regex(TOOL, "expected a tool name: lowercase letters, digits, '_'")),
     v.strictObject({

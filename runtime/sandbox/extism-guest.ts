@@ -3,21 +3,25 @@
  *
  * The Extism JS SDK runs in this worker, on its thread (`runInWorker: false`), so our deadline
  * (the worker is killed) and our memory cap (the module's memory maximum, rewritten at load)
- * hold. Its own channels are off: no WASI (so no files), no allowed hosts or paths, no config,
- * a `fetch` that refuses; the kernel functions that would open them trap. The SDK keeps kernel
+ * hold. Its own channels are clawhive's: its WASI is off (a wasip1 module gets clawhive's own
+ * preview1, wasi/preview1.ts), its `fetch` refuses, and Extism's http and config kernel
+ * functions are served through the http proxy and the plugin's grant (extism-http.ts). The SDK keeps kernel
  * memory blocks outside wasm memory and never bounds them, so every block a guest call makes
  * is counted against a budget, and all are released after each call (`reset`, which also keeps
  * the SDK's 16-bit block index from running out after ~16k calls). Vars are kept here, copied
  * out of their blocks, within Extism's own 1 MiB limit.
  */
 import createPlugin, { type CallContext, type ExtismPluginOptions, type Plugin } from "@extism/extism";
-import { EXTISM_KERNEL, EXTISM_USER, extismHostFunction, KERNEL_LOG, KERNEL_OFF, U64_PARAMS } from "../plugins/extism-abi.js";
+import { EXTISM_KERNEL, EXTISM_USER, extismHostFunction, KERNEL_LOG, U64_PARAMS } from "../plugins/extism-abi.js";
 import { argsFromJson, callInput, parseCallOutput, parseDescribe, toJson, type CallOutcome, type ExtismToolDefaults, type ToolErrorPayload } from "./extism-shapes.js";
 import type { HostResponse } from "./protocol.js";
+import { extismChannelFunctions } from "./extism-http.js";
+import type { WasiGrant } from "./wasi/context.js";
 import type { ToolDescriptor } from "./types.js";
 import { GUEST_RESULT_JSON, parseBounded } from "../json/index.js";
 
 const TARGET = "main";
+const PREVIEW1 = "wasi_snapshot_preview1";
 /** One namespace of functions, as the SDK takes them. */
 type Functions = NonNullable<ExtismPluginOptions["functions"]>[string];
 /** Blocks one guest call may allocate: the SDK's index has 16 bits and never reuses a slot. */
@@ -30,6 +34,8 @@ export interface ExtismGuestOptions extends ExtismToolDefaults {
   hostCall: (iface: string, fn: string, args: unknown[]) => HostResponse;
   /** Most bytes of kernel blocks (input, allocations, host results) one guest call may hold. */
   kernelBytes: number;
+  /** The plugin's environment and config (plugin.json `wasi`). */
+  wasi: WasiGrant;
 }
 
 /** The guest broke a limit of the kernel: the call traps, the instance is dropped. */
@@ -60,6 +66,8 @@ export class ExtismGuest {
   readonly #memory: WebAssembly.Memory | undefined;
   readonly #options: ExtismGuestOptions;
   readonly #state: CallState;
+  /** A wasip1 reactor's `_initialize`, run once before the first guest call. */
+  #initialize: (() => void) | undefined;
 
   private constructor(plugin: Plugin, memory: WebAssembly.Memory | undefined, options: ExtismGuestOptions, state: CallState) {
     this.#plugin = plugin;
@@ -70,6 +78,13 @@ export class ExtismGuest {
 
   static async create(module: WebAssembly.Module, options: ExtismGuestOptions): Promise<ExtismGuest> {
     const state: CallState = { bytes: 0, blocks: 0, error: undefined, vars: new Map(), varBytes: 0 };
+    const functions: NonNullable<ExtismPluginOptions["functions"]> = { [EXTISM_KERNEL]: kernelFunctions(state, options), [EXTISM_USER]: hostFunctions(module, state, options) };
+    // A module built for WASI (wasip1) gets clawhive's own preview1, per instance.
+    const holder: { memory: WebAssembly.Memory | undefined } = { memory: undefined };
+    if (WebAssembly.Module.imports(module).some((i) => i.module === PREVIEW1)) {
+      const { preview1Imports } = await import("./wasi/preview1.js");
+      functions[PREVIEW1] = preview1Imports({ hostCall: options.hostCall, grant: options.wasi }, holder) as unknown as Functions;
+    }
     const plugin = await createPlugin(
       { wasm: [{ module, name: TARGET }], config: {} },
       {
@@ -81,11 +96,18 @@ export class ExtismGuest {
         enableWasiOutput: false,
         fetch: refuseFetch,
         logger: silentLogger,
-        functions: { [EXTISM_KERNEL]: kernelFunctions(state, options), [EXTISM_USER]: hostFunctions(module, state, options) },
+        functions,
       },
     );
-    const memory = (await plugin.getInstance(TARGET)).exports.memory;
-    return new ExtismGuest(plugin, memory instanceof WebAssembly.Memory ? memory : undefined, options, state);
+    const exports = (await plugin.getInstance(TARGET)).exports;
+    const memory = exports.memory;
+    if (memory instanceof WebAssembly.Memory) holder.memory = memory;
+    const guest = new ExtismGuest(plugin, memory instanceof WebAssembly.Memory ? memory : undefined, options, state);
+    // A wasip1 reactor (wasi-libc, the PDKs) runs its constructors before its first call, as a
+    // WASI host would; not here, because they may ask for the preopens and an instance may not
+    // make host calls before it is bound.
+    if (typeof exports._initialize === "function") guest.#initialize = exports._initialize as () => void;
+    return guest;
   }
 
   /** The wasm memory's size, to tell a memory-cap trap from others. */
@@ -119,6 +141,11 @@ export class ExtismGuest {
     state.blocks = 0;
     state.error = undefined;
     if (state.bytes > this.#options.kernelBytes) throw new ExtismKernelError("the input is larger than the kernel memory budget", state.bytes);
+    if (this.#initialize) {
+      const initialize = this.#initialize;
+      this.#initialize = undefined;
+      initialize();
+    }
     try {
       // A string, never a Uint8Array: the SDK would keep a view's whole (pooled) buffer.
       const output = await this.#plugin.call([TARGET, fn], input);
@@ -152,11 +179,17 @@ function kernelFunctions(state: CallState, options: ExtismGuestOptions): Functio
       if (text !== undefined) options.hostCall("log", "write", [level, text]);
     };
   }
-  for (const [name, reason] of Object.entries(KERNEL_OFF)) {
-    functions[name] = () => {
-      throw new ExtismKernelError(`${EXTISM_KERNEL}.${name}: ${reason}`);
-    };
-  }
+  Object.assign(
+    functions,
+    extismChannelFunctions({
+      hostCall: options.hostCall,
+      wasi: options.wasi,
+      charge: (bytes) => charge(state, options, BigInt(bytes)),
+      fail: (message) => {
+        throw new ExtismKernelError(message);
+      },
+    }),
+  );
   return functions;
 }
 

@@ -285,6 +285,7 @@ export class Sandbox {
     if (!loading) {
       const task: Extract<WorkerTask, { type: "load" }> = { type: "load", pluginKey: plugin.key, format: plugin.format, ...(plugin.glue === undefined ? {} : { glue: plugin.glue }), modules: { ...plugin.modules } };
       if (plugin.format === "extism") task.extism = this.#extismLoad(plugin);
+      task.wasi = { env: { ...plugin.manifest.wasi?.env }, config: { ...plugin.manifest.wasi?.config }, args: [plugin.manifest.name] };
       if (plugin.typed) task.typed = plugin.typed;
       loading = worker
         .run(task, { lane: "call", timeoutMs: 30_000 })

@@ -8,6 +8,7 @@ import { workerData } from "node:worker_threads";
 import { Channel } from "./channel.js";
 import type { ExtismGuest } from "./extism-guest.js";
 import type { ExtismLoad, GuestFailure, HostResponse, WorkerInit, WorkerReply, WorkerTask } from "./protocol.js";
+import type { WasiGrant } from "./wasi/context.js";
 import { GUEST_RESULT_JSON, scanJson } from "../json/index.js";
 import { callTypedExport, type TypedTools } from "./typed-call.js";
 
@@ -24,7 +25,7 @@ interface GuestExports {
 const init = workerData as WorkerInit;
 const hostChannel = new Channel(init.hostBuffer, init.hostPort);
 const taskChannel = new Channel(init.taskBuffer, init.taskPort);
-const plugins = new Map<string, { instantiate: Instantiate; modules: Record<string, WebAssembly.Module>; typed?: TypedTools } | ExtismPlugin>();
+const plugins = new Map<string, { instantiate: Instantiate; modules: Record<string, WebAssembly.Module>; wasi?: WasiGrant; typed?: TypedTools } | ExtismPlugin>();
 const instances = new Map<number, { guest: GuestExports; memories: WebAssembly.Memory[]; typed?: TypedTools }>();
 /** Extism instances, apart so a component call's lookup stays what it was. */
 const extismInstances = new Map<number, ExtismGuest>();
@@ -32,19 +33,28 @@ const extismInstances = new Map<number, ExtismGuest>();
 interface ExtismPlugin {
   extism: ExtismLoad;
   module: WebAssembly.Module;
+  wasi: WasiGrant;
 }
 /** Loaded on the first Extism plugin only: a worker serving components never pays for the SDK. */
 let extismRuntime: Promise<typeof import("./extism-guest.js")> | undefined;
 const HOST_IMPORT = /^clawhive:host\/([a-z][a-z0-9-]*)(?:@0\.\d+\.\d+)?$/;
+/** Loaded with the first plugin that imports WASI: other workers never pay for it. */
+let wasiRuntime: typeof import("./wasi/imports.js") | undefined;
 
 /** The import object of one instance: every host function is a bridge call tagged with its id. */
-function hostImports(instanceId: number): Record<string, unknown> {
+function hostImports(instanceId: number, wasi: WasiGrant | undefined): Record<string, unknown> {
   const interfaces = new Map<string, unknown>();
+  let wasiInterface: ((name: string) => Record<string, unknown> | undefined) | undefined;
   return new Proxy({} as Record<string, unknown>, {
     get(_target, key) {
       if (typeof key !== "string") return undefined;
+      if (key.startsWith("wasi:") && wasi && wasiRuntime) {
+        // clawhive's own WASI, per instance: each effect is a bridge call like any host function.
+        wasiInterface ??= wasiRuntime.wasiInterfaces({ grant: wasi, hostCall: (iface, fn, args) => hostChannel.requestSync([instanceId, iface, fn, args]) as HostResponse });
+        return wasiInterface(key.replace(/@[^/]*$/, ""));
+      }
       const match = HOST_IMPORT.exec(key);
-      if (!match) return undefined; // anything but clawhive:host is not provided
+      if (!match) return undefined; // anything but clawhive:host and the served WASI is not provided
       const iface = match[1]!;
       let functions = interfaces.get(iface);
       if (!functions) {
@@ -86,7 +96,9 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
       if (task.format !== "component" || task.glue === undefined) return done({ ok: false, failure: { kind: "trap", message: `format ${task.format} is not supported` } });
       const url = `data:text/javascript;base64,${Buffer.from(task.glue).toString("base64")}`;
       const glue = (await import(url)) as { instantiate: Instantiate };
-      plugins.set(task.pluginKey, { instantiate: glue.instantiate, modules: task.modules, ...(task.typed ? { typed: task.typed } : {}) });
+      // Only a glue that asks for WASI loads the implementation; no other plugin pays for it.
+      if (task.wasi && task.glue.includes("imports['wasi:")) wasiRuntime ??= await import("./wasi/imports.js");
+      plugins.set(task.pluginKey, { instantiate: glue.instantiate, modules: task.modules, ...(task.wasi ? { wasi: task.wasi } : {}), ...(task.typed ? { typed: task.typed } : {}) });
       return done({ ok: true, value: null });
     }
     case "create": {
@@ -101,7 +113,7 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
             if (!module) throw new Error(`core module ${name} missing`);
             return module;
           },
-          hostImports(task.instanceId),
+          hostImports(task.instanceId, plugin.wasi),
           (module, imports) => {
             const instance = new WebAssembly.Instance(module, imports);
             // Kept to tell a memory-cap failure from other traps.
@@ -176,7 +188,7 @@ async function loadExtism(task: Extract<WorkerTask, { type: "load" }>): Promise<
   if (modules.length !== 1 || !task.extism) return { ok: false, failure: { kind: "trap", message: "an Extism plugin is one core module with its defaults" } };
   extismRuntime ??= import("./extism-guest.js");
   await extismRuntime;
-  plugins.set(task.pluginKey, { extism: task.extism, module: modules[0]! });
+  plugins.set(task.pluginKey, { extism: task.extism, module: modules[0]!, wasi: task.wasi ?? { env: {}, config: {}, args: [] } });
   return { ok: true, value: null };
 }
 
@@ -185,6 +197,7 @@ async function createExtism(instanceId: number, plugin: ExtismPlugin): Promise<O
     const { ExtismGuest } = await extismRuntime!;
     const guest = await ExtismGuest.create(plugin.module, {
       ...plugin.extism,
+      wasi: plugin.wasi,
       hostCall: (iface, fn, args) => hostChannel.requestSync([instanceId, iface, fn, args]) as HostResponse,
     });
     extismInstances.set(instanceId, guest);
