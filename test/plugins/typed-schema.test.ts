@@ -33,8 +33,8 @@ const kinds: Array<[string, string, string, unknown, unknown[], unknown[]]> = [
   ["variant", "variant sh { circle(u32), none }", "sh", { oneOf: [{ properties: { tag: { const: "circle" } } }, { properties: { tag: { const: "none" } } }] }, [{ tag: "circle", val: 1 }, { tag: "none" }], [{ tag: "square" }, { tag: "circle" }]],
   ["enum", "enum color { red, dark-green }", "color", { type: "string", enum: ["red", "dark-green"] }, ["dark-green"], ["green"]],
   ["flags", "flags style { bold, italic-text }", "style", { type: "array", uniqueItems: true }, [["bold", "italic-text"], []], [["underline"], ["bold", "bold"]]],
-  ["option", "", "option<u32>", { anyOf: [{ type: "null" }, { type: "integer" }] }, [null, 3], ["3"]],
-  ["nested option", "", "option<option<u32>>", { anyOf: [{ type: "null" }, { type: "object", required: ["some"] }] }, [null, { some: null }, { some: 2 }], [2]],
+  ["option", "", "option<u32>", { anyOf: [{ type: "integer" }, { type: "null" }] }, [null, 3], ["3"]],
+  ["nested option", "", "option<option<u32>>", { anyOf: [{ type: "object", required: ["some"] }, { type: "null" }] }, [null, { some: null }, { some: 2 }], [2]],
   ["result", "", "result<u32, string>", { oneOf: [{ required: ["ok"] }, { required: ["err"] }] }, [{ ok: 1 }, { err: "no" }], [{ ok: "x" }, { ok: 1, err: "a" }, {}]],
 ];
 

@@ -7,11 +7,6 @@ import { PluginManifestSchema, type PluginManifest, type Risk } from "../manifes
 import { readTypedTools } from "../typed/index.js";
 import * as v from "valibot";
 
-/** WASI interfaces whose use a capability names (served per instance through the proxies). */
-const WASI_CAPABILITIES: ReadonlyArray<[RegExp, readonly string[]]> = [
-  [/^wasi:filesystem\//, ["fs.read", "fs.write"]],
-  [/^wasi:http\/outgoing-handler@/, ["http.fetch"]],
-];
 const ORDER: readonly Risk[] = ["safe", "guarded", "unsafe"];
 
 /** A manifest proposed for a bare component, with the lines a person reads before confirming it. */
@@ -37,9 +32,9 @@ export function proposeManifest(bytes: Uint8Array, file: string): ManifestPropos
   const unknown: string[] = [];
   for (const { name } of readComponentImports(bytes, label)) {
     if (typeOnly.has(name)) continue;
-    const needs = capabilitiesForImport(name) ?? WASI_CAPABILITIES.find(([re]) => re.test(name))?.[1];
+    const needs = capabilitiesForImport(name);
     if (needs) for (const c of needs) capabilities.add(c);
-    else if (!/^wasi:/.test(name)) unknown.push(name);
+    else unknown.push(name);
   }
   const capabilityList = [...capabilities].sort();
   const risk = capabilityList.map((c) => defaultRisks([c])[c]!).reduce<Risk>((a, b) => (ORDER.indexOf(b) > ORDER.indexOf(a) ? b : a), "safe");

@@ -137,9 +137,10 @@ function schemaOf(type: WitType, at: At, depth: number): Record<string, unknown>
       return { type: "array", items: type.items.map(inner), minItems: type.items.length, maxItems: type.items.length, additionalItems: false };
     case "option":
       if (type.inner.kind === "option") {
-        return { anyOf: [{ type: "null" }, { type: "object", properties: { some: inner(type.inner) }, required: ["some"], additionalProperties: false }] };
+        return { anyOf: [{ type: "object", properties: { some: inner(type.inner) }, required: ["some"], additionalProperties: false }, { type: "null" }] };
       }
-      return { anyOf: [{ type: "null" }, inner(type.inner)] };
+      // The value's own schema first: a wrong value is reported against it, not as "must be null".
+      return { anyOf: [inner(type.inner), { type: "null" }] };
     case "result": {
       const side = (key: "ok" | "err", t: WitType | undefined) => ({
         type: "object",
