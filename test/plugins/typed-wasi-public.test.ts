@@ -4,7 +4,8 @@
  * one export `get-weather: func(city: string) -> result<string, string>` becomes the tool
  * get_weather, and its WASI HTTP request hits the same policy: the host it asks for is not
  * granted, so the request is refused and audited, and the export's error case is the tool error.
- * A Guarded install of the same function waits for a person before anything runs.
+ * A Guarded install of the same function waits for a person before anything runs. And wassette's
+ * time-server-js (test/fixtures/wassette-time-server-js): an interface export reading WASI clocks.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -16,6 +17,7 @@ import { writePackage } from "../helpers/plugin-packages.js";
 import { defineTestAgent, tempDir, testRuntime } from "../helpers/runtime.js";
 
 const WEATHER = join(PROJECT_ROOT, "test", "fixtures", "wassette-get-weather-js");
+const TIME = join(PROJECT_ROOT, "test", "fixtures", "wassette-time-server-js");
 let runtime: Runtime;
 let dispose: () => Promise<void>;
 
@@ -29,6 +31,7 @@ before(async () => {
     const manifest = { ...fixture, name, contract: "typed", tools: { get_weather: { risk, capabilities: ["http.fetch"] } } };
     await runtime.installPlugin(await writePackage(packages, name, manifest, built.bytes));
   }
+  await runtime.installPlugin(TIME);
 });
 after(() => dispose());
 
@@ -69,5 +72,21 @@ test("a Guarded typed function waits for a person before its guest runs", async 
     assert.deepEqual((await runtime.audit.query({ runId: run.id, kind: "host_call", limit: 100 })).records, []);
   } finally {
     await run.end().catch(() => undefined);
+  }
+});
+
+test("an interface export reading WASI clocks answers with the time", async () => {
+  const agent = await defineTestAgent(runtime, "time-user", { plugins: ["time-server"] });
+  const run = await runtime.startRun({ agent });
+  try {
+    const before = Date.now();
+    const outcome = await run.callTool("time-server.time_get_current_time", {});
+    assert.equal(outcome.status, "ok", JSON.stringify(outcome));
+    const at = Date.parse(String(outcome.status === "ok" ? outcome.output : ""));
+    assert.ok(Number.isFinite(at) && Math.abs(at - before) < 60_000, JSON.stringify(outcome));
+    const extra = await run.callTool("time-server.time_get_current_time", { zone: "UTC" });
+    assert.equal(extra.status, "error");
+  } finally {
+    await run.end();
   }
 });

@@ -114,7 +114,7 @@ let place;
 function clawhive(...args) {
   const env = { ...process.env };
   for (const name of ["CLAWHIVE_DATA_DIR", "CLAWHIVE_STORE_URL", "CLAWHIVE_STORE_AUTH_TOKEN", "CLAWHIVE_AGENTS_DIR"]) delete env[name];
-  const result = spawnSync(process.execPath, [CLAWHIVE, ...args], { encoding: "utf8", env, timeout: 180_000 });
+  const result = spawnSync(process.execPath, [CLAWHIVE, ...args], { encoding: "utf8", env, timeout: 600_000 });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
