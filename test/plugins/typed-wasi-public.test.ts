@@ -31,7 +31,13 @@ before(async () => {
     const manifest = { ...fixture, name, contract: "typed", tools: { get_weather: { risk, capabilities: ["http.fetch"] } } };
     await runtime.installPlugin(await writePackage(packages, name, manifest, built.bytes));
   }
-  await runtime.installPlugin(TIME);
+  // Its JS engine imports WASI http and filesystem whatever the script uses: the fixture's
+  // manifest (log only) is refused for them, naming each; declared, the plugin installs, and its
+  // one tool still may use none of them (its own capabilities are empty).
+  await assert.rejects(runtime.installPlugin(TIME), /wasi:http\/outgoing-handler@[\d.]+: needs one of http\.fetch/);
+  const time = await buildComponent(TIME, { cacheDir: defaultBuildCacheDir() });
+  const declared = { ...(JSON.parse(time.manifestText) as Record<string, unknown>), capabilities: ["log", "http.fetch", "fs.read"], tools: { time_get_current_time: { risk: "safe", capabilities: [] } } };
+  await runtime.installPlugin(await writePackage(packages, "time-server", declared, time.bytes));
 });
 after(() => dispose());
 
