@@ -88,3 +88,9 @@ export class BinaryReader {
     return name;
   }
 }
+
+/** Reads a vector: its length, then `read` once per element. */
+export function forEach(reader: BinaryReader, read: () => void): void {
+  const n = reader.count();
+  for (let i = 0; i < n; i++) read();
+}
