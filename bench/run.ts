@@ -7,6 +7,7 @@ import { readFile } from "node:fs/promises";
 import { measureExtism, measureRaw } from "./peers/index.js";
 import { latency, type Metric, type Metrics } from "./metrics.js";
 import { benchSandbox } from "./sandbox.js";
+import { benchTyped } from "./typed.js";
 import { benchAudit } from "./audit.js";
 import { benchPolicy } from "./policy.js";
 import { benchPlugins } from "./plugins.js";
@@ -27,6 +28,9 @@ const metrics: Metrics = {};
 log("sandbox …");
 const sandbox = await benchSandbox({ quick });
 Object.assign(metrics, sandbox.metrics);
+
+log("typed WIT exports beside describe/call …");
+Object.assign(metrics, await benchTyped({ quick }));
 
 log("WASI component …");
 Object.assign(metrics, await benchWasi({ quick, toolCallRoundTrip: metrics.tool_call_roundtrip }));

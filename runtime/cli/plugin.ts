@@ -16,12 +16,13 @@ import { infoOnServer, installOnServer, listOnServer, removeOnServer, ServerUpgr
 import { detail, installReport, printInfo, printInstall, printList, summary, type InstallReport } from "./plugin-view.js";
 import { pluginBuildCommand, pluginBuildHelp } from "./plugin-build.js";
 import { pluginNewCommand, pluginNewHelp } from "./plugin-new.js";
+import { manifestForBareWasm } from "./plugin-propose.js";
 import { inert } from "./render.js";
 import { openExistingStore, resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 
 export const pluginHelp = `clawhive plugin — install, inspect and remove tool plugins
 
-  clawhive plugin install SOURCE [--sha256 HEX] [--manifest FILE] [--allow-similar-name]
+  clawhive plugin install SOURCE [--sha256 HEX] [--manifest FILE] [--allow-similar-name] [--yes]
   clawhive plugin upgrade NAME SOURCE [--sha256 HEX] [--manifest FILE] [--accept]
   clawhive plugin list [--json]
   clawhive plugin info NAME [--json]
@@ -33,7 +34,9 @@ export const pluginHelp = `clawhive plugin — install, inspect and remove tool 
     a folder with plugin.json and plugin.wasm (what 'clawhive plugin build' writes to dist/)
     a plugin source folder (plugin.json, src/, wit/): built, then installed
     a .tgz holding plugin.json and plugin.wasm
-    a .wasm, with its manifest (--manifest, default plugin.json beside it)
+    a .wasm, with its manifest (--manifest, default plugin.json beside it); a component with
+      typed WIT exports and no manifest gets one proposed from its imports and exports, shown,
+      and written as plugin.json beside it once accepted (a 'y' in a terminal, or --yes)
     an https:// URL of a .tgz or .wasm: --sha256 is required and checked before anything else
 
   Install checks the wasm's sha256 (against --sha256 and the manifest's own sha256), reads the
@@ -48,6 +51,7 @@ export const pluginHelp = `clawhive plugin — install, inspect and remove tool 
 
   --sha256 HEX      the expected sha256 of SOURCE (the .tgz or .wasm as downloaded)
   --manifest FILE   the plugin.json of a bare .wasm
+  --yes             accept the manifest proposed for a typed component that has none
   --accept          accept a widening upgrade's new permissions
   --allow-similar-name
                     install although the name is confusable with an installed plugin's
@@ -62,7 +66,7 @@ ${STORE_FLAGS_HELP}
 
   Exit codes: 0 ok; 1 an unexpected failure (e.g. the store or the server is unreachable);
   2 bad usage or refused (verification failed, name taken, in use, not found, a token the
-  server refuses); 3 a widening upgrade was not accepted.
+  server refuses); 3 a widening upgrade, or a proposed manifest, was not accepted.
 
   Example:
     clawhive plugin install ./my-plugin/dist --server http://127.0.0.1:7878`;
@@ -99,10 +103,13 @@ export async function pluginCommand(argv: string[]): Promise<number> {
 }
 
 async function install(argv: string[]): Promise<number> {
-  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, ...SOURCE_FLAGS, json: { type: "boolean" }, "allow-similar-name": { type: "boolean" } });
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, ...SOURCE_FLAGS, json: { type: "boolean" }, "allow-similar-name": { type: "boolean" }, yes: { type: "boolean" } });
   const [source, ...extra] = positionals;
-  if (!source || extra.length > 0) throw new InvalidInputError("usage: clawhive plugin install SOURCE [--sha256 HEX] [--manifest FILE] [--allow-similar-name]", { field: "source" });
+  if (!source || extra.length > 0) throw new InvalidInputError("usage: clawhive plugin install SOURCE [--sha256 HEX] [--manifest FILE] [--allow-similar-name] [--yes]", { field: "source" });
   const allowSimilarName = values["allow-similar-name"] === true;
+  const bare = await manifestForBareWasm(source, { manifestGiven: typeof values.manifest === "string", yes: values.yes === true });
+  if ("exit" in bare) return bare.exit;
+  if (bare.manifestFile !== undefined) values.manifest = bare.manifestFile;
   const api = await apiClient(values);
   if (api !== undefined) {
     printInstall(await installOnServer(api, source, { ...sourceOptions(values), allowSimilarName }), values.json === true);

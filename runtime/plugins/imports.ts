@@ -3,6 +3,7 @@ import { readVerifiedBlob, type PluginArtifact } from "./artifact.js";
 import { readComponentImports } from "./component-imports.js";
 import { EXTISM_KERNEL, EXTISM_USER, extismHostFunction, KERNEL_CHANNELS, KERNEL_LOG, KERNEL_SERVED } from "./extism-abi.js";
 import { PREVIEW1_FILES, PREVIEW1_SERVED } from "../sandbox/wasi/preview1.js";
+import { readComponentTypes } from "./typed/component-types.js";
 
 /** The host package version this runtime serves. */
 export const HOST_VERSION = "0.1.0";
@@ -20,6 +21,15 @@ const INTERFACE_CAPABILITIES: Readonly<Record<string, readonly string[]>> = {
   schedule: ["schedule"],
   memory: ["memory"],
 };
+
+/** The capabilities that make an import legitimate (none for `clawhive:host/types`, undefined when none does). */
+export function capabilitiesForImport(name: string): readonly string[] | undefined {
+  const host = /^clawhive:host\/([a-z-]+)@/.exec(name);
+  if (host && Object.hasOwn(INTERFACE_CAPABILITIES, host[1]!)) return INTERFACE_CAPABILITIES[host[1]!];
+  const wasi = /^wasi:([a-z-]+\/[a-z-]+)@/.exec(name);
+  if (wasi && Object.hasOwn(WASI_INTERFACES, wasi[1]!)) return WASI_INTERFACES[wasi[1]!];
+  return undefined;
+}
 
 /**
  * The WASI 0.2 interfaces clawhive serves per instance (runtime/sandbox/wasi/), with the
@@ -116,7 +126,11 @@ export async function verifyPluginImports(artifact: PluginArtifact): Promise<str
 export async function verifyComponentImports(artifact: PluginArtifact): Promise<string[]> {
   if (artifact.format === "extism") return verifyExtismImports(artifact);
   const bytes = await readVerifiedBlob(artifact);
-  const imports = readComponentImports(new Uint8Array(bytes), `plugin ${artifact.manifest.name}`).map((i) => i.name);
+  const raw = readComponentImports(new Uint8Array(bytes), `plugin ${artifact.manifest.name}`).map((i) => i.name);
+  // A name imported only as a type (a world's own record, an interface used only for its types)
+  // needs nothing from the host; the component's types tell, read only when such a name is there.
+  const typeOnly = raw.some((name) => !name.startsWith("clawhive:host/")) ? new Set(readComponentTypes(new Uint8Array(bytes), `plugin ${artifact.manifest.name}`).typeOnlyImports) : new Set<string>();
+  const imports = raw.filter((name) => !typeOnly.has(name));
   const problems = [...importProblems(imports, artifact.manifest.capabilities), ...glueImportProblems(artifact.glueImports, imports)];
   if (problems.length > 0) {
     throw new PluginError("imports_not_declared", `plugin ${artifact.manifest.name}: its component imports what its manifest does not declare:\n  ${problems.join("\n  ")}`);

@@ -53,6 +53,11 @@ export const PluginManifestSchema = v.pipe(v.strictObject({
   publisher: v.pipe(v.string(), v.minLength(1), v.maxLength(100)),
   /** Default `component`. */
   format: v.optional(PluginFormatSchema, "component"),
+  /**
+   * What a component exports: `tools` (the describe/call contract, the default) or `typed`
+   * (typed WIT functions, each a tool whose schema is derived from its WIT types).
+   */
+  contract: v.optional(v.picklist(["tools", "typed"], "expected tools or typed")),
   /** sha256 of the package's `plugin.wasm`; when present, install refuses other bytes. */
   sha256: v.optional(v.pipe(v.string(), v.regex(SHA256, "expected 64 lowercase hex digits"))),
   /** The WIT world in the plugin's `wit/` folder the component targets (needed to build from source). */
@@ -66,6 +71,8 @@ export const PluginManifestSchema = v.pipe(v.strictObject({
     v.pipe(v.string(), v.regex(TOOL, "expected a tool name: lowercase letters, digits, '_'")),
     v.strictObject({
       risk: RiskSchema,
+      /** The capabilities a typed export may use (a describe/call tool says its own in describe). */
+      capabilities: v.optional(v.array(v.pipe(v.string(), v.regex(/^[a-z]+(?:\.[a-z]+)?$/, "expected a capability like fs.read")))),
       /**
        * Which top-level argument names the resource the tool's effect touches, and under which
        * capability it is decided (`{url: "http.fetch"}`): the policy decides it before a person
@@ -82,6 +89,15 @@ export const PluginManifestSchema = v.pipe(v.strictObject({
 }), v.check(
   (m) => Object.values(m.tools).every((t) => Object.values(t.resource_args ?? {}).every((c) => m.capabilities.includes(c))),
   "tools.*.resource_args: each capability must be one the plugin declares in capabilities",
+), v.check(
+  (m) => Object.values(m.tools).every((t) => (t.capabilities ?? []).every((c) => m.capabilities.includes(c))),
+  "tools.*.capabilities: each capability must be one the plugin declares in capabilities",
+), v.check(
+  (m) => m.contract === "typed" || Object.values(m.tools).every((t) => t.capabilities === undefined),
+  "tools.*.capabilities: only a typed plugin (contract: typed) declares its tools' capabilities here; a describe/call plugin says them in describe",
+), v.check(
+  (m) => m.contract !== "typed" || m.format === "component",
+  "contract: typed exports are a component's; an Extism plugin uses describe/call",
 ));
 export type PluginManifest = v.InferOutput<typeof PluginManifestSchema>;
 

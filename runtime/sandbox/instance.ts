@@ -92,7 +92,7 @@ export class Instance {
     if (this.#state !== "bound") {
       throw new SandboxError("instance_unbound", `instance ${this.id} has no binding; bind it before calling a tool`);
     }
-    return (await this.#invoke("call", [name, input], options.timeoutMs)) as string;
+    return (await this.#invoke(this.plugin.typed ? "typed" : "call", [name, input], options.timeoutMs)) as string;
   }
 
   /** Stops this instance's guest call in flight, if any (see WorkerHandle.abortCall), then destroys it. */
@@ -108,7 +108,7 @@ export class Instance {
     this.#host.release(this, reason);
   }
 
-  async #invoke(method: "describe" | "call", args: unknown[], timeoutMs = this.#host.callTimeoutMs): Promise<unknown> {
+  async #invoke(method: "describe" | "call" | "typed", args: unknown[], timeoutMs = this.#host.callTimeoutMs): Promise<unknown> {
     if (this.#state === "dead") throw new SandboxError("instance_dead", `instance ${this.id} is gone; take a fresh instance`);
     const deadline = Math.min(timeoutMs, this.#host.maxCallTimeoutMs);
     // A bound call takes its run's (and agent's) share of the workers; an unbound describe has no run.

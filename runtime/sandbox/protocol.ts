@@ -1,4 +1,5 @@
 import type { JsonProblem } from "../json/index.js";
+import type { TypedTools } from "./typed-call.js";
 import type { WasiGrant } from "./wasi/context.js";
 
 /** Messages between the sandbox (main thread) and its workers. Plain, structured-clonable data. */
@@ -26,9 +27,10 @@ export interface ExtismLoad {
 }
 
 export type WorkerTask =
-  | { type: "load"; pluginKey: string; format: "component" | "extism"; glue?: string; modules: Record<string, WebAssembly.Module>; extism?: ExtismLoad; wasi?: WasiGrant }
+  | { type: "load"; pluginKey: string; format: "component" | "extism"; glue?: string; modules: Record<string, WebAssembly.Module>; extism?: ExtismLoad; wasi?: WasiGrant; typed?: TypedTools }
   | { type: "create"; instanceId: number; pluginKey: string }
-  | { type: "call"; instanceId: number; method: "describe" | "call"; args: unknown[] }
+  /** `typed`: args [tool, JSON input] of a component's typed export (its plan came with the load). */
+  | { type: "call"; instanceId: number; method: "describe" | "call" | "typed"; args: unknown[] }
   | { type: "destroy"; instanceId: number }
   | { type: "unload"; pluginKey: string }
   | { type: "ping" };

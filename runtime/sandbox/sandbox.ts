@@ -2,6 +2,7 @@ import { availableParallelism } from "node:os";
 import { SandboxError } from "../errors.js";
 import { readVerifiedFiles, type PluginArtifact } from "../plugins/artifact.js";
 import { capMemory, readMemoryLimits } from "../plugins/memory-cap.js";
+import { typedToolsOf } from "../plugins/typed/index.js";
 import { Instance, type InstanceHost } from "./instance.js";
 import type { ExtismLoad, HostRequest, HostResponse, WorkerTask } from "./protocol.js";
 import type { Binding, SandboxEvent, SandboxOptions, SandboxPlugin, ToolDescriptor } from "./types.js";
@@ -237,7 +238,8 @@ export class Sandbox {
       const capped = readMemoryLimits(bytes).length > 0 ? capMemory(bytes, maxPages) : bytes;
       modules[name] = await WebAssembly.compile(capped as Uint8Array<ArrayBuffer>);
     }
-    return Object.freeze({ key, manifest: artifact.manifest, format: artifact.format, ...(files.glue === undefined ? {} : { glue: files.glue }), modules: Object.freeze(modules), memoryMaxMb });
+    const typed = artifact.manifest.contract === "typed" ? await typedToolsOf(artifact) : undefined;
+    return Object.freeze({ key, manifest: artifact.manifest, format: artifact.format, ...(files.glue === undefined ? {} : { glue: files.glue }), modules: Object.freeze(modules), memoryMaxMb, ...(typed ? { typed } : {}) });
   }
 
   async #create(plugin: SandboxPlugin, lane: "call" | "background", pooled: boolean, avoid?: WorkerHandle): Promise<Instance> {
@@ -284,6 +286,7 @@ export class Sandbox {
       const task: Extract<WorkerTask, { type: "load" }> = { type: "load", pluginKey: plugin.key, format: plugin.format, ...(plugin.glue === undefined ? {} : { glue: plugin.glue }), modules: { ...plugin.modules } };
       if (plugin.format === "extism") task.extism = this.#extismLoad(plugin);
       task.wasi = { env: { ...plugin.manifest.wasi?.env }, config: { ...plugin.manifest.wasi?.config }, args: [plugin.manifest.name] };
+      if (plugin.typed) task.typed = plugin.typed;
       loading = worker
         .run(task, { lane: "call", timeoutMs: 30_000 })
         .then((reply) => {

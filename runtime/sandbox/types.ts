@@ -1,5 +1,6 @@
 import type { HostCallHandler } from "../../host-proxies/types.js";
 import type { PluginFormat, PluginManifest, Risk } from "../plugins/manifest.js";
+import type { TypedTools } from "./typed-call.js";
 
 /**
  * What an instance is bound to: the run it serves and the handler of its host calls. Fixed
@@ -23,6 +24,8 @@ export interface SandboxPlugin {
   readonly modules: Readonly<Record<string, WebAssembly.Module>>;
   /** The wasm memory cap compiled into `modules` (MiB). */
   readonly memoryMaxMb?: number;
+  /** A typed component's tools (read from its WIT types at load); absent for describe/call plugins. */
+  readonly typed?: TypedTools;
 }
 
 /** A tool as a plugin describes it (`clawhive:plugin/tools.tool-descriptor`). */

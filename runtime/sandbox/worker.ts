@@ -10,6 +10,7 @@ import type { ExtismGuest } from "./extism-guest.js";
 import type { ExtismLoad, GuestFailure, HostResponse, WorkerInit, WorkerReply, WorkerTask } from "./protocol.js";
 import type { WasiGrant } from "./wasi/context.js";
 import { GUEST_RESULT_JSON, scanJson } from "../json/index.js";
+import { callTypedExport, type TypedTools } from "./typed-call.js";
 
 type Instantiate = (
   getCoreModule: (name: string) => WebAssembly.Module,
@@ -24,8 +25,8 @@ interface GuestExports {
 const init = workerData as WorkerInit;
 const hostChannel = new Channel(init.hostBuffer, init.hostPort);
 const taskChannel = new Channel(init.taskBuffer, init.taskPort);
-const plugins = new Map<string, { instantiate: Instantiate; modules: Record<string, WebAssembly.Module>; wasi?: WasiGrant } | ExtismPlugin>();
-const instances = new Map<number, { guest: GuestExports; memories: WebAssembly.Memory[] }>();
+const plugins = new Map<string, { instantiate: Instantiate; modules: Record<string, WebAssembly.Module>; wasi?: WasiGrant; typed?: TypedTools } | ExtismPlugin>();
+const instances = new Map<number, { guest: GuestExports; memories: WebAssembly.Memory[]; typed?: TypedTools }>();
 /** Extism instances, apart so a component call's lookup stays what it was. */
 const extismInstances = new Map<number, ExtismGuest>();
 
@@ -97,7 +98,7 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
       const glue = (await import(url)) as { instantiate: Instantiate };
       // Only a glue that asks for WASI loads the implementation; no other plugin pays for it.
       if (task.wasi && task.glue.includes("imports['wasi:")) wasiRuntime ??= await import("./wasi/imports.js");
-      plugins.set(task.pluginKey, { instantiate: glue.instantiate, modules: task.modules, ...(task.wasi ? { wasi: task.wasi } : {}) });
+      plugins.set(task.pluginKey, { instantiate: glue.instantiate, modules: task.modules, ...(task.wasi ? { wasi: task.wasi } : {}), ...(task.typed ? { typed: task.typed } : {}) });
       return done({ ok: true, value: null });
     }
     case "create": {
@@ -121,7 +122,7 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
           },
         );
         if (exports instanceof Promise) throw new Error("instantiation did not complete synchronously");
-        instances.set(task.instanceId, { guest: exports as GuestExports, memories });
+        instances.set(task.instanceId, { guest: exports as GuestExports, memories, ...(plugin.typed ? { typed: plugin.typed } : {}) });
         return done({ ok: true, value: null });
       } catch (error) {
         return done({ ok: false, failure: { kind: "trap", message: describeError(error) } });
@@ -137,7 +138,11 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
       return done({ ok: true, value: null });
     case "call": {
       const extism = extismInstances.get(task.instanceId);
-      if (extism) return done(await callExtism(task.instanceId, extism, task.method, task.args));
+      if (extism) {
+        if (task.method === "typed") return done({ ok: false, failure: { kind: "trap", message: "an Extism plugin has no typed exports" } });
+        return done(await callExtism(task.instanceId, extism, task.method, task.args));
+      }
+      if (task.method === "typed") return done(callTyped(task.instanceId, String(task.args[0]), String(task.args[1])));
       return done(callGuest(task.instanceId, task.method, task.args));
     }
   }
@@ -147,6 +152,8 @@ function callGuest(instanceId: number, method: "describe" | "call", args: unknow
   const instance = instances.get(instanceId);
   if (!instance) return { ok: false, failure: { kind: "no-instance" } };
   const guest = instance.guest;
+  // A typed component has no describe: its tools come from its WIT types (a prewarm's describe is a no-op).
+  if (instance.typed && method === "describe") return { ok: true, value: [] };
   try {
     const value = method === "describe" ? guest.tools.describe() : guest.tools.call(String(args[0]), String(args[1]));
     return checkedResult(value);
@@ -154,11 +161,26 @@ function callGuest(instanceId: number, method: "describe" | "call", args: unknow
     if (error && typeof error === "object" && "payload" in error && !(error instanceof WebAssembly.RuntimeError)) {
       return { ok: false, failure: { kind: "tool-error", payload: (error as { payload: unknown }).payload } };
     }
-    // A trap poisons the instance ("cannot enter component instance" ever after): drop it.
-    instances.delete(instanceId);
-    const memoryBytes = instance.memories.reduce((n, m) => Math.max(n, m.buffer.byteLength), 0);
-    return { ok: false, failure: { kind: "trap", message: describeError(error), memoryBytes } };
+    return trapped(instanceId, instance, error);
   }
+}
+
+/** A typed export called with JSON input: lowered, called, its result lifted (see typed-call.ts). */
+function callTyped(instanceId: number, tool: string, input: string): Outcome {
+  const instance = instances.get(instanceId);
+  if (!instance) return { ok: false, failure: { kind: "no-instance" } };
+  if (!instance.typed) return { ok: false, failure: { kind: "trap", message: "the plugin has no typed exports" } };
+  const outcome = callTypedExport(instance.guest, instance.typed, tool, input);
+  if (outcome.ok) return checkedResult(outcome.value);
+  if ("payload" in outcome) return { ok: false, failure: { kind: "tool-error", payload: outcome.payload } };
+  return trapped(instanceId, instance, outcome.trap);
+}
+
+/** A trap poisons the instance ("cannot enter component instance" ever after): drop it. */
+function trapped(instanceId: number, instance: { memories: WebAssembly.Memory[] }, error: unknown): Outcome {
+  instances.delete(instanceId);
+  const memoryBytes = instance.memories.reduce((n, m) => Math.max(n, m.buffer.byteLength), 0);
+  return { ok: false, failure: { kind: "trap", message: describeError(error), memoryBytes } };
 }
 
 async function loadExtism(task: Extract<WorkerTask, { type: "load" }>): Promise<Outcome> {

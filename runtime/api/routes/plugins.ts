@@ -4,6 +4,7 @@ import { join } from "node:path";
 import * as v from "valibot";
 import { ClawhiveError, InvalidInputError, NotFoundError } from "../../errors.js";
 import { UpgradeNeedsAcceptance } from "../../plugins/install/index.js";
+import { proposeManifest } from "../../plugins/install/propose.js";
 import type { DownloadOptions, InstalledPlugin, InstallResult, PluginPackage } from "../../plugins/install/index.js";
 import type { Runtime } from "../../runtime.js";
 import { inert } from "../../text/inert.js";
@@ -90,6 +91,29 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
         const allowSimilarName = input.body?.allow_similar_name ?? input.query.allow_similar_name ?? false;
         const result = await installed(runtime, () => runtime.installer.installPackage(pkg, { firstParty: false, by, allowSimilarName }));
         return c.json(installAnswer(result), result.action === "installed" ? 201 : 200);
+      },
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/plugins/proposals",
+      tag: "plugins",
+      summary: "Propose a manifest for a bare typed component (nothing is installed)",
+      description:
+        "Reads an uploaded component's imports and typed exports and answers the plugin.json `clawhive plugin install some.wasm` would propose: every exported function a tool, the capabilities its imports need. A person reviews it, then installs a .tgz of it and the component. A type JSON cannot carry (a resource handle, a stream, …) is refused naming the function and type.",
+      roles: ["admin"],
+      raw: { mediaTypes: ["application/wasm"], description: "The component's bytes (a .wasm)." },
+      bodyLimitBytes: MAX_UPLOAD_BYTES,
+      responses: {
+        200: { description: "`{manifest, lines}`: the proposed plugin.json and what a person reads before accepting it" },
+        422: { description: "no manifest can be proposed (a core module, a type that cannot map to JSON, unreadable types)" },
+      },
+      handler: async (c, input) => {
+        const bytes = input.raw?.bytes;
+        if (!bytes || bytes.length < 8 || bytes[0] !== 0x00 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
+          throw new InvalidInputError("body: expected the bytes of a WebAssembly component (application/wasm)", { field: "body" });
+        }
+        const proposal = proposeManifest(bytes, "upload.wasm");
+        return c.json({ manifest: proposal.manifest, lines: proposal.lines.map((l) => inert(l, { newlines: false })) });
       },
     }),
     defineRoute({

@@ -7,6 +7,7 @@ import { CodeSeal } from "../seal.js";
 import { auditedRefusal, recordPluginEvent, RUNTIME_PRINCIPAL, subjectOf, type PluginAuditSink, type PluginSubject } from "./audit.js";
 import { cachedImports, checkDescriptors, checkImports, readDescribed, writeDescribed } from "./described.js";
 import { similarNames } from "./lookalike.js";
+import { checkToolsContract, typedDescriptors } from "./typed.js";
 import type { PluginManifest } from "../manifest.js";
 import { permissionDiff, type PermissionDiff } from "./diff.js";
 import { readPackage, type PluginPackage, type ReadPackageOptions } from "./package.js";
@@ -239,6 +240,8 @@ export class PluginInstaller {
 
   /** Hash, imports and `describe`: the tools the package really has, checked against its manifest. */
   async #verify(pkg: PluginPackage): Promise<{ tools: InstalledTool[]; imports: string[] }> {
+    if (pkg.manifest.contract === "typed") return this.#verifyTyped(pkg);
+    if (pkg.manifest.format === "component") checkToolsContract(pkg.manifest, pkg.bytes);
     let artifact = await this.#compile(pkg.manifest, pkg.sha256, async () => pkg.bytes);
     const described = await readDescribed(artifact, this.#seal);
     if (described) {
@@ -264,6 +267,25 @@ export class PluginInstaller {
       // a run first uses it, rather than holding every installed plugin's code from now on.
       this.#options.sandbox.unload(plugin);
     }
+  }
+
+  /**
+   * A typed component: its tools from its WIT types (refused when one cannot map to JSON),
+   * checked against the manifest like described tools; its imports checked; then instantiated
+   * once in an unbound instance, so a component that cannot start is refused at install.
+   */
+  async #verifyTyped(pkg: PluginPackage): Promise<{ tools: InstalledTool[]; imports: string[] }> {
+    const { descriptors, imports } = typedDescriptors(pkg.manifest, pkg.bytes);
+    const tools = checkDescriptors(pkg.manifest, descriptors);
+    const artifact = await this.#compile(pkg.manifest, pkg.sha256, async () => pkg.bytes);
+    checkImports(pkg.manifest.name, imports, pkg.manifest.capabilities, artifact.glueImports);
+    const loaded = await this.#sandboxLoad(this.#options.sandbox, artifact, () => this.#compile(pkg.manifest, pkg.sha256, async () => pkg.bytes, true));
+    try {
+      await this.#options.sandbox.describe(loaded.plugin);
+    } finally {
+      this.#options.sandbox.unload(loaded.plugin);
+    }
+    return { tools, imports };
   }
 }
 

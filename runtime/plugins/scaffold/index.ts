@@ -4,11 +4,14 @@ import { dirname, join, resolve } from "node:path";
 import { ConflictError, InvalidInputError } from "../../errors.js";
 import { PROJECT_ROOT } from "../locations.js";
 import { scaffoldFiles } from "./templates.js";
+import { typedScaffoldFiles } from "./typed-templates.js";
 
 export interface ScaffoldOptions {
   /** The folder the plugin's folder is created in (default: the current folder). */
   parentDir?: string;
   publisher: string;
+  /** A component exporting typed WIT functions instead of the SDK's describe/call tools. */
+  typed?: boolean;
 }
 
 export interface Scaffold {
@@ -48,7 +51,7 @@ export async function scaffoldPlugin(name: string, options: ScaffoldOptions): Pr
   if (options.publisher.trim() === "" || options.publisher.length > 100) throw new InvalidInputError("--publisher: expected 1 to 100 characters", { field: "publisher" });
   const dir = resolve(options.parentDir ?? ".", name);
   await ensureEmpty(dir);
-  const files = scaffoldFiles({
+  const files = (options.typed ? typedScaffoldFiles : scaffoldFiles)({
     name,
     publisher: options.publisher,
     sdkDir: join(PROJECT_ROOT, "plugins", "sdk"),
