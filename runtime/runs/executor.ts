@@ -4,7 +4,7 @@ import { ApprovalError, argsHash, type Approval } from "../policy/approvals/inde
 import type { Denial } from "../../host-proxies/types.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
 import { GuestToolError, type Instance, type SandboxPlugin } from "../sandbox/index.js";
-import { createHostContext, toolCallSubject, type ActiveToolCall, type HostContext, type HostContextOptions } from "./host-context.js";
+import { createHostContext, toolCallSubject, type ActiveToolCall, type HostContext, type HostContextOptions, type ReadWarnings } from "./host-context.js";
 import type { ReportBuilder } from "./report.js";
 import { agentMemoryBinding, type MemoryProxyOptions } from "../../host-proxies/memory/index.js";
 import type { RunServices, RunSetup } from "./run.js";
@@ -81,6 +81,7 @@ export class ToolExecutor {
     let execution: Execution;
     let release_: () => void = () => {};
     let droppedLogLines = 0;
+    let readWarnings: ReadWarnings | undefined;
     try {
       slot = options.elevation ? await this.#bind(await this.#pluginOf(active), options.elevation) : await this.#slot(active.tool.plugin.name);
       const previous = slot.turn;
@@ -96,9 +97,14 @@ export class ToolExecutor {
       execution = slot?.effectApproval ? { ok: false, effectApproval: slot.effectApproval } : { ok: false, error: toToolCallError(error) };
     } finally {
       droppedLogLines = slot?.active?.droppedLogLines ?? 0;
+      readWarnings = slot?.active?.readWarnings;
       if (slot) slot.active = undefined;
       if (slot && options.elevation) await release(slot, "elevated step ended");
       release_();
+    }
+    if (readWarnings !== undefined && execution.ok) {
+      execution = { ...execution, output: withReadWarnings(execution.output, readWarnings) };
+      this.#hooks.emit({ type: "read-warnings", toolCallId: active.toolCallId, tool: active.qualifiedName, count: readWarnings.count, warnings: [...readWarnings.lines], at: this.#services.now() });
     }
     const outcome: OutcomeInput = execution.ok
       ? { status: "ok", resultSize: JSON.stringify(execution.output ?? null).length }
@@ -304,6 +310,20 @@ function calendarsOf(grants: RunSetup["agent"]["grants"]): string[] | undefined 
 async function release(slot: Slot, reason: string): Promise<void> {
   slot.instance.destroy(reason);
   await slot.context.close();
+}
+
+/**
+ * A result with what its reads could not read: under `warnings` of an object result (appended
+ * to a list already there), else beside the result. The model sees it with the data it concerns.
+ */
+function withReadWarnings(output: unknown, warnings: ReadWarnings): unknown {
+  const lines = warnings.count > warnings.lines.length ? [...warnings.lines, `… and ${warnings.count - warnings.lines.length} more`] : [...warnings.lines];
+  if (typeof output === "object" && output !== null && !Array.isArray(output)) {
+    const existing = (output as Record<string, unknown>).warnings;
+    if (existing === undefined || Array.isArray(existing)) return { ...output, warnings: [...(existing ?? []), ...lines] };
+    return { ...output, read_warnings: lines };
+  }
+  return { result: output, warnings: lines };
 }
 
 /**

@@ -32,6 +32,24 @@ export interface ActiveToolCall {
   recorded?: DeferredIntent;
   /** Log lines of this ToolCall dropped over the run's `log.per_minute` (recorded once, at its end). */
   droppedLogLines?: number;
+  /** What this ToolCall's mail and calendar reads could not read: told to the model and the run's events. */
+  readWarnings?: ReadWarnings;
+}
+
+/** Warnings of one ToolCall: all counted, the first `MAX_READ_WARNINGS` kept as text. */
+export interface ReadWarnings {
+  count: number;
+  lines: string[];
+}
+
+export const MAX_READ_WARNINGS = 50;
+
+/** Counts `line` on the active ToolCall (a host call outside one has no result to carry it). */
+export function noteReadWarning(active: ActiveToolCall | undefined, line: string): void {
+  if (active === undefined) return;
+  const warnings = (active.readWarnings ??= { count: 0, lines: [] });
+  warnings.count++;
+  if (warnings.lines.length < MAX_READ_WARNINGS) warnings.lines.push(line.slice(0, 300));
 }
 
 /** What the run supplies to serve, decide and record its instances' host calls. */
@@ -268,6 +286,7 @@ function mailProxy(create: typeof import("../../host-proxies/gmail/index.js").cr
 function calendarProxy(create: typeof import("../../host-proxies/calendar/index.js").createCalendarProxy, options: HostContextOptions, calendar: { backend: CalendarBackend; calendars: readonly string[] }) {
   return create(calendar.backend, {
     calendars: calendar.calendars,
+    onWarning: (w) => noteReadWarning(options.active(), `calendar ${w.calendarId}: ${w.uid === undefined ? "" : `event ${JSON.stringify(w.uid)}: `}${w.reason}`),
     allowCalendar: (id, capability) => {
       const active = options.active();
       return active !== undefined && decideHostCall(options.layers, active.tool, { capability, request: { calendar: id }, canonical: { calendar: id } }).kind !== "deny";

@@ -62,6 +62,7 @@ export function eventsIn(calendar: ParsedCalendar, o: { window: Window; calendar
 function seriesIn(series: Series, window: Window, ctx: ListContext): CalendarEvent[] {
   if (series.master !== undefined && !series.master.hasProperty("dtstart")) throw new Error("it has no DTSTART");
   const periods = series.master === undefined ? new Map<number, IcalTime>() : periodRdates(series.master, ctx.calendar);
+  if (series.master !== undefined) untilInSeriesZone(series.master);
   const master = series.master === undefined ? undefined : new ICAL.Event(series.master, { exceptions: [] });
   if (master?.isRecurring()) return expandSeries(series, master, window, { ...ctx, periods });
   const out: CalendarEvent[] = [];
@@ -150,6 +151,29 @@ function periodRdates(vevent: IcalComponent, zones: ZoneContext): Map<number, Ic
     vevent.addProperty(plain);
   }
   return ends;
+}
+
+/**
+ * An UNTIL written as a local time (`UNTIL=20240315T140000`) under a zoned DTSTART breaks
+ * RFC 5545 §3.3.10, which asks for UTC; clients read it in the DTSTART's zone, and ical.js would
+ * read it as UTC and drop the last occurrence. It is rewritten as that instant in UTC.
+ */
+function untilInSeriesZone(vevent: IcalComponent): void {
+  const dtstart = vevent.getFirstPropertyValue("dtstart");
+  if (!(dtstart instanceof ICAL.Time) || dtstart.isDate || dtstart.zone == null || dtstart.zone === ICAL.Timezone.utcTimezone || dtstart.zone === ICAL.Timezone.localTimezone) return;
+  for (const prop of vevent.getAllProperties("rrule")) {
+    const recur = prop.getFirstValue() as InstanceType<typeof ICAL.Recur> | null;
+    const until = recur?.until;
+    if (recur == null || until == null || until.isDate || (until.zone != null && until.zone !== ICAL.Timezone.localTimezone)) continue;
+    const local = dtstart.clone();
+    local.year = until.year;
+    local.month = until.month;
+    local.day = until.day;
+    local.hour = until.hour;
+    local.minute = until.minute;
+    local.second = until.second;
+    recur.until = local.convertToZone(ICAL.Timezone.utcTimezone);
+  }
 }
 
 /** Where a listing collects what overlaps its window. */

@@ -10,7 +10,7 @@ import { canonicalZone } from "../time.js";
 import { dropUnreadableLines, repairIcs } from "./repair.js";
 import { vtimezoneLines } from "./vtimezone.js";
 import type { CalendarWarning } from "./warnings.js";
-import { ianaZoneOf } from "./zones.js";
+import { ianaZoneOf, offsetOnlyZone } from "./zones.js";
 
 export type IcalComponent = InstanceType<typeof ICAL.Component>;
 
@@ -77,14 +77,21 @@ function rootOf(jcal: unknown, label: string): IcalComponent {
 function defineZones(root: IcalComponent, o: ParseOptions & { floatingZone: string; warnings: CalendarWarning[] }): Map<string, string | undefined> {
   const labels = new Map<string, string | undefined>();
   for (const vtimezone of root.getAllSubcomponents("vtimezone")) {
+    for (const observance of vtimezone.getAllSubcomponents()) onsetAsRdate(observance);
     const tzid = vtimezone.getFirstPropertyValue("tzid");
     const location = vtimezone.getFirstPropertyValue("x-lic-location");
     if (typeof tzid === "string") labels.set(tzid, ianaZoneOf(tzid, typeof location === "string" ? location : undefined));
   }
   for (const [tzid, uids] of usedTzids(root)) {
     if (labels.has(tzid)) continue;
-    const zone = ianaZoneOf(tzid);
+    const known = ianaZoneOf(tzid);
+    const guessed = known === undefined ? offsetOnlyZone(tzid) : undefined;
+    const zone = known ?? guessed;
     labels.set(tzid, zone ?? o.floatingZone);
+    if (guessed !== undefined) {
+      const reason = `TZID ${JSON.stringify(tzid)} has no VTIMEZONE and names no place, only an offset: its times are read at that fixed offset (${guessed}), without daylight saving time`;
+      for (const uid of uids) o.warnings.push({ uid, reason });
+    }
     if (zone === undefined) {
       const reason = `TZID ${JSON.stringify(tzid)} has no VTIMEZONE and names no known zone: its times are read as floating, in ${o.floatingZone}, and may be hours off`;
       for (const uid of uids) o.warnings.push({ uid, reason });
@@ -96,6 +103,19 @@ function defineZones(root: IcalComponent, o: ParseOptions & { floatingZone: stri
     if (vtimezone !== null) root.addSubcomponent(vtimezone);
   }
   return labels;
+}
+
+/**
+ * An observance's DTSTART is its first onset (RFC 5545 §3.6.5), but ical.js reads only the
+ * RDATEs of an observance that has any: a file's VTIMEZONE whose DAYLIGHT starts at DTSTART and
+ * recurs by RDATE would lose its first summer. The DTSTART is added among the RDATEs.
+ */
+function onsetAsRdate(observance: IcalComponent): void {
+  const rdates = observance.getAllProperties("rdate");
+  const dtstart = observance.getFirstPropertyValue("dtstart");
+  if (rdates.length === 0 || !(dtstart instanceof ICAL.Time)) return;
+  const listed = rdates.some((p) => (p.getValues() as unknown[]).some((v) => v instanceof ICAL.Time && v.compare(dtstart) === 0));
+  if (!listed) observance.addPropertyWithValue("rdate", dtstart.clone());
 }
 
 /** Each TZID events use, with the UIDs of the events that use it. */

@@ -32,6 +32,7 @@ export const WINDOWS_DISPLAY_NAMES: Readonly<Record<string, string>> = Object.fr
   "santiago": "Pacific SA Standard Time",
   "newfoundland": "Newfoundland Standard Time",
   "brasilia": "E. South America Standard Time",
+  "brasília": "E. South America Standard Time",
   "buenos aires": "Argentina Standard Time",
   "cayenne, fortaleza": "SA Eastern Standard Time",
   "greenland": "Greenland Standard Time",

@@ -44,9 +44,19 @@ function windowsZone(name: string): string | undefined {
  * the city list alone: the text after the offset, looked up among Windows display names.
  */
 function displayNameZone(name: string): string | undefined {
-  const text = name.replace(/^\((?:UTC|GMT)(?:\s*[+-]\d{1,2}(?:[:.]\d{2})?)?\)\s*/i, "").replace(/\s*\/\s*/g, ", ").replace(/\s+/g, " ").trim().toLowerCase();
+  const text = name.replace(/^\((?:UTC|GMT)(?:\s*[+-]\d{1,2}(?:[:.]\d{2})?)?\)\s*/i, "").replace(/\s*\/\s*/g, ", ").replace(/\s+/g, " ").replace(/ and /gi, " & ").trim().toLowerCase();
   const windows = WINDOWS_DISPLAY_NAMES[text];
   return windows === undefined ? undefined : windowsZone(windows);
+}
+
+/**
+ * The fixed zone of the offset a display name starts with (`(GMT +01:00)` with no place
+ * named): a guess that ignores DST, so its caller warns. Whole hours only (`Etc/GMT∓N`).
+ */
+export function offsetOnlyZone(tzid: string): string | undefined {
+  const match = /^\(?\s*(?:UTC|GMT)\s*([+-])(\d{1,2})(?:[:.]?(\d{2}))?\s*\)?/i.exec(tzid.trim());
+  if (match === null) return undefined;
+  return fixedOffsetZone(`UTC${match[1]}${match[2]}${match[3] === undefined ? "" : `:${match[3]}`}`);
 }
 
 /** `UTC+01`, `GMT-0500`, `UTC`: a whole-hour offset is the fixed zone `Etc/GMT∓N` (POSIX signs). */
