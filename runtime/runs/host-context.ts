@@ -276,6 +276,7 @@ function mailProxy(create: typeof import("../../host-proxies/gmail/index.js").cr
   return create(mail.backend, {
     labels: mail.grant.labels,
     queries,
+    onWarning: (w) => noteReadWarning(options.active(), `mail message ${w.messageId}: ${w.reason}`),
     allowLabel: (label) => {
       const active = options.active();
       return active !== undefined && decideHostCall(options.layers, active.tool, { capability: "gmail.read", request: { label }, canonical: { label } }).kind === "allow";
