@@ -62,7 +62,11 @@ export function eventsIn(calendar: ParsedCalendar, o: { window: Window; calendar
 function seriesIn(series: Series, window: Window, ctx: ListContext): CalendarEvent[] {
   if (series.master !== undefined && !series.master.hasProperty("dtstart")) throw new Error("it has no DTSTART");
   const periods = series.master === undefined ? new Map<number, IcalTime>() : periodRdates(series.master, ctx.calendar);
-  if (series.master !== undefined) untilInSeriesZone(series.master);
+  if (series.master !== undefined) {
+    untilInSeriesZone(series.master);
+    startAmongRdates(series.master);
+    countWithRdates(series.master, series.uid, ctx.calendar.warnings);
+  }
   const master = series.master === undefined ? undefined : new ICAL.Event(series.master, { exceptions: [] });
   if (master?.isRecurring()) return expandSeries(series, master, window, { ...ctx, periods });
   const out: CalendarEvent[] = [];
@@ -151,6 +155,32 @@ function periodRdates(vevent: IcalComponent, zones: ZoneContext): Map<number, Ic
     vevent.addProperty(plain);
   }
   return ends;
+}
+
+/**
+ * DTSTART is the first instance of every recurrence set (RFC 5545 §3.8.5.2), but ical.js
+ * iterates only the RDATEs of an event that has RDATEs and no RRULE: it is added among them.
+ */
+function startAmongRdates(vevent: IcalComponent): void {
+  const rdates = vevent.getAllProperties("rdate");
+  const dtstart = vevent.getFirstPropertyValue("dtstart");
+  if (rdates.length === 0 || vevent.hasProperty("rrule") || !(dtstart instanceof ICAL.Time)) return;
+  const listed = rdates.some((p) => (p.getValues() as unknown[]).some((v) => v instanceof ICAL.Time && v.compare(dtstart) === 0));
+  if (!listed) vevent.addPropertyWithValue("rdate", dtstart.clone());
+}
+
+/**
+ * What ical.js may get wrong, said rather than hidden: it counts RDATEs towards an RRULE's COUNT
+ * (RFC 5545 counts the rule's own only), and ends a union of several RRULEs one early.
+ */
+function countWithRdates(vevent: IcalComponent, uid: string, warnings: CalendarWarning[]): void {
+  if (vevent.getAllProperties("rrule").length > 1) {
+    warnings.push({ uid, reason: "several RRULEs (RFC 5545 allows one): their union is listed, but the last occurrence of a rule may be missing" });
+  }
+  const count = vevent.getAllProperties("rrule").some((p) => (p.getFirstValue() as { count?: number | null } | null)?.count != null);
+  if (count && vevent.hasProperty("rdate")) {
+    warnings.push({ uid, reason: "RRULE with COUNT and RDATEs: the last rule occurrences may be missing (each RDATE is counted towards COUNT)" });
+  }
 }
 
 /**
