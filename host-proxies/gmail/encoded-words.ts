@@ -38,7 +38,9 @@ function joinRun(words: Word[]): string {
   let text = "";
   for (let i = 0; i < words.length; ) {
     let j = i;
-    while (j < words.length && words[j]!.charset === words[i]!.charset) j++;
+    // ISO-2022 words each end in ASCII mode; decoders refuse a mode switch right after another.
+    const stateful = words[i]!.charset.startsWith("iso-2022");
+    while (j < words.length && words[j]!.charset === words[i]!.charset && (j === i || !stateful)) j++;
     text += decodeBytes(Buffer.concat(words.slice(i, j).map((w) => w.bytes)), words[i]!.charset);
     i = j;
   }
