@@ -12,7 +12,7 @@ const MAX_HTML_DEPTH = 300;
 export function bodyText(plain: string | undefined, html: string | undefined, htmlSeparate = false): string {
   const hasHtml = html !== undefined && html.trim() !== "";
   // A separate HTML part (multipart/mixed) is content of its own, not another version of the text.
-  if (plain !== undefined && plain.trim() !== "" && htmlSeparate && hasHtml) return normalize(`${plain.trimEnd()}\n\n${htmlToPlain(html)}`);
+  if (plain !== undefined && plain.trim() !== "" && htmlSeparate && hasHtml) return normalize(`${plain.trimEnd()}\n\n${htmlToPlain(html).trim()}`);
   if (plain !== undefined && plain.trim() !== "") return normalize(plain);
   if (html !== undefined && html.trim() !== "") return normalize(htmlToPlain(html));
   return "";
