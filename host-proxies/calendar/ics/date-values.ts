@@ -1,5 +1,5 @@
 /**
- * Date-valued properties as clients really write them (RFC 5545 §3.3.4, §3.3.5, §3.3.9):
+ * Date-valued properties (and DURATION) as clients really write them (RFC 5545 §3.3.4, §3.3.5, §3.3.9):
  * dates without `VALUE=DATE`, empty RDATE/EXDATE lines, and lists with one unreadable value.
  * Mending happens on the unfolded text, before ical.js sees it, because ical.js reads a bare
  * `20240101` as a broken date-time and throws the whole event away.
@@ -11,11 +11,15 @@ const DATE = /^\d{8}$/;
 const DATE_TIME = /^\d{8}T\d{6}Z?$/;
 const PERIOD = /^\d{8}T\d{6}Z?\/(?:\d{8}T\d{6}Z?|[+-]?P(?:\d+W|(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+S)?)?))$/;
 const MAX_QUOTED = 80;
+/** Longer than any event: ical.js loops on such a DURATION (collective/icalendar's invalid_duration.ics). */
+const MAX_DURATION_SECONDS = 100 * 366 * 86_400;
+const DURATION = /^[+-]?P(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)S)?)?$/i;
 
 /** `line` (whose value starts after `colon`) mended, dropped (`line` undefined), or as it was. */
 export function mendDateLine(line: string, colon: number): { line?: string | undefined; why?: string } {
   const head = line.slice(0, colon);
   const name = (/^[^;:]*/.exec(head)?.[0] ?? "").toUpperCase();
+  if (name === "DURATION") return absurdDuration(line.slice(colon + 1).trim()) ? { why: `dropped ${quoted(line)}: a DURATION of more than 100 years` } : { line };
   if (!DATE_PROPERTIES.has(name)) return { line };
   const value = line.slice(colon + 1).trim();
   if (value === "") return { why: `dropped ${quoted(line)}: an empty ${name}` };
@@ -32,6 +36,13 @@ export function mendDateLine(line: string, colon: number): { line?: string | und
   const allDates = declared === undefined && good.every((v) => /^\d{8}Z?$/.test(v));
   const mended = allDates ? `${head};VALUE=DATE:${good.map((v) => v.replace(/Z$/, "")).join(",")}` : `${head}:${good.join(",")}`;
   return why === undefined ? { line: mended === line ? line : mended } : { line: mended, why };
+}
+
+function absurdDuration(value: string): boolean {
+  const m = DURATION.exec(value);
+  if (m === null) return false;
+  const [w, d, h, min, sec] = m.slice(1).map((v) => Number(v ?? 0)) as [number, number, number, number, number];
+  return w * 604_800 + d * 86_400 + h * 3_600 + min * 60 + sec > MAX_DURATION_SECONDS;
 }
 
 function readable(value: string, declared: string | undefined): boolean {
