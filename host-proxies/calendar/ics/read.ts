@@ -69,7 +69,8 @@ function rootOf(jcal: unknown, label: string): IcalComponent {
   if (first === undefined || components.some((c) => c.name !== "vcalendar")) throw HostProxyError.io(`${label}: not an iCalendar file (no VCALENDAR)`);
   if (components.length === 1) return first;
   const root = new ICAL.Component("vcalendar");
-  for (const c of components) for (const sub of c.getAllSubcomponents()) root.addSubcomponent(sub);
+  // Copied first: moving a component out of its calendar shortens the list being walked.
+  for (const c of components) for (const sub of [...c.getAllSubcomponents()]) root.addSubcomponent(sub);
   return root;
 }
 

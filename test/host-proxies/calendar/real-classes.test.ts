@@ -121,3 +121,15 @@ const cases: Array<{ name: string; file: string; from: string; to: string; check
 ];
 
 for (const c of cases) test(c.name, async () => c.check(await list(c.file, c.from, c.to)));
+
+test("several VCALENDARs with several events each (concatenated feeds): every event is listed", async (t) => {
+  const { tempDir } = await import("./_fixtures.js");
+  const { writeFile } = await import("node:fs/promises");
+  const { join } = await import("node:path");
+  const dir = await tempDir(t);
+  const event = (uid: string, day: string) => ["BEGIN:VEVENT", `UID:${uid}`, `DTSTART:202601${day}T090000Z`, `DTEND:202601${day}T100000Z`, `SUMMARY:${uid}`, "END:VEVENT"];
+  const calendar = (...events: string[][]) => ["BEGIN:VCALENDAR", "VERSION:2.0", "PRODID:-//feed//EN", ...events.flat(), "END:VCALENDAR"];
+  await writeFile(join(dir, "feeds.ics"), [...calendar(event("a", "05"), event("b", "06"), event("c", "07")), ...calendar(event("d", "08"), event("e", "09"))].join("\r\n") + "\r\n");
+  const events = await new IcsFileBackend(dir).listEvents(window("feeds", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"));
+  assert.deepEqual(events.map((e) => e.summary), ["a", "b", "c", "d", "e"]);
+});
