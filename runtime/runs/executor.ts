@@ -4,7 +4,8 @@ import { ApprovalError, argsHash, type Approval } from "../policy/approvals/inde
 import type { Denial } from "../../host-proxies/types.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
 import { GuestToolError, type Instance, type SandboxPlugin } from "../sandbox/index.js";
-import { createHostContext, toolCallSubject, type ActiveToolCall, type HostContext, type HostContextOptions, type ReadWarnings } from "./host-context.js";
+import { createHostContext, toolCallSubject, type ActiveToolCall, type HostContext, type HostContextOptions } from "./host-context.js";
+import { withReadWarnings, type ReadWarnings } from "./read-warnings.js";
 import type { ReportBuilder } from "./report.js";
 import { agentMemoryBinding, type MemoryProxyOptions } from "../../host-proxies/memory/index.js";
 import type { RunServices, RunSetup } from "./run.js";
@@ -310,20 +311,6 @@ function calendarsOf(grants: RunSetup["agent"]["grants"]): string[] | undefined 
 async function release(slot: Slot, reason: string): Promise<void> {
   slot.instance.destroy(reason);
   await slot.context.close();
-}
-
-/**
- * A result with what its reads could not read: under `warnings` of an object result (appended
- * to a list already there), else beside the result. The model sees it with the data it concerns.
- */
-function withReadWarnings(output: unknown, warnings: ReadWarnings): unknown {
-  const lines = warnings.count > warnings.lines.length ? [...warnings.lines, `… and ${warnings.count - warnings.lines.length} more`] : [...warnings.lines];
-  if (typeof output === "object" && output !== null && !Array.isArray(output)) {
-    const existing = (output as Record<string, unknown>).warnings;
-    if (existing === undefined || Array.isArray(existing)) return { ...output, warnings: [...(existing ?? []), ...lines] };
-    return { ...output, read_warnings: lines };
-  }
-  return { result: output, warnings: lines };
 }
 
 /**

@@ -17,6 +17,7 @@ import { decideHostCall, type CallingTool, type PolicyLayers } from "../policy/e
 import { hostCallRequest, isDenial, type CapabilityRequest } from "../policy/host-call-request.js";
 import { riskAbove } from "../policy/catalogue/index.js";
 import type { Risk } from "../plugins/manifest.js";
+import { noteReadWarning, type ReadWarnings } from "./read-warnings.js";
 
 type HostFunctions = Record<string, (args: unknown[]) => Promise<unknown>>;
 
@@ -34,22 +35,6 @@ export interface ActiveToolCall {
   droppedLogLines?: number;
   /** What this ToolCall's mail and calendar reads could not read: told to the model and the run's events. */
   readWarnings?: ReadWarnings;
-}
-
-/** Warnings of one ToolCall: all counted, the first `MAX_READ_WARNINGS` kept as text. */
-export interface ReadWarnings {
-  count: number;
-  lines: string[];
-}
-
-export const MAX_READ_WARNINGS = 50;
-
-/** Counts `line` on the active ToolCall (a host call outside one has no result to carry it). */
-export function noteReadWarning(active: ActiveToolCall | undefined, line: string): void {
-  if (active === undefined) return;
-  const warnings = (active.readWarnings ??= { count: 0, lines: [] });
-  warnings.count++;
-  if (warnings.lines.length < MAX_READ_WARNINGS) warnings.lines.push(line.slice(0, 300));
 }
 
 /** What the run supplies to serve, decide and record its instances' host calls. */
