@@ -10,6 +10,7 @@ export { CALENDAR_CAPABILITIES, CALENDAR_DENIAL_REASONS } from "./reasons.js";
 export type { CalendarCapability, CalendarDenialReason } from "./reasons.js";
 export { calendarGranted, calendarIdProblem, MAX_CALENDAR_ID_LENGTH } from "./calendar-id.js";
 export { CALENDAR_LIMITS, checkListRequest, checkNewEvent } from "./validate.js";
+export { formatWarning } from "./ics/warnings.js";
 export { IcsFileBackend } from "./ics/backend.js";
 export type { IcsFileBackendOptions } from "./ics/backend.js";
 export { GoogleCalendarBackend } from "./google/backend.js";
@@ -19,6 +20,8 @@ export type {
   CalendarBackend,
   CalendarEvent,
   CalendarInfo,
+  CalendarWarning,
+  ListOptions,
   CheckedNewEvent,
   EventQuery,
   EventTime,

@@ -11,7 +11,7 @@ import { HostProxyError } from "../types.js";
 import { calendarGranted, calendarIdProblem, checkCalendarId } from "./calendar-id.js";
 import { CALENDAR_CAPABILITIES, CALENDAR_DENIAL_REASONS, calendarDenied } from "./reasons.js";
 import type { CalendarCapability } from "./reasons.js";
-import type { CalendarBackend, CalendarEvent, CalendarInfo, ListEventsRequest, NewEvent } from "./types.js";
+import type { CalendarBackend, CalendarEvent, CalendarInfo, CalendarWarning, ListEventsRequest, NewEvent } from "./types.js";
 import { checkListRequest, checkNewEvent } from "./validate.js";
 
 export interface CalendarProxyOptions {
@@ -19,6 +19,8 @@ export interface CalendarProxyOptions {
   calendars: readonly string[];
   /** A further decision per call (e.g. the task narrowed the grant); `false` refuses. */
   allowCalendar?: (id: string, capability: CalendarCapability) => boolean;
+  /** Told what a listing could not read (or read by guessing), so the caller can pass it on. */
+  onWarning?: ((warning: CalendarWarning & { calendarId: string }) => void) | undefined;
 }
 
 /** `clawhive:host/calendar` for one instance. Methods throw `HostProxyError` only. */
@@ -37,18 +39,20 @@ export function createCalendarProxy(backend: CalendarBackend, options: CalendarP
       throw new InvalidInputError(`createCalendarProxy: calendars[${i}] must be a calendar id or glob of 1 to 255 characters`, { field: `calendars[${i}]` });
     }
   }
-  return new GrantedCalendarProxy(backend, Object.freeze([...options.calendars]), options.allowCalendar);
+  return new GrantedCalendarProxy(backend, Object.freeze([...options.calendars]), options.allowCalendar, options.onWarning);
 }
 
 class GrantedCalendarProxy implements CalendarProxy {
   readonly #backend: CalendarBackend;
   readonly #patterns: readonly string[];
   readonly #allow: CalendarProxyOptions["allowCalendar"];
+  readonly #onWarning: CalendarProxyOptions["onWarning"];
 
-  constructor(backend: CalendarBackend, patterns: readonly string[], allow: CalendarProxyOptions["allowCalendar"]) {
+  constructor(backend: CalendarBackend, patterns: readonly string[], allow: CalendarProxyOptions["allowCalendar"], onWarning: CalendarProxyOptions["onWarning"]) {
     this.#backend = backend;
     this.#patterns = patterns;
     this.#allow = allow;
+    this.#onWarning = onWarning;
   }
 
   async listCalendars(): Promise<CalendarInfo[]> {
@@ -59,7 +63,8 @@ class GrantedCalendarProxy implements CalendarProxy {
   async listEvents(request: ListEventsRequest): Promise<CalendarEvent[]> {
     this.#check(request.calendarId, CALENDAR_CAPABILITIES.read, "calendar.listEvents");
     const query = checkListRequest(request);
-    const events = await this.#backend.listEvents(query);
+    const onWarning = this.#onWarning;
+    const events = await this.#backend.listEvents(query, onWarning === undefined ? {} : { onWarning: (w) => onWarning({ ...w, calendarId: query.calendarId }) });
     // The backend answers for one calendar; say so even if it did not.
     return events.slice(0, query.maxResults).map((e) => ({ ...e, calendarId: query.calendarId }));
   }

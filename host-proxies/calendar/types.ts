@@ -4,6 +4,8 @@
  * `CalendarBackend` every calendar store implements (test/host-proxies/calendar/conformance.ts
  * is the one suite each of them passes).
  */
+import type { CalendarWarning } from "./ics/warnings.js";
+export type { CalendarWarning } from "./ics/warnings.js";
 
 /** `event-time`: `date` for an all-day event, else `dateTime` (RFC 3339) and maybe `timeZone`. */
 export interface EventTime {
@@ -81,6 +83,12 @@ export interface EventQuery {
  */
 export type CheckedNewEvent = NewEvent;
 
+/** What a listing tells its caller besides the events. */
+export interface ListOptions {
+  /** Each event, property or recurrence part the backend could not read (or read by guessing). */
+  onWarning?: ((warning: CalendarWarning) => void) | undefined;
+}
+
 /**
  * Where events live. Implementations: `IcsFileBackend` (local .ics files, the embedded default)
  * and `GoogleCalendarBackend` (Calendar API v3). All methods throw `HostProxyError` only.
@@ -91,6 +99,6 @@ export type CheckedNewEvent = NewEvent;
  */
 export interface CalendarBackend {
   listCalendars(): Promise<CalendarInfo[]>;
-  listEvents(query: EventQuery): Promise<CalendarEvent[]>;
+  listEvents(query: EventQuery, options?: ListOptions): Promise<CalendarEvent[]>;
   addEvent(event: CheckedNewEvent): Promise<CalendarEvent>;
 }

@@ -5,10 +5,14 @@ import { convert } from "html-to-text";
 const MAX_HTML_DEPTH = 300;
 
 /**
- * text/plain when it holds anything but whitespace, else the HTML converted; line ends are
+ * text/plain when it holds anything but whitespace, else the HTML converted (both, when the
+ * HTML is a separate part); line ends are
  * `\n` and trailing whitespace is dropped, so backends that join parts differently agree.
  */
-export function bodyText(plain: string | undefined, html: string | undefined): string {
+export function bodyText(plain: string | undefined, html: string | undefined, htmlSeparate = false): string {
+  const hasHtml = html !== undefined && html.trim() !== "";
+  // A separate HTML part (multipart/mixed) is content of its own, not another version of the text.
+  if (plain !== undefined && plain.trim() !== "" && htmlSeparate && hasHtml) return normalize(`${plain.trimEnd()}\n\n${htmlToPlain(html).trim()}`);
   if (plain !== undefined && plain.trim() !== "") return normalize(plain);
   if (html !== undefined && html.trim() !== "") return normalize(htmlToPlain(html));
   return "";

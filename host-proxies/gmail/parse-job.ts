@@ -28,7 +28,7 @@ export interface TextJobInput {
 
 export async function mailContentJob(input: MailJobInput): Promise<MailJobOutput> {
   const parts = await parseMessage(Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength), { truncated: input.truncated });
-  const text = bodyText(parts.plain, parts.html);
+  const text = bodyText(parts.plain, parts.html, parts.htmlSeparate === true);
   return { parts, text, snippet: snippetOf(text), threadRoot: threadRoot(parts.headers) };
 }
 

@@ -28,6 +28,8 @@ export interface GmailProxyOptions {
   allowLabel?: (label: string) => boolean;
   /** Page size when a request names none. Default 50. */
   defaultMaxResults?: number;
+  /** Told what a read could not read (an unreadable Date header), so the caller can pass it on. */
+  onWarning?: ((warning: { messageId: string; reason: string }) => void) | undefined;
 }
 
 /** `clawhive:host/gmail` for one instance. Methods throw `HostProxyError` only. */
@@ -57,7 +59,7 @@ export function createGmailProxy(backend: MailBackend, options: GmailProxyOption
     }
   }
   const defaultMax = options.defaultMaxResults ?? 50;
-  return new GrantedGmailProxy(backend, { patterns, queries, allowLabel: options.allowLabel, defaultMax });
+  return new GrantedGmailProxy(backend, { patterns, queries, allowLabel: options.allowLabel, defaultMax, onWarning: options.onWarning });
 }
 
 class GrantedGmailProxy implements GmailProxy {
@@ -66,8 +68,10 @@ class GrantedGmailProxy implements GmailProxy {
   readonly #queries: readonly string[];
   readonly #allowLabel: ((label: string) => boolean) | undefined;
   readonly #defaultMax: number;
+  readonly #onWarning: GmailProxyOptions["onWarning"];
 
-  constructor(backend: MailBackend, grant: { patterns: readonly string[]; queries: readonly string[]; allowLabel: ((label: string) => boolean) | undefined; defaultMax: number }) {
+  constructor(backend: MailBackend, grant: { patterns: readonly string[]; queries: readonly string[]; allowLabel: ((label: string) => boolean) | undefined; defaultMax: number; onWarning: GmailProxyOptions["onWarning"] }) {
+    this.#onWarning = grant.onWarning;
     this.#backend = backend;
     this.#patterns = grant.patterns;
     this.#queries = grant.queries;
@@ -110,8 +114,12 @@ class GrantedGmailProxy implements GmailProxy {
 
   /** The summary with only its granted labels; undefined unless a label that places it is granted. */
   #narrow(summary: MessageSummary): MessageSummary | undefined {
-    const labels = summary.labels.filter((l) => this.#granted(l));
-    return labels.some((l) => !isStateLabel(l)) ? { ...summary, labels } : undefined;
+    const { dateNote, ...shown } = summary;
+    const labels = shown.labels.filter((l) => this.#granted(l));
+    if (!labels.some((l) => !isStateLabel(l))) return undefined;
+    // Told only for a message the grant shows: a warning says nothing about hidden mail.
+    if (dateNote !== undefined) this.#onWarning?.({ messageId: shown.id, reason: dateNote });
+    return { ...shown, labels };
   }
 
   #granted(label: string): boolean {

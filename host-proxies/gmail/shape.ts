@@ -3,7 +3,8 @@
  * finds the parts (mailparser for local files, the `MessagePart` tree for the Gmail API), and
  * this file decides what the guest sees, so two backends cannot disagree about a message.
  */
-import libmime from "libmime";
+import { decodeEncodedWords } from "./encoded-words.js";
+import { parseMailDate } from "./mail-date.js";
 import type { AttachmentInfo, Message, MessageSummary } from "./types.js";
 
 /** A header as written: RFC 2047 words not yet decoded, folding allowed. */
@@ -20,6 +21,11 @@ export interface MessageParts {
   plain: string | undefined;
   /** The inline text/html bodies, decoded and joined; undefined when there is none. */
   html: string | undefined;
+  /**
+   * Whether an HTML part stands on its own (multipart/mixed) rather than as another version of
+   * the text/plain (multipart/alternative): its text is then part of the body too.
+   */
+  htmlSeparate?: boolean | undefined;
   attachments: AttachmentInfo[];
 }
 
@@ -52,7 +58,7 @@ export function headerValue(headers: readonly RawHeader[], name: string): string
 /** Unfolded (RFC 5322 §2.2.3) and RFC 2047-decoded, trimmed. */
 export function headerText(raw: string | undefined): string {
   if (raw === undefined) return "";
-  return libmime.decodeWords(unfold(raw.length > MAX_HEADER_CHARS ? raw.slice(0, MAX_HEADER_CHARS) : raw)).trim();
+  return decodeEncodedWords(unfold(raw.length > MAX_HEADER_CHARS ? raw.slice(0, MAX_HEADER_CHARS) : raw)).trim();
 }
 
 export function unfold(value: string): string {
@@ -66,8 +72,22 @@ export function messageIds(raw: string | undefined): string[] {
 
 /** RFC 3339 in UTC, whole seconds: the Date header, else `fallbackMs`, else the epoch. */
 export function rfc3339(dateHeader: string | undefined, fallbackMs?: number): string {
-  let ms = dateHeader === undefined ? Number.NaN : Date.parse(unfold(dateHeader).trim());
-  if (Number.isNaN(ms)) ms = fallbackMs ?? 0;
+  return formatDate(dateOf(dateHeader, fallbackMs).ms);
+}
+
+/**
+ * The date a summary shows and, when that is not the Date header (missing or unreadable), a
+ * note saying so: the delivery time must never pass silently for the sending time.
+ */
+export function dateOf(dateHeader: string | undefined, fallbackMs?: number): { ms: number; note?: string } {
+  const ms = dateHeader === undefined ? undefined : parseMailDate(dateHeader);
+  if (ms !== undefined && Number.isFinite(ms) && Math.abs(ms) <= 8.64e15) return { ms };
+  const shown = fallbackMs === undefined ? "the epoch (no delivery time is known)" : "the delivery time";
+  const header = dateHeader === undefined ? "it has no Date header" : `its Date header ${JSON.stringify(unfold(dateHeader).trim().slice(0, 80))} cannot be read`;
+  return { ms: fallbackMs ?? 0, note: `${header}; the date shown is ${shown}` };
+}
+
+function formatDate(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
@@ -99,16 +119,18 @@ export function threadRoot(headers: readonly RawHeader[]): string | undefined {
 }
 
 export function summaryOf(headers: readonly RawHeader[], meta: MessageMeta & { snippet: string }): MessageSummary {
+  const date = dateOf(headerValue(headers, "date"), meta.fallbackDateMs);
   return {
     id: meta.id,
     threadId: meta.threadId,
     from: headerText(headerValue(headers, "from")),
     to: headerText(headerValue(headers, "to")),
     subject: headerText(headerValue(headers, "subject")),
-    date: rfc3339(headerValue(headers, "date"), meta.fallbackDateMs),
+    date: formatDate(date.ms),
     snippet: meta.snippet,
     labels: [...meta.labels],
     unread: meta.unread,
+    ...(date.note === undefined ? {} : { dateNote: date.note }),
   };
 }
 

@@ -16,6 +16,11 @@ export interface MessageSummary {
   snippet: string;
   labels: string[];
   unread: boolean;
+  /**
+   * Host side only (the proxy takes it off before a guest sees the record): why `date` is not
+   * the Date header (missing or unreadable), told to the caller as a warning.
+   */
+  dateNote?: string | undefined;
 }
 
 /** `gmail.attachment-info`: what is attached, never its contents. */

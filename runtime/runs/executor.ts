@@ -5,6 +5,7 @@ import type { Denial } from "../../host-proxies/types.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
 import { GuestToolError, type Instance, type SandboxPlugin } from "../sandbox/index.js";
 import { createHostContext, toolCallSubject, type ActiveToolCall, type HostContext, type HostContextOptions } from "./host-context.js";
+import { withReadWarnings, type ReadWarnings } from "./read-warnings.js";
 import type { ReportBuilder } from "./report.js";
 import { agentMemoryBinding, type MemoryProxyOptions } from "../../host-proxies/memory/index.js";
 import type { RunServices, RunSetup } from "./run.js";
@@ -81,6 +82,7 @@ export class ToolExecutor {
     let execution: Execution;
     let release_: () => void = () => {};
     let droppedLogLines = 0;
+    let readWarnings: ReadWarnings | undefined;
     try {
       slot = options.elevation ? await this.#bind(await this.#pluginOf(active), options.elevation) : await this.#slot(active.tool.plugin.name);
       const previous = slot.turn;
@@ -96,9 +98,14 @@ export class ToolExecutor {
       execution = slot?.effectApproval ? { ok: false, effectApproval: slot.effectApproval } : { ok: false, error: toToolCallError(error) };
     } finally {
       droppedLogLines = slot?.active?.droppedLogLines ?? 0;
+      readWarnings = slot?.active?.readWarnings;
       if (slot) slot.active = undefined;
       if (slot && options.elevation) await release(slot, "elevated step ended");
       release_();
+    }
+    if (readWarnings !== undefined && execution.ok) {
+      execution = { ...execution, output: withReadWarnings(execution.output, readWarnings) };
+      this.#hooks.emit({ type: "read-warnings", toolCallId: active.toolCallId, tool: active.qualifiedName, count: readWarnings.count, warnings: [...readWarnings.lines], at: this.#services.now() });
     }
     const outcome: OutcomeInput = execution.ok
       ? { status: "ok", resultSize: JSON.stringify(execution.output ?? null).length }

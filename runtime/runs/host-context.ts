@@ -17,6 +17,7 @@ import { decideHostCall, type CallingTool, type PolicyLayers } from "../policy/e
 import { hostCallRequest, isDenial, type CapabilityRequest } from "../policy/host-call-request.js";
 import { grantCovers, riskAbove, tightestScheduleLimit, type CapabilityGrant } from "../policy/catalogue/index.js";
 import type { Risk } from "../plugins/manifest.js";
+import { noteReadWarning, type ReadWarnings } from "./read-warnings.js";
 
 type HostFunctions = Record<string, (args: unknown[]) => Promise<unknown>>;
 
@@ -32,6 +33,8 @@ export interface ActiveToolCall {
   recorded?: DeferredIntent;
   /** Log lines of this ToolCall dropped over the run's `log.per_minute` (recorded once, at its end). */
   droppedLogLines?: number;
+  /** What this ToolCall's mail and calendar reads could not read: told to the model and the run's events. */
+  readWarnings?: ReadWarnings;
 }
 
 /** What the run supplies to serve, decide and record its instances' host calls. */
@@ -258,6 +261,7 @@ function mailProxy(create: typeof import("../../host-proxies/gmail/index.js").cr
   return create(mail.backend, {
     labels: mail.grant.labels,
     queries,
+    onWarning: (w) => noteReadWarning(options.active(), `mail message ${w.messageId}: ${w.reason}`),
     allowLabel: (label) => {
       const active = options.active();
       return active !== undefined && decideHostCall(options.layers, active.tool, { capability: "gmail.read", request: { label }, canonical: { label } }).kind === "allow";
@@ -268,6 +272,7 @@ function mailProxy(create: typeof import("../../host-proxies/gmail/index.js").cr
 function calendarProxy(create: typeof import("../../host-proxies/calendar/index.js").createCalendarProxy, options: HostContextOptions, calendar: { backend: CalendarBackend; calendars: readonly string[] }) {
   return create(calendar.backend, {
     calendars: calendar.calendars,
+    onWarning: (w) => noteReadWarning(options.active(), `calendar ${w.calendarId}: ${w.uid === undefined ? "" : `event ${JSON.stringify(w.uid)}: `}${w.reason}`),
     allowCalendar: (id, capability) => {
       const active = options.active();
       return active !== undefined && decideHostCall(options.layers, active.tool, { capability, request: { calendar: id }, canonical: { calendar: id } }).kind !== "deny";

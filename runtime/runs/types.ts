@@ -64,6 +64,8 @@ export type RunEvent =
   | { type: "approval-required"; toolCallId: string; approval: ApprovalNeeded; subAgentRunId?: string; at: number }
   | { type: "host-call"; toolCallId: string | undefined; call: string; capability: string; ok: boolean; denial?: Denial; at: number }
   | { type: "log"; plugin: string; level: LogLevel; message: string; dropped: number; at: number }
+  /** What a ToolCall's mail or calendar reads could not read (or read by guessing); also in its result's `warnings`. */
+  | { type: "read-warnings"; toolCallId: string; tool: string; count: number; warnings: string[]; at: number }
   | { type: "instance"; plugin: string; action: "bound" | "replaced" | "released"; reason?: string; at: number }
   | { type: "run-ended"; reason?: "completed" | "cancelled" | "failed"; at: number }
   | StepEvent;

@@ -32,7 +32,7 @@ before(async () => {
   await writeFile(join(place, "hostile", "new", "1767225600.deep.host"), GENERATED_MAIL["HTML nested 100 000 deep"]!());
   await writeFile(join(place, "ordinary", "new", "1767225600.ok.host"), CONTROL_MAIL);
   await mkdir(join(place, "calendars"));
-  await copyFile(join(HOSTILE, "ics", "own-duration-absurd-recurring.ics"), join(place, "calendars", "primary.ics"));
+  await copyFile(join(HOSTILE, "ics", "own-rrule-year-one-daily.ics"), join(place, "calendars", "primary.ics"));
   await writeFile(join(place, "calendars", "ordinary.ics"), CONTROL_ICS);
   await startServer(join(place, "hostile"));
 });
@@ -93,7 +93,7 @@ async function callWatchingHealth(call: { name: string; input: unknown }): Promi
 // about 7 s on a quiet one, past the 10 s deadline on a loaded one); either end is fine as long
 // as it comes within the deadline and /health answers meanwhile.
 const ROWS: Array<{ why: string; call: { name: string; input: unknown }; fails: RegExp | undefined; mayFinish?: boolean }> = [
-  { why: "an event with DURATION:P99999999W on a daily rule", call: { name: "calendar.list_events", input: { calendar_id: "primary", from: "2026-01-01", to: "2026-12-31" } }, fails: /calendar primary: the input took longer than \d+ ms/ },
+  { why: "a daily rule running since the year 1", call: { name: "calendar.list_events", input: { calendar_id: "primary", from: "2026-01-01", to: "2026-12-31" } }, fails: /calendar primary: the input took longer than \d+ ms/ },
   { why: "control: an ordinary calendar", call: { name: "calendar.list_events", input: { calendar_id: "ordinary", from: "2026-01-01", to: "2026-12-31" } }, fails: undefined },
   { why: "a message whose HTML nests 100 000 deep", call: { name: "mail.list_unread", input: {} }, fails: /gmail: local message: the input took longer than \d+ ms/, mayFinish: true },
 ];

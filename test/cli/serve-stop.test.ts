@@ -46,7 +46,7 @@ async function place(hostile: boolean) {
   const p = await cliPlace("clawhive-serve-stop-");
   await writeFile(join(p.agents, "pa.yaml"), PA);
   await mkdir(join(p.data, "calendars"), { recursive: true });
-  if (hostile) await copyFile(join(PROJECT_ROOT, "test", "fixtures", "hostile", "ics", "own-duration-absurd-recurring.ics"), join(p.data, "calendars", "primary.ics"));
+  if (hostile) await copyFile(join(PROJECT_ROOT, "test", "fixtures", "hostile", "ics", "own-rrule-year-one-daily.ics"), join(p.data, "calendars", "primary.ics"));
   return p;
 }
 

@@ -12,12 +12,13 @@ import { sharedParsePool } from "../../_parse/pool.js";
 import type { ParsePool } from "../../_parse/pool.js";
 import { HostProxyError } from "../../types.js";
 import { canonicalZone, formatInstant, instantOf } from "../time.js";
-import type { CalendarBackend, CalendarEvent, CalendarInfo, CheckedNewEvent, EventQuery } from "../types.js";
+import type { CalendarBackend, CalendarEvent, CalendarInfo, CheckedNewEvent, EventQuery, ListOptions } from "../types.js";
 import type { Window } from "./expand.js";
 import type { CalendarJobOutput } from "./parse-job.js";
 import { byStart, instantOfEventTime, matchesQuery } from "./query.js";
 import { CalendarFiles } from "./store.js";
 import { vtimezoneLines } from "./vtimezone.js";
+import { formatWarning } from "./warnings.js";
 import { emptyCalendar, insertBeforeEnd, veventLines } from "./write.js";
 
 export interface IcsFileBackendOptions {
@@ -27,7 +28,7 @@ export interface IcsFileBackendOptions {
   clock?: () => Date;
   /** Default `<uuid>@clawhive`. */
   newUid?: () => string;
-  /** Told what was mended, dropped or guessed while reading a file (repair.ts, expand.ts). */
+  /** Told (as one line each) what was mended, dropped or guessed while reading a file; every listing also tells its caller (`ListOptions.onWarning`). */
   onNote?: (calendarId: string, note: string) => void;
   /** Largest file read; default 16 MiB. */
   maxFileBytes?: number;
@@ -75,13 +76,13 @@ export class IcsFileBackend implements CalendarBackend {
     return infos.sort((a, b) => Number(b.primary) - Number(a.primary) || (a.id < b.id ? -1 : 1));
   }
 
-  async listEvents(query: EventQuery): Promise<CalendarEvent[]> {
+  async listEvents(query: EventQuery, options: ListOptions = {}): Promise<CalendarEvent[]> {
     const bytes = await this.#existing(query.calendarId);
     if (bytes === undefined) return [];
     const window = { min: instantOf(query.timeMin) ?? Number.NaN, max: instantOf(query.timeMax) ?? Number.NaN };
     const calendar = await this.#parse(bytes, { id: query.calendarId, window, expand: true });
     const events = calendar.events.filter((e) => matchesQuery(e, query.query));
-    this.#report(query.calendarId, calendar);
+    this.#report(query.calendarId, calendar, options.onWarning);
     return events.sort(byStart(calendar.floatingZone)).slice(0, query.maxResults);
   }
 
@@ -133,9 +134,11 @@ export class IcsFileBackend implements CalendarBackend {
     return [...zones].flatMap((zone) => vtimezoneLines(zone, years));
   }
 
-  #report(id: string, calendar: CalendarJobOutput): void {
-    if (this.#onNote === undefined) return;
-    for (const note of calendar.notes) this.#onNote(id, note);
+  #report(id: string, calendar: CalendarJobOutput, onWarning: ListOptions["onWarning"]): void {
+    for (const warning of calendar.warnings) {
+      this.#onNote?.(id, formatWarning(warning));
+      onWarning?.(warning);
+    }
   }
 }
 

@@ -7,6 +7,7 @@ import type { CalendarEvent } from "../types.js";
 import { eventsIn } from "./expand.js";
 import type { Window } from "./expand.js";
 import { parseCalendar } from "./read.js";
+import type { CalendarWarning } from "./warnings.js";
 import type { ParseOptions } from "./read.js";
 
 export interface CalendarJobInput {
@@ -21,7 +22,8 @@ export interface CalendarJobInput {
 
 export interface CalendarJobOutput {
   events: CalendarEvent[];
-  notes: string[];
+  /** What could not be read, or was read by guessing; never empty when something was skipped. */
+  warnings: CalendarWarning[];
   floatingZone: string;
   definedTzids: string[];
 }
@@ -29,5 +31,5 @@ export interface CalendarJobOutput {
 export function calendarEventsJob(input: CalendarJobInput): CalendarJobOutput {
   const calendar = parseCalendar(input.bytes, input.parse);
   const events = input.expand ? eventsIn(calendar, { window: input.window, calendarId: input.calendarId, maxOccurrences: input.maxOccurrences }) : [];
-  return { events, notes: calendar.notes, floatingZone: calendar.floatingZone, definedTzids: [...calendar.definedTzids] };
+  return { events, warnings: calendar.warnings, floatingZone: calendar.floatingZone, definedTzids: [...calendar.definedTzids] };
 }

@@ -9,7 +9,8 @@ import { HostProxyError } from "../../types.js";
 import { canonicalZone } from "../time.js";
 import { dropUnreadableLines, repairIcs } from "./repair.js";
 import { vtimezoneLines } from "./vtimezone.js";
-import { ianaZoneOf } from "./zones.js";
+import type { CalendarWarning } from "./warnings.js";
+import { ianaZoneOf, offsetOnlyZone } from "./zones.js";
 
 export type IcalComponent = InstanceType<typeof ICAL.Component>;
 
@@ -23,8 +24,8 @@ export interface ParsedCalendar {
   zoneLabels: Map<string, string | undefined>;
   /** TZIDs the file defines itself (not injected). */
   definedTzids: Set<string>;
-  /** What was mended, dropped or guessed while reading (repair.ts, unknown TZIDs). */
-  notes: string[];
+  /** What was mended, dropped or guessed while reading (repair.ts, unknown TZIDs, expand.ts). */
+  warnings: CalendarWarning[];
 }
 
 export interface ParseOptions {
@@ -51,13 +52,13 @@ export function parseCalendar(bytes: Uint8Array, options: ParseOptions): ParsedC
     }
   }
   const root = rootOf(jcal, options.label);
-  const notes = [...repaired.notes];
+  const warnings = [...repaired.warnings];
   const wrZone = root.getFirstPropertyValue("x-wr-timezone");
   const floatingZone = (typeof wrZone === "string" ? canonicalZone(wrZone.trim()) : undefined) ?? options.defaultZone;
   const definedTzids = new Set(root.getAllSubcomponents("vtimezone").map((z) => String(z.getFirstPropertyValue("tzid"))));
-  const zoneLabels = defineZones(root, { ...options, floatingZone, notes });
+  const zoneLabels = defineZones(root, { ...options, floatingZone, warnings });
   const name = root.getFirstPropertyValue("x-wr-calname");
-  return { root, name: typeof name === "string" && name.trim() !== "" ? name : undefined, floatingZone, zoneLabels, definedTzids, notes };
+  return { root, name: typeof name === "string" && name.trim() !== "" ? name : undefined, floatingZone, zoneLabels, definedTzids, warnings };
 }
 
 function rootOf(jcal: unknown, label: string): IcalComponent {
@@ -68,24 +69,33 @@ function rootOf(jcal: unknown, label: string): IcalComponent {
   if (first === undefined || components.some((c) => c.name !== "vcalendar")) throw HostProxyError.io(`${label}: not an iCalendar file (no VCALENDAR)`);
   if (components.length === 1) return first;
   const root = new ICAL.Component("vcalendar");
-  for (const c of components) for (const sub of c.getAllSubcomponents()) root.addSubcomponent(sub);
+  // Copied first: moving a component out of its calendar shortens the list being walked.
+  for (const c of components) for (const sub of [...c.getAllSubcomponents()]) root.addSubcomponent(sub);
   return root;
 }
 
 /** Labels every TZID and injects a VTIMEZONE for each undefined one that names a known zone. */
-function defineZones(root: IcalComponent, o: ParseOptions & { floatingZone: string; notes: string[] }): Map<string, string | undefined> {
+function defineZones(root: IcalComponent, o: ParseOptions & { floatingZone: string; warnings: CalendarWarning[] }): Map<string, string | undefined> {
   const labels = new Map<string, string | undefined>();
   for (const vtimezone of root.getAllSubcomponents("vtimezone")) {
+    for (const observance of vtimezone.getAllSubcomponents()) onsetAsRdate(observance);
     const tzid = vtimezone.getFirstPropertyValue("tzid");
     const location = vtimezone.getFirstPropertyValue("x-lic-location");
     if (typeof tzid === "string") labels.set(tzid, ianaZoneOf(tzid, typeof location === "string" ? location : undefined));
   }
-  for (const tzid of usedTzids(root)) {
+  for (const [tzid, uids] of usedTzids(root)) {
     if (labels.has(tzid)) continue;
-    const zone = ianaZoneOf(tzid);
+    const known = ianaZoneOf(tzid);
+    const guessed = known === undefined ? offsetOnlyZone(tzid) : undefined;
+    const zone = known ?? guessed;
     labels.set(tzid, zone ?? o.floatingZone);
+    if (guessed !== undefined) {
+      const reason = `TZID ${JSON.stringify(tzid)} has no VTIMEZONE and names no place, only an offset: its times are read at that fixed offset (${guessed}), without daylight saving time`;
+      for (const uid of uids) o.warnings.push({ uid, reason });
+    }
     if (zone === undefined) {
-      o.notes.push(`TZID ${JSON.stringify(tzid)} has no VTIMEZONE and names no known zone: its times are read in ${o.floatingZone}`);
+      const reason = `TZID ${JSON.stringify(tzid)} has no VTIMEZONE and names no known zone: its times are read as floating, in ${o.floatingZone}, and may be hours off`;
+      for (const uid of uids) o.warnings.push({ uid, reason });
       continue;
     }
     const lines = vtimezoneLines(zone, { ...o.years, tzid });
@@ -96,12 +106,27 @@ function defineZones(root: IcalComponent, o: ParseOptions & { floatingZone: stri
   return labels;
 }
 
-function usedTzids(root: IcalComponent): Set<string> {
-  const used = new Set<string>();
+/**
+ * An observance's DTSTART is its first onset (RFC 5545 §3.6.5), but ical.js reads only the
+ * RDATEs of an observance that has any: a file's VTIMEZONE whose DAYLIGHT starts at DTSTART and
+ * recurs by RDATE would lose its first summer. The DTSTART is added among the RDATEs.
+ */
+function onsetAsRdate(observance: IcalComponent): void {
+  const rdates = observance.getAllProperties("rdate");
+  const dtstart = observance.getFirstPropertyValue("dtstart");
+  if (rdates.length === 0 || !(dtstart instanceof ICAL.Time)) return;
+  const listed = rdates.some((p) => (p.getValues() as unknown[]).some((v) => v instanceof ICAL.Time && v.compare(dtstart) === 0));
+  if (!listed) observance.addPropertyWithValue("rdate", dtstart.clone());
+}
+
+/** Each TZID events use, with the UIDs of the events that use it. */
+function usedTzids(root: IcalComponent): Map<string, Set<string>> {
+  const used = new Map<string, Set<string>>();
   for (const vevent of root.getAllSubcomponents("vevent")) {
+    const uid = String(vevent.getFirstPropertyValue("uid") ?? "").trim() || "(no UID)";
     for (const prop of vevent.getAllProperties()) {
       const tzid = prop.getFirstParameter("tzid");
-      if (typeof tzid === "string" && tzid !== "") used.add(tzid);
+      if (typeof tzid === "string" && tzid !== "") used.set(tzid, (used.get(tzid) ?? new Set()).add(uid));
     }
   }
   return used;

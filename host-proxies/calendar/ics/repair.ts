@@ -1,44 +1,56 @@
 /**
  * Real exports break RFC 5545 in known ways; this pass mends what it safely can, drops what
- * it cannot, and says what it did (notes), before ical.js parses the text. Mended or dropped:
+ * it cannot, and says what it did (warnings naming the component's UID), before ical.js
+ * parses the text. Mended or dropped:
  * - lines folded in the middle of a UTF-8 sequence (Apple, Google): unfolded as bytes, then
  *   decoded (RFC 5545 §3.1 folds octets, not characters);
+ * - a file of bare components (a VEVENT saved on its own, as mail clients attach them): read
+ *   as one VCALENDAR, as the clients that open such files do;
  * - a property whose value sits inside its last quoted parameter, as Exchange 2010 published
  *   `DTSTART;TZID="W. Europe Standard Time:20200609T090000"`: the value is moved out;
+ * - dates written without `VALUE=DATE` (`DTSTART:20240101`, `EXDATE:20200116`): read as dates,
+ *   as every major client does (mending only; nothing is lost, so no warning);
  * - a property with no value at all, e.g. Sixt's `ORGANIZER;CN=Sixt SE` (collective/icalendar
- *   issue 348): dropped;
+ *   issue 348), or an empty `RDATE:`: dropped;
+ * - one unreadable value in an EXDATE/RDATE list: only that value is dropped, so a bad EXDATE
+ *   can never take its whole series with it;
  * - after a failed parse, each line ical.js cannot read on its own: dropped.
  * Over-long lines that were never folded (Sixt) need no mending: ical.js reads them as they are.
  */
 import ICAL from "ical.js";
+import { mendDateLine } from "./date-values.js";
+import type { CalendarWarning } from "./warnings.js";
 
 export interface RepairedText {
   /** Unfolded, CRLF-separated content lines. */
   text: string;
-  /** One sentence per mended or dropped line. */
-  notes: string[];
+  /** One per mended or dropped line, with the UID of the component it was in. */
+  warnings: CalendarWarning[];
 }
 
 const MAX_NOTE_LINE = 80;
+const BARE = /^BEGIN:(VEVENT|VTODO|VJOURNAL|VFREEBUSY|VTIMEZONE)\s*$/i;
 
 /** Unfolds, decodes and mends `bytes` (see the file comment). */
 export function repairIcs(bytes: Uint8Array): RepairedText {
   // latin1 maps each byte to one code unit, so unfolding here never splits a UTF-8 sequence.
   const unfolded = Buffer.from(bytes).toString("latin1").replace(/\r?\n[ \t]/g, "");
   const decoded = Buffer.from(unfolded, "latin1").toString("utf8").replace(/^\uFEFF/, "");
-  const notes: string[] = [];
-  const lines: string[] = [];
-  for (const line of decoded.split(/\r\n|\n|\r/)) {
-    if (line.trim() === "") continue;
-    const mended = mendLine(line);
-    if (mended === line) lines.push(line);
-    else if (mended === undefined) notes.push(`dropped ${quote(line)}: a property with no value`);
-    else {
-      notes.push(`read ${quote(line)} as ${quote(mended)}: its value was inside the quoted parameter`);
-      lines.push(mended);
-    }
+  const input = decoded.split(/\r\n|\n|\r/).filter((line) => line.trim() !== "");
+  const sink = new ComponentWarnings();
+  if (input[0] !== undefined && BARE.test(input[0])) {
+    input.unshift("BEGIN:VCALENDAR");
+    input.push("END:VCALENDAR");
   }
-  return { text: `${lines.join("\r\n")}\r\n`, notes };
+  const lines: string[] = [];
+  for (const line of input) {
+    sink.track(line, lines.length);
+    const mended = mendLine(line);
+    if (mended.line !== undefined) lines.push(mended.line);
+    if (mended.why !== undefined) sink.add(mended.why);
+    sink.close(line, lines);
+  }
+  return { text: `${lines.join("\r\n")}\r\n`, warnings: sink.warnings };
 }
 
 /**
@@ -46,38 +58,93 @@ export function repairIcs(bytes: Uint8Array): RepairedText {
  * guessed at). Used only after a whole-file parse failed, so good files pay nothing.
  */
 export function dropUnreadableLines(repaired: RepairedText): RepairedText {
-  const notes = [...repaired.notes];
-  const kept = repaired.text.split("\r\n").filter((line) => {
-    if (line === "" || /^(BEGIN|END):/i.test(line)) return true;
-    try {
-      ICAL.parse.property(line);
-      return true;
-    } catch (error) {
-      notes.push(`dropped ${quote(line)}: ${error instanceof Error ? error.message.slice(0, 120) : "unreadable"}`);
-      return false;
+  const sink = new ComponentWarnings(repaired.warnings);
+  const kept: string[] = [];
+  for (const line of repaired.text.split("\r\n")) {
+    sink.track(line, kept.length);
+    if (line === "" || /^(BEGIN|END):/i.test(line)) kept.push(line);
+    else {
+      try {
+        ICAL.parse.property(line);
+        kept.push(line);
+      } catch (error) {
+        sink.add(`dropped ${quote(line)}: ${error instanceof Error ? error.message.slice(0, 120) : "unreadable"}`);
+      }
     }
-  });
-  return { text: kept.join("\r\n"), notes };
+    sink.close(line, kept);
+  }
+  return { text: kept.join("\r\n"), warnings: sink.warnings };
 }
 
-/** The line unchanged, mended, or `undefined` to drop it. */
-function mendLine(line: string): string | undefined {
+/**
+ * Collects warnings per top-level component and names them by its UID once its END is seen
+ * (the UID may come after the line that was mended).
+ */
+class ComponentWarnings {
+  readonly warnings: CalendarWarning[];
+  #depth = 0;
+  #start = -1;
+  #pending: string[] = [];
+
+  constructor(initial: CalendarWarning[] = []) {
+    this.warnings = [...initial];
+  }
+
+  track(line: string, index: number): void {
+    if (!/^BEGIN:/i.test(line)) return;
+    this.#depth++;
+    if (this.#depth === 2) this.#start = index;
+  }
+
+  add(reason: string): void {
+    if (this.#depth >= 2) this.#pending.push(reason);
+    else this.warnings.push({ reason });
+  }
+
+  close(line: string, lines: readonly string[]): void {
+    if (!/^END:/i.test(line)) return;
+    if (this.#depth === 2) {
+      const uid = uidIn(lines.slice(this.#start));
+      for (const reason of this.#pending) this.warnings.push(uid === undefined ? { reason } : { uid, reason });
+      this.#pending = [];
+    }
+    this.#depth = Math.max(0, this.#depth - 1);
+  }
+}
+
+function uidIn(lines: readonly string[]): string | undefined {
+  let depth = 0;
+  for (const line of lines) {
+    if (/^BEGIN:/i.test(line)) depth++;
+    else if (/^END:/i.test(line)) depth--;
+    else if (depth === 1 && /^UID[;:]/i.test(line)) {
+      const value = line.slice(valueColon(line) + 1).trim();
+      return value === "" ? undefined : value;
+    }
+  }
+  return undefined;
+}
+
+/** The line unchanged or mended (`line`), or dropped (`line` undefined); `why` when not unchanged. */
+function mendLine(line: string): { line?: string | undefined; why?: string } {
   const colon = valueColon(line);
-  if (colon !== -1) return line;
+  if (colon !== -1) return mendDateLine(line, colon);
   const lastQuote = line.lastIndexOf('"');
   const openQuote = line.lastIndexOf('"', lastQuote - 1);
   if (lastQuote === line.length - 1 && openQuote > 0) {
     const inner = line.slice(openQuote + 1, lastQuote);
     const split = inner.lastIndexOf(":");
     if (split > 0 && split < inner.length - 1) {
-      return `${line.slice(0, openQuote)}"${inner.slice(0, split)}":${inner.slice(split + 1)}`;
+      const mended = `${line.slice(0, openQuote)}"${inner.slice(0, split)}":${inner.slice(split + 1)}`;
+      const again = mendDateLine(mended, valueColon(mended));
+      return { line: again.line, why: `read ${quote(line)} as ${quote(mended)}: its value was inside the quoted parameter` };
     }
   }
-  return undefined;
+  return { line: undefined, why: `dropped ${quote(line)}: a property with no value` };
 }
 
 /** Index of the `:` that starts the value (outside quoted parameter values), or -1. */
-function valueColon(line: string): number {
+export function valueColon(line: string): number {
   let quoted = false;
   for (let i = 0; i < line.length; i++) {
     const c = line[i];
@@ -87,6 +154,6 @@ function valueColon(line: string): number {
   return -1;
 }
 
-function quote(line: string): string {
+export function quote(line: string): string {
   return JSON.stringify(line.length > MAX_NOTE_LINE ? `${line.slice(0, MAX_NOTE_LINE)}…` : line);
 }

@@ -11,13 +11,14 @@
  */
 import { findIana } from "windows-iana";
 import { canonicalZone } from "../time.js";
+import { WINDOWS_DISPLAY_NAMES } from "./windows-display-names.js";
 
 /** The IANA zone `tzid` names, or `undefined` when it names none we know. */
 export function ianaZoneOf(tzid: string, licLocation?: string): string | undefined {
   const name = tzid.trim();
   const direct = canonicalZone(name);
   if (direct !== undefined) return direct;
-  const windows = windowsZone(name);
+  const windows = windowsZone(name) ?? displayNameZone(name) ?? fixedOffsetZone(name);
   if (windows !== undefined) return windows;
   const fromPath = zoneFromPath(name);
   if (fromPath !== undefined) return fromPath;
@@ -36,6 +37,37 @@ function windowsZone(name: string): string | undefined {
     if (zone !== undefined) return zone;
   }
   return undefined;
+}
+
+/**
+ * `(UTC-05:00) Eastern Time (US & Canada)`, `(GMT+01.00) Amsterdam / Berlin / Bern / Rome`, or
+ * the city list alone: the text after the offset, looked up among Windows display names.
+ */
+function displayNameZone(name: string): string | undefined {
+  const text = name.replace(/^\((?:UTC|GMT)(?:\s*[+-]\d{1,2}(?:[:.]\d{2})?)?\)\s*/i, "").replace(/\s*\/\s*/g, ", ").replace(/\s+/g, " ").replace(/ and /gi, " & ").trim().toLowerCase();
+  const windows = WINDOWS_DISPLAY_NAMES[text];
+  return windows === undefined ? undefined : windowsZone(windows);
+}
+
+/**
+ * The fixed zone of the offset a display name starts with (`(GMT +01:00)` with no place
+ * named): a guess that ignores DST, so its caller warns. Whole hours only (`Etc/GMT∓N`).
+ */
+export function offsetOnlyZone(tzid: string): string | undefined {
+  const match = /^\(?\s*(?:UTC|GMT)\s*([+-])(\d{1,2})(?:[:.]?(\d{2}))?\s*\)?/i.exec(tzid.trim());
+  if (match === null) return undefined;
+  return fixedOffsetZone(`UTC${match[1]}${match[2]}${match[3] === undefined ? "" : `:${match[3]}`}`);
+}
+
+/** `UTC+01`, `GMT-0500`, `UTC`: a whole-hour offset is the fixed zone `Etc/GMT∓N` (POSIX signs). */
+function fixedOffsetZone(name: string): string | undefined {
+  const match = /^(?:UTC|GMT)\s*(?:([+-])(\d{1,2})(?::?(\d{2}))?)?$/i.exec(name);
+  if (match === null) return undefined;
+  if (match[1] === undefined) return "UTC";
+  const hours = Number(match[2]);
+  if ((match[3] ?? "00") !== "00" || hours > 14) return undefined;
+  if (hours === 0) return "UTC";
+  return canonicalZone(`Etc/GMT${match[1] === "+" ? "-" : "+"}${hours}`);
 }
 
 /** `/vendor/version/Area/City` → `Area/City` (also `Area/Sub/City`), when that is a zone. */

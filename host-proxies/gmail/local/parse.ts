@@ -28,8 +28,23 @@ export async function parseMessage(bytes: Buffer, options: { truncated?: boolean
     headers: mail.headerLines.map((h) => rawHeader(h.line)),
     plain: options.truncated === true ? `${plain ?? ""}\n\n${TRUNCATED_NOTE}` : plain,
     html,
+    htmlSeparate: plain !== undefined && html !== undefined && htmlStandsAlone(bytes, mail.attachments.filter((a) => a.contentType === "text/html").length),
     attachments: mail.attachments.filter(isListed).map(attachmentInfo),
   };
+}
+
+/**
+ * Whether some text/html part is not one side of a multipart/alternative: more HTML part
+ * headers than alternative containers. mailparser joins all text and all HTML parts, so the
+ * MIME headers themselves are counted (each alternative holds at most one HTML version; HTML
+ * files attached as attachments are not body parts).
+ */
+function htmlStandsAlone(bytes: Buffer, htmlAttachments: number): boolean {
+  const text = bytes.toString("latin1");
+  const count = (re: RegExp) => text.match(re)?.length ?? 0;
+  const html = count(/^content-type:[ \t]*text\/html\b/gim);
+  const alternatives = count(/^content-type:[ \t]*multipart\/alternative\b/gim);
+  return html - htmlAttachments > alternatives;
 }
 
 function rawHeader(line: string): RawHeader {

@@ -64,7 +64,7 @@ test("a TZID the file does not define: IANA from the database, Windows via CLDR,
     ["windows", "2026-01-05T09:00:00+09:00", "Asia/Tokyo"],
     ["unknown", "2026-01-05T09:00:00-05:00", "America/New_York"],
   ]);
-  assert.deepEqual(notes, ['TZID "Somewhere Else" has no VTIMEZONE and names no known zone: its times are read in America/New_York']);
+  assert.deepEqual(notes, ['event "c": TZID "Somewhere Else" has no VTIMEZONE and names no known zone: its times are read as floating, in America/New_York, and may be hours off']);
 });
 
 test("floating times and all-day dates are placed in X-WR-TIMEZONE, else in the backend's zone", async (t) => {
@@ -85,8 +85,8 @@ test("a line ical.js cannot read is dropped, an event without DTSTART skipped, e
   const listed = await backend.listEvents(window("c", "2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z"));
   assert.deepEqual(listed.map((e) => e.summary), ["kept"]);
   assert.deepEqual(notes, [
-    'dropped "RRULE:FREQ=SOMETIMES;COUNT=x": invalid frequency "SOMETIMES" expected: "SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY, YEARLY"',
-    'skipped event "bad": it has no DTSTART',
+    'event "r": dropped "RRULE:FREQ=SOMETIMES;COUNT=x": invalid frequency "SOMETIMES" expected: "SECONDLY, MINUTELY, HOURLY, DAILY, WEEKLY, MONTHLY, YEARLY"',
+    'event "bad": skipped, not listed: it has no DTSTART',
   ]);
 });
 
