@@ -3,6 +3,7 @@ import { InvalidInputError } from "../errors.js";
 import type { PlannedCall } from "../runs/records.js";
 import { approvalBlock } from "./approvals.js";
 import { parseCommandArgs } from "./args.js";
+import { decideCommand, pausedHint } from "./hints.js";
 import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP, type StreamedEvent } from "./client.js";
 import { flagText, inert, jsonText } from "./render.js";
 import { approvalQuestion, eventLine, parseApprovalAnswer, runSucceeded, summaryLines, type ApprovalAnswer } from "./run-render.js";
@@ -25,7 +26,9 @@ export const runHelp = `clawhive run — start a run of an agent, follow its eve
   --call TOOL=JSON  a tool call, in order: TOOL is plugin.tool (or a bare tool name), JSON its
                     input (default {}), e.g. --call 'files.write_file={"path":"/w/a.txt","content":"hi"}'
   --grants JSON     the task's narrower grant (within the agent's), e.g. '{"log":{}}'
-  --no-wait         submit, print the run id, and return; 'clawhive runs watch ID' follows it
+  --no-wait         (with --server) submit, print the run id, and return; the server drives
+                    the run, 'clawhive runs watch ID --server URL' follows it. Without a
+                    server nothing would drive it once this command returns: refused
   --wait-approval   without a terminal, keep waiting while someone else decides an approval
                     (default: print how to decide it and exit 3)
   --verbose         also show sandbox instance events
@@ -77,6 +80,9 @@ export async function runCommand(argv: string[]): Promise<number> {
   const grantsText = flagText(values, "grants");
   const grants = grantsText === undefined ? undefined : parseGrants(grantsText);
   const api = await apiClient(values);
+  if (api === undefined && values["no-wait"] === true) {
+    throw new InvalidInputError("--no-wait needs --server URL (or CLAWHIVE_SERVER): on the store, nothing would drive the run once this command returns; leave --no-wait out to follow it here, or start 'clawhive serve' and pass --server", { field: "no-wait" });
+  }
   if (api !== undefined && values.agents !== undefined) throw new InvalidInputError("--agents and --server do not combine: the server has its own agents", { field: "agents" });
   const session = api === undefined ? await DirectRunSession.open(values) : new ServerRunSession(api);
   try {
@@ -191,7 +197,7 @@ async function onApproval(
   if (now.pending_approval?.id !== id) return "continue";
   const approval = await session.approval(id);
   if (approval !== undefined && approval.status !== "pending") return "continue";
-  const decide = `clawhive approvals approve ${id}${session.serverFlag}`;
+  const decide = decideCommand(id, session.serverFlag);
   if (process.stdin.isTTY === true && process.stderr.isTTY === true) {
     if (approval === undefined) {
       console.error("clawhive: this token may not decide approvals (its role is client): an approver or admin decides it");
@@ -216,7 +222,7 @@ async function onApproval(
     return "continue";
   }
   console.error(inert(`run ${runId} waits for approval ${id} (${needed.tool ?? "?"}${expires})`, { newlines: false }));
-  console.error(inert(`  decide with '${decide}' (or deny); then 'clawhive runs watch ${runId}${session.serverFlag}' follows it to its end`, { newlines: false }));
+  console.error(inert(`  ${pausedHint(runId, id, session.serverFlag)}`, { newlines: false }));
   return "stop";
 }
 
