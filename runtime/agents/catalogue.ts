@@ -24,6 +24,11 @@ export interface AgentCatalogueOptions {
   readonly hostGuard?: MountHostGuard;
   /** Agents put through the API; without it only files count. */
   readonly stored?: AgentStore;
+  /**
+   * Default true: mount folders inside the data dir are created (a runtime's catalogue). False
+   * writes nothing and forgives only those folders' absence (a check, e.g. `clawhive doctor`).
+   */
+  readonly createMounts?: boolean;
 }
 
 /** One source's last parse: the manifest, or why it did not pass. */
@@ -121,11 +126,16 @@ export class AgentCatalogue {
     const common = { file, baseDir: this.#options.dataDir, protectedDirs: [this.#options.dir], hostGuard: this.#options.hostGuard };
     try {
       const text = await readFile(file, "utf8");
+      const stem = basename(file, ".yaml");
+      if (this.#options.createMounts === false) {
+        const { manifest } = await parseAgentSource(text, { format: "yaml", dataDir: this.#options.dataDir, file, protectedDirs: [this.#options.dir], hostGuard: this.#options.hostGuard });
+        if (manifest.name !== stem) return { version, issues: [{ file, path: "name", message: `must equal the file name (${stem}), got ${manifest.name}` }] };
+        return { version, manifest, issues: [] };
+      }
       // A fresh data dir has no workspace yet: its folders are made before the full check.
       const lint = parseAgentManifest(text, { ...common, checkHostDirs: false });
       await createDataDirMounts(lint.manifest, this.#options.dataDir);
       const { manifest } = parseAgentManifest(text, common);
-      const stem = basename(file, ".yaml");
       if (manifest.name !== stem) return { version, issues: [{ file, path: "name", message: `must equal the file name (${stem}), got ${manifest.name}` }] };
       return { version, manifest, issues: [] };
     } catch (error) {

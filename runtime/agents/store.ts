@@ -125,7 +125,7 @@ interface MissingMount {
 }
 
 /** Mount hosts inside the data dir that do not exist yet: the runtime creates those. */
-function missingDataDirMounts(manifest: AgentManifest, dataDir: string): MissingMount[] {
+export function missingDataDirMounts(manifest: AgentManifest, dataDir: string): MissingMount[] {
   const base = resolve(dataDir);
   const missing: MissingMount[] = [];
   for (const { capability, index, mount } of grantMounts(manifest)) {

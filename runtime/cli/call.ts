@@ -25,7 +25,8 @@ export const callHelp = `clawhive call — run one tool in a fresh run of an age
                     agent cli-<hash> so that 'clawhive resume' finds it after an approval
   --timeout MS      deadline of the call
   --json            print the whole outcome as JSON
-  --data-dir DIR    (default ./.clawhive)
+  --data-dir DIR    (env CLAWHIVE_DATA_DIR; default the nearest .clawhive with a store
+                    from here up, else the project's .clawhive)
 
   A Guarded tool (a write) pauses for a person's approval: the run id and approval id are
   printed; decide with 'clawhive approvals approve ID' and continue with 'clawhive resume RUN'.

@@ -33,6 +33,8 @@ const commands: Record<string, Command> = {
   skills: { load: async () => import("./skills.js").then((m) => ({ run: m.skillsCommand, help: m.skillsHelp })), summary: "list the skills, or which of an agent's skills it gets and why not the others" },
   memory: { load: async () => import("./memory.js").then((m) => ({ run: m.memoryCommand, help: m.memoryHelp })), summary: "search, write and forget an agent's long-term memory; show and edit its MEMORY.md" },
   mcp: { load: async () => import("./mcp.js").then((m) => ({ run: m.mcpCommand, help: m.mcpHelp })), summary: "serve an agent's tools to an MCP client over stdio (mcp serve --agent NAME)" },
+  init: { load: async () => import("./init.js").then((m) => ({ run: m.initCommand, help: m.initHelp })), summary: "make a store (.clawhive) in a folder on purpose" },
+  doctor: { load: async () => import("./doctor.js").then((m) => ({ run: m.doctorCommand, help: m.doctorHelp })), summary: "check node, bubblewrap, the store, plugins built, model keys; say what to do" },
   api: { load: async () => import("./api.js").then((m) => ({ run: m.apiCommand, help: m.apiHelp })), summary: "one request to the server's API (health, metrics, openapi, anything)" },
 };
 
@@ -47,7 +49,9 @@ ${Object.entries(commands).map(([name, c]) => `  ${name.padEnd(WIDTH)} ${c.summa
 
 Where it acts: on a running server's API when --server URL (or CLAWHIVE_SERVER) is given, with
 the token in CLAWHIVE_TOKEN or --token-file; otherwise on the store directly (--data-dir,
-default ./.clawhive). serve, call, resume and token always use the store.
+default the nearest .clawhive holding a store from the working folder up, else the
+project's .clawhive; 'clawhive init' makes one elsewhere on purpose). serve, call, resume and
+token always use the store.
 
 Exit codes (each command's --help says its own): 0 ok; 1 failed (a tool call failed, a check
 found a problem, the store or server could not be reached); 2 bad usage or refused (also a
