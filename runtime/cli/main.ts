@@ -1,6 +1,7 @@
 /** The `clawhive` command line: one file per command, this file only dispatches. */
 import { ClawhiveError } from "../errors.js";
 import { VERSION } from "./version.js";
+import { didYouMean } from "../text/suggest.js";
 
 interface CommandModule {
   run: (argv: string[]) => Promise<number>;
@@ -71,7 +72,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {
-    console.error(`clawhive: unknown command '${name}'\n\n${usage}`);
+    const hint = didYouMean(name, Object.keys(commands));
+    console.error(`clawhive: unknown command '${name}'${hint}\n\n${usage}`);
     return 2;
   }
   const module = await command.load();
