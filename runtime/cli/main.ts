@@ -36,6 +36,7 @@ const commands: Record<string, Command> = {
   mcp: { load: async () => import("./mcp.js").then((m) => ({ run: m.mcpCommand, help: m.mcpHelp })), summary: "serve an agent's tools to an MCP client over stdio (mcp serve --agent NAME)" },
   init: { load: async () => import("./init.js").then((m) => ({ run: m.initCommand, help: m.initHelp })), summary: "make a store (.clawhive) in a folder on purpose" },
   doctor: { load: async () => import("./doctor.js").then((m) => ({ run: m.doctorCommand, help: m.doctorHelp })), summary: "check node, bubblewrap, the store, plugins built, model keys; say what to do" },
+  completion: { load: async () => import("./completion.js").then((m) => ({ run: m.completionCommand, help: m.completionHelp })), summary: "print a bash, zsh or fish completion script" },
   api: { load: async () => import("./api.js").then((m) => ({ run: m.apiCommand, help: m.apiHelp })), summary: "one request to the server's API (health, metrics, openapi, anything)" },
 };
 
