@@ -6,6 +6,7 @@ import { InvalidInputError } from "../errors.js";
 import { Runtime } from "../runtime.js";
 import { failureOf } from "../runs/errors.js";
 import { pausedHint } from "./hints.js";
+import { progressPrinter } from "./progress.js";
 import { parseCommandArgs, parseMountFlag } from "./args.js";
 import { resolveAgentsDir, resolveDataDir } from "./store-path.js";
 import { CLIENT_JSON, parseArgument } from "../json/index.js";
@@ -52,7 +53,8 @@ export async function callCommand(argv: string[]): Promise<number> {
   const agentName = values.agent as string | undefined;
   if (!agentName && mounts.length === 0) throw new InvalidInputError("name an agent (--agent NAME) or grant mounts (--mount GUEST=HOST[:rw])", { field: "agent" });
   if (agentName && mounts.length > 0) throw new InvalidInputError("--agent and --mount do not combine: an agent's grants come from its manifest", { field: "mount" });
-  const runtime = await Runtime.create({ dataDir: resolveDataDir(values), agentsDir: resolveAgentsDir(values), sandbox: { poolSize: 0 }, onProgress: (l) => console.error(l) });
+  const progress = progressPrinter(process.stderr);
+  const runtime = await Runtime.create({ dataDir: resolveDataDir(values), agentsDir: resolveAgentsDir(values), sandbox: { poolSize: 0 }, onProgress: progress }).finally(() => progress.stop());
   try {
     const checked = mounts.map((m, i) => checkMountFlag(m, { text: (values.mount as string[])[i]!, guard: runtime.mountGuard }));
     const agent = agentName ?? (await storeAdHocAgent(runtime, adHocAgent(checked, runtime.plugins())));

@@ -12,6 +12,7 @@ import { defaultDataDir } from "../config/data-dir.js";
 import { defaultBuildCacheDir, PROJECT_ROOT } from "../plugins/locations.js";
 import { runtimeMountGuard } from "../runs/mount-guard.js";
 import { Runtime } from "../runtime.js";
+import { progressPrinter } from "./progress.js";
 import { openStore, parseStoreUrl } from "../store/index.js";
 import type { Store } from "../store/index.js";
 
@@ -86,14 +87,15 @@ export async function openExistingStore(values: Readonly<Record<string, unknown>
  */
 export function openRuntime(values: Readonly<Record<string, unknown>>): Promise<Runtime> {
   const authToken = fromEnv("CLAWHIVE_STORE_AUTH_TOKEN");
+  const progress = progressPrinter(process.stderr);
   return Runtime.create({
     dataDir: resolveDataDir(values),
     storeUrl: resolveStoreUrl(values),
     ...(authToken === undefined ? {} : { storeAuthToken: authToken }),
     agentsDir: resolveAgentsDir(values),
     sandbox: { poolSize: 0 },
-    onProgress: (line) => console.error(line),
-  });
+    onProgress: progress,
+  }).finally(() => progress.stop());
 }
 
 /**
