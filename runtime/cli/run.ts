@@ -6,7 +6,8 @@ import { parseCommandArgs } from "./args.js";
 import { decideCommand, pausedHint } from "./hints.js";
 import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP, type StreamedEvent } from "./client.js";
 import { flagText, inert, jsonText } from "./render.js";
-import { approvalQuestion, eventLine, parseApprovalAnswer, runSucceeded, summaryLines, type ApprovalAnswer } from "./run-render.js";
+import { paint as paintOut, paintErr } from "./colour.js";
+import { approvalQuestion, colourLine, eventLine, parseApprovalAnswer, runSucceeded, summaryLines, type ApprovalAnswer } from "./run-render.js";
 import { DirectRunSession, ServerRunSession, type RunSession } from "./run-session.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { CLIENT_JSON, parseArgument } from "../json/index.js";
@@ -135,6 +136,7 @@ const STILL_WAITING_MS = 30_000;
  */
 export async function follow(session: RunSession, runId: string, options: FollowOptions): Promise<number> {
   const out = options.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
+  const paint = options.json ? paintErr : paintOut;
   const controller = new AbortController();
   let interrupted = false;
   const onInterrupt = () => {
@@ -153,7 +155,7 @@ export async function follow(session: RunSession, runId: string, options: Follow
     })) {
       waiting.stop();
       const line = eventLine(event, { verbose: options.verbose });
-      if (line !== undefined) out(line);
+      if (line !== undefined) out(colourLine(line, paint));
       if (event.type === "approval-required") {
         const next = await onApproval(session, event, { ...options, runId, signal: controller.signal, onInterrupt, waiting });
         // Ctrl-C at the question cancels the run like anywhere else.

@@ -216,6 +216,12 @@ describe("clawhive run, on the store and through a server", () => {
       const shown = cli(remote, ["runs", "show", run, "--json"]);
       assert.equal(shown.code, 0, shown.stderr);
       assert.deepEqual([JSON.parse(shown.stdout).status, JSON.parse(shown.stdout).endReason], ["ended", "cancelled"]);
+      // The cancelled run's approval is withdrawn: nobody can approve what it asked for any more.
+      const approval = /waiting for approval (apr_\S+)/.exec(stderr)![1]!;
+      const late = cli(remote, ["approvals", "approve", approval]);
+      assert.equal(late.code, 1, late.stdout);
+      assert.match(late.stderr, /withdrawn|cancelled/);
+      assert.equal(cli(remote, ["approvals", "list"]).stdout.includes(approval), false);
     });
   }
 
