@@ -18,6 +18,7 @@ export const COMPLETIONS: Readonly<Record<string, readonly string[]>> = {
   serve: [],
   tools: [],
   run: [],
+  chat: [],
   call: [],
   plugin: ["install", "upgrade", "list", "info", "remove", "new", "build"],
   agent: ["validate", "list", "show", "put", "rm"],
@@ -38,7 +39,7 @@ export const COMPLETIONS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Commands whose next word is an agent name. */
-const AGENT_FIRST = ["run"];
+const AGENT_FIRST = ["run", "chat"];
 
 export async function completionCommand(argv: string[]): Promise<number> {
   const { positionals } = parseCommandArgs(argv, {});

@@ -21,6 +21,7 @@ const commands: Record<string, Command> = {
   serve: { load: async () => import("./serve.js").then((m) => ({ run: m.serveCommand, help: m.serveHelp })), summary: "start the runtime and its HTTP API" },
   tools: { load: async () => import("./tools.js").then((m) => ({ run: m.toolsCommand, help: m.toolsHelp })), summary: "list the tools of the loaded plugins" },
   run: { load: async () => import("./run.js").then((m) => ({ run: m.runCommand, help: m.runHelp })), summary: "start a run of an agent and follow its events; approve inline in a terminal" },
+  chat: { load: async () => import("./chat.js").then((m) => ({ run: m.chatCommand, help: m.chatHelp })), summary: "talk with an agent in a REPL: answers as Markdown, tool calls and approvals inline" },
   call: { load: async () => import("./call.js").then((m) => ({ run: m.callCommand, help: m.callHelp })), summary: "run one tool in a fresh, sandboxed run (on the store)" },
   plugin: { load: async () => import("./plugin.js").then((m) => ({ run: m.pluginCommand, help: m.pluginHelp })), summary: "install, upgrade, list, inspect and remove tool plugins" },
   agent: { load: async () => import("./agent.js").then((m) => ({ run: m.agentCommand, help: m.agentHelp })), summary: "validate, list and show agents; store agents on a server" },

@@ -9,6 +9,7 @@ import { flagText, inert, jsonText } from "./render.js";
 import { paint as paintOut, paintErr } from "./colour.js";
 import { approvalQuestion, colourLine, eventLine, parseApprovalAnswer, runSucceeded, summaryLines, type ApprovalAnswer } from "./run-render.js";
 import { DirectRunSession, ServerRunSession, type RunSession } from "./run-session.js";
+import type { RunView } from "./views.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { CLIENT_JSON, parseArgument } from "../json/index.js";
 
@@ -125,6 +126,15 @@ export interface FollowOptions {
   readonly verbose: boolean;
   /** Show only events after this one. */
   readonly after?: number;
+  /** How a REPL shows the run instead of plain lines: each event line, and the ended run. */
+  readonly present?: RunPresenter;
+}
+
+export interface RunPresenter {
+  line(text: string): void;
+  end(run: RunView): void;
+  /** True while nothing happens (a spinner may turn), false when an event arrives. */
+  busy(waiting: boolean): void;
 }
 
 /** How often a wait for a person says it is still waiting. */
@@ -135,7 +145,7 @@ const STILL_WAITING_MS = 30_000;
  * approvals, cancels it on Ctrl-C; the exit code says how it ended (RUN_EXIT_CODES).
  */
 export async function follow(session: RunSession, runId: string, options: FollowOptions): Promise<number> {
-  const out = options.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
+  const out = options.present !== undefined ? (line: string) => options.present!.line(line) : options.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
   const paint = options.json ? paintErr : paintOut;
   const controller = new AbortController();
   let interrupted = false;
@@ -147,6 +157,7 @@ export async function follow(session: RunSession, runId: string, options: Follow
   };
   process.on("SIGINT", onInterrupt);
   const waiting = new StillWaiting();
+  options.present?.busy(true);
   try {
     for await (const event of session.events(runId, {
       ...(options.after === undefined ? {} : { after: options.after }),
@@ -154,6 +165,7 @@ export async function follow(session: RunSession, runId: string, options: Follow
       onRetry: (error) => console.error(`clawhive: the event stream broke (${error.message}); reconnecting`),
     })) {
       waiting.stop();
+      options.present?.busy(false);
       const line = eventLine(event, { verbose: options.verbose });
       if (line !== undefined) out(colourLine(line, paint));
       if (event.type === "approval-required") {
@@ -166,11 +178,13 @@ export async function follow(session: RunSession, runId: string, options: Follow
         }
       }
       if (event.type === "run-ended") break;
+      options.present?.busy(true);
     }
   } catch (error) {
     if (!interrupted) throw error;
   } finally {
     waiting.stop();
+    options.present?.busy(false);
     process.off("SIGINT", onInterrupt);
   }
   if (interrupted) {
@@ -179,7 +193,8 @@ export async function follow(session: RunSession, runId: string, options: Follow
     return 130;
   }
   const run = await session.run(runId);
-  if (options.json) console.log(jsonText(run));
+  if (options.present !== undefined) options.present.end(run);
+  else if (options.json) console.log(jsonText(run));
   else for (const line of summaryLines(run)) out(line);
   return runSucceeded(run) ? 0 : 1;
 }

@@ -11,7 +11,7 @@ test("at a terminal the time since the last progress line ticks beneath it; stop
   let clock = 0;
   const out = stream(true);
   const progress = progressPrinter(out, { now: () => clock });
-  progress("plugin 1/7 calendar: building and installing (first start, or its source changed)");
+  progress("plugin 1/7 calendar: installing (built from source unless the build cache has it)");
   for (let i = 0; i < 3; i++) {
     clock += 1000;
     t.mock.timers.tick(1000);

@@ -16,8 +16,8 @@ export async function installOwnPlugins(installer: PluginInstaller, dirs: readon
       const existing = await installer.registry.get(cached.name);
       if (existing && existing.blobSha256 === cached.sha256) continue;
     }
-    // Building a component takes 20-80 s: say which of how many, before the silence.
-    onProgress?.(`plugin ${index + 1}/${dirs.length} ${basename(dir)}: building and installing (first start, or its source changed)`);
+    // Building a component takes 20-80 s: say which of how many, before a possible silence.
+    onProgress?.(`plugin ${index + 1}/${dirs.length} ${basename(dir)}: installing (built from source unless the build cache has it)`);
     const pkg = await installer.readPackage(dir);
     for (let attempt = 0; ; attempt++) {
       try {
