@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import type { AgentManifest } from "./agents/index.js";
+import type { AgentManifest, ManifestIssue } from "./agents/index.js";
+import { AgentCatalogue } from "./agents/catalogue.js";
+import { AgentInvalidError } from "./agents/issues.js";
 import { AgentStore } from "./agents/store.js";
 import { openAuditLog, type AuditLog } from "./audit/index.js";
 import { ConflictError, InvalidInputError, NotFoundError } from "./errors.js";
@@ -22,7 +24,7 @@ import {
 import { auditUnboundCalls } from "./runs/unbound-calls.js";
 import { callTimeoutNotes } from "./runs/grant-limits.js";
 import { CodeSeal } from "./plugins/seal.js";
-import { agentMounts, defaultStoreUrl, loadAgents, parseInlineAgent, parseTaskGrants } from "./runs/agent-setup.js";
+import { agentMounts, defaultStoreUrl, parseInlineAgent, parseTaskGrants } from "./runs/agent-setup.js";
 import { agentTools, resolveToolName } from "./runs/agent-tools.js";
 import { nodeId, parseNodeId, processAlive, safeHostname } from "./runs/node-id.js";
 import { installOwnPlugins } from "./plugins/install/own-plugins.js";
@@ -93,6 +95,10 @@ export class Runtime {
   /** Agents stored through the API (every runtime on the store sees them); never shadow the above. */
   #storedAgents = new Map<string, AgentManifest>();
   #agentStore!: AgentStore;
+  /** Agent files and stored agents, parsed when they change. */
+  #catalogue!: AgentCatalogue;
+  /** Agents given in code (`defineAgent`): they shadow files and stored agents of their name. */
+  #codeAgents = new Map<string, AgentManifest>();
   #agentsDir = "";
   #skillsDir = defaultSkillsDir();
   #skills = new SkillsCache(this.#skillsDir);
@@ -150,7 +156,6 @@ export class Runtime {
       mailDir: options.mail?.backend === "maildir" ? options.mail.dir : undefined,
       calendarDir: options.calendar?.backend === "ics" ? options.calendar.dir : undefined,
     });
-    const agents = await loadAgents(options.agentsDir ?? join(PROJECT_ROOT, "capabilities"), { dataDir, hostGuard: mountGuard });
     const store = options.store ?? (await openStore({ url: options.storeUrl ?? defaultStoreUrl(dataDir), authToken: options.storeAuthToken, clock }));
     if (store.readOnly === true) {
       await store.close();
@@ -189,7 +194,7 @@ export class Runtime {
         audit: (event) => audit.appendPluginEvent(event),
       });
       await installOwnPlugins(installer, options.pluginDirs ?? (await pluginSourceDirs()), options.onProgress);
-      const runtime = new Runtime({ dataDir, mountGuard, sandbox, store, audit, approvals, secrets, clock, installer, agents });
+      const runtime = new Runtime({ dataDir, mountGuard, sandbox, store, audit, approvals, secrets, clock, installer, agents: new Map() });
       runtime.#onRun = options.onRun;
       runtime.#memory = lazyMemoryStore(store, { clock, embeddings: options.memory?.embeddings, secretValue: (name) => runtime.secretValue(name) });
       // Only the first-party memory plugin's output leaves a run trusted: one a person installed under its name does not.
@@ -201,6 +206,7 @@ export class Runtime {
       runtime.#onProgress = options.onProgress;
       runtime.#agentStore = await AgentStore.open(store, { clock });
       runtime.#agentsDir = options.agentsDir ?? join(PROJECT_ROOT, "capabilities");
+      runtime.#catalogue = new AgentCatalogue({ dir: runtime.#agentsDir, dataDir, hostGuard: mountGuard, stored: runtime.#agentStore });
       runtime.#skillsDir = options.skillsDir ?? defaultSkillsDir();
       runtime.#skills = new SkillsCache(runtime.#skillsDir);
       await runtime.refreshAgents();
@@ -357,22 +363,36 @@ export class Runtime {
   }
 
   /**
-   * Re-reads the agents stored through the API (another process may have put or deleted one).
-   * A stored agent never shadows a file or code agent of the same name; one that no longer
-   * parses is reported and left out.
+   * Re-reads the agent files and the agents stored through the API that changed since the last
+   * look (an edited file, another process's put or delete); unchanged ones are not parsed again.
+   * A stored agent never shadows a file or code agent of the same name. One that does not pass
+   * is reported once and left out: runs of it are refused with its problems (see `#agent`).
    */
   async refreshAgents(): Promise<void> {
-    const { agents, problems } = await this.#agentStore.manifests({ dataDir: this.dataDir, known: this.#agents, protectedDirs: [this.#agentsDir], hostGuard: this.mountGuard });
-    for (const p of problems) this.#onProgress?.(`stored agent not loaded: ${p.file}: ${p.path}: ${p.message}`);
-    this.#storedAgents = new Map([...agents].filter(([name]) => !this.#agents.has(name)));
+    const fresh = await this.#catalogue.refresh(this.#codeAgents);
+    for (const p of fresh) this.#onProgress?.(`agent not loaded: ${p.file}: ${p.path}: ${p.message}`);
+    this.#agents = new Map([...this.#catalogue.files, ...this.#codeAgents]);
+    this.#storedAgents = new Map([...this.#catalogue.stored].filter(([name]) => !this.#agents.has(name)));
     // Pins accepted on another node (or by another process) are offered from the next run on.
     await this.#mcpClient?.refresh();
+  }
+
+  /** Agents whose manifest does not pass, with its problems (they cannot run until fixed). */
+  invalidAgents(): ReadonlyMap<string, readonly ManifestIssue[]> {
+    return this.#catalogue.invalid;
+  }
+
+  /** How many agent sources were parsed since start: unchanged ones are not parsed again. */
+  get agentParses(): number {
+    return this.#catalogue.parses;
   }
 
   /** Adds (or replaces) an agent given as an object, validated like a manifest file. */
   async defineAgent(manifest: unknown): Promise<AgentManifest> {
     const parsed = await parseInlineAgent(manifest, { dataDir: this.dataDir, hostGuard: this.mountGuard });
+    this.#codeAgents.set(parsed.name, parsed);
     this.#agents.set(parsed.name, parsed);
+    this.#storedAgents.delete(parsed.name);
     return parsed;
   }
 
@@ -656,6 +676,8 @@ export class Runtime {
   /** The agent of a run to continue here; `agent_unknown` when this node does not know it (removed, or defined on another node only). */
   #knownAgent(name: string, runId: string): AgentManifest {
     const agent = this.#agents.get(name) ?? this.#storedAgents.get(name);
+    const invalid = this.#catalogue.lookup(name);
+    if (!agent && invalid !== undefined && "issues" in invalid) throw new AgentInvalidError(name, invalid.issues, { runId });
     if (!agent) throw new ConflictError("agent_unknown", `run ${runId}: its agent ${name} is not known to this runtime (removed, or defined on another node only); the run cannot continue`);
     return agent;
   }
@@ -681,9 +703,11 @@ export class Runtime {
   #agent(name: string): AgentManifest {
     if (typeof name !== "string" || name.length === 0) throw new InvalidInputError("agent: expected an agent name", { field: "agent" });
     const agent = this.#agents.get(name) ?? this.#storedAgents.get(name);
-// Never the list of agents: the caller may be a client allowed to see only some of them.
-    if (!agent) throw new NotFoundError(`no agent ${name}: check the name (GET /v1/agents lists the agents you may see)`);
-    return agent;
+    if (agent) return agent;
+    const invalid = this.#catalogue.lookup(name);
+    if (invalid !== undefined && "issues" in invalid) throw new AgentInvalidError(name, invalid.issues);
+    // Never the list of agents: the caller may be a client allowed to see only some of them.
+    throw new NotFoundError(`no agent ${name}: check the name (GET /v1/agents lists the agents you may see)`);
   }
 
   #build(input: {

@@ -4,7 +4,7 @@
  * dot, as written in the YAML) and `[i]` for list items.
  */
 import type * as v from "valibot";
-import { InvalidInputError } from "../errors.js";
+import { ClawhiveError, InvalidInputError } from "../errors.js";
 
 export interface ManifestIssue {
   file: string;
@@ -25,6 +25,22 @@ export class AgentManifestError extends InvalidInputError {
     const lines = issues.slice(0, MAX_LISTED).map((i) => `${i.file}: ${i.path}: ${i.message}`);
     if (issues.length > MAX_LISTED) lines.push(`… and ${issues.length - MAX_LISTED} more`);
     super(lines.join("\n") || "invalid agent manifest", { field: first?.path, cause: options.cause });
+    this.issues = issues;
+  }
+}
+
+/**
+ * A run of an agent whose manifest does not pass (409 `agent_invalid`): the problems are named,
+ * so the person knows what to fix; the other agents keep running.
+ */
+export class AgentInvalidError extends ClawhiveError {
+  readonly issues: readonly ManifestIssue[];
+
+  constructor(name: string, issues: readonly ManifestIssue[], options: { runId?: string } = {}) {
+    const lines = issues.slice(0, MAX_LISTED).map((i) => `  ${i.file}: ${i.path}: ${i.message}`);
+    if (issues.length > MAX_LISTED) lines.push(`  … and ${issues.length - MAX_LISTED} more`);
+    const what = options.runId === undefined ? `agent ${name}` : `run ${options.runId}: its agent ${name}`;
+    super("agent_invalid", `${what} is invalid and cannot run until its manifest is fixed ('clawhive agent validate' checks it):\n${lines.join("\n")}`, { status: 409 });
     this.issues = issues;
   }
 }

@@ -125,7 +125,7 @@ interface MissingMount {
 }
 
 /** Mount hosts inside the data dir that do not exist yet: the runtime creates those. */
-function missingDataDirMounts(manifest: AgentManifest, dataDir: string): MissingMount[] {
+export function missingDataDirMounts(manifest: AgentManifest, dataDir: string): MissingMount[] {
   const base = resolve(dataDir);
   const missing: MissingMount[] = [];
   for (const { capability, index, mount } of grantMounts(manifest)) {
@@ -219,11 +219,12 @@ export class AgentStore {
     checkFormat(options.format);
     const parsed = await parseAgentSource(source, { ...options, name, createMounts: true });
     const now = this.#clock.now();
+    // updated_at always moves on a change, even within one millisecond: caches compare it.
     const [before, , after] = await this.#store.batch([
       { sql: "SELECT 1 AS found FROM agents WHERE name = ?", args: [name] },
       {
         sql: `INSERT INTO agents (name, source, format, created_at, updated_at) VALUES (?, ?, ?, ?, ?)
-              ON CONFLICT (name) DO UPDATE SET source = excluded.source, format = excluded.format, updated_at = excluded.updated_at`,
+              ON CONFLICT (name) DO UPDATE SET source = excluded.source, format = excluded.format, updated_at = max(excluded.updated_at, agents.updated_at + 1)`,
         args: [name, source, options.format, now, now],
       },
       { sql: `SELECT ${COLUMNS} FROM agents WHERE name = ?`, args: [name] },
@@ -242,6 +243,12 @@ export class AgentStore {
   async list(): Promise<StoredAgent[]> {
     const result = await this.#store.execute(`SELECT ${COLUMNS} FROM agents ORDER BY name`);
     return result.rows.map(agentOf);
+  }
+
+  /** Each stored agent's name and last change, without its text: what a cache compares. */
+  async versions(): Promise<Array<{ name: string; updatedAt: number }>> {
+    const result = await this.#store.execute("SELECT name, updated_at FROM agents ORDER BY name");
+    return result.rows.map((row) => ({ name: String(row.name), updatedAt: Number(row.updated_at) }));
   }
 
   /** True when an agent was removed, false when none had the name. */

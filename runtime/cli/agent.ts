@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { basename, extname } from "node:path";
 import { AgentManifestError, loadAgentManifests, parseAgentManifest } from "../agents/index.js";
+import { missingDataDirMounts, parseAgentSource } from "../agents/store.js";
 import { checkReferences } from "./agent-references.js";
 import type { AgentManifest, DangerWarning, ManifestIssue, ParsedAgentManifest } from "../agents/index.js";
 import { InvalidInputError, NotFoundError } from "../errors.js";
@@ -20,7 +21,8 @@ export const agentHelp = `clawhive agent — check, list and show agents; store 
   clawhive agent rm NAME                remove an agent stored on the server (--server)
 
   --json            print JSON
-  --data-dir DIR    relative mount hosts resolve against it (default ./.clawhive; env CLAWHIVE_DATA_DIR)
+  --data-dir DIR    relative mount hosts resolve against it (env CLAWHIVE_DATA_DIR; default
+                    the nearest .clawhive with a store from here up, else the project's)
   --agents DIR      the agents dir (default capabilities/ in the project; env CLAWHIVE_AGENTS_DIR)
   --skip-host-dirs  do not require mount host dirs to exist (lint on another machine)
   --skills DIR      (validate) the skills dir (default skills/ in the project)
@@ -80,6 +82,8 @@ export interface FileReport {
   ok: boolean;
   issues: { path: string; message: string }[];
   warnings: DangerWarning[];
+  /** Folders inside the data dir that do not exist yet: the runtime creates them on first start. */
+  notes?: string[];
 }
 
 async function validate(argv: string[]): Promise<number> {
@@ -107,6 +111,7 @@ async function validate(argv: string[]): Promise<number> {
     for (const r of reports) {
       if (r.ok) console.log(`ok ${r.file}`);
       for (const w of r.warnings) console.log(`  warning: ${w.id}: ${w.message} (acknowledged)`);
+      for (const n of r.notes ?? []) console.log(inert(`  note: ${n}`, { newlines: false }));
       for (const i of r.issues) console.log(`${r.file}: ${i.path}: ${i.message}`);
     }
   }
@@ -126,7 +131,11 @@ async function validateFile(
   }
   let parsed: ParsedAgentManifest;
   try {
-    parsed = parseAgentManifest(text, { file, baseDir: options.baseDir, checkHostDirs: options.checkHostDirs, protectedDirs: options.protectedDirs, hostGuard: options.hostGuard });
+    // As the runtime loads it: a mount folder inside the data dir that does not exist yet is
+    // created on first start, so a fresh clone's examples validate (with a note saying so).
+    parsed = options.checkHostDirs
+      ? await parseAgentSource(text, { format: "yaml", dataDir: options.baseDir, file, protectedDirs: options.protectedDirs, hostGuard: options.hostGuard })
+      : parseAgentManifest(text, { file, baseDir: options.baseDir, checkHostDirs: false, protectedDirs: options.protectedDirs, hostGuard: options.hostGuard });
   } catch (error) {
     if (error instanceof AgentManifestError) return fail(error.issues);
     throw error;
@@ -137,7 +146,9 @@ async function validateFile(
   const stem = basename(file, ext);
   if (parsed.manifest.name !== stem) return fail([{ file, path: "name", message: `must equal the file name (${stem}), got ${parsed.manifest.name}` }]);
   options.parsed.set(file, parsed);
-  return { file, ok: true, issues: [], warnings: parsed.warnings };
+  const missing = options.checkHostDirs ? [...new Set(missingDataDirMounts(parsed.manifest, options.baseDir).map((m) => m.host))] : [];
+  const notes = missing.map((host) => `${host} does not exist yet; the runtime creates it on first start (or now: mkdir -p ${host})`);
+  return { file, ok: true, issues: [], warnings: parsed.warnings, ...(notes.length === 0 ? {} : { notes }) };
 }
 
 /** The file's own rules (extension, name), then the server's checks (`POST /v1/agents/validate`). */

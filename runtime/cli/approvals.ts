@@ -7,6 +7,7 @@ import { RunRecords, runMigrations } from "../runs/records.js";
 import { applyMigrations, systemClock } from "../store/index.js";
 import type { Store } from "../store/index.js";
 import { parseCommandArgs } from "./args.js";
+import { decidedHint } from "./hints.js";
 import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
 import type { ApiClient } from "./client.js";
 import { openExistingStore, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
@@ -37,9 +38,9 @@ export const approvalsHelp = `clawhive approvals — see and decide what runs wa
                     records the deciding token instead)
   --json            print the decided approval as JSON
 
-  A decided run continues: through a server, the server continues it; on the store, a run of
-  tool calls ('clawhive run') with 'clawhive runs watch RUN', a single call ('clawhive call')
-  with 'clawhive resume RUN'.
+  A decided run continues: through a server, the server continues it ('clawhive runs watch RUN
+  --server URL' follows it); on the store, 'clawhive resume RUN' continues any run alike — a
+  single call ('clawhive call'), a plan of calls or a model's run ('clawhive run').
 
 ${SERVER_FLAGS_HELP}
 ${STORE_FLAGS_HELP}
@@ -163,18 +164,14 @@ async function decideInStore(values: Readonly<Record<string, unknown>>, input: D
   const { id, ...decision } = input;
   return withStore(values, async (store) => {
     const approval = await (await ApprovalStore.open(store, { clock: systemClock })).decide(id, decision);
-    await applyMigrations(store, runMigrations, { clock: systemClock });
-    const run = await new RunRecords(store).get(approval.runId);
-    // A run of tool calls has more to do after the one it waited with: a runtime's driver does it.
-    const next = run?.plan ? `continue with: clawhive runs watch ${approval.runId}` : `resume with: clawhive resume ${approval.runId}`;
-    return { approval, next };
+    return { approval, next: decidedHint(approval.runId, decision.decision, "") };
   });
 }
 
 async function decideOnServer(api: ApiClient, input: Omit<DecideInput, "by"> & { id: string }): Promise<{ approval: Approval; next: string }> {
   const { id, ...decision } = input;
   const { approval } = await api.request<{ approval: ApprovalView }>("POST", `/v1/approvals/${segment(id)}`, { json: decision });
-  return { approval: approvalFromView(approval), next: `the server continues run ${approval.runId}; follow it with: clawhive runs watch ${approval.runId} --server ${api.target.url}` };
+  return { approval: approvalFromView(approval), next: decidedHint(approval.runId, decision.decision, ` --server ${api.target.url}`) };
 }
 
 async function withStore<T>(values: Readonly<Record<string, unknown>>, body: (store: Store) => Promise<T>): Promise<T> {

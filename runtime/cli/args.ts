@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { InvalidInputError } from "../errors.js";
+import { didYouMean } from "../text/suggest.js";
 
 /** `node:util` parseArgs with errors turned into clear InvalidInputErrors. */
 export function parseCommandArgs(argv: string[], options: NonNullable<ParseArgsConfig["options"]>): { values: Record<string, unknown>; positionals: string[] } {
@@ -7,7 +8,10 @@ export function parseCommandArgs(argv: string[], options: NonNullable<ParseArgsC
     const parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
     return { values: parsed.values as Record<string, unknown>, positionals: parsed.positionals };
   } catch (error) {
-    throw new InvalidInputError((error as Error).message.replace(/\. To specify.*$/s, ""));
+    const message = (error as Error).message.replace(/\. To specify.*$/s, "");
+    const unknown = /^Unknown option '(--?[^']+)'/.exec(message)?.[1];
+    const hint = unknown === undefined ? "" : didYouMean(unknown, Object.keys(options).map((name) => `--${name}`));
+    throw new InvalidInputError(`${message}${hint}`);
   }
 }
 

@@ -8,7 +8,7 @@ import { openExistingStore, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.j
 
 export const auditHelp = `clawhive audit — read and check the audit log
 
-  clawhive audit tail [filters]     records, newest first, one a line
+  clawhive audit tail [filters]     the newest records, one a line, oldest first (as tail)
   clawhive audit verify             walk the hash chain: altered, unlinked or missing records
 
   tail filters:
@@ -19,7 +19,7 @@ export const auditHelp = `clawhive audit — read and check the audit log
   --since T         T is an ISO date or time (2025-01-31, 2025-01-31T09:00:00Z) or an age
   --until T         (30s, 15m, 2h, 7d ago); --since is inclusive, --until exclusive
   --limit N         records per page, 1 to 1000 (default 20)
-  --cursor C        the next page: the cursor tail printed to stderr
+  --cursor C        the page of older records: the cursor tail printed to stderr
   --json            print the records (tail) or the report (verify) as JSON
 
   verify:
@@ -97,8 +97,9 @@ async function tail(argv: string[]): Promise<number> {
 function printPage(page: AuditPage, json: boolean): number {
   if (json) console.log(JSON.stringify(page.records, null, 2));
   else if (page.records.length === 0) console.error("no audit records match");
-  else for (const line of tailLines(page.records)) console.log(line);
-  if (page.nextCursor !== null) console.error(`more: --cursor ${page.nextCursor}`);
+  // The newest page, read down in time order as tail shows a file; --cursor pages to older ones.
+  else for (const line of tailLines([...page.records].reverse())) console.log(line);
+  if (page.nextCursor !== null) console.error(`older records: --cursor ${page.nextCursor}`);
   return 0;
 }
 

@@ -1,6 +1,7 @@
 /** The `clawhive` command line: one file per command, this file only dispatches. */
 import { ClawhiveError } from "../errors.js";
 import { VERSION } from "./version.js";
+import { didYouMean } from "../text/suggest.js";
 
 interface CommandModule {
   run: (argv: string[]) => Promise<number>;
@@ -20,6 +21,7 @@ const commands: Record<string, Command> = {
   serve: { load: async () => import("./serve.js").then((m) => ({ run: m.serveCommand, help: m.serveHelp })), summary: "start the runtime and its HTTP API" },
   tools: { load: async () => import("./tools.js").then((m) => ({ run: m.toolsCommand, help: m.toolsHelp })), summary: "list the tools of the loaded plugins" },
   run: { load: async () => import("./run.js").then((m) => ({ run: m.runCommand, help: m.runHelp })), summary: "start a run of an agent and follow its events; approve inline in a terminal" },
+  chat: { load: async () => import("./chat.js").then((m) => ({ run: m.chatCommand, help: m.chatHelp })), summary: "talk with an agent in a REPL: answers as Markdown, tool calls and approvals inline" },
   call: { load: async () => import("./call.js").then((m) => ({ run: m.callCommand, help: m.callHelp })), summary: "run one tool in a fresh, sandboxed run (on the store)" },
   plugin: { load: async () => import("./plugin.js").then((m) => ({ run: m.pluginCommand, help: m.pluginHelp })), summary: "install, upgrade, list, inspect and remove tool plugins" },
   agent: { load: async () => import("./agent.js").then((m) => ({ run: m.agentCommand, help: m.agentHelp })), summary: "validate, list and show agents; store agents on a server" },
@@ -33,6 +35,9 @@ const commands: Record<string, Command> = {
   skills: { load: async () => import("./skills.js").then((m) => ({ run: m.skillsCommand, help: m.skillsHelp })), summary: "list the skills, or which of an agent's skills it gets and why not the others" },
   memory: { load: async () => import("./memory.js").then((m) => ({ run: m.memoryCommand, help: m.memoryHelp })), summary: "search, write and forget an agent's long-term memory; show and edit its MEMORY.md" },
   mcp: { load: async () => import("./mcp.js").then((m) => ({ run: m.mcpCommand, help: m.mcpHelp })), summary: "serve an agent's tools to an MCP client over stdio (mcp serve --agent NAME)" },
+  init: { load: async () => import("./init.js").then((m) => ({ run: m.initCommand, help: m.initHelp })), summary: "make a store (.clawhive) in a folder on purpose" },
+  doctor: { load: async () => import("./doctor.js").then((m) => ({ run: m.doctorCommand, help: m.doctorHelp })), summary: "check node, bubblewrap, the store, plugins built, model keys; say what to do" },
+  completion: { load: async () => import("./completion.js").then((m) => ({ run: m.completionCommand, help: m.completionHelp })), summary: "print a bash, zsh or fish completion script" },
   api: { load: async () => import("./api.js").then((m) => ({ run: m.apiCommand, help: m.apiHelp })), summary: "one request to the server's API (health, metrics, openapi, anything)" },
 };
 
@@ -47,7 +52,9 @@ ${Object.entries(commands).map(([name, c]) => `  ${name.padEnd(WIDTH)} ${c.summa
 
 Where it acts: on a running server's API when --server URL (or CLAWHIVE_SERVER) is given, with
 the token in CLAWHIVE_TOKEN or --token-file; otherwise on the store directly (--data-dir,
-default ./.clawhive). serve, call, resume and token always use the store.
+default the nearest .clawhive holding a store from the working folder up, else the
+project's .clawhive; 'clawhive init' makes one elsewhere on purpose). serve, call, resume and
+token always use the store.
 
 Exit codes (each command's --help says its own): 0 ok; 1 failed (a tool call failed, a check
 found a problem, the store or server could not be reached); 2 bad usage or refused (also a
@@ -67,7 +74,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {
-    console.error(`clawhive: unknown command '${name}'\n\n${usage}`);
+    const hint = didYouMean(name, Object.keys(commands));
+    console.error(`clawhive: unknown command '${name}'${hint}\n\n${usage}`);
     return 2;
   }
   const module = await command.load();

@@ -244,15 +244,24 @@ async function stdinText(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** `100%` for the best hit, the others as a share of it. */
+export function relevance(score: number, best: number): string {
+  if (!(best > 0) || !Number.isFinite(score)) return "match";
+  return `${Math.max(1, Math.round((100 * score) / best))}% of best`;
+}
+
 function printHits(hits: readonly Hit[], json: boolean): number {
   if (json) {
     console.log(jsonText({ hits }));
     return 0;
   }
   if (hits.length === 0) console.error("no hits");
-  for (const h of hits) {
+  // A raw score (BM25, or fused ranks) means nothing on its own: each hit is shown by its rank
+  // and its score relative to the best hit's; --json keeps the raw score.
+  const best = Math.max(...hits.map((h) => h.score));
+  for (const [i, h] of hits.entries()) {
     const mark = h.untrusted ? "  UNTRUSTED" : "";
-    console.log(`${h.episode_id}  ${h.partition}  ${h.source}${mark}  ${h.created_at}  score ${h.score.toPrecision(3)}`);
+    console.log(`#${i + 1}  ${relevance(h.score, best)}  ${h.episode_id}  ${h.partition}  ${h.source}${mark}  ${h.created_at}`);
     console.log(`  ${inert(h.title, { newlines: false })}`);
     for (const line of h.text.split("\n").slice(0, 6)) console.log(`    ${inert(line, { newlines: false })}`);
   }

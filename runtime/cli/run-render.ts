@@ -113,3 +113,39 @@ export function summaryLines(run: RunView): string[] {
   }
   return lines;
 }
+
+/** The painters `colourLine` uses (colour.ts decides whether they paint). */
+export interface LinePainters {
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  dim(text: string): string;
+}
+
+/**
+ * An event line with its outcome word coloured: ok green, error red, waits yellow, a denied
+ * host call red — so a denial stands out of a page of calls. Only the fixed leading word (and
+ * `denied`) is painted; the rest of the line stays as `eventLine` made it, inert.
+ */
+export function colourLine(line: string, paint: LinePainters): string {
+  const word = /^(\S+)(\s+)/.exec(line);
+  if (word === null) return line;
+  const [, head, gap] = word as unknown as [string, string, string];
+  const rest = line.slice(head.length + gap.length);
+  switch (head) {
+    case "ok":
+      return `${paint.green(head)}${gap}${rest}`;
+    case "error":
+      return `${paint.red(head)}${gap}${rest}`;
+    case "waits":
+      return `${paint.yellow(head)}${gap}${rest}`;
+    case "host":
+      return rest.includes(") denied: ") ? `${paint.red(head)}${gap}${rest.replace(") denied: ", `) ${paint.red("denied")}: `)}` : `${paint.dim(head)}${gap}${rest}`;
+    case "call":
+    case "log":
+    case "sandbox":
+      return `${paint.dim(head)}${gap}${rest}`;
+    default:
+      return line;
+  }
+}

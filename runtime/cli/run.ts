@@ -3,10 +3,13 @@ import { InvalidInputError } from "../errors.js";
 import type { PlannedCall } from "../runs/records.js";
 import { approvalBlock } from "./approvals.js";
 import { parseCommandArgs } from "./args.js";
+import { decideCommand, pausedHint } from "./hints.js";
 import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP, type StreamedEvent } from "./client.js";
 import { flagText, inert, jsonText } from "./render.js";
-import { approvalQuestion, eventLine, parseApprovalAnswer, runSucceeded, summaryLines, type ApprovalAnswer } from "./run-render.js";
+import { paint as paintOut, paintErr } from "./colour.js";
+import { approvalQuestion, colourLine, eventLine, parseApprovalAnswer, runSucceeded, summaryLines, type ApprovalAnswer } from "./run-render.js";
 import { DirectRunSession, ServerRunSession, type RunSession } from "./run-session.js";
+import type { RunView } from "./views.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { CLIENT_JSON, parseArgument } from "../json/index.js";
 
@@ -25,7 +28,9 @@ export const runHelp = `clawhive run — start a run of an agent, follow its eve
   --call TOOL=JSON  a tool call, in order: TOOL is plugin.tool (or a bare tool name), JSON its
                     input (default {}), e.g. --call 'files.write_file={"path":"/w/a.txt","content":"hi"}'
   --grants JSON     the task's narrower grant (within the agent's), e.g. '{"log":{}}'
-  --no-wait         submit, print the run id, and return; 'clawhive runs watch ID' follows it
+  --no-wait         (with --server) submit, print the run id, and return; the server drives
+                    the run, 'clawhive runs watch ID --server URL' follows it. Without a
+                    server nothing would drive it once this command returns: refused
   --wait-approval   without a terminal, keep waiting while someone else decides an approval
                     (default: print how to decide it and exit 3)
   --verbose         also show sandbox instance events
@@ -77,6 +82,9 @@ export async function runCommand(argv: string[]): Promise<number> {
   const grantsText = flagText(values, "grants");
   const grants = grantsText === undefined ? undefined : parseGrants(grantsText);
   const api = await apiClient(values);
+  if (api === undefined && values["no-wait"] === true) {
+    throw new InvalidInputError("--no-wait needs --server URL (or CLAWHIVE_SERVER): on the store, nothing would drive the run once this command returns; leave --no-wait out to follow it here, or start 'clawhive serve' and pass --server", { field: "no-wait" });
+  }
   if (api !== undefined && values.agents !== undefined) throw new InvalidInputError("--agents and --server do not combine: the server has its own agents", { field: "agents" });
   const session = api === undefined ? await DirectRunSession.open(values) : new ServerRunSession(api);
   try {
@@ -118,6 +126,15 @@ export interface FollowOptions {
   readonly verbose: boolean;
   /** Show only events after this one. */
   readonly after?: number;
+  /** How a REPL shows the run instead of plain lines: each event line, and the ended run. */
+  readonly present?: RunPresenter;
+}
+
+export interface RunPresenter {
+  line(text: string): void;
+  end(run: RunView): void;
+  /** True while nothing happens (a spinner may turn), false when an event arrives. */
+  busy(waiting: boolean): void;
 }
 
 /** How often a wait for a person says it is still waiting. */
@@ -128,7 +145,8 @@ const STILL_WAITING_MS = 30_000;
  * approvals, cancels it on Ctrl-C; the exit code says how it ended (RUN_EXIT_CODES).
  */
 export async function follow(session: RunSession, runId: string, options: FollowOptions): Promise<number> {
-  const out = options.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
+  const out = options.present !== undefined ? (line: string) => options.present!.line(line) : options.json ? (line: string) => console.error(line) : (line: string) => console.log(line);
+  const paint = options.json ? paintErr : paintOut;
   const controller = new AbortController();
   let interrupted = false;
   const onInterrupt = () => {
@@ -139,6 +157,7 @@ export async function follow(session: RunSession, runId: string, options: Follow
   };
   process.on("SIGINT", onInterrupt);
   const waiting = new StillWaiting();
+  options.present?.busy(true);
   try {
     for await (const event of session.events(runId, {
       ...(options.after === undefined ? {} : { after: options.after }),
@@ -146,8 +165,9 @@ export async function follow(session: RunSession, runId: string, options: Follow
       onRetry: (error) => console.error(`clawhive: the event stream broke (${error.message}); reconnecting`),
     })) {
       waiting.stop();
+      options.present?.busy(false);
       const line = eventLine(event, { verbose: options.verbose });
-      if (line !== undefined) out(line);
+      if (line !== undefined) out(colourLine(line, paint));
       if (event.type === "approval-required") {
         const next = await onApproval(session, event, { ...options, runId, signal: controller.signal, onInterrupt, waiting });
         // Ctrl-C at the question cancels the run like anywhere else.
@@ -158,11 +178,13 @@ export async function follow(session: RunSession, runId: string, options: Follow
         }
       }
       if (event.type === "run-ended") break;
+      options.present?.busy(true);
     }
   } catch (error) {
     if (!interrupted) throw error;
   } finally {
     waiting.stop();
+    options.present?.busy(false);
     process.off("SIGINT", onInterrupt);
   }
   if (interrupted) {
@@ -171,7 +193,8 @@ export async function follow(session: RunSession, runId: string, options: Follow
     return 130;
   }
   const run = await session.run(runId);
-  if (options.json) console.log(jsonText(run));
+  if (options.present !== undefined) options.present.end(run);
+  else if (options.json) console.log(jsonText(run));
   else for (const line of summaryLines(run)) out(line);
   return runSucceeded(run) ? 0 : 1;
 }
@@ -191,7 +214,7 @@ async function onApproval(
   if (now.pending_approval?.id !== id) return "continue";
   const approval = await session.approval(id);
   if (approval !== undefined && approval.status !== "pending") return "continue";
-  const decide = `clawhive approvals approve ${id}${session.serverFlag}`;
+  const decide = decideCommand(id, session.serverFlag);
   if (process.stdin.isTTY === true && process.stderr.isTTY === true) {
     if (approval === undefined) {
       console.error("clawhive: this token may not decide approvals (its role is client): an approver or admin decides it");
@@ -216,7 +239,7 @@ async function onApproval(
     return "continue";
   }
   console.error(inert(`run ${runId} waits for approval ${id} (${needed.tool ?? "?"}${expires})`, { newlines: false }));
-  console.error(inert(`  decide with '${decide}' (or deny); then 'clawhive runs watch ${runId}${session.serverFlag}' follows it to its end`, { newlines: false }));
+  console.error(inert(`  ${pausedHint(runId, id, session.serverFlag)}`, { newlines: false }));
   return "stop";
 }
 

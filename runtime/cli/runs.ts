@@ -7,6 +7,7 @@ import type { LeastPrivilegeReport } from "../runs/report.js";
 import { applyMigrations, systemClock } from "../store/index.js";
 import { field, flagText, inert, jsonText, parseLimit } from "./render.js";
 import { parseCommandArgs } from "./args.js";
+import { continueCommand } from "./hints.js";
 import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
 import type { ApiClient } from "./client.js";
 import { follow, RUN_EXIT_CODES } from "./run.js";
@@ -141,8 +142,7 @@ async function showFromStore(values: Readonly<Record<string, unknown>>, id: stri
     const record = await new RunRecords(store).get(id);
     if (!record) return undefined;
     const approvals = await (await ApprovalStore.open(store, { clock: systemClock })).list({ runId: id, limit: 1000 });
-    // A run of explicit tool calls has more to do after the one it waits with: a runtime's driver does it.
-    return { record, approvals, next: record.plan === null ? `clawhive resume ${record.id}` : `clawhive runs watch ${record.id}` };
+    return { record, approvals, next: continueCommand(record.id, "") };
   } finally {
     await store.close();
   }
@@ -168,7 +168,7 @@ async function showFromServer(api: ApiClient, id: string): Promise<Shown | undef
   return {
     record: runFromView(view, waitsOn === undefined ? undefined : { input: waitsOn.input }),
     approvals,
-    next: `the server continues it; follow it with 'clawhive runs watch ${view.id} --server ${api.target.url}'`,
+    next: `the server continues it; follow it with '${continueCommand(view.id, ` --server ${api.target.url}`)}'`,
   };
 }
 

@@ -8,9 +8,11 @@ import { join, resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
 import { NotFoundError } from "../errors.js";
 import type { MountHostGuard } from "../../host-proxies/fs/index.js";
+import { defaultDataDir } from "../config/data-dir.js";
 import { defaultBuildCacheDir, PROJECT_ROOT } from "../plugins/locations.js";
 import { runtimeMountGuard } from "../runs/mount-guard.js";
 import { Runtime } from "../runtime.js";
+import { progressPrinter } from "./progress.js";
 import { openStore, parseStoreUrl } from "../store/index.js";
 import type { Store } from "../store/index.js";
 
@@ -20,7 +22,8 @@ export const STORE_FLAGS = {
   store: { type: "string" },
 } as const satisfies NonNullable<ParseArgsConfig["options"]>;
 
-export const STORE_FLAGS_HELP = `  --data-dir DIR    where state lives (default ./.clawhive; env CLAWHIVE_DATA_DIR)
+export const STORE_FLAGS_HELP = `  --data-dir DIR    where state lives (env CLAWHIVE_DATA_DIR; default the nearest .clawhive
+                    with a store from here up, else the project's .clawhive; 'clawhive init')
   --store URL       the store (default file:<data dir>/clawhive.db; env CLAWHIVE_STORE_URL);
                     a libsql:// or https:// server takes its token from CLAWHIVE_STORE_AUTH_TOKEN`;
 
@@ -35,9 +38,13 @@ function flag(values: Readonly<Record<string, unknown>>, name: string): string |
   return typeof value === "string" ? value : undefined;
 }
 
-/** `--data-dir`, else `CLAWHIVE_DATA_DIR`, else `.clawhive`; absolute. */
+/**
+ * `--data-dir`, else `CLAWHIVE_DATA_DIR`, else the nearest `.clawhive` holding a store from the
+ * working folder up, else the project's `.clawhive` (config/data-dir.ts); absolute.
+ */
 export function resolveDataDir(values: Readonly<Record<string, unknown>>): string {
-  return resolve(flag(values, "data-dir") ?? fromEnv("CLAWHIVE_DATA_DIR") ?? ".clawhive");
+  const given = flag(values, "data-dir") ?? fromEnv("CLAWHIVE_DATA_DIR");
+  return given === undefined ? defaultDataDir(process.cwd()) : resolve(given);
 }
 
 /** `--store`, else `CLAWHIVE_STORE_URL`, else `file:<data dir>/clawhive.db`. */
@@ -80,14 +87,15 @@ export async function openExistingStore(values: Readonly<Record<string, unknown>
  */
 export function openRuntime(values: Readonly<Record<string, unknown>>): Promise<Runtime> {
   const authToken = fromEnv("CLAWHIVE_STORE_AUTH_TOKEN");
+  const progress = progressPrinter(process.stderr);
   return Runtime.create({
     dataDir: resolveDataDir(values),
     storeUrl: resolveStoreUrl(values),
     ...(authToken === undefined ? {} : { storeAuthToken: authToken }),
     agentsDir: resolveAgentsDir(values),
     sandbox: { poolSize: 0 },
-    onProgress: (line) => console.error(line),
-  });
+    onProgress: progress,
+  }).finally(() => progress.stop());
 }
 
 /**

@@ -5,6 +5,7 @@
 import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { PROJECT_ROOT } from "../plugins/locations.js";
+import { defaultDataDir } from "./data-dir.js";
 import type { CalendarConfig, MailConfig } from "../runs/backends.js";
 import { parseStoreUrl } from "../store/index.js";
 import type { ConfigIssue } from "./errors.js";
@@ -58,7 +59,7 @@ export function resolveConfig(layer: Layer, options: { cwd: string; file: string
     },
     base: (found) => (found.source.kind === "file" && file !== null ? dirname(file) : cwd),
   };
-  const dataDir = read.path("data_dir", () => resolve(cwd, DEFAULTS.dataDir));
+  const dataDir = read.path("data_dir", () => defaultDataDir(cwd));
   const storeLeaf = read.leaf("store.url");
   const keyFile = read.leaf("secrets.key_file");
   return {

@@ -60,4 +60,17 @@ export class ToolNameMap {
   fromWire(wire: string): string {
     return this.#fromWire.get(wire) ?? fromWireToolName(wire);
   }
+
+  /**
+   * `text` (the system prompt, skills, a tool's description) with every known tool name written
+   * as the model is offered it: a prompt that says `files.read_file` beside a tool list that
+   * says `files__read_file` leaves the model to guess they are one tool.
+   */
+  inText(text: string): string {
+    const renamed = [...this.#toWire].filter(([name, wire]) => name !== wire).sort((a, b) => b[0].length - a[0].length);
+    if (renamed.length === 0 || text === "") return text;
+    const pattern = new RegExp(`(?<![A-Za-z0-9_.-])(${renamed.map(([name]) => name.replace(/[.*+?^${}()|[\]\\-]/g, "\\$&")).join("|")})(?![A-Za-z0-9_-])`, "g");
+    const wire = new Map(renamed);
+    return text.replace(pattern, (name) => wire.get(name) ?? name);
+  }
 }

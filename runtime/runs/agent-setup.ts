@@ -2,23 +2,11 @@ import { mkdir } from "node:fs/promises";
 import { join, relative, resolve, isAbsolute } from "node:path";
 import { stringify } from "yaml";
 import * as v from "valibot";
-import { loadAgentManifests, parseAgentManifest, type AgentManifest } from "../agents/index.js";
+import { parseAgentManifest, type AgentManifest } from "../agents/index.js";
 import { InvalidInputError } from "../errors.js";
 import { CapabilityGrantSchema, grantCovers, type CapabilityGrant } from "../policy/catalogue/index.js";
 import { checkMountHost } from "../../host-proxies/fs/index.js";
 import type { FsMount, MountHostGuard } from "../../host-proxies/fs/index.js";
-
-/**
- * Loads the agents of `dir`. Mount folders that resolve inside the data dir are created first
- * (a fresh data dir has no workspace yet); folders elsewhere must exist.
- */
-export async function loadAgents(dir: string, options: { dataDir: string; hostGuard: MountHostGuard }): Promise<Map<string, AgentManifest>> {
-  const { hostGuard } = options;
-  const lint = await loadAgentManifests(dir, { baseDir: options.dataDir, checkHostDirs: false, hostGuard });
-  for (const { manifest } of lint.values()) await createDataDirMounts(manifest, options.dataDir);
-  const loaded = await loadAgentManifests(dir, { baseDir: options.dataDir, hostGuard });
-  return new Map([...loaded].map(([name, parsed]) => [name, parsed.manifest]));
-}
 
 /** Validates an agent given as an object (programmatic API, ad-hoc CLI runs) like a file. */
 export async function parseInlineAgent(manifest: unknown, options: { dataDir: string; hostGuard: MountHostGuard }): Promise<AgentManifest> {

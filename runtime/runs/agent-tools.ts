@@ -1,3 +1,4 @@
+import { didYouMean } from "../text/suggest.js";
 import semver from "semver";
 import { agentRiskOverride, type AgentManifest } from "../agents/index.js";
 import { InvalidInputError, PluginError } from "../errors.js";
@@ -47,5 +48,6 @@ export function resolveToolName(tools: readonly ToolInfo[], name: unknown, field
   const bare = tools.filter((t) => t.name === name);
   if (bare.length === 1) return bare[0]!.qualifiedName;
   if (bare.length > 1) throw new InvalidInputError(`${field}: ${name} is offered by ${bare.map((t) => t.plugin).join(", ")}; name it as plugin.tool`, { field });
-  throw new InvalidInputError(`${field}: the agent has no tool ${name}; its tools: ${tools.map((t) => t.qualifiedName).join(", ") || "none"}`, { field });
+  const hint = didYouMean(name, tools.flatMap((t) => [t.qualifiedName, t.name]));
+  throw new InvalidInputError(`${field}: the agent has no tool ${name}${hint}; its tools: ${tools.map((t) => t.qualifiedName).join(", ") || "none"}`, { field });
 }

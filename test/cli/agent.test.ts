@@ -60,8 +60,13 @@ describe("clawhive agent validate", () => {
   });
 
   it("reads the data dir from CLAWHIVE_DATA_DIR", () => {
-    assert.equal(clawhive(["agent", "validate", join(EXAMPLES, "default.yaml")], { CLAWHIVE_DATA_DIR: data }).code, 0);
-    assert.equal(clawhive(["agent", "validate", join(EXAMPLES, "default.yaml")], { CLAWHIVE_DATA_DIR: bare }).code, 1);
+    const made = clawhive(["agent", "validate", join(EXAMPLES, "default.yaml")], { CLAWHIVE_DATA_DIR: data });
+    assert.equal(made.code, 0);
+    assert.doesNotMatch(made.stdout, /note:/);
+    // The bare data dir has no workspace yet: the note names the folder under it.
+    const fresh = clawhive(["agent", "validate", join(EXAMPLES, "default.yaml")], { CLAWHIVE_DATA_DIR: bare });
+    assert.equal(fresh.code, 0);
+    assert.ok(fresh.stdout.includes(`note: ${join(bare, "workspace")} does not exist yet`), fresh.stdout);
   });
 
   const bad: [string, string, () => string, RegExp[]][] = [
@@ -118,11 +123,17 @@ describe("clawhive agent validate", () => {
     assert.equal(clawhive(["agent", "validate", join(EXAMPLES, "default.yaml"), "--data-dir", withStore]).code, 0);
   });
 
-  it("rejects a missing mount host dir with the path of every mount", () => {
+  it("a data-dir folder not made yet passes with a note (a fresh clone); a missing folder elsewhere is refused with the path of every mount", async () => {
     const file = join(EXAMPLES, "default.yaml");
-    const { code, stdout } = clawhive(["agent", "validate", file, "--data-dir", bare]);
+    const fresh = clawhive(["agent", "validate", file, "--data-dir", bare]);
+    assert.equal(fresh.code, 0, fresh.stdout);
+    assert.match(fresh.stdout, new RegExp(`^  note: ${escape(join(bare, "workspace"))} does not exist yet; the runtime creates it on first start \\(or now: mkdir -p `, "m"));
+    const dir = await mkdtemp(join(root, "elsewhere-"));
+    const gone = join(root, "no-such-folder");
+    const elsewhere = await manifest("default.yaml", defaultText.replaceAll("host: ./workspace", `host: ${gone}`), dir);
+    const { code, stdout } = clawhive(["agent", "validate", elsewhere, "--data-dir", bare]);
     assert.equal(code, 1);
-    assert.match(stdout, new RegExp(`^${escape(file)}: grants\\.fs\\.read\\.mounts\\[0\\]\\.host: directory does not exist: ${escape(join(bare, "workspace"))}$`, "m"));
+    assert.match(stdout, new RegExp(`^${escape(elsewhere)}: grants\\.fs\\.read\\.mounts\\[0\\]\\.host: directory does not exist: ${escape(gone)}$`, "m"));
     assert.match(stdout, /: grants\.fs\.write\.mounts\[0\]\.host: directory does not exist/);
   });
 

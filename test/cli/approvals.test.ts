@@ -142,7 +142,7 @@ describe("clawhive approvals approve and deny", () => {
     const { code, stdout, stderr } = clawhive("approvals", "approve", a.approval, "--by", "alice", "--reason", "looks right");
     assert.equal(code, 0, stderr);
     assert.match(stdout, new RegExp(`^approved \\(once\\) ${a.approval}: tool_call files\\.write_file of run ${a.run}, by alice: looks right$`, "m"));
-    assert.match(stdout, new RegExp(`^resume with: clawhive resume ${a.run}$`, "m"));
+    assert.match(stdout, new RegExp(`^continue run ${a.run} with 'clawhive resume ${a.run}' \\(it runs the approved call\\)$`, "m"));
   });
 
   it("refuses a second decision, an unknown id: exit 1 with the reason", () => {

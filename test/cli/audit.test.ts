@@ -32,8 +32,9 @@ function clawhive(args: string[], env: Record<string, string> = {}) {
 }
 
 /** Seqs of `audit tail` output lines, in printed order. */
+/** The seqs of a tail, newest first (tail prints its page oldest first, the newest last). */
 function seqs(stdout: string): number[] {
-  return stdout.trimEnd().split("\n").filter(Boolean).map((line) => Number(/^#(\d+) /.exec(line)?.[1]));
+  return stdout.trimEnd().split("\n").filter(Boolean).map((line) => Number(/^#(\d+) /.exec(line)?.[1])).reverse();
 }
 
 /**
@@ -101,7 +102,7 @@ describe("clawhive audit tail --kind model_call", () => {
     const { code, stdout, stderr } = clawhive(["audit", "tail", "--data-dir", data, "--kind", "model_call"]);
     assert.equal(code, 0, stderr);
     assert.deepEqual(seqs(stdout), [10, 9]);
-    const [failed, ok] = stdout.trimEnd().split("\n");
+    const [ok, failed] = stdout.trimEnd().split("\n");
     assert.match(ok!, /^#9\s+2023-11-14T22:22:20\.000Z\s+ok\s+model_call\s+mail\s+-\s+llm\.anthropic\s+allow\s+claude-cli in 1200 out 85 tool_use attempts 2 \(3 msgs, 2 tools, api\.anthropic\.com\)$/);
     assert.match(failed!, /^#10\s+\S+\s+error\s+model_call\s+mail\s+-\s+llm\.anthropic\s+allow\s+error unavailable: anthropic claude-cli: 500 overloaded \(after 4 attempts\) claude-cli attempts 4 \(3 msgs, 2 tools, api\.anthropic\.com\)$/);
     assert.ok(!stdout.includes("sk-never"));
@@ -137,11 +138,12 @@ describe("clawhive audit tail", () => {
     data = await populate("tail");
   });
 
-  it("prints one line a record, newest first", () => {
+  it("prints one line a record, the newest last as tail does: time goes forward down the page", () => {
     const { code, stdout, stderr } = clawhive(["audit", "tail", "--data-dir", data]);
     assert.equal(code, 0, stderr);
     assert.deepEqual(seqs(stdout), [8, 7, 6, 5, 4, 3, 2, 1]);
-    const lines = stdout.split("\n");
+    assert.match(stdout, /^#1 [^\n]*\n[\s\S]*^#8 [^\n]*\n$/m, "the oldest of the page first, the newest last");
+    const lines = stdout.trimEnd().split("\n").reverse();
     assert.match(lines[0]!, /^#8\s+2023-11-14T22:20:20\.000Z\s+intent\s+host_call\s+mail\s+send\s+fs\.read-file\s+allow$/);
     assert.match(lines[1]!, /^#7\s+\S+\s+error\s+host_call\s+coder\s+write-notes\s+fs\.write-file\s+allow\s+error io: disk full retry later \(intent #6\)$/);
     assert.match(lines[3]!, /^#5\s+\S+\s+denied\s+host_call\s+coder\s+write-notes\s+fs\.write-file\s+deny\s+denied fs\.write: not_granted: fs\.write \/etc\/passwd: not granted/);
@@ -187,11 +189,11 @@ describe("clawhive audit tail", () => {
   it("pages with --limit and the cursor printed to stderr", () => {
     const first = clawhive(["audit", "tail", "--data-dir", data, "--limit", "3"]);
     assert.deepEqual(seqs(first.stdout), [8, 7, 6]);
-    const cursor = /^more: --cursor (\S+)$/m.exec(first.stderr)?.[1];
+    const cursor = /^older records: --cursor (\S+)$/m.exec(first.stderr)?.[1];
     assert.ok(cursor, first.stderr);
     const second = clawhive(["audit", "tail", "--data-dir", data, "--limit", "3", "--cursor", cursor]);
     assert.deepEqual(seqs(second.stdout), [5, 4, 3]);
-    const next = /^more: --cursor (\S+)$/m.exec(second.stderr)?.[1];
+    const next = /^older records: --cursor (\S+)$/m.exec(second.stderr)?.[1];
     const last = clawhive(["audit", "tail", "--data-dir", data, "--limit", "3", "--cursor", next!]);
     assert.deepEqual(seqs(last.stdout), [2, 1]);
     assert.equal(last.stderr, "");

@@ -74,7 +74,8 @@ for (const mode of MODES) {
     assert.equal(found.code, 0, found.err);
     const hits = JSON.parse(found.out).hits as Array<{ episode_id: string; source: string; title: string }>;
     assert.deepEqual(hits.map((h) => [h.episode_id, h.source, h.title]), [[id, "person", "Zoo"]]);
-    assert.match((await cli(["search", "noter", word, ...mode.flags()])).out, new RegExp(`${id}  noter  person`));
+    // Ranked, the score relative to the best hit's: no opaque raw number.
+    assert.match((await cli(["search", "noter", word, ...mode.flags()])).out, new RegExp(`^#1  100% of best  ${id}  noter  person`, "m"));
     assert.equal((await cli(["forget", "noter", id, ...mode.flags()])).code, 0);
     const again = await cli(["forget", "noter", id, ...mode.flags()]);
     assert.equal(again.code, 1);

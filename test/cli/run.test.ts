@@ -165,7 +165,7 @@ describe("clawhive run, on the store and through a server", () => {
 
       const decided = cli(m(), ["approvals", "approve", approval, "--reason", "fine"]);
       assert.equal(decided.code, 0, decided.stderr);
-      assert.match(decided.stdout, mode === "server" ? /^the server continues run run_\S+; follow it with: clawhive runs watch/m : /^continue with: clawhive runs watch run_\S+$/m);
+      assert.match(decided.stdout, mode === "server" ? /^the server continues run run_\S+ \(it runs the approved call\); follow it with 'clawhive runs watch run_\S+ --server/m : /^continue run run_\S+ with 'clawhive resume run_\S+' \(it runs the approved call\)$/m);
 
       const watched = cli(m(), ["runs", "watch", run]);
       assert.equal(watched.code, 0, watched.stderr);
@@ -177,8 +177,13 @@ describe("clawhive run, on the store and through a server", () => {
       assert.match(shown.stdout, /^ {2}status: +ended$/m);
     });
 
-    it(`${mode}: --no-wait prints the run id alone; 'runs watch' then follows it`, () => {
+    it(`${mode}: --no-wait prints the run id alone; 'runs watch' then follows it (on the store: refused, nothing would drive it)`, () => {
       const submitted = cli(m(), ["run", "writer", "later", "--call", LIST, "--no-wait"]);
+      if (mode !== "server") {
+        assert.equal(submitted.code, 2, submitted.stderr);
+        assert.match(submitted.stderr, /--no-wait needs --server/);
+        return;
+      }
       assert.equal(submitted.code, 0, submitted.stderr);
       assert.match(submitted.stdout, /^run_[0-9a-f-]+\n$/);
       assert.match(submitted.stderr, /follow it with: clawhive runs watch run_/);
@@ -211,6 +216,12 @@ describe("clawhive run, on the store and through a server", () => {
       const shown = cli(remote, ["runs", "show", run, "--json"]);
       assert.equal(shown.code, 0, shown.stderr);
       assert.deepEqual([JSON.parse(shown.stdout).status, JSON.parse(shown.stdout).endReason], ["ended", "cancelled"]);
+      // The cancelled run's approval is withdrawn: nobody can approve what it asked for any more.
+      const approval = /waiting for approval (apr_\S+)/.exec(stderr)![1]!;
+      const late = cli(remote, ["approvals", "approve", approval]);
+      assert.equal(late.code, 1, late.stdout);
+      assert.match(late.stderr, /withdrawn|cancelled/);
+      assert.equal(cli(remote, ["approvals", "list"]).stdout.includes(approval), false);
     });
   }
 

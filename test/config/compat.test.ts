@@ -83,7 +83,7 @@ test("runtimeOptionsFrom passes every setting the runtime takes", async () => {
   });
   const onSandboxEvent = () => {};
   const options = runtimeOptionsFrom(config, { onSandboxEvent });
-  assert.equal(options.dataDir, join(home, ".clawhive"));
+  assert.equal(options.dataDir, join(PROJECT_ROOT, ".clawhive"));
   assert.equal(options.storeUrl, "libsql://db.example.com");
   assert.equal(options.storeAuthToken, "t");
   assert.equal(options.secretKeyFile, "/k");

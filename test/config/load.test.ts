@@ -42,12 +42,23 @@ async function problems(promise: Promise<unknown>): Promise<string[]> {
 }
 
 describe("defaults", () => {
+  test("the default data dir is the nearest .clawhive holding a store from the cwd up", async () => {
+    const root = await dir({ ".clawhive/clawhive.db": "" });
+    const sub = join(root, "plugins", "mine");
+    await mkdir(sub, { recursive: true });
+    assert.equal((await load(sub)).dataDir, join(root, ".clawhive"));
+    // Control: a .clawhive without a store (a build cache alone) is not a store.
+    const bare = await dir({ ".clawhive/build/x": "" });
+    assert.equal((await load(bare)).dataDir, join(PROJECT_ROOT, ".clawhive"));
+  });
+
   test("with no file, no variable and no flag, every setting has its default", async () => {
     const cwd = await dir();
     const config = await load(cwd);
     assert.equal(config.file, null);
-    assert.equal(config.dataDir, join(cwd, ".clawhive"));
-    assert.equal(config.store.url, `file:${join(cwd, ".clawhive", "clawhive.db")}`);
+    // No store from cwd up: the project's own data dir, never a new one in the cwd.
+    assert.equal(config.dataDir, join(PROJECT_ROOT, ".clawhive"));
+    assert.equal(config.store.url, `file:${join(PROJECT_ROOT, ".clawhive", "clawhive.db")}`);
     assert.equal(config.store.authToken, undefined);
     assert.equal(config.agentsDir, join(PROJECT_ROOT, "capabilities"));
     assert.deepEqual(

@@ -92,3 +92,20 @@ test("constructors and readers", () => {
   assert.equal(responseText(r), "ab");
   assert.deepEqual(user("hi", toolResult("1", "r")), { role: "user", content: [text("hi"), { type: "tool_result", tool_use_id: "1", content: "r", is_error: false }] });
 });
+
+test("the system prompt and tool descriptions name tools as the model is offered them", () => {
+  const tools = [
+    { name: "files.read_file", description: "Read a file; files.list_dir finds it.", input_schema: { type: "object" } },
+    { name: "files.list_dir", description: "List a folder.", input_schema: { type: "object" } },
+  ];
+  const system = "Use files.read_file (or `files.list_dir`). Not files.read_filex, myfiles.read_file or web.fetch.";
+  const expected = "Use files__read_file (or `files__list_dir`). Not files.read_filex, myfiles.read_file or web.fetch.";
+  const anthropic = toAnthropicParams({ ...base, system, tools }, { model: "claude-x", names: new ToolNameMap([]) });
+  assert.equal(anthropic.system, expected);
+  assert.equal((anthropic.tools?.[0] as { description?: string } | undefined)?.description, "Read a file; files__list_dir finds it.");
+  const openai = toOpenAiParams({ ...base, system, tools }, { model: "gpt-x", names: new ToolNameMap([]), maxTokensField: "max_tokens" });
+  assert.deepEqual(openai.messages[0], { role: "system", content: expected });
+  assert.equal((openai.tools?.[0] as { function: { description: string } }).function.description, "Read a file; files__list_dir finds it.");
+  // Control: with no tools offered, the text is sent as written.
+  assert.equal(toAnthropicParams({ ...base, system }, { model: "claude-x", names: new ToolNameMap([]) }).system, system);
+});

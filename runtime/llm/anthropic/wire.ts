@@ -20,13 +20,14 @@ export function toAnthropicParams(request: LlmRequest, options: { model: string;
     max_tokens: request.max_tokens,
     messages: request.messages.map((m) => toWireMessage(m, names)),
   };
-  if (request.system !== "") params.system = request.system;
+  for (const t of request.tools) names.toWire(t.name);
+  if (request.system !== "") params.system = names.inText(request.system);
   // `temperature` is not sent: API version 2026-10-21 (the one @anthropic-ai/sdk 1.x sends in
   // anthropic-version) refuses every sampling parameter with a 400, and the SDK dropped them.
   if (request.tools.length > 0) {
     params.tools = request.tools.map((t) => ({
       name: names.toWire(t.name),
-      description: t.description,
+      description: names.inText(t.description),
       input_schema: t.input_schema as Anthropic.Tool.InputSchema,
     }));
   }

@@ -27,7 +27,8 @@ export interface OpenAiWireOptions {
 
 export function toOpenAiParams(request: LlmRequest, options: OpenAiWireOptions): Params {
   const { model, names } = options;
-  const messages: WireMessage[] = request.system === "" ? [] : [{ role: "system", content: request.system }];
+  for (const t of request.tools) names.toWire(t.name);
+  const messages: WireMessage[] = request.system === "" ? [] : [{ role: "system", content: names.inText(request.system) }];
   for (const m of request.messages) messages.push(...toWireMessages(m, names));
   const params: Params = { model, messages };
   params[options.maxTokensField] = request.max_tokens;
@@ -35,7 +36,7 @@ export function toOpenAiParams(request: LlmRequest, options: OpenAiWireOptions):
   if (request.tools.length > 0) {
     params.tools = request.tools.map((t) => ({
       type: "function",
-      function: { name: names.toWire(t.name), description: t.description, parameters: t.input_schema },
+      function: { name: names.toWire(t.name), description: names.inText(t.description), parameters: t.input_schema },
     }));
   }
   return params;

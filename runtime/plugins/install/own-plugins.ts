@@ -1,3 +1,4 @@
+import { basename } from "node:path";
 import { cachedBuildSha } from "../build.js";
 import type { PluginInstaller } from "./installer.js";
 
@@ -7,7 +8,7 @@ import type { PluginInstaller } from "./installer.js";
  * reported). A plugin of the same name installed by a person is left alone.
  */
 export async function installOwnPlugins(installer: PluginInstaller, dirs: readonly string[], onProgress?: (line: string) => void): Promise<void> {
-  for (const dir of dirs) {
+  for (const [index, dir] of dirs.entries()) {
     // Most starts change nothing: a cached build of the same bytes as the installed plugin is
     // not read at all (each component is ~12 MB).
     const cached = await cachedBuildSha(dir, { cacheDir: installer.cacheDir }).catch(() => undefined);
@@ -15,6 +16,8 @@ export async function installOwnPlugins(installer: PluginInstaller, dirs: readon
       const existing = await installer.registry.get(cached.name);
       if (existing && existing.blobSha256 === cached.sha256) continue;
     }
+    // Building a component takes 20-80 s: say which of how many, before a possible silence.
+    onProgress?.(`plugin ${index + 1}/${dirs.length} ${basename(dir)}: installing (built from source unless the build cache has it)`);
     const pkg = await installer.readPackage(dir);
     for (let attempt = 0; ; attempt++) {
       try {

@@ -26,7 +26,8 @@ export function scaffoldFiles(v: ScaffoldValues): Array<[path: string, content: 
     ["tsconfig.json", tsconfig(v)],
     [`test/${v.name}.test.mjs`, test(v)],
     ["README.md", readme(v)],
-    [".gitignore", "dist/\nnode_modules/\n"],
+    // A clawhive command run here by mistake must not get its store and secret key committed.
+    [".gitignore", "dist/\nnode_modules/\n.clawhive/\n"],
   ];
 }
 
