@@ -35,6 +35,7 @@ import {
   mountRoutes,
   openApiRoute,
   pluginRoutes,
+  readyRoute,
   routeBodyLimits,
   secretRoutes,
   toolRoutes,
@@ -107,7 +108,7 @@ export const API_SERVER_OPTIONS = { headersTimeout: 10_000, requestTimeout: 30_0
  * `/v1/*` (400/401), the role check of the declared routes (403), and the body limit (413) — so
  * the body of a caller who may not call the route is never read. Routes (`routes/`, declared
  * with `defineRoute`) then validate their path, query and body (400/415) before their handler runs. Errors always answer `{error: {code, message, field?}}`;
- * nothing else (no stack trace) leaves the process. `/health` needs no token.
+ * nothing else (no stack trace) leaves the process. `/health` and `/ready` need no token.
  */
 export function createApp(options: AppOptions): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -146,7 +147,7 @@ export function createApp(options: AppOptions): Hono<ApiEnv> {
  */
 function declaredRoutes(options: AppOptions): ApiRoute[] {
   const runtime = options.runtime;
-  const routes: ApiRoute[] = [healthRoute(options.version, runtime)];
+  const routes: ApiRoute[] = [healthRoute(options.version, runtime), readyRoute(runtime)];
   if (options.metrics) routes.push(metricsRoute(options.metrics));
   if (runtime !== undefined) {
     const agents = new AgentCatalog(runtime, options.agentsDir === undefined ? {} : { agentsDir: options.agentsDir });

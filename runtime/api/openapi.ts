@@ -106,7 +106,8 @@ function response(status: number, spec: ResponseSpec): Json {
   if (status >= 400) return errorResponse(spec.description);
   if (status === 204) return { description: spec.description };
   const type = spec.mediaType ?? "application/json";
-  const schema = spec.schema === undefined ? (type === "application/json" ? { type: "object" } : { type: "string" }) : jsonSchemaOf(spec.schema);
+  if (spec.schema === undefined && type === "application/json") throw new Error(`response ${status} (${spec.description}): a JSON answer needs its schema`);
+  const schema = spec.schema === undefined ? { type: "string" } : jsonSchemaOf(spec.schema, "output");
   return { description: spec.description, content: { [type]: { schema } } };
 }
 
@@ -114,9 +115,9 @@ function errorResponse(description: string): Json {
   return { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
 }
 
-/** JSON Schema 2020-12 (what OpenAPI 3.1 uses) of the input side of a valibot schema. */
-function jsonSchemaOf(schema: v.GenericSchema): JsonSchema {
-  const { $schema: _, ...rest } = toJsonSchema(schema, { target: "draft-2020-12", typeMode: "input", errorMode: "ignore" });
+/** JSON Schema 2020-12 (what OpenAPI 3.1 uses) of a valibot schema: its input side for requests, its output for answers. */
+function jsonSchemaOf(schema: v.GenericSchema, typeMode: "input" | "output" = "input"): JsonSchema {
+  const { $schema: _, ...rest } = toJsonSchema(schema, { target: "draft-2020-12", typeMode, errorMode: "ignore" });
   return rest;
 }
 

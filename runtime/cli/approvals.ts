@@ -174,7 +174,7 @@ async function decideInStore(values: Readonly<Record<string, unknown>>, input: D
 async function decideOnServer(api: ApiClient, input: Omit<DecideInput, "by"> & { id: string }): Promise<{ approval: Approval; next: string }> {
   const { id, ...decision } = input;
   const { approval } = await api.request<{ approval: ApprovalView }>("POST", `/v1/approvals/${segment(id)}`, { json: decision });
-  return { approval: approvalFromView(approval), next: `the server continues run ${approval.runId}; follow it with: clawhive runs watch ${approval.runId} --server ${api.target.url}` };
+  return { approval: approvalFromView(approval), next: `the server continues run ${approval.run_id}; follow it with: clawhive runs watch ${approval.run_id} --server ${api.target.url}` };
 }
 
 async function withStore<T>(values: Readonly<Record<string, unknown>>, body: (store: Store) => Promise<T>): Promise<T> {
