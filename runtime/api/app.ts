@@ -24,6 +24,7 @@ import {
   requireMetricsToken,
 } from "./middleware/index.js";
 import type { CorsOptions, HostCheckOptions, InternalErrorLog } from "./middleware/index.js";
+import { IdempotencyRecords } from "./middleware/idempotency.js";
 import {
   AgentCatalog,
   agentRoutes,
@@ -137,7 +138,7 @@ export function createApp(options: AppOptions): Hono<ApiEnv> {
   app.use("*", limitBody({ ...(limits.bodyLimitBytes === undefined ? {} : { maxBytes: limits.bodyLimitBytes }), limitFor: routeBodyLimits(routes) }));
 
   if (options.mcp !== undefined) mountMcp(app, options.mcp, options);
-  mountRoutes(app, routes);
+  mountRoutes(app, routes, options.runtime === undefined ? {} : { idempotency: new IdempotencyRecords(options.runtime.store) });
   return app;
 }
 

@@ -33,6 +33,14 @@ const SHARED_ERRORS: Readonly<Record<number, string>> = {
   429: "too many requests at once: retry after Retry-After seconds",
 };
 
+const IDEMPOTENCY_HEADER: Json = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description: "A retried request with the same key (same token, same body) answers the first answer, with Idempotent-Replayed: true; 422 idempotency_key_reused for a different body, 409 idempotency_in_progress while the first still runs. Kept a day.",
+  schema: { type: "string", minLength: 1, maxLength: 255 },
+};
+
 export function openApiDocument(routes: readonly ApiRoute[], info: OpenApiInfo): Json {
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of routes) {
@@ -72,7 +80,7 @@ function operation(route: ApiRoute): Json {
     ...(route.description === undefined ? {} : { description: route.description }),
     security: route.roles === "public" ? [] : [{ bearer: [] }],
     "x-roles": route.roles === "public" ? [] : [...new Set(["admin", ...route.roles])],
-    parameters: [...fields(route.params, "path"), ...fields(route.query, "query")],
+    parameters: [...fields(route.params, "path"), ...fields(route.query, "query"), ...(route.idempotent ? [IDEMPOTENCY_HEADER] : [])],
     ...(route.body === undefined && route.raw === undefined ? {} : { requestBody: requestBody(route) }),
     responses,
   };

@@ -77,6 +77,8 @@ export interface RouteSpec<P, Q, B, R> {
   readonly bodyLimitBytes?: number;
   /** The answers worth describing; the shared 400/401/403/413/415/429 are added for it. */
   readonly responses: Readonly<Record<number, ResponseSpec>>;
+  /** Takes an `Idempotency-Key` header: a retried request answers the first answer (middleware/idempotency.ts). */
+  readonly idempotent?: boolean;
   readonly handler: (c: Context<ApiEnv>, input: RouteInput<P, Q, B, R>) => Response | Promise<Response>;
 }
 
@@ -94,6 +96,7 @@ export interface ApiRoute {
   readonly raw: RawBodySpec | undefined;
   readonly bodyLimitBytes: number | undefined;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
+  readonly idempotent: boolean;
   /** Validates the request's path, query and body (400/415), then runs the handler. */
   readonly handle: (c: Context<ApiEnv>) => Promise<Response>;
 }
@@ -126,6 +129,7 @@ export function defineRoute<
     raw: spec.raw,
     bodyLimitBytes: spec.bodyLimitBytes,
     responses: spec.responses,
+    idempotent: spec.idempotent === true,
   };
   return {
     ...route,

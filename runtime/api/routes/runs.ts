@@ -101,6 +101,7 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
       tag: "runs",
       summary: "Start a run: the agent's model drives it from `task`, or it runs explicit `tool_calls` (?wait=true answers when it ends or waits for a person)",
       roles: ["client"],
+      idempotent: true,
       query: WaitQuery,
       body: SubmitRunSchema,
       responses: {

@@ -53,6 +53,7 @@ export function scheduleRoutes(scheduler: Scheduler): ApiRoute[] {
       tag: "schedules",
       summary: "Schedule runs: once (`at`) or on a cron expression; every run gets the grant captured now",
       roles: ["client"],
+      idempotent: true,
       body: CreateScheduleSchema,
       responses: { 201: { description: "the schedule", schema: S.ScheduleBody }, 404: { description: "no such agent" } },
       handler: async (c, { body }) => {
