@@ -21,10 +21,12 @@ import {
   limitBody,
   notFoundHandler,
   rejectAmbiguousPaths,
+  requestLog,
   requireMetricsToken,
 } from "./middleware/index.js";
 import type { CorsOptions, HostCheckOptions, InternalErrorLog } from "./middleware/index.js";
 import { IdempotencyRecords } from "./middleware/idempotency.js";
+import type { Logger } from "../log/index.js";
 import {
   AgentCatalog,
   agentRoutes,
@@ -70,8 +72,10 @@ export interface AppOptions {
    * the listen address and `server.allowed_hosts`. Without `listen`, the loopback names only.
    */
   readonly hosts?: HostCheckOptions;
-  /** Where 5xx errors are logged (with their stack); default stderr. */
+  /** Where 5xx errors are logged (with their stack); default the request's log record. */
   readonly log?: InternalErrorLog;
+  /** The structured log every request writes to (with its request id); default the runtime's (`runtimeLogger`). */
+  readonly logger?: Logger;
   /**
    * Called once a person's decision on an approval is stored through `POST /v1/approvals/:id`
    * (not awaited; a failure goes to `log`): e.g. resume the run that waited on it.
@@ -119,6 +123,7 @@ export function createApp(options: AppOptions): Hono<ApiEnv> {
   app.onError(errorHandler(options.log === undefined ? {} : { log: options.log }));
   app.notFound(notFoundHandler);
 
+  app.use("*", requestLog(options.logger === undefined ? undefined : () => options.logger!));
   if (options.metrics) app.use("*", httpMetrics(options.metrics));
   app.use("*", catchNonErrors());
   app.use("*", baselineHeaders());

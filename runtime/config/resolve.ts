@@ -92,6 +92,8 @@ export function resolveConfig(layer: Layer, options: { cwd: string; file: string
       maxAttempts: read.value<number | undefined>("llm.max_attempts", undefined),
     },
     memory: { embeddings: embeddingsConfig(read, options.issues) },
+    log: { level: read.value<ClawhiveConfig["log"]["level"]>("log.level", undefined), format: read.value<ClawhiveConfig["log"]["format"]>("log.format", undefined) },
+    telemetry: { otlpEndpoint: read.value<string | undefined>("telemetry.otlp_endpoint", undefined), serviceName: read.value("telemetry.service_name", "clawhive") },
     mail: mailConfig(read.leaf("mail"), read.base),
     calendar: calendarConfig(read.leaf("calendar"), read.base),
     sources,

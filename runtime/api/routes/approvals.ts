@@ -8,6 +8,7 @@ import { inert, inertJson, jsonText } from "../../text/inert.js";
 import { principalOf } from "../auth/index.js";
 import type { Principal } from "../auth/index.js";
 import { ApiError } from "../middleware/api-error.js";
+import { runtimeLogger } from "../../log/index.js";
 import type { InternalErrorLog } from "../middleware/index.js";
 import { ID } from "./fields.js";
 import { defineRoute, reply } from "./route.js";
@@ -130,7 +131,8 @@ function decideError(error: unknown): unknown {
 function notify(options: ApprovalRoutesOptions, approval: Approval, by: Principal): void {
   const hook = options.onApprovalDecided;
   if (hook === undefined) return;
-  const report = (error: unknown) => (options.log ?? ((e: unknown, where: string) => console.error(`clawhive api: ${where}: ${String(e)}`)))(error, `onApprovalDecided ${approval.id}`);
+  const report = (error: unknown) =>
+    (options.log ?? ((e: unknown, where: string) => runtimeLogger().error({ err: e, where, approval_id: approval.id, run_id: approval.runId, trace_id: approval.traceId }, "approval hook failed")))(error, `onApprovalDecided ${approval.id}`);
   try {
     void Promise.resolve(hook(approval, by)).catch(report);
   } catch (error) {
