@@ -27,6 +27,8 @@ import {
 import type { CorsOptions, HostCheckOptions, InternalErrorLog } from "./middleware/index.js";
 import { IdempotencyRecords } from "./middleware/idempotency.js";
 import type { Logger } from "../log/index.js";
+import type { WebhookDispatcher } from "../webhooks/index.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 import {
   AgentCatalog,
   agentRoutes,
@@ -92,6 +94,11 @@ export interface AppOptions {
    * client role; an admin's elicitation answers decide approvals).
    */
   readonly mcp?: McpEndpoint;
+  /**
+   * Pushes approvals and run ends (webhooks, `GET /v1/approvals/events`); its dead letters are
+   * served at `GET /v1/webhooks/dead-letters`. Decisions made through the API are reported to it.
+   */
+  readonly webhooks?: WebhookDispatcher;
   /** Routes declared elsewhere (`defineRoute`), mounted and documented like the built-in ones. */
   readonly routes?: readonly ApiRoute[];
 }
@@ -161,8 +168,10 @@ function declaredRoutes(options: AppOptions): ApiRoute[] {
       ...pluginRoutes(runtime, options.pluginDownload === undefined ? {} : { download: options.pluginDownload }),
       ...agentRoutes(agents),
       ...toolRoutes(runtime, agents),
+      // Before /v1/approvals/:id, which would otherwise take `events` for an id.
+      ...(options.webhooks === undefined ? [] : webhookRoutes(options.webhooks)),
       ...approvalRoutes(runtime, {
-        ...(options.onApprovalDecided === undefined ? {} : { onApprovalDecided: options.onApprovalDecided }),
+        ...(decidedHook(options) === undefined ? {} : { onApprovalDecided: decidedHook(options)! }),
         ...(options.log === undefined ? {} : { log: options.log }),
       }),
       ...auditRoutes(runtime, options.runOwner === undefined ? {} : { runOwner: options.runOwner }),
@@ -192,4 +201,14 @@ function mountMcp(app: Hono<ApiEnv>, sessions: McpEndpoint, options: AppOptions)
     }
     return sessions.handle(c.req.raw, { tokenId: principal.tokenId, mayApprove: principal.role === "admin" }, c.req.query("agent"));
   });
+}
+
+/** The app's own hook and the webhooks', both told of a decision. */
+function decidedHook(options: AppOptions): ApprovalDecidedHook | undefined {
+  const { onApprovalDecided, webhooks } = options;
+  if (webhooks === undefined) return onApprovalDecided;
+  return async (approval, by) => {
+    webhooks.approvalDecided(approval);
+    await onApprovalDecided?.(approval, by);
+  };
 }

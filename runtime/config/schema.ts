@@ -6,6 +6,7 @@
  */
 import * as v from "valibot";
 import { strictObject } from "../policy/catalogue/index.js";
+import { WebhookFileSchema } from "../webhooks/config.js";
 import { AllowedHostSchema, BoolSchema, int, ListenSchema, MetricsTokenSchema, OriginSchema, PathSchema, SecretNameSchema, StoreUrlSchema, TokenSchema, UrlSchema } from "./fields.js";
 
 /** Every numeric range, in one place: the file schema and the environment table both use it. */
@@ -146,6 +147,7 @@ export const ConfigFileSchema = strictObject({
   calendar: described(CalendarSchema, "calendar backend; default .ics files under the data dir. Env CLAWHIVE_CALENDAR_BACKEND"),
   log: v.optional(LogSchema),
   telemetry: v.optional(TelemetrySchema),
+  webhooks: described(v.array(WebhookFileSchema, "expected a list of webhooks"), "receivers of approval.requested, approval.decided and run.ended: signed JSON or a Slack/Teams message"),
 });
 
 export type ConfigFile = v.InferOutput<typeof ConfigFileSchema>;
