@@ -16,6 +16,8 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 /** A row claimed but not yet answered: another request with this key is still running. */
 const IN_PROGRESS = 0;
+/** A claim this old without an answer was left by a process that stopped mid-request: it is free again. */
+export const ABANDONED_CLAIM_MS = 10 * 60 * 1000;
 
 export class IdempotencyRecords {
   readonly #store: Store;
@@ -34,8 +36,12 @@ export class IdempotencyRecords {
       args: [scope, key, fingerprint, IN_PROGRESS, now],
     });
     if (inserted.rowsAffected === 1) return { claimed: true };
-    const row = (await this.#store.execute({ sql: "SELECT fingerprint, status, location, body FROM api_idempotency WHERE scope = ? AND key = ?", args: [scope, key] })).rows[0];
+    const row = (await this.#store.execute({ sql: "SELECT fingerprint, status, location, body, created_at FROM api_idempotency WHERE scope = ? AND key = ?", args: [scope, key] })).rows[0];
     if (row === undefined) return this.claim(scope, key, fingerprint, now);
+    if (Number(row.status) === IN_PROGRESS && Number(row.created_at) < now - ABANDONED_CLAIM_MS) {
+      await this.#store.execute({ sql: "DELETE FROM api_idempotency WHERE scope = ? AND key = ? AND status = ? AND created_at = ?", args: [scope, key, IN_PROGRESS, Number(row.created_at)] });
+      return this.claim(scope, key, fingerprint, now);
+    }
     return { claimed: false, fingerprint: String(row.fingerprint), status: Number(row.status), location: row.location === null ? null : String(row.location), body: row.body === null ? null : String(row.body) };
   }
 
