@@ -47,7 +47,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const metrics = createRuntimeMetrics(undefined, { processMetrics: true });
   let webhooks: WebhookDispatcher | undefined;
   const runtime = await Runtime.create({
-    ...runtimeOptionsFrom(config, { onProgress: (line) => console.error(line), onSandboxEvent: metrics.observeSandboxEvent }),
+    ...runtimeOptionsFrom(config, { onProgress: (line) => logger.info(line), onSandboxEvent: metrics.observeSandboxEvent }),
     onRun: (run, how) => {
       metrics.observeRun(run, { resumed: how === "resumed" });
       webhooks?.observe(run);

@@ -104,7 +104,8 @@ export function runFromView(view: RunView, pendingInput?: { input: unknown }): R
     createdAt: ms(view.created_at),
     endedAt: ms(view.ended_at),
     endReason: view.end_reason,
-    outcomes: view.outcomes,
+    // The store's names, as the local mode shows them (the API answers snake_case).
+    outcomes: view.outcomes.map((o) => camelKeys(o, new Set(["output", "input"]))),
   };
 }
 

@@ -26,20 +26,20 @@ export function toolRoutes(runtime: Runtime, catalog: AgentCatalog): ApiRoute[] 
         "With ?agent=, exactly what its runs are offered: the plugins its manifest lists, in its version ranges, narrowed to its tool subsets, with the risk after the agent's raise/lower settings. 422 when the agent names a plugin that is not installed or out of range.",
       roles: ["admin", "client"],
       query: Query,
-      responses: { 200: { description: "a page of tools, by name", schema: ToolPage }, 404: { description: "no agent of that name" } },
+      responses: { 200: { description: "a page of tools, in the runtime's order", schema: ToolPage }, 404: { description: "no agent of that name" } },
       handler: async (c, { query }) => {
         await runtime.refreshPlugins();
         if (query.agent === undefined) {
-          const page = pageOf(byName(runtime.tools()), (t) => t.qualifiedName, query);
-          return reply(c, ToolPage, { tools: page.items.map((t) => toolView(t, t.risk)), next_cursor: page.next_cursor });
+          const page = pageOf(inOrder(runtime.tools()), positionKey, query);
+          return reply(c, ToolPage, { tools: page.items.map(({ tool: t }) => toolView(t, t.risk)), next_cursor: page.next_cursor });
         }
         const declared = new Map(runtime.tools().map((t) => [t.qualifiedName, t.risk]));
         const agent = await catalog.manifest(query.agent);
         const installed = await runtime.installer.registry.list();
         // Each tool's risk after the agent's overrides (see agentTools).
         const offered = agentTools(agent, { plugins: versionsOf(installed), tools: runtime.tools() });
-        const page = pageOf(byName(offered), (t) => t.qualifiedName, query);
-        return reply(c, ToolPage, { agent: agent.name, tools: page.items.map((t) => toolView(t, declared.get(t.qualifiedName) ?? t.risk)), next_cursor: page.next_cursor });
+        const page = pageOf(inOrder(offered), positionKey, query);
+        return reply(c, ToolPage, { agent: agent.name, tools: page.items.map(({ tool: t }) => toolView(t, declared.get(t.qualifiedName) ?? t.risk)), next_cursor: page.next_cursor });
       },
     }),
   ];
@@ -67,6 +67,14 @@ function toolView(t: ToolInfo, pluginRisk: ToolInfo["risk"]): v.InferInput<typeo
   };
 }
 
-function byName<T extends { qualifiedName: string }>(tools: readonly T[]): T[] {
-  return [...tools].sort((a, b) => (a.qualifiedName < b.qualifiedName ? -1 : a.qualifiedName > b.qualifiedName ? 1 : 0));
+/**
+ * Tools keep the runtime's order (plugin by plugin, each manifest's order), the order the CLI
+ * and a model see them in; a page's key is the position, which changes only when plugins do.
+ */
+function inOrder<T>(tools: readonly T[]): Array<{ tool: T; position: number }> {
+  return tools.map((tool, position) => ({ tool, position }));
+}
+
+function positionKey(entry: { position: number }): string {
+  return String(entry.position).padStart(6, "0");
 }
