@@ -1,7 +1,7 @@
 /**
  * The cost of tracing a ToolCall: the same calls as `tool_call_policy`, with the SDK on and
- * every span handed to an exporter as it ends (the exporter drops it: the network is not the
- * runtime's cost). `tool_call_traced_ratio` is traced ÷ untraced p50; the goal is ≤ 1.1.
+ * its spans batched as for OTLP (the exporter drops them: the network is not the runtime's
+ * cost). `tool_call_traced_ratio` is traced ÷ untraced p50; the goal is ≤ 1.1.
  */
 import { ExportResultCode } from "@opentelemetry/core";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
@@ -15,7 +15,7 @@ const DROP: SpanExporter = {
 };
 
 export async function benchTraced(runtime: Runtime, options: { n: number; input: unknown; untracedP50: number }): Promise<Metrics> {
-  startTracing({ exporter: DROP });
+  startTracing({ exporter: DROP, batch: true });
   try {
     const run = await runtime.startRun({ agent: "bench" });
     const samples: number[] = [];

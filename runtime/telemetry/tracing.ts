@@ -13,8 +13,9 @@ import { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, type IdGe
 export interface TracingOptions {
   /** OTLP/HTTP traces endpoint, e.g. `http://127.0.0.1:4318/v1/traces`. */
   readonly otlpEndpoint?: string;
-  /** Instead of OTLP (tests): spans are handed to it one by one, at once. */
+  /** Instead of OTLP (tests, bench): spans are handed to it one by one as they end, or in batches as OTLP's are with `batch`. */
   readonly exporter?: SpanExporter;
+  readonly batch?: boolean;
   readonly serviceName?: string;
   readonly serviceVersion?: string;
 }
@@ -44,8 +45,10 @@ export function startTracing(options: TracingOptions): void {
   if (options.exporter === undefined && options.otlpEndpoint === undefined) return;
   const ids = new RunTraceIds();
   const processor =
-    options.exporter !== undefined
+    options.exporter !== undefined && options.batch !== true
       ? new SimpleSpanProcessor(options.exporter)
+      : options.exporter !== undefined
+      ? new BatchSpanProcessor(options.exporter, { maxQueueSize: 4096, scheduledDelayMillis: 1000 })
       : new BatchSpanProcessor(new OTLPTraceExporter({ url: options.otlpEndpoint!, timeoutMillis: 10_000 }), { maxQueueSize: 4096, scheduledDelayMillis: 1000 });
   const provider = new BasicTracerProvider({
     idGenerator: ids,
