@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { Runtime, type Run } from "../runtime/index.js";
 import { PROJECT_ROOT } from "../runtime/plugins/locations.js";
 import { latency, value, type Metrics } from "./metrics.js";
+import { benchTraced } from "./tracing.js";
 
 const ECHO = join(PROJECT_ROOT, "bench", "plugins", "echo");
 
@@ -37,6 +38,8 @@ export async function benchPolicy(options: { quick?: boolean } = {}): Promise<Me
     metrics.instance_ready_cold_policy = latency(await firstCalls(runtime, Math.round(200 * scale)), "ms");
     const run = await runtime.startRun({ agent: "bench" });
     metrics.tool_call_policy = latency(await timed(Math.round(3000 * scale), () => run.callTool("bench-echo.echo", input)));
+    const untraced = metrics.tool_call_policy;
+    if ("p50" in untraced) Object.assign(metrics, await benchTraced(runtime, { n: Math.round(3000 * scale), input, untracedP50: untraced.p50 }));
     metrics.host_call_policy = latency(await hostCalls(run, Math.round(100 * scale)));
     await run.end();
     metrics.tool_calls_per_s_policy = value(await throughput(runtime, Math.round(6000 * scale)), "per_s");

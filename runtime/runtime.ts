@@ -34,6 +34,8 @@ import { failureOf } from "./runs/errors.js";
 import { RunEventLog } from "./runs/event-log.js";
 import { Run, type RunServices } from "./runs/run.js";
 import type { RuntimeOptions, StartRunOptions, SubmitRunOptions } from "./options.js";
+import { observeRun } from "./telemetry/run-spans.js";
+import { callerTraceId } from "./telemetry/caller-trace.js";
 import type { ApprovalNeeded, PluginHandle, ToolInfo } from "./runs/types.js";
 import { Sandbox, type SandboxPlugin } from "./sandbox/index.js";
 import { applyMigrations, openStore, StoreError, systemClock, type Clock, type Store } from "./store/index.js";
@@ -407,7 +409,7 @@ export class Runtime {
     const agent = this.#agent(options.agent);
     const taskGrants = options.grants === undefined ? undefined : parseTaskGrants(options.grants, agent, { hostGuard: this.mountGuard });
     const id = `run_${randomUUID()}`;
-    const traceId = options.traceId ?? randomBytes(16).toString("hex");
+    const traceId = options.traceId ?? callerTraceId() ?? randomBytes(16).toString("hex");
     const taskId = `task_${randomUUID()}`;
     await this.records.create({
       id,
@@ -818,6 +820,7 @@ export class Runtime {
       // A parent waiting for this run, live here, shows a new approval it asks for (and so on up).
       if (event.type === "approval-required") void this.#relayApproval(run.id, event.approval);
     });
+    observeRun(run);
     this.#onRun?.(run, how);
     return run;
   }

@@ -22,9 +22,14 @@ import {
   limitBody,
   notFoundHandler,
   rejectAmbiguousPaths,
+  requestLog,
   requireMetricsToken,
 } from "./middleware/index.js";
 import type { CorsOptions, HostCheckOptions, InternalErrorLog } from "./middleware/index.js";
+import { IdempotencyRecords } from "./middleware/idempotency.js";
+import type { Logger } from "../log/index.js";
+import type { WebhookDispatcher } from "../webhooks/index.js";
+import { webhookRoutes } from "./routes/webhooks.js";
 import {
   AgentCatalog,
   agentRoutes,
@@ -36,6 +41,7 @@ import {
   mountRoutes,
   openApiRoute,
   pluginRoutes,
+  readyRoute,
   routeBodyLimits,
   secretRoutes,
   toolRoutes,
@@ -69,8 +75,10 @@ export interface AppOptions {
    * the listen address and `server.allowed_hosts`. Without `listen`, the loopback names only.
    */
   readonly hosts?: HostCheckOptions;
-  /** Where 5xx errors are logged (with their stack); default stderr. */
+  /** Where 5xx errors are logged (with their stack); default the request's log record. */
   readonly log?: InternalErrorLog;
+  /** The structured log every request writes to (with its request id); default the runtime's (`runtimeLogger`). */
+  readonly logger?: Logger;
   /**
    * Called once a person's decision on an approval is stored through `POST /v1/approvals/:id`
    * (not awaited; a failure goes to `log`): e.g. resume the run that waited on it.
@@ -87,6 +95,11 @@ export interface AppOptions {
    * client role; an admin's elicitation answers decide approvals).
    */
   readonly mcp?: McpEndpoint;
+  /**
+   * Pushes approvals and run ends (webhooks, `GET /v1/approvals/events`); its dead letters are
+   * served at `GET /v1/webhooks/dead-letters`. Decisions made through the API are reported to it.
+   */
+  readonly webhooks?: WebhookDispatcher;
   /** Routes declared elsewhere (`defineRoute`), mounted and documented like the built-in ones. */
   readonly routes?: readonly ApiRoute[];
 }
@@ -108,7 +121,7 @@ export const API_SERVER_OPTIONS = { headersTimeout: 10_000, requestTimeout: 30_0
  * `/v1/*` (400/401), the role check of the declared routes (403), and the body limit (413) — so
  * the body of a caller who may not call the route is never read. Routes (`routes/`, declared
  * with `defineRoute`) then validate their path, query and body (400/415) before their handler runs. Errors always answer `{error: {code, message, field?}}`;
- * nothing else (no stack trace) leaves the process. `/health` needs no token.
+ * nothing else (no stack trace) leaves the process. `/health` and `/ready` need no token.
  */
 export function createApp(options: AppOptions): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -118,6 +131,7 @@ export function createApp(options: AppOptions): Hono<ApiEnv> {
   app.onError(errorHandler(options.log === undefined ? {} : { log: options.log }));
   app.notFound(notFoundHandler);
 
+  app.use("*", requestLog(options.logger === undefined ? undefined : () => options.logger!));
   if (options.metrics) app.use("*", httpMetrics(options.metrics));
   app.use("*", catchNonErrors());
   app.use("*", baselineHeaders());
@@ -137,7 +151,7 @@ export function createApp(options: AppOptions): Hono<ApiEnv> {
   app.use("*", limitBody({ ...(limits.bodyLimitBytes === undefined ? {} : { maxBytes: limits.bodyLimitBytes }), limitFor: routeBodyLimits(routes) }));
 
   if (options.mcp !== undefined) mountMcp(app, options.mcp, options);
-  mountRoutes(app, routes);
+  mountRoutes(app, routes, options.runtime === undefined ? {} : { idempotency: new IdempotencyRecords(options.runtime.store) });
   return app;
 }
 
@@ -147,7 +161,7 @@ export function createApp(options: AppOptions): Hono<ApiEnv> {
  */
 function declaredRoutes(options: AppOptions): ApiRoute[] {
   const runtime = options.runtime;
-  const routes: ApiRoute[] = [healthRoute(options.version, runtime)];
+  const routes: ApiRoute[] = [healthRoute(options.version, runtime), readyRoute(runtime)];
   if (options.metrics) routes.push(metricsRoute(options.metrics));
   if (runtime !== undefined) {
     const agents = new AgentCatalog(runtime, options.agentsDir === undefined ? {} : { agentsDir: options.agentsDir });
@@ -156,8 +170,10 @@ function declaredRoutes(options: AppOptions): ApiRoute[] {
       ...agentRoutes(agents),
       ...toolRoutes(runtime, agents),
       ...mcpServerRoutes(runtime),
+      // Before /v1/approvals/:id, which would otherwise take `events` for an id.
+      ...(options.webhooks === undefined ? [] : webhookRoutes(options.webhooks)),
       ...approvalRoutes(runtime, {
-        ...(options.onApprovalDecided === undefined ? {} : { onApprovalDecided: options.onApprovalDecided }),
+        ...(decidedHook(options) === undefined ? {} : { onApprovalDecided: decidedHook(options)! }),
         ...(options.log === undefined ? {} : { log: options.log }),
       }),
       ...auditRoutes(runtime, options.runOwner === undefined ? {} : { runOwner: options.runOwner }),
@@ -187,4 +203,14 @@ function mountMcp(app: Hono<ApiEnv>, sessions: McpEndpoint, options: AppOptions)
     }
     return sessions.handle(c.req.raw, { tokenId: principal.tokenId, mayApprove: principal.role === "admin" }, c.req.query("agent"));
   });
+}
+
+/** The app's own hook and the webhooks', both told of a decision. */
+function decidedHook(options: AppOptions): ApprovalDecidedHook | undefined {
+  const { onApprovalDecided, webhooks } = options;
+  if (webhooks === undefined) return onApprovalDecided;
+  return async (approval, by) => {
+    webhooks.approvalDecided(approval);
+    await onApprovalDecided?.(approval, by);
+  };
 }

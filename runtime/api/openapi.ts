@@ -33,6 +33,14 @@ const SHARED_ERRORS: Readonly<Record<number, string>> = {
   429: "too many requests at once: retry after Retry-After seconds",
 };
 
+const IDEMPOTENCY_HEADER: Json = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description: "A retried request with the same key (same token, same body) answers the first answer, with Idempotent-Replayed: true; 422 idempotency_key_reused for a different body, 409 idempotency_in_progress while the first still runs. Kept a day.",
+  schema: { type: "string", minLength: 1, maxLength: 255 },
+};
+
 export function openApiDocument(routes: readonly ApiRoute[], info: OpenApiInfo): Json {
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of routes) {
@@ -72,7 +80,7 @@ function operation(route: ApiRoute): Json {
     ...(route.description === undefined ? {} : { description: route.description }),
     security: route.roles === "public" ? [] : [{ bearer: [] }],
     "x-roles": route.roles === "public" ? [] : [...new Set(["admin", ...route.roles])],
-    parameters: [...fields(route.params, "path"), ...fields(route.query, "query")],
+    parameters: [...fields(route.params, "path"), ...fields(route.query, "query"), ...(route.idempotent ? [IDEMPOTENCY_HEADER] : [])],
     ...(route.body === undefined && route.raw === undefined ? {} : { requestBody: requestBody(route) }),
     responses,
   };
@@ -106,7 +114,8 @@ function response(status: number, spec: ResponseSpec): Json {
   if (status >= 400) return errorResponse(spec.description);
   if (status === 204) return { description: spec.description };
   const type = spec.mediaType ?? "application/json";
-  const schema = spec.schema === undefined ? (type === "application/json" ? { type: "object" } : { type: "string" }) : jsonSchemaOf(spec.schema);
+  if (spec.schema === undefined && type === "application/json") throw new Error(`response ${status} (${spec.description}): a JSON answer needs its schema`);
+  const schema = spec.schema === undefined ? { type: "string" } : jsonSchemaOf(spec.schema, "output");
   return { description: spec.description, content: { [type]: { schema } } };
 }
 
@@ -114,9 +123,9 @@ function errorResponse(description: string): Json {
   return { description, content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } };
 }
 
-/** JSON Schema 2020-12 (what OpenAPI 3.1 uses) of the input side of a valibot schema. */
-function jsonSchemaOf(schema: v.GenericSchema): JsonSchema {
-  const { $schema: _, ...rest } = toJsonSchema(schema, { target: "draft-2020-12", typeMode: "input", errorMode: "ignore" });
+/** JSON Schema 2020-12 (what OpenAPI 3.1 uses) of a valibot schema: its input side for requests, its output for answers. */
+function jsonSchemaOf(schema: v.GenericSchema, typeMode: "input" | "output" = "input"): JsonSchema {
+  const { $schema: _, ...rest } = toJsonSchema(schema, { target: "draft-2020-12", typeMode, errorMode: "ignore" });
   return rest;
 }
 

@@ -171,7 +171,7 @@ async function decideInStore(values: Readonly<Record<string, unknown>>, input: D
 async function decideOnServer(api: ApiClient, input: Omit<DecideInput, "by"> & { id: string }): Promise<{ approval: Approval; next: string }> {
   const { id, ...decision } = input;
   const { approval } = await api.request<{ approval: ApprovalView }>("POST", `/v1/approvals/${segment(id)}`, { json: decision });
-  return { approval: approvalFromView(approval), next: decidedHint(approval.runId, decision.decision, ` --server ${api.target.url}`) };
+  return { approval: approvalFromView(approval), next: decidedHint(approval.run_id, decision.decision, ` --server ${api.target.url}`) };
 }
 
 async function withStore<T>(values: Readonly<Record<string, unknown>>, body: (store: Store) => Promise<T>): Promise<T> {

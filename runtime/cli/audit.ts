@@ -4,6 +4,7 @@ import { InvalidInputError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
 import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
 import type { ApiClient } from "./client.js";
+import { auditRecordFromView, camelKeys } from "./views.js";
 import { openExistingStore, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 
 export const auditHelp = `clawhive audit — read and check the audit log
@@ -105,7 +106,7 @@ function printPage(page: AuditPage, json: boolean): number {
 
 /** The same query as `GET /v1/audit` parameters; the records come back as the store keeps them. */
 async function tailOnServer(api: ApiClient, query: AuditQuery): Promise<AuditPage> {
-  const page = await api.get<{ records: AuditRecord[]; nextCursor: string | null }>("/v1/audit", {
+  const page = await api.get<{ records: unknown[]; next_cursor: string | null }>("/v1/audit", {
     order: query.order,
     limit: query.limit,
     run_id: query.runId,
@@ -118,7 +119,7 @@ async function tailOnServer(api: ApiClient, query: AuditQuery): Promise<AuditPag
     until: query.until,
     cursor: query.cursor,
   });
-  return { records: page.records, nextCursor: page.nextCursor };
+  return { records: page.records.map(auditRecordFromView), nextCursor: page.next_cursor };
 }
 
 function text(values: Readonly<Record<string, unknown>>, name: string): string | undefined {
@@ -232,7 +233,7 @@ async function verify(argv: string[]): Promise<number> {
   const api = await apiClient(values);
   if (api !== undefined) {
     const head = expectedHead === undefined ? undefined : `${expectedHead.seq}:${expectedHead.hash}`;
-    return printReport(await api.get<VerifyReport>("/v1/audit/verify", { expect_head: head }), values.json === true);
+    return printReport(camelKeys<VerifyReport>(await api.get<unknown>("/v1/audit/verify", { expect_head: head })), values.json === true);
   }
   const store = await openExistingStore(values);
   try {

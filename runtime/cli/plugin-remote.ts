@@ -13,8 +13,8 @@ import { readPackage } from "../plugins/install/index.js";
 import { defaultBuildCacheDir } from "../plugins/locations.js";
 import { segment, ServerError } from "./client.js";
 import type { ApiClient, Query, RequestOptions } from "./client.js";
-import { formatBytes, summaryOf } from "./plugin-view.js";
-import type { InstallReport, PluginDetail, PluginSummary } from "./plugin-view.js";
+import { detailOf, formatBytes, summaryOf } from "./plugin-view.js";
+import type { ApiPlugin, ApiPluginDetail, InstallReport, PluginDetail, PluginSummary } from "./plugin-view.js";
 
 /** What goes to the server: the request's body (and query) for one source. */
 interface Upload {
@@ -25,7 +25,7 @@ interface Upload {
 
 interface InstallAnswer {
   action: string;
-  plugin: PluginSummary;
+  plugin: ApiPlugin;
   diff?: { lines: string[] };
 }
 
@@ -121,14 +121,14 @@ export async function upgradeOnServer(api: ApiClient, options: SourceOptions & {
 }
 
 export async function listOnServer(api: ApiClient): Promise<PluginSummary[]> {
-  return (await api.get<{ plugins: PluginSummary[] }>("/v1/plugins")).plugins.map(summaryOf);
+  return (await api.get<{ plugins: ApiPlugin[] }>("/v1/plugins")).plugins.map(summaryOf);
 }
 
 export async function infoOnServer(api: ApiClient, name: string): Promise<PluginDetail> {
-  const { plugin } = await api.get<{ plugin: PluginDetail }>(`/v1/plugins/${segment(name)}`);
-  return plugin;
+  const { plugin } = await api.get<{ plugin: ApiPluginDetail }>(`/v1/plugins/${segment(name)}`);
+  return detailOf(plugin);
 }
 
 export async function removeOnServer(api: ApiClient, name: string): Promise<PluginSummary> {
-  return (await api.request<{ removed: PluginSummary }>("DELETE", `/v1/plugins/${segment(name)}`)).removed;
+  return summaryOf((await api.request<{ removed: ApiPlugin }>("DELETE", `/v1/plugins/${segment(name)}`)).removed);
 }

@@ -57,8 +57,15 @@ export function detail(p: InstalledPlugin): PluginDetail {
   return { ...summary(p), tools: p.tools, manifest: p.manifest };
 }
 
-/** A summary's own fields from a larger object (the API's detail view answers an install). */
-export function summaryOf(p: PluginSummary): PluginSummary {
+/** A plugin as the API names it (snake_case): its summary or detail view. */
+export type ApiPlugin = Omit<PluginSummary, "firstParty" | "installedAt" | "updatedAt"> & { first_party: boolean; installed_at: string; updated_at: string };
+export type ApiPluginDetail = Omit<ApiPlugin, "tools"> & {
+  tools: Array<{ name: string; risk: string; capabilities: string[]; description: string; input_schema?: unknown }>;
+  manifest: unknown;
+};
+
+/** A summary's own fields from the API's view (its detail view answers an install). */
+export function summaryOf(p: ApiPlugin): PluginSummary {
   return {
     name: p.name,
     version: p.version,
@@ -69,10 +76,18 @@ export function summaryOf(p: PluginSummary): PluginSummary {
     size: p.size,
     capabilities: p.capabilities,
     tools: p.tools.map((t) => ({ name: t.name, risk: t.risk, capabilities: t.capabilities })),
-    firstParty: p.firstParty,
+    firstParty: p.first_party,
     origin: p.origin,
-    installedAt: p.installedAt,
-    updatedAt: p.updatedAt,
+    installedAt: p.installed_at,
+    updatedAt: p.updated_at,
+  };
+}
+
+export function detailOf(p: ApiPluginDetail): PluginDetail {
+  return {
+    ...summaryOf(p),
+    tools: p.tools.map(({ input_schema, ...t }) => ({ ...t, ...(input_schema === undefined ? {} : { inputSchema: input_schema }) })),
+    manifest: p.manifest,
   };
 }
 

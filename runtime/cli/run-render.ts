@@ -53,14 +53,14 @@ export function eventLine(event: StreamedEvent, options: { verbose?: boolean } =
       return `call    ${text(d.tool)} ${oneLine(d.input ?? {})}`;
     case "tool-result": {
       if (d.status === "approval_required") return undefined;
-      const ms = typeof d.durationMs === "number" ? ` (${Math.round(d.durationMs)} ms)` : "";
+      const ms = typeof d.duration_ms === "number" ? ` (${Math.round(d.duration_ms)} ms)` : "";
       if (d.status === "ok") return `ok      ${text(d.tool)}${ms}`;
       const error = (d.error ?? {}) as { kind?: unknown; message?: unknown };
       return `error   ${text(d.tool)}: ${text(error.kind)}: ${text(error.message)}${ms}`;
     }
     case "approval-required": {
       const a = (d.approval ?? {}) as { id?: unknown; kind?: unknown; tool?: unknown; reason?: unknown };
-      const through = d.subAgentRunId === undefined ? "" : ` (in sub-agent run ${text(d.subAgentRunId)})`;
+      const through = d.sub_agent_run_id === undefined ? "" : ` (in sub-agent run ${text(d.sub_agent_run_id)})`;
       return `waits   ${text(a.tool)}: approval ${text(a.id)} (${text(a.kind)})${through}: ${text(a.reason)}`;
     }
     case "host-call": {

@@ -4,7 +4,7 @@
  * command drives either the same way, so both modes show the same lines and exit the same way.
  */
 import { NotFoundError } from "../errors.js";
-import { runView } from "../api/routes/runs.js";
+import { eventData, runView } from "../api/routes/runs.js";
 import type { Approval } from "../policy/approvals/index.js";
 import type { PlannedCall } from "../runs/records.js";
 import type { Runtime } from "../runtime.js";
@@ -136,7 +136,7 @@ export class DirectRunSession implements RunSession {
       const events = await this.#runtime.events.list(id, { after, limit: 500 });
       for (const event of events) {
         after = event.seq;
-        yield { seq: event.seq, type: event.type, data: event.data as unknown as Record<string, unknown> };
+        yield { seq: event.seq, type: event.type, data: eventData(event.data) as Record<string, unknown> };
         if (event.type === "run-ended") return;
       }
       if (events.length > 0) continue;

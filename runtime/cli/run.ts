@@ -206,7 +206,7 @@ async function onApproval(
   options: FollowOptions & { runId: string; signal: AbortSignal; onInterrupt: () => void; waiting: StillWaiting },
 ): Promise<"continue" | "stop"> {
   const { runId } = options;
-  const needed = (event.data.approval ?? {}) as { id?: string; tool?: string; reason?: string; expiresAt?: number };
+  const needed = (event.data.approval ?? {}) as { id?: string; tool?: string; reason?: string; expires_at?: number };
   const id = String(needed.id);
   // A stream read again from the start (watch) shows old pauses too, and a decided approval's run
   // goes on at its driver's next tick: ask only for an undecided one the run waits on now.
@@ -232,7 +232,7 @@ async function onApproval(
       }
     }
   }
-  const expires = typeof needed.expiresAt === "number" && needed.expiresAt > 0 ? `, expires ${new Date(needed.expiresAt).toISOString()}` : "";
+  const expires = typeof needed.expires_at === "number" && needed.expires_at > 0 ? `, expires ${new Date(needed.expires_at).toISOString()}` : "";
   if (options.waitApproval) {
     console.error(inert(`waiting for approval ${id} (${needed.tool ?? "?"}${expires}): decide with '${decide}' (or deny)`, { newlines: false }));
     options.waiting.start(id);

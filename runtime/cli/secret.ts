@@ -137,12 +137,12 @@ async function server(values: Readonly<Record<string, unknown>>): Promise<ApiCli
 
 interface SecretView {
   name: string;
-  createdAt: string;
-  updatedAt: string;
+  created_at: string;
+  updated_at: string;
 }
 
 function infoOf(view: SecretView): SecretInfo {
-  return { name: view.name, createdAt: Date.parse(view.createdAt), updatedAt: Date.parse(view.updatedAt) };
+  return { name: view.name, createdAt: Date.parse(view.created_at), updatedAt: Date.parse(view.updated_at) };
 }
 
 async function setOnServer(api: ApiClient, secret: { name: string; value: string }): Promise<number> {

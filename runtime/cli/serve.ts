@@ -9,6 +9,10 @@ import { Runtime } from "../runtime.js";
 import { parseCommandArgs } from "./args.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { VERSION } from "./version.js";
+import { createLogger, setRuntimeLogger } from "../log/index.js";
+import { startTracing, stopTracing } from "../telemetry/tracing.js";
+import { startWebhooks } from "../webhooks/start.js";
+import type { WebhookDispatcher } from "../webhooks/index.js";
 
 export const serveHelp = `clawhive serve — start the runtime and its HTTP API
 
@@ -36,13 +40,22 @@ export async function serveCommand(argv: string[]): Promise<number> {
     ...STORE_FLAGS,
   });
   const config = await loadConfig({ env: process.env, cwd: process.cwd(), flags: values });
+  // The server's own log (requests, failures) is structured; the lines below are for the person at the terminal.
+  const logger = createLogger({ ...(config.log.level === undefined ? {} : { level: config.log.level }), ...(config.log.format === undefined ? {} : { format: config.log.format }) });
+  setRuntimeLogger(logger);
+  startTracing({ ...(config.telemetry.otlpEndpoint === undefined ? {} : { otlpEndpoint: config.telemetry.otlpEndpoint }), serviceName: config.telemetry.serviceName, serviceVersion: VERSION });
   const metrics = createRuntimeMetrics(undefined, { processMetrics: true });
+  let webhooks: WebhookDispatcher | undefined;
   const runtime = await Runtime.create({
-    ...runtimeOptionsFrom(config, { onProgress: (line) => console.error(line), onSandboxEvent: metrics.observeSandboxEvent }),
-    onRun: (run, how) => metrics.observeRun(run, { resumed: how === "resumed" }),
+    ...runtimeOptionsFrom(config, { onProgress: (line) => logger.info(line), onSandboxEvent: metrics.observeSandboxEvent }),
+    onRun: (run, how) => {
+      metrics.observeRun(run, { resumed: how === "resumed" });
+      webhooks?.observe(run);
+    },
     runSchedules: true,
   });
   metrics.collectSandbox(() => runtime.sandbox.stats());
+  webhooks = await startWebhooks(config.webhooks, runtime, logger);
   const tokens = await openTokenStore(runtime.store, { clock: runtime.clock });
   const first = await ensureAdminToken(tokens);
   if (first !== undefined) {
@@ -55,6 +68,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     mcp,
     tokens,
     version: VERSION,
+    logger,
+    ...(webhooks === undefined ? {} : { webhooks }),
     metrics,
     agentsDir: runtime.agentsDir,
     // A decision continues its run at once here (the driver's tick would within a second).
@@ -76,7 +91,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
     await sharedParsePool().close();
     // MCP sessions end their runs (with their reports) before the runtime closes.
     await mcp.close();
+    await webhooks?.close();
     await runtime.close();
+    // The spans of the runs that just ended are sent before the process exits.
+    await stopTracing().catch(() => undefined);
   });
   // A stopped server exits even if a client's socket or a worker still holds the event loop.
   setTimeout(() => process.exit(process.exitCode ?? 0), 1000).unref();

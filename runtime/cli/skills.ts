@@ -5,6 +5,7 @@ import type { SandboxPlugin } from "../sandbox/index.js";
 import { defaultSkillsDir, loadSkills, skillsFor, skillView, type SkillLeftOut, type SkillView } from "../skills/index.js";
 import { parseCommandArgs } from "./args.js";
 import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
+import type { ApiClient } from "./client.js";
 import { flagText, inert, jsonText } from "./render.js";
 import { openRuntime, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 
@@ -62,9 +63,14 @@ export async function skillsCommand(argv: string[]): Promise<number> {
     printList(list, values.json === true);
     return list.problems.length > 0 ? 1 : 0;
   }
-  const found = api !== undefined ? await api.get<AgentSkills>("/v1/skills", { agent }) : await agentLocal(values, { agent, dir });
+  const found = api !== undefined ? await agentOnServer(api, agent) : await agentLocal(values, { agent, dir });
   printAgent(found, values.json === true);
   return 0;
+}
+
+async function agentOnServer(api: ApiClient, agent: string): Promise<AgentSkills> {
+  const { left_out: leftOut, ...found } = await api.get<Omit<AgentSkills, "leftOut"> & { left_out: SkillLeftOut[] }>("/v1/skills", { agent });
+  return { agent: found.agent, skills: found.skills, leftOut };
 }
 
 async function listLocal(dir: string): Promise<SkillList> {

@@ -4,7 +4,7 @@
  * the store. A field the API does not expose is left out, never made up.
  */
 import type { Approval, ApprovalDecision, ApprovalKind, ApprovalScope, ApprovalStatus } from "../policy/approvals/index.js";
-import type { JsonValue } from "../audit/index.js";
+import type { AuditRecord, JsonValue } from "../audit/index.js";
 import type { Risk } from "../plugins/manifest.js";
 import type { RunRecord } from "../runs/records.js";
 import type { ToolInfo } from "../runs/types.js";
@@ -42,11 +42,11 @@ export interface ApprovalView {
   id: string;
   kind: ApprovalKind;
   status: ApprovalStatus;
-  runId: string;
-  traceId: string;
-  parentRunId: string | null;
-  stepId: string;
-  toolCallId: string;
+  run_id: string;
+  trace_id: string;
+  parent_run_id: string | null;
+  step_id: string;
+  tool_call_id: string;
   agent: string;
   tool: string;
   risk: Risk;
@@ -55,12 +55,12 @@ export interface ApprovalView {
   reason: string;
   context: string | null;
   task: string | null;
-  createdAt: string;
-  expiresAt: string;
+  created_at: string;
+  expires_at: string;
   decision: { decision: ApprovalDecision; scope: ApprovalScope | null; by: string; at: string | null; reason: string | null } | null;
-  used: { count: number; lastAt: string | null };
+  used: { count: number; last_at: string | null };
   /** Absent from servers older than the field. */
-  untrustedSources?: string[];
+  untrusted_sources?: string[];
 }
 
 /** `GET /v1/tools` → `tools[]`. */
@@ -69,7 +69,7 @@ export interface ToolView {
   plugin: string;
   tool: string;
   description: string;
-  inputSchema: unknown;
+  input_schema: unknown;
   capabilities: string[];
   risk: ToolInfo["risk"];
 }
@@ -100,11 +100,12 @@ export function runFromView(view: RunView, pendingInput?: { input: unknown }): R
             ...(pendingInput === undefined ? {} : { input: pendingInput.input }),
           },
     // The store keeps a report once the run ends; the API also shows a live run's report so far.
-    report: view.status === "ended" ? view.report : null,
+    report: view.status === "ended" ? camelKeys(view.report) : null,
     createdAt: ms(view.created_at),
     endedAt: ms(view.ended_at),
     endReason: view.end_reason,
-    outcomes: view.outcomes,
+    // The store's names, as the local mode shows them (the API answers snake_case).
+    outcomes: view.outcomes.map((o) => camelKeys(o, new Set(["output", "input"]))),
   };
 }
 
@@ -115,12 +116,12 @@ export function approvalFromView(view: ApprovalView): Approval {
     kind: view.kind,
     status: view.status,
     scope: view.decision?.scope ?? null,
-    runId: view.runId,
-    traceId: view.traceId,
+    runId: view.run_id,
+    traceId: view.trace_id,
     agent: view.agent,
-    parentRunId: view.parentRunId,
-    stepId: view.stepId,
-    toolCallId: view.toolCallId,
+    parentRunId: view.parent_run_id,
+    stepId: view.step_id,
+    toolCallId: view.tool_call_id,
     tool: view.tool,
     input: JSON.parse(view.arguments.json) as JsonValue,
     argsHash: view.arguments.sha256,
@@ -130,15 +131,15 @@ export function approvalFromView(view: ApprovalView): Approval {
     risk: view.risk,
     reason: view.reason,
     context: view.context,
-    createdAt: ms(view.createdAt),
-    expiresAt: ms(view.expiresAt),
+    createdAt: ms(view.created_at),
+    expiresAt: ms(view.expires_at),
     decision: view.decision?.decision ?? null,
     decidedBy: view.decision?.by ?? null,
     decidedAt: ms(view.decision?.at ?? null),
     decisionReason: view.decision?.reason ?? null,
-    usedAt: ms(view.used.lastAt),
+    usedAt: ms(view.used.last_at),
     useCount: view.used.count,
-    untrustedSources: view.untrustedSources ?? [],
+    untrustedSources: view.untrusted_sources ?? [],
   };
 }
 
@@ -148,8 +149,22 @@ export function toolFromView(view: ToolView): ToolInfo {
     name: view.tool,
     qualifiedName: view.name,
     description: view.description,
-    inputSchema: view.inputSchema,
+    inputSchema: view.input_schema,
     capabilities: view.capabilities,
     risk: view.risk,
   };
+}
+
+/** The API's snake_case names back to the store's camelCase; values under `opaque` keys are data and pass unchanged. */
+export function camelKeys<T>(value: unknown, opaque: ReadonlySet<string> = new Set()): T {
+  if (Array.isArray(value)) return value.map((item) => camelKeys(item, opaque)) as T;
+  if (value === null || typeof value !== "object") return value as T;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = opaque.has(key) ? item : camelKeys(item, opaque);
+  return out as T;
+}
+
+/** `GET /v1/audit` → `records[]`, as the store keeps them (the capabilities are the grants' own values). */
+export function auditRecordFromView(view: unknown): AuditRecord {
+  return camelKeys<AuditRecord>(view, new Set(["requested_capabilities", "granted_capabilities"]));
 }

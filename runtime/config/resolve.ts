@@ -2,6 +2,7 @@
  * From the merged settings to a `ClawhiveConfig`: defaults filled in, paths made absolute
  * against where they were written, the store URL canonical, and the checks that span settings.
  */
+import { webhookTarget, type WebhookFileEntry } from "../webhooks/config.js";
 import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { PROJECT_ROOT } from "../plugins/locations.js";
@@ -93,6 +94,9 @@ export function resolveConfig(layer: Layer, options: { cwd: string; file: string
       maxAttempts: read.value<number | undefined>("llm.max_attempts", undefined),
     },
     memory: { embeddings: embeddingsConfig(read, options.issues) },
+    log: { level: read.value<ClawhiveConfig["log"]["level"]>("log.level", undefined), format: read.value<ClawhiveConfig["log"]["format"]>("log.format", undefined) },
+    webhooks: read.value<WebhookFileEntry[]>("webhooks", []).map(webhookTarget),
+    telemetry: { otlpEndpoint: read.value<string | undefined>("telemetry.otlp_endpoint", undefined), serviceName: read.value("telemetry.service_name", "clawhive") },
     mail: mailConfig(read.leaf("mail"), read.base),
     calendar: calendarConfig(read.leaf("calendar"), read.base),
     sources,

@@ -6,6 +6,7 @@
  */
 import * as v from "valibot";
 import { strictObject } from "../policy/catalogue/index.js";
+import { WebhookFileSchema } from "../webhooks/config.js";
 import { AllowedHostSchema, BoolSchema, int, ListenSchema, MetricsTokenSchema, OriginSchema, PathSchema, SecretNameSchema, StoreUrlSchema, TokenSchema, UrlSchema } from "./fields.js";
 
 /** Every numeric range, in one place: the file schema and the environment table both use it. */
@@ -121,6 +122,16 @@ const CalendarSchema = v.variant(
   "expected backend ics or google",
 );
 
+const LogSchema = strictObject({
+  level: described(v.picklist(["fatal", "error", "warn", "info", "debug", "trace", "silent"], "expected fatal, error, warn, info, debug, trace or silent"), "least severe level written; default info (serve). Env CLAWHIVE_LOG_LEVEL"),
+  format: described(v.picklist(["json", "pretty"], "expected json or pretty"), "json (one object a line) or pretty; default pretty on a terminal, json otherwise"),
+});
+
+const TelemetrySchema = strictObject({
+  otlp_endpoint: described(UrlSchema, "OTLP/HTTP traces endpoint, e.g. http://127.0.0.1:4318/v1/traces; tracing is off unless set"),
+  service_name: described(v.pipe(v.string(), v.minLength(1), v.maxLength(100)), "service.name of the spans; default clawhive"),
+});
+
 export const ConfigFileSchema = strictObject({
   $schema: described(v.string(), "the JSON Schema of this file, for editors"),
   data_dir: described(PathSchema, "where state lives; default ./.clawhive. Env CLAWHIVE_DATA_DIR"),
@@ -134,6 +145,9 @@ export const ConfigFileSchema = strictObject({
   memory: v.optional(MemorySchema),
   mail: described(MailSchema, "mail backend; default a Maildir under the data dir. Env CLAWHIVE_MAIL_BACKEND"),
   calendar: described(CalendarSchema, "calendar backend; default .ics files under the data dir. Env CLAWHIVE_CALENDAR_BACKEND"),
+  log: v.optional(LogSchema),
+  telemetry: v.optional(TelemetrySchema),
+  webhooks: described(v.array(WebhookFileSchema, "expected a list of webhooks"), "receivers of approval.requested, approval.decided and run.ended: signed JSON or a Slack/Teams message"),
 });
 
 export type ConfigFile = v.InferOutput<typeof ConfigFileSchema>;

@@ -1,5 +1,6 @@
 import type { CalendarConfig, MailConfig } from "../runs/backends.js";
 import type { EmbeddingsConfig } from "../runs/run-memory.js";
+import type { WebhookTarget } from "../webhooks/config.js";
 
 /** Where a setting's value came from, for messages and for `clawhive config`-style displays. */
 export type ConfigSource =
@@ -52,6 +53,12 @@ export interface ClawhiveConfig {
     readonly maxResultBytes: number;
   };
   readonly secrets: { readonly keyFile: string | undefined };
+  /** Structured logs: level and format (undefined: info, pretty on a terminal). */
+  readonly log: { readonly level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent" | undefined; readonly format: "json" | "pretty" | undefined };
+  /** Webhook receivers (`webhooks:`), each checked at load. */
+  readonly webhooks: readonly WebhookTarget[];
+  /** OpenTelemetry traces: off unless `otlpEndpoint` is set. */
+  readonly telemetry: { readonly otlpEndpoint: string | undefined; readonly serviceName: string };
   /** Model providers: outbound proxy and retry settings (undefined: the defaults). */
   readonly llm: { readonly proxyUrl: string | undefined; readonly timeoutMs: number | undefined; readonly maxAttempts: number | undefined };
   /** Long-term memory: the embeddings endpoint, or `undefined` for keyword search only. */

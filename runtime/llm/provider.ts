@@ -5,6 +5,8 @@ export interface CompleteOptions {
   signal?: AbortSignal;
   /** Each text delta as it streams in (not called for non-streaming providers until the end). */
   onText?: (delta: string) => void;
+  /** Extra request headers, e.g. the W3C `traceparent` of the call's span. */
+  headers?: Record<string, string>;
   /** Called before each retry, e.g. to log or record it in the trace. */
   onRetry?: (info: RetryInfo) => void;
 }

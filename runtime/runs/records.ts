@@ -362,9 +362,14 @@ export class RunRecords {
       .map((row) => String(row.id));
   }
 
-  async list(options: { status?: RunStatus; limit?: number; ownerToken?: string } = {}): Promise<RunRecord[]> {
+  /** Newest first; `before` (a previous page's last run) starts after it. */
+  async list(options: { status?: RunStatus; limit?: number; ownerToken?: string; before?: { createdAt: number; id: string } } = {}): Promise<RunRecord[]> {
     const where: string[] = [];
     const args: Array<string | number> = [];
+    if (options.before) {
+      where.push("(created_at < ? OR (created_at = ? AND id < ?))");
+      args.push(options.before.createdAt, options.before.createdAt, options.before.id);
+    }
     if (options.status) {
       where.push("status = ?");
       args.push(options.status);
@@ -374,7 +379,7 @@ export class RunRecords {
       args.push(options.ownerToken);
     }
     const result = await this.#store.execute({
-      sql: `SELECT * FROM runs ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC LIMIT ?`,
+      sql: `SELECT * FROM runs ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id DESC LIMIT ?`,
       args: [...args, options.limit ?? 100],
     });
     return result.rows.map(toRecord);

@@ -1,3 +1,4 @@
+import { runtimeLogger } from "../log/index.js";
 import type { AgentManifest } from "../agents/index.js";
 import { createMountHostGuard } from "../../host-proxies/fs/index.js";
 import type { MountHostGuard } from "../../host-proxies/fs/index.js";
@@ -205,7 +206,7 @@ export class Scheduler {
     try {
       await this.tick();
     } catch (error) {
-      (this.#options.onError ?? ((e) => console.error("scheduler: tick failed:", e)))(error);
+      (this.#options.onError ?? ((e) => runtimeLogger().error({ err: e }, "scheduler tick failed")))(error);
     }
     if (!this.#running) return;
     const poll = this.#options.pollMs ?? 10_000;

@@ -81,7 +81,7 @@ test("PUT a YAML agent: stored as sent, listed, its tools shown; PUT again repla
   assert.ok(tools.body.tools.every((t: { plugin: string }) => t.plugin === "files"), "only the plugins it lists");
   const write = tools.body.tools.find((t: { name: string }) => t.name === "files.write_file");
   assert.equal(write.risk, "guarded");
-  assert.equal(write.inputSchema.type, "object");
+  assert.equal(write.input_schema.type, "object");
 
   const replaced = await putYaml("notes", yamlAgent("notes", "approvals:\n  expiry_minutes: 5\n"));
   assert.equal(replaced.status, 200, replaced.text);
@@ -99,7 +99,7 @@ test("PUT a JSON agent; GET /v1/tools?agent= shows its tool subset at the risk i
   assert.deepEqual(tools.body.tools.map((t: { name: string }) => t.name).sort(), ["files.read_file", "files.write_file"]);
   const write = tools.body.tools.find((t: { name: string }) => t.name === "files.write_file");
   assert.equal(write.risk, "safe");
-  assert.equal(write.pluginRisk, "guarded");
+  assert.equal(write.plugin_risk, "guarded");
   const all = await call(f, "GET", "/v1/tools", { token: f.token.client });
   assert.ok(all.body.tools.some((t: { plugin: string }) => t.plugin === "probe"), "without ?agent= every loaded tool");
   assert.equal((await call(f, "GET", "/v1/tools?agent=nobody")).status, 404);

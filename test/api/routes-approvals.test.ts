@@ -46,7 +46,7 @@ test("round trip: a Guarded call waits, the approver sees its full context (iner
   const shown = list.body.approvals.find((a: { id: string }) => a.id === approvalId);
   assert.ok(shown, "listed");
   assert.equal(shown.kind, "tool_call");
-  assert.equal(shown.runId, run.id);
+  assert.equal(shown.run_id, run.id);
   assert.equal(shown.tool, "files.write_file");
   assert.equal(shown.risk, "guarded");
   assert.equal(shown.context, "please approve\\u{1b}[2J\\u{202e}evil\\u{9b}31m", "controls, bidi and C1 shown escaped");
@@ -129,7 +129,7 @@ describe("bad input: the right 4xx and the approval still pending", () => {
     ["a client token", () => call(f, "POST", `/v1/approvals/${id}`, { token: f.token.client, json: { decision: "approve" } }), 403, "forbidden"],
     ["an unknown id", () => call(f, "POST", "/v1/approvals/apr_00000000-0000-0000-0000-000000000000", { token: f.token.approver, json: { decision: "approve" } }), 404, "approval_not_found"],
     ["a bad status filter", () => call(f, "GET", "/v1/approvals?status=stale", { token: f.token.approver }), 400, "invalid_input", "query.status"],
-    ["a limit over 500", () => call(f, "GET", "/v1/approvals?limit=501", { token: f.token.approver }), 400, "invalid_input", "query.limit"],
+    ["a limit over 1000", () => call(f, "GET", "/v1/approvals?limit=1001", { token: f.token.approver }), 400, "invalid_input", "query.limit"],
     ["// in the path", () => rawCall(f, "POST", "/v1/approvals//", { token: f.token.approver, type: "application/json", chunks: ['{"decision":"approve"}'] }), 400, "invalid_path", "path"],
     ...BAD_PATH_NAMES.map(([what, segment, code]): Case => [`${what} as :id`, () => rawCall(f, "POST", `/v1/approvals/${segment}`, { token: f.token.approver, type: "application/json", chunks: ['{"decision":"approve"}'] }), 400, code]),
   ];

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { AuditRecord } from "../../runtime/audit/index.js";
+import type * as v from "valibot";
+import type { AuditRecordSchema } from "../../runtime/api/schemas/audit.js";
 import { defineTestAgent } from "../helpers/runtime.js";
 import { errorOf } from "./fixtures.js";
 import { apiFixture, call, type ApiFixture } from "./routes-fixtures.js";
@@ -28,7 +29,10 @@ before(async () => {
 });
 after(() => f.close());
 
-/** Every page of a query, following nextCursor. */
+/** Every page of a query, following next_cursor. */
+/** A record as the API answers it. */
+type AuditRecord = v.InferOutput<typeof AuditRecordSchema>;
+
 async function allPages(query: string, token = f.token.admin): Promise<{ records: AuditRecord[]; pages: number }> {
   const records: AuditRecord[] = [];
   let cursor: string | null = null;
@@ -37,7 +41,7 @@ async function allPages(query: string, token = f.token.admin): Promise<{ records
     const answer = await call(f, "GET", `/v1/audit?${query}${cursor === null ? "" : `&cursor=${cursor}`}`, { token });
     assert.equal(answer.status, 200, answer.text);
     records.push(...answer.body.records);
-    cursor = answer.body.nextCursor;
+    cursor = answer.body.next_cursor;
     pages++;
     assert.ok(pages < 100, "paging ends");
   } while (cursor !== null);
@@ -63,10 +67,10 @@ test("filters: status, kind, tool, trace, time", async () => {
   const outcomes = await allPages(`run_id=${mine}&status=ok,error&kind=host_call`);
   assert.ok(outcomes.records.length > 0 && outcomes.records.every((r) => (r.status === "ok" || r.status === "error") && r.kind === "host_call"));
   const tool = await allPages(`tool=files.read_file&kind=tool_call&limit=500`);
-  assert.deepEqual([...new Set(tool.records.map((r) => r.runId))].sort(), [mine, theirs].sort());
+  assert.deepEqual([...new Set(tool.records.map((r) => r.run_id))].sort(), [mine, theirs].sort());
   const trace = (await f.runtime.records.get(theirs))!.traceId;
   const byTrace = await allPages(`trace_id=${trace}`);
-  assert.ok(byTrace.records.every((r) => r.runId === theirs));
+  assert.ok(byTrace.records.every((r) => r.run_id === theirs));
   const future = new Date(Date.now() + 60_000).toISOString();
   assert.deepEqual((await allPages(`since=${encodeURIComponent(future)}`)).records, []);
   assert.ok((await allPages(`until=${encodeURIComponent(future)}&run_id=${theirs}`)).records.length > 0);
@@ -97,16 +101,16 @@ test("kind=model_call: a run's model calls, with their shape parsed; a client ma
     const { records } = await allPages(`run_id=${mine}&kind=model_call`, token);
     assert.deepEqual(records.map((r) => r.seq), [appended.seq]);
     assert.equal(records[0]!.kind, "model_call");
-    assert.deepEqual(records[0]!.hostCall, { proxy: "llm", function: "anthropic" });
-    assert.deepEqual(records[0]!.modelCall, {
+    assert.deepEqual(records[0]!.host_call, { proxy: "llm", function: "anthropic" });
+    assert.deepEqual(records[0]!.model_call, {
       model: "claude-api",
-      baseUrl: "api.anthropic.com",
+      base_url: "api.anthropic.com",
       messages: 1,
       tools: ["files.read_file"],
-      maxTokens: 256,
-      inputTokens: 90,
-      outputTokens: 12,
-      stopReason: "end_turn",
+      max_tokens: 256,
+      input_tokens: 90,
+      output_tokens: 12,
+      stop_reason: "end_turn",
       attempts: 2,
     });
   }
@@ -117,7 +121,7 @@ test("kind=model_call: a run's model calls, with their shape parsed; a client ma
 
 test("a client reads the audit of its own runs only; an approver none", async () => {
   const own = await allPages(`run_id=${mine}`, f.token.client);
-  assert.ok(own.records.length > 0 && own.records.every((r) => r.runId === mine));
+  assert.ok(own.records.length > 0 && own.records.every((r) => r.run_id === mine));
   const other = await call(f, "GET", `/v1/audit?run_id=${theirs}`, { token: f.token.client });
   assert.equal(other.status, 404, "another client's run does not exist for it");
   assert.equal((await call(f, "GET", `/v1/audit?run_id=${mine}`, { token: f.token.other })).status, 404);

@@ -15,6 +15,7 @@ type Role = "admin" | "approver" | "client";
 /** Every route this API declares and who may call it (admin may call all); `public` needs no token. */
 const ROUTES: ReadonlyArray<[route: string, roles: readonly Role[] | "public"]> = [
   ["GET /health", "public"],
+  ["GET /ready", "public"],
   ["GET /v1/skills", ["client"]],
   ["GET /v1/skills/:name", ["client"]],
   ["GET /v1/schedules", ["client", "approver"]],

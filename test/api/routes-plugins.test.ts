@@ -57,9 +57,9 @@ test("GET /v1/plugins lists the installed plugins; GET /v1/plugins/:name shows o
   const one = await call(f, "GET", "/v1/plugins/files");
   assert.equal(one.status, 200);
   assert.equal(one.body.plugin.name, "files");
-  assert.equal(one.body.plugin.firstParty, true);
+  assert.equal(one.body.plugin.first_party, true);
   const read = one.body.plugin.tools.find((t: { name: string }) => t.name === "read_file");
-  assert.equal(read.inputSchema.type, "object");
+  assert.equal(read.input_schema.type, "object");
   assert.equal((await call(f, "GET", "/v1/plugins/nope")).status, 404);
 });
 
@@ -153,7 +153,7 @@ test("a lookalike name is 409 naming both names unless allow_similar_name; every
 
   const audit = await call(f, "GET", "/v1/audit?kind=plugin&limit=500");
   assert.equal(audit.status, 200, audit.text);
-  type Row = { kind: string; status: string; plugin: string; denial: { reason: string } | null; pluginEvent: { by: string; sha256: string | null; action: string } };
+  type Row = { kind: string; status: string; plugin: string; denial: { reason: string } | null; plugin_event: { by: string; sha256: string | null; action: string } };
   const records = audit.body.records as Row[];
   assert.ok(records.length > 0 && records.every((r) => r.kind === "plugin"));
   const similar = records.filter((r) => r.denial?.reason === "plugin_name_similar").map((r) => r.plugin).sort();
@@ -161,20 +161,20 @@ test("a lookalike name is 409 naming both names unless allow_similar_name; every
   const admin = `token:${f.tokenId.admin}`;
   for (const name of ["fi1es", "pr0be"]) {
     const allowed = records.find((r) => r.status === "ok" && r.plugin === name);
-    assert.equal(allowed?.pluginEvent.by, admin, name);
-    assert.equal(allowed?.pluginEvent.sha256, echo.sha256);
+    assert.equal(allowed?.plugin_event.by, admin, name);
+    assert.equal(allowed?.plugin_event.sha256, echo.sha256);
   }
   // A refused read (a hash that is not the download's) is recorded too, by the same token.
-  assert.ok(records.some((r) => r.status === "denied" && r.denial?.reason === "blob_tampered" && r.pluginEvent.by === admin));
+  assert.ok(records.some((r) => r.status === "denied" && r.denial?.reason === "blob_tampered" && r.plugin_event.by === admin));
   for (const name of ["fi1es", "pr0be"]) assert.equal((await call(f, "DELETE", `/v1/plugins/${name}`)).status, 200);
   const removals = (await call(f, "GET", "/v1/audit?kind=plugin&limit=500")).body.records as Row[];
-  const removed = removals.filter((r) => r.pluginEvent.action === "remove" && r.status === "ok" && r.pluginEvent.by === admin).map((r) => r.plugin);
+  const removed = removals.filter((r) => r.plugin_event.action === "remove" && r.status === "ok" && r.plugin_event.by === admin).map((r) => r.plugin);
   assert.ok(removed.includes("fi1es") && removed.includes("pr0be"), JSON.stringify(removed));
   // Refusals before the installer reads anything are recorded too.
   assert.equal((await call(f, "DELETE", "/v1/plugins/nothing-here")).status, 404);
   assert.equal((await upload(upload2, "/v1/plugins/nothing-here/upgrade")).status, 404);
   const missing = ((await call(f, "GET", "/v1/audit?kind=plugin&status=denied&limit=500")).body.records as Row[]).filter((r) => r.plugin === "nothing-here");
-  assert.deepEqual(missing.map((r) => [r.pluginEvent.action, r.denial?.reason, r.pluginEvent.by]).sort(), [["remove", "not_found", admin], ["upgrade", "not_found", admin]]);
+  assert.deepEqual(missing.map((r) => [r.plugin_event.action, r.denial?.reason, r.plugin_event.by]).sort(), [["remove", "not_found", admin], ["upgrade", "not_found", admin]]);
 });
 
 describe("bad input: the right 4xx and nothing installed", () => {

@@ -24,7 +24,7 @@ test("PUT stores a secret; no answer ever holds its value; DELETE removes it", a
   const list = await call(f, "GET", "/v1/secrets");
   const one = await call(f, "GET", "/v1/secrets/openai_api_key");
   assert.deepEqual(list.body.secrets, [one.body.secret]);
-  assert.deepEqual(Object.keys(one.body.secret).sort(), ["createdAt", "name", "updatedAt"]);
+  assert.deepEqual(Object.keys(one.body.secret).sort(), ["created_at", "name", "updated_at"]);
   for (const answer of [created, replaced, list, one]) assert.ok(!answer.text.includes(VALUE), answer.text);
   const short = await call(f, "PUT", "/v1/secrets/pin", { json: { value: "123" } });
   assert.equal(short.body.redacted, false, "too short to redact, and the answer says so");

@@ -81,8 +81,8 @@ describe("event lines", () => {
   it("shows each kind of event on one line, inert", () => {
     const line = (type: string, data: Record<string, unknown>) => eventLine({ seq: 1, type, data });
     assert.equal(line("tool-call", { tool: "files.write_file", input: { path: "/w/a", content: "x\ny" } }), 'call    files.write_file {"path":"/w/a","content":"x\\ny"}');
-    assert.equal(line("tool-result", { tool: "files.read_file", status: "ok", durationMs: 12.4 }), "ok      files.read_file (12 ms)");
-    assert.equal(line("tool-result", { tool: "t.x", status: "error", error: { kind: "not-found", message: "no\u001b[2Jfile" }, durationMs: 1 }), "error   t.x: not-found: no\\u{1b}[2Jfile (1 ms)");
+    assert.equal(line("tool-result", { tool: "files.read_file", status: "ok", duration_ms: 12.4 }), "ok      files.read_file (12 ms)");
+    assert.equal(line("tool-result", { tool: "t.x", status: "error", error: { kind: "not-found", message: "no\u001b[2Jfile" }, duration_ms: 1 }), "error   t.x: not-found: no\\u{1b}[2Jfile (1 ms)");
     assert.equal(line("tool-result", { tool: "t.x", status: "approval_required" }), undefined);
     assert.equal(line("approval-required", { approval: { id: "apr_1", kind: "tool_call", tool: "t.x", reason: "Guarded" } }), "waits   t.x: approval apr_1 (tool_call): Guarded");
     assert.equal(line("host-call", { call: "fs.read", capability: "fs.read", ok: false, denial: { reason: "outside-mount", message: "/etc" } }), "host    fs.read (fs.read) denied: outside-mount: /etc");

@@ -112,8 +112,8 @@ test("a child's approval makes the parent wait; approved through the API, the ch
   const listed = await call(f, "GET", "/v1/approvals", { token: f.token.approver });
   const approval = listed.body.approvals.find((a: { id: string }) => a.id === approvalId);
   assert.ok(approval, "the child's approval is listed once for the approvers");
-  assert.equal(listed.body.approvals.filter((a: { runId: string }) => a.runId === leadId).length, 0, "the parent asks nothing of its own");
-  assert.deepEqual(approval.chain, [{ runId: leadId, agent: "lead" }, { runId: helperId, agent: "helper" }]);
+  assert.equal(listed.body.approvals.filter((a: { run_id: string }) => a.run_id === leadId).length, 0, "the parent asks nothing of its own");
+  assert.deepEqual(approval.chain, [{ run_id: leadId, agent: "lead" }, { run_id: helperId, agent: "helper" }]);
   const events = await f.runtime.events.list(leadId, { after: 0, limit: 100 });
   assert.ok(events.some((e) => e.type === "approval-required" && (e.data as { subAgentRunId?: string }).subAgentRunId === helperId), "the parent's stream shows the wait");
 

@@ -51,7 +51,7 @@ test("an approval asked after reading a web page names the page; API and CLI sho
   assert.equal(outcome.status, "approval_required");
   const [approval] = await runtime.approvals.list({ runId: run.id });
   assert.deepEqual(approval?.untrustedSources, [`http GET ${page}`]);
-  assert.deepEqual(approvalView(approval!, null).untrustedSources, [`http GET ${page}`]);
+  assert.deepEqual(approvalView(approval!, null).untrusted_sources, [`http GET ${page}`]);
   assert.ok(approvalBlock(approval!, { now: Date.now() }).some((line) => line.includes(`untrusted: `) && line.includes(`read before this: http GET ${page}`)));
   await run.end();
 });

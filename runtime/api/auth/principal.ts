@@ -1,3 +1,4 @@
+import type { Logger } from "../../log/index.js";
 /**
  * Who is calling: the token a request authenticated with and its role. Roles (issue 7):
  * `admin` may do everything (plugins, agents, secrets, tokens — and what the other roles do);
@@ -16,7 +17,7 @@ export interface Principal {
 
 /** Hono's environment for every API route: `c.get("principal")` once `authenticate` ran. */
 export interface ApiEnv {
-  Variables: { principal: Principal | undefined };
+  Variables: { principal: Principal | undefined; log: Logger | undefined; requestId: string | undefined };
 }
 
 export function isRole(value: unknown): value is Role {

@@ -7,18 +7,17 @@ import { StoreError } from "../../store/index.js";
 import { ApiError, errorBody } from "./api-error.js";
 import type { ErrorBody } from "./api-error.js";
 import { issuesError } from "./issues.js";
+import { requestLogger } from "./request-log.js";
+import type { ApiEnv } from "../auth/index.js";
 
 /** Called with every error answered 5xx, for the operator's log; the caller sees none of it. */
 export type InternalErrorLog = (error: unknown, where: string) => void;
 
 export interface ErrorHandlerOptions {
-  /** Default: one line with the stack on stderr. */
+  /** Default: an error record with the stack in the request's log (request_id, trace_id). */
   readonly log?: InternalErrorLog;
 }
 
-const defaultLog: InternalErrorLog = (error, where) => {
-  console.error(`clawhive api: ${where}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-};
 
 /**
  * Every error becomes `{error: {code, message, field?}}` with its status. What is shown is what
@@ -27,8 +26,8 @@ const defaultLog: InternalErrorLog = (error, where) => {
  * own message, which may name files), and a plain `Error` is only `internal error`.
  */
 export function errorHandler(options: ErrorHandlerOptions = {}): ErrorHandler {
-  const log = options.log ?? defaultLog;
   return (error, c) => {
+    const log: InternalErrorLog = options.log ?? ((e, where) => requestLogger(c as Context<ApiEnv>).error({ err: e, where }, "request failed"));
     const answer = answerFor(error);
     if (answer instanceof Response) return answer;
     if (answer.status >= 500) log(error, `${c.req.method} ${c.req.path}`);

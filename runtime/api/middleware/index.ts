@@ -18,3 +18,4 @@ export type { HostCheckOptions } from "./host-check.js";
 export { MIN_METRICS_TOKEN_LENGTH, requireMetricsToken } from "./metrics-token.js";
 export type { CorsOptions } from "./cors.js";
 export { issuesError, parseAt } from "./issues.js";
+export { requestLog, requestLogger } from "./request-log.js";

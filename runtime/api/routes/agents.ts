@@ -5,7 +5,9 @@ import { InvalidInputError } from "../../errors.js";
 import { ApiError } from "../middleware/api-error.js";
 import type { AgentCatalog, AgentEntry } from "./agent-catalog.js";
 import { NAME } from "./fields.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, reply } from "./route.js";
+import * as S from "../schemas/resources.js";
+import { PAGE_QUERY, pageOf } from "./page.js";
 import type { ApiRoute, RawBody } from "./route.js";
 
 const YAML_TYPES = ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"];
@@ -18,6 +20,7 @@ const MANIFEST_BODY = {
 
 const Params = v.strictObject({ name: NAME });
 const ValidateQuery = v.strictObject({ name: v.optional(NAME) });
+const ListQuery = v.strictObject({ ...PAGE_QUERY });
 
 /** Agents: list, read, put (YAML or JSON), remove, validate. Admin only. */
 export function agentRoutes(catalog: AgentCatalog): ApiRoute[] {
@@ -28,8 +31,12 @@ export function agentRoutes(catalog: AgentCatalog): ApiRoute[] {
       tag: "agents",
       summary: "List agents: manifest files, stored ones and the runtime's own",
       roles: ["admin"],
-      responses: { 200: { description: "`{agents: [...]}`, by name" } },
-      handler: async (c) => c.json({ agents: (await catalog.list()).map(agentSummary) }),
+      query: ListQuery,
+      responses: { 200: { description: "a page of agents, by name", schema: S.AgentPage } },
+      handler: async (c, { query }) => {
+        const page = pageOf(await catalog.list(), (a) => a.name, query);
+        return reply(c, S.AgentPage, { agents: page.items.map(agentSummary), next_cursor: page.next_cursor });
+      },
     }),
     defineRoute({
       method: "GET",
@@ -38,11 +45,11 @@ export function agentRoutes(catalog: AgentCatalog): ApiRoute[] {
       summary: "One agent: its checked manifest, and for a stored agent the text as sent",
       roles: ["admin"],
       params: Params,
-      responses: { 200: { description: "`{agent}`" }, 404: { description: "no agent of that name" } },
+      responses: { 200: { description: "the agent", schema: S.AgentBody }, 404: { description: "no agent of that name" } },
       handler: async (c, { params }) => {
         const entry = await catalog.get(params.name);
         if (entry === undefined) throw new ApiError("not_found", `no agent named ${params.name}`, { status: 404 });
-        return c.json({ agent: agentDetail(entry) });
+        return reply(c, S.AgentBody, { agent: agentDetail(entry) });
       },
     }),
     defineRoute({
@@ -56,14 +63,14 @@ export function agentRoutes(catalog: AgentCatalog): ApiRoute[] {
       params: Params,
       raw: MANIFEST_BODY,
       responses: {
-        200: { description: "`{agent, warnings}`: replaced" },
-        201: { description: "`{agent, warnings}`: created" },
+        200: { description: "replaced", schema: S.AgentPut },
+        201: { description: "created", schema: S.AgentPut },
         409: { description: "agent_defined_by_file / agent_defined_by_runtime: the name is not a stored agent's" },
       },
       handler: async (c, { params, raw }) => {
         const { source, format } = manifestText(raw!);
         const result = await inBody(() => catalog.put(params.name, source, { format }));
-        return c.json({ agent: agentDetail(result.entry), warnings: result.warnings }, result.created ? 201 : 200);
+        return reply(c, S.AgentPut, { agent: agentDetail(result.entry), warnings: result.warnings }, result.created ? 201 : 200);
       },
     }),
     defineRoute({
@@ -74,11 +81,11 @@ export function agentRoutes(catalog: AgentCatalog): ApiRoute[] {
       roles: ["admin"],
       params: Params,
       responses: {
-        200: { description: "`{removed: agent}`" },
+        200: { description: "removed", schema: S.AgentRemoved },
         404: { description: "no agent of that name" },
         409: { description: "agent_defined_by_file / agent_defined_by_runtime: only stored agents are removed here" },
       },
-      handler: async (c, { params }) => c.json({ removed: agentSummary(await catalog.remove(params.name)) }),
+      handler: async (c, { params }) => reply(c, S.AgentRemoved, { removed: agentSummary(await catalog.remove(params.name)) }),
     }),
     defineRoute({
       method: "POST",
@@ -89,15 +96,15 @@ export function agentRoutes(catalog: AgentCatalog): ApiRoute[] {
       roles: ["admin"],
       query: ValidateQuery,
       raw: MANIFEST_BODY,
-      responses: { 200: { description: "`{valid, name?, warnings?, issues?}`" } },
+      responses: { 200: { description: "valid with its name and warnings, or not with its issues", schema: S.AgentValidation } },
       handler: async (c, { query, raw }) => {
         const { source, format } = manifestText(raw!);
         try {
           const parsed = await catalog.validate(source, { format, name: query.name });
-          return c.json({ valid: true, name: parsed.manifest.name, warnings: parsed.warnings });
+          return reply(c, S.AgentValidation, { valid: true, name: parsed.manifest.name, warnings: parsed.warnings });
         } catch (error) {
           if (!(error instanceof AgentManifestError)) throw error;
-          return c.json({ valid: false, issues: error.issues.map(({ path, message }) => ({ path, message })) });
+          return reply(c, S.AgentValidation, { valid: false, issues: error.issues.map(({ path, message }) => ({ path, message })) });
         }
       },
     }),
@@ -125,7 +132,7 @@ async function inBody<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export function agentSummary(entry: AgentEntry) {
+export function agentSummary(entry: AgentEntry): v.InferInput<typeof S.AgentSummarySchema> {
   const m = entry.manifest;
   return {
     name: entry.name,
@@ -138,14 +145,14 @@ export function agentSummary(entry: AgentEntry) {
     capabilities: m === undefined ? [] : Object.keys(m.grants).sort(),
     ...(entry.stored === undefined
       ? {}
-      : { format: entry.stored.format, createdAt: new Date(entry.stored.createdAt).toISOString(), updatedAt: new Date(entry.stored.updatedAt).toISOString() }),
+      : { format: entry.stored.format, created_at: new Date(entry.stored.createdAt).toISOString(), updated_at: new Date(entry.stored.updatedAt).toISOString() }),
   };
 }
 
-function agentDetail(entry: AgentEntry) {
+function agentDetail(entry: AgentEntry): v.InferInput<typeof S.AgentDetailSchema> {
   return {
     ...agentSummary(entry),
-    manifest: entry.manifest ?? null,
+    manifest: (entry.manifest ?? null) as Record<string, unknown> | null,
     ...(entry.stored === undefined ? {} : { source: entry.stored.source }),
     ...(entry.problems.length === 0 ? {} : { problems: entry.problems.map(({ path, message }) => ({ path, message })) }),
   };

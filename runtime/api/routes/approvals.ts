@@ -8,10 +8,13 @@ import { inert, inertJson, jsonText } from "../../text/inert.js";
 import { principalOf } from "../auth/index.js";
 import type { Principal } from "../auth/index.js";
 import { ApiError } from "../middleware/api-error.js";
+import { runtimeLogger } from "../../log/index.js";
 import type { InternalErrorLog } from "../middleware/index.js";
-import { ID, queryInt } from "./fields.js";
-import { defineRoute } from "./route.js";
+import { ID } from "./fields.js";
+import { defineRoute, reply } from "./route.js";
 import type { ApiRoute } from "./route.js";
+import { ApprovalBody, ApprovalPage, type ApprovalSchema } from "../schemas/approvals.js";
+import { MAX_PAGE, PAGE_QUERY, pageOf, timeKey } from "./page.js";
 
 /** Called once a decision is stored (not awaited: the approver's answer does not wait for the run). */
 export type ApprovalDecidedHook = (approval: Approval, by: Principal) => void | Promise<void>;
@@ -29,7 +32,7 @@ const MAX_REASON = 2000;
 const ListQuery = v.strictObject({
   status: v.optional(v.picklist(STATUSES, `expected one of ${STATUSES.join(", ")}`)),
   run_id: v.optional(ID),
-  limit: v.optional(queryInt(1, 500)),
+  ...PAGE_QUERY,
 });
 const Params = v.strictObject({ id: ID });
 const Decision = v.strictObject({
@@ -55,15 +58,17 @@ export function approvalRoutes(runtime: Runtime, options: ApprovalRoutesOptions 
         "Each shows what it would allow exactly: the tool and its arguments, for an effect the capability and the canonical host call, the risk, why it is asked, and the text that led to it. Text from models and tools has its control, bidirectional and invisible characters escaped (\\u{1b}); `arguments.json` / `effect.json` are the exact values as JSON text.",
       roles: ["approver"],
       query: ListQuery,
-      responses: { 200: { description: "`{approvals: [...]}`" } },
+      responses: { 200: { description: "a page of approvals", schema: ApprovalPage } },
       handler: async (c, { query }) => {
         const status = query.status ?? "pending";
+        // The store answers its newest MAX_PAGE; the page is cut from those by (created_at, id).
         const found = await runtime.approvals.list({
           ...(status === "all" ? {} : { status: status as ApprovalStatus }),
           ...(query.run_id === undefined ? {} : { runId: query.run_id }),
-          limit: query.limit ?? 100,
+          limit: MAX_PAGE,
         });
-        return c.json({ approvals: await Promise.all(found.map(view)) });
+        const page = pageOf(found, (a) => timeKey(a.createdAt, a.id), query, "desc");
+        return reply(c, ApprovalPage, { approvals: await Promise.all(page.items.map(view)), next_cursor: page.next_cursor });
       },
     }),
     defineRoute({
@@ -73,11 +78,11 @@ export function approvalRoutes(runtime: Runtime, options: ApprovalRoutesOptions 
       summary: "One approval with its full context",
       roles: ["approver"],
       params: Params,
-      responses: { 200: { description: "`{approval}`" }, 404: { description: "no approval with that id" } },
+      responses: { 200: { description: "the approval", schema: ApprovalBody }, 404: { description: "no approval with that id" } },
       handler: async (c, { params }) => {
         const approval = await runtime.approvals.get(params.id);
         if (approval === undefined) throw new ApiError("approval_not_found", `approval ${params.id}: not found`, { status: 404 });
-        return c.json({ approval: await view(approval) });
+        return reply(c, ApprovalBody, { approval: await view(approval) });
       },
     }),
     defineRoute({
@@ -91,7 +96,7 @@ export function approvalRoutes(runtime: Runtime, options: ApprovalRoutesOptions 
       params: Params,
       body: Decision,
       responses: {
-        200: { description: "`{approval}`: decided" },
+        200: { description: "decided", schema: ApprovalBody },
         404: { description: "approval_not_found" },
         409: { description: "approval_not_pending (already decided or used), approval_expired, or approval_withdrawn (its run ended first)" },
       },
@@ -110,7 +115,7 @@ export function approvalRoutes(runtime: Runtime, options: ApprovalRoutesOptions 
           throw decideError(error);
         }
         notify(options, decided, principal);
-        return c.json({ approval: await view(decided) });
+        return reply(c, ApprovalBody, { approval: await view(decided) });
       },
     }),
   ];
@@ -126,7 +131,8 @@ function decideError(error: unknown): unknown {
 function notify(options: ApprovalRoutesOptions, approval: Approval, by: Principal): void {
   const hook = options.onApprovalDecided;
   if (hook === undefined) return;
-  const report = (error: unknown) => (options.log ?? ((e: unknown, where: string) => console.error(`clawhive api: ${where}: ${String(e)}`)))(error, `onApprovalDecided ${approval.id}`);
+  const report = (error: unknown) =>
+    (options.log ?? ((e: unknown, where: string) => runtimeLogger().error({ err: e, where, approval_id: approval.id, run_id: approval.runId, trace_id: approval.traceId }, "approval hook failed")))(error, `onApprovalDecided ${approval.id}`);
   try {
     void Promise.resolve(hook(approval, by)).catch(report);
   } catch (error) {
@@ -139,17 +145,17 @@ function notify(options: ApprovalRoutesOptions, approval: Approval, by: Principa
  * given twice: as values with every string made inert, for showing field by field, and as exact
  * JSON text (`json`) — what the approval's hash covers, with unsafe characters as `\u` escapes.
  */
-export function approvalView(a: Approval, task: string | null, options: { chain?: ReadonlyArray<{ runId: string; agent: string }> } = {}) {
+export function approvalView(a: Approval, task: string | null, options: { chain?: ReadonlyArray<{ runId: string; agent: string }> } = {}): v.InferInput<typeof ApprovalSchema> {
   return {
     id: a.id,
     kind: a.kind,
     status: a.status,
-    runId: a.runId,
-    traceId: a.traceId,
-    parentRunId: a.parentRunId,
-    chain: (options.chain ?? []).map((c) => ({ runId: c.runId, agent: inert(c.agent) })),
-    stepId: inert(a.stepId),
-    toolCallId: inert(a.toolCallId),
+    run_id: a.runId,
+    trace_id: a.traceId,
+    parent_run_id: a.parentRunId,
+    chain: (options.chain ?? []).map((c) => ({ run_id: c.runId, agent: inert(c.agent) })),
+    step_id: inert(a.stepId),
+    tool_call_id: inert(a.toolCallId),
     agent: inert(a.agent),
     tool: inert(a.tool),
     risk: a.risk,
@@ -158,8 +164,8 @@ export function approvalView(a: Approval, task: string | null, options: { chain?
     reason: inert(a.reason),
     context: a.context === null ? null : inert(a.context),
     task: task === null ? null : inert(task),
-    createdAt: new Date(a.createdAt).toISOString(),
-    expiresAt: new Date(a.expiresAt).toISOString(),
+    created_at: new Date(a.createdAt).toISOString(),
+    expires_at: new Date(a.expiresAt).toISOString(),
     decision:
       a.decision === null
         ? null
@@ -170,8 +176,8 @@ export function approvalView(a: Approval, task: string | null, options: { chain?
             at: a.decidedAt === null ? null : new Date(a.decidedAt).toISOString(),
             reason: a.decisionReason === null ? null : inert(a.decisionReason),
           },
-    used: { count: a.useCount, lastAt: a.usedAt === null ? null : new Date(a.usedAt).toISOString() },
+    used: { count: a.useCount, last_at: a.usedAt === null ? null : new Date(a.usedAt).toISOString() },
     // What untrusted content the run had read when it asked: an instruction hidden there may be why.
-    untrustedSources: a.untrustedSources.map((s) => inert(s)),
+    untrusted_sources: a.untrustedSources.map((s) => inert(s)),
   };
 }

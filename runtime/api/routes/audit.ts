@@ -1,11 +1,14 @@
 import * as v from "valibot";
-import type { AuditKind, AuditQuery, AuditStatus } from "../../audit/index.js";
+import type { AuditKind, AuditQuery, AuditRecord, AuditStatus } from "../../audit/index.js";
 import { InvalidInputError } from "../../errors.js";
 import type { Runtime } from "../../runtime.js";
 import { mayReadRun, principalOf } from "../auth/index.js";
 import { ApiError } from "../middleware/api-error.js";
 import { ID, NAME, QUERY_TIME, queryInt, queryList } from "./fields.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, reply } from "./route.js";
+import { AuditPage, VerifyBody, type AuditRecordSchema } from "../schemas/audit.js";
+import { OPAQUE, snakeKeys } from "./snake.js";
+import type * as Schemas from "../schemas/audit.js";
 import type { ApiRoute } from "./route.js";
 
 /**
@@ -35,7 +38,7 @@ const Query = v.strictObject({
   until: v.optional(QUERY_TIME),
   order: v.optional(v.picklist(["asc", "desc"], "expected asc (chain order) or desc (newest first)")),
   limit: v.optional(queryInt(1, MAX_AUDIT_PAGE)),
-  cursor: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, "expected the nextCursor of a previous page, unchanged"))),
+  cursor: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, "expected the next_cursor of a previous page, unchanged"))),
 });
 
 const VerifyQuery = v.strictObject({
@@ -55,10 +58,10 @@ export function auditRoutes(runtime: Runtime, options: AuditRoutesOptions = {}):
       tag: "audit",
       summary: "Audit records, filtered, a page at a time",
       description:
-        "Newest first unless order=asc. A page holds at most `limit` records (default 100, at most 500); pass `nextCursor` back as `cursor`, with the same filters and order, for the next; it is null on the last page. A client token must give run_id, a run it started (404 otherwise).",
+        "Newest first unless order=asc. A page holds at most `limit` records (default 100, at most 500); pass `next_cursor` back as `cursor`, with the same filters and order, for the next; it is null on the last page. A client token must give run_id, a run it started (404 otherwise).",
       roles: ["admin", "client"],
       query: Query,
-      responses: { 200: { description: "`{records: [...], nextCursor}`" }, 404: { description: "a client asked for a run it did not start (or that does not exist)" } },
+      responses: { 200: { description: "a page of records", schema: AuditPage }, 404: { description: "a client asked for a run it did not start (or that does not exist)" } },
       handler: async (c, { query }) => {
         const principal = principalOf(c);
         if (principal.role !== "admin") {
@@ -91,7 +94,7 @@ export function auditRoutes(runtime: Runtime, options: AuditRoutesOptions = {}):
           }
           throw error;
         });
-        return c.json({ records: page.records, nextCursor: page.nextCursor });
+        return reply(c, AuditPage, { records: page.records.map(auditRecordView), next_cursor: page.nextCursor });
       },
     }),
     defineRoute({
@@ -102,12 +105,20 @@ export function auditRoutes(runtime: Runtime, options: AuditRoutesOptions = {}):
       description: "`ok` is false when the log was altered outside the runtime. Give expect_head (a head recorded earlier, kept elsewhere) to also detect records cut off the end.",
       roles: ["admin"],
       query: VerifyQuery,
-      responses: { 200: { description: "the report: `{ok, records, head, issues, inFlight}`" } },
+      responses: { 200: { description: "the chain report", schema: VerifyBody } },
       handler: async (c, { query }) => {
         const head = query.expect_head?.split(":");
         const report = await runtime.audit.verify(head === undefined ? {} : { expectedHead: { seq: Number(head[0]), hash: head[1]! } });
-        return c.json(report);
+        return reply(c, VerifyBody, snakeKeys(report) as v.InferInput<typeof Schemas.VerifyBody>);
       },
     }),
   ];
+}
+
+/** Capabilities are the grants' own values: their keys are data. */
+const AUDIT_OPAQUE: ReadonlySet<string> = new Set([...OPAQUE, "requested_capabilities", "granted_capabilities"]);
+
+/** An audit record in the API's names. */
+export function auditRecordView(record: AuditRecord): v.InferInput<typeof AuditRecordSchema> {
+  return snakeKeys(record, AUDIT_OPAQUE) as v.InferInput<typeof AuditRecordSchema>;
 }

@@ -4,7 +4,8 @@ import { forgetAsPerson, MEMORY_FILE_MAX_BYTES, MAX_PERSON_EPISODE_BYTES, MAX_PE
 import type { Runtime } from "../../runtime.js";
 import { ApiError } from "../middleware/api-error.js";
 import { NAME, queryInt } from "./fields.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, reply } from "./route.js";
+import * as S from "../schemas/resources.js";
 import type { ApiRoute } from "./route.js";
 
 const Params = v.strictObject({ name: NAME });
@@ -43,11 +44,11 @@ export function memoryRoutes(runtime: Runtime): ApiRoute[] {
       roles: ["approver"],
       params: Params,
       query: SearchQuery,
-      responses: { 200: { description: "`{hits: [{episode_id, title, heading_path, text, score, untrusted, source, partition, created_at}]}`, best first" }, 404: { description: "no agent of that name" } },
+      responses: { 200: { description: "the k best hits, best first", schema: S.MemoryHits }, 404: { description: "no agent of that name" } },
       handler: async (c, { params, query }) => {
         await knownAgent(runtime, params.name);
         const hits = await searchAsPerson(await runtime.memory(), params.name, { query: query.q, k: query.k, scope: query.scope });
-        return c.json({ hits: hits.map(hitView) });
+        return reply(c, S.MemoryHits, { hits: hits.map(hitView) });
       },
     }),
     defineRoute({
@@ -58,11 +59,11 @@ export function memoryRoutes(runtime: Runtime): ApiRoute[] {
       roles: ["admin"],
       params: Params,
       body: WriteBody,
-      responses: { 201: { description: "`{episode_id}`" }, 404: { description: "no agent of that name" } },
+      responses: { 201: { description: "written", schema: S.MemoryWritten }, 404: { description: "no agent of that name" } },
       handler: async (c, { params, body }) => {
         await knownAgent(runtime, params.name);
         const id = await writeAsPerson(await runtime.memory(), params.name, { text: body.text, title: body.title, scope: body.scope });
-        return c.json({ episode_id: id }, 201);
+        return reply(c, S.MemoryWritten, { episode_id: id }, 201);
       },
     }),
     defineRoute({
@@ -73,13 +74,13 @@ export function memoryRoutes(runtime: Runtime): ApiRoute[] {
       roles: ["admin"],
       params: EpisodeParams,
       query: ScopeQuery,
-      responses: { 200: { description: "`{forgotten: episode_id}`" }, 404: { description: "no such agent or episode" } },
+      responses: { 200: { description: "forgotten", schema: S.MemoryForgotten }, 404: { description: "no such agent or episode" } },
       handler: async (c, { params, query }) => {
         await knownAgent(runtime, params.name);
         if (!(await forgetAsPerson(await runtime.memory(), params.name, { episodeId: params.episode, scope: query.scope }))) {
           throw new NotFoundError(`agent ${params.name} has no episode ${params.episode} in scope ${query.scope ?? "agent"}`);
         }
-        return c.json({ forgotten: params.episode });
+        return reply(c, S.MemoryForgotten, { forgotten: params.episode });
       },
     }),
     defineRoute({
@@ -89,11 +90,11 @@ export function memoryRoutes(runtime: Runtime): ApiRoute[] {
       summary: "The agent's MEMORY.md (empty when it has none)",
       roles: ["approver"],
       params: Params,
-      responses: { 200: { description: "`{text, bytes}`" }, 404: { description: "no agent of that name" } },
+      responses: { 200: { description: "the text and its size", schema: S.MemoryFile }, 404: { description: "no agent of that name" } },
       handler: async (c, { params }) => {
         await knownAgent(runtime, params.name);
         const text = await readMemoryFile(runtime.dataDir, params.name);
-        return c.json({ text, bytes: Buffer.byteLength(text, "utf8") });
+        return reply(c, S.MemoryFile, { text, bytes: Buffer.byteLength(text, "utf8") });
       },
     }),
     defineRoute({
@@ -105,7 +106,7 @@ export function memoryRoutes(runtime: Runtime): ApiRoute[] {
       roles: ["admin"],
       params: Params,
       body: FileBody,
-      responses: { 200: { description: "`{bytes}`" }, 404: { description: "no agent of that name" }, 413: { description: "memory_file_too_large: text is over the cap" } },
+      responses: { 200: { description: "written: its size", schema: S.MemoryFileWritten }, 404: { description: "no agent of that name" }, 413: { description: "memory_file_too_large: text is over the cap" } },
       handler: async (c, { params, body }) => {
         await knownAgent(runtime, params.name);
         const bytes = Buffer.byteLength(body.text, "utf8");
@@ -113,7 +114,7 @@ export function memoryRoutes(runtime: Runtime): ApiRoute[] {
           throw new ApiError("memory_file_too_large", `text: ${bytes} bytes is over the ${MEMORY_FILE_MAX_BYTES}-byte cap of MEMORY.md; shorten it`, { status: 413, field: "body.text" });
         }
         await writeMemoryFile(runtime.dataDir, params.name, body.text);
-        return c.json({ bytes });
+        return reply(c, S.MemoryFileWritten, { bytes });
       },
     }),
   ];

@@ -11,7 +11,9 @@ import { inert } from "../../text/inert.js";
 import { principalOf } from "../auth/index.js";
 import { errorBody } from "../middleware/api-error.js";
 import { NAME, QUERY_BOOLEAN } from "./fields.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, reply } from "./route.js";
+import * as S from "../schemas/resources.js";
+import { PAGE_QUERY, pageOf } from "./page.js";
 import type { ApiRoute, RawBody } from "./route.js";
 
 /** Largest uploaded package: the installer's own cap on a plugin file. */
@@ -44,6 +46,7 @@ const RAW = {
 } as const;
 
 const Params = v.strictObject({ name: NAME });
+const ListQuery = v.strictObject({ ...PAGE_QUERY });
 const InstallQuery = v.strictObject({ sha256: v.optional(SHA256), allow_similar_name: v.optional(QUERY_BOOLEAN) });
 const UpgradeQuery = v.strictObject({ sha256: v.optional(SHA256), accept: v.optional(QUERY_BOOLEAN) });
 
@@ -62,10 +65,15 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       method: "GET",
       path: "/v1/plugins",
       tag: "plugins",
-      summary: "List installed plugins",
+      summary: "List installed plugins, by name, a page at a time",
       roles: ["admin"],
-      responses: { 200: { description: "`{plugins: [...]}`, by name" } },
-      handler: async (c) => c.json({ plugins: (await runtime.installer.registry.list()).map(pluginSummary) }),
+      query: ListQuery,
+      responses: { 200: { description: "a page of plugins, by name", schema: S.PluginPage } },
+      handler: async (c, { query }) => {
+        const installed = [...(await runtime.installer.registry.list())].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        const page = pageOf(installed, (p) => p.name, query);
+        return reply(c, S.PluginPage, { plugins: page.items.map(pluginSummary), next_cursor: page.next_cursor });
+      },
     }),
     defineRoute({
       method: "POST",
@@ -80,8 +88,8 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       raw: RAW,
       bodyLimitBytes: MAX_UPLOAD_BYTES,
       responses: {
-        200: { description: "`{action: \"unchanged\", plugin}`: these exact bytes were installed already" },
-        201: { description: "`{action: \"installed\", plugin}`" },
+        200: { description: "action unchanged: these exact bytes were installed already", schema: S.PluginInstalled },
+        201: { description: "action installed", schema: S.PluginInstalled },
         409: { description: "plugin_exists: a plugin of that name is installed; plugin_name_similar: the name is confusable with an installed plugin's" },
         422: { description: "the package failed verification (blob_tampered, package_invalid, …) or could not be downloaded" },
       },
@@ -90,7 +98,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
         const pkg = await source(input, { by, uploader: principalOf(c).tokenId, action: "install" });
         const allowSimilarName = input.body?.allow_similar_name ?? input.query.allow_similar_name ?? false;
         const result = await installed(runtime, () => runtime.installer.installPackage(pkg, { firstParty: false, by, allowSimilarName }));
-        return c.json(installAnswer(result), result.action === "installed" ? 201 : 200);
+        return reply(c, S.PluginInstalled, installAnswer(result), result.action === "installed" ? 201 : 200);
       },
     }),
     defineRoute({
@@ -123,8 +131,8 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       summary: "One installed plugin: manifest, tools with input schemas, origin",
       roles: ["admin"],
       params: Params,
-      responses: { 200: { description: "`{plugin}`" }, 404: { description: "no plugin of that name" } },
-      handler: async (c, { params }) => c.json({ plugin: pluginDetail(await installedPlugin(runtime, params.name)) }),
+      responses: { 200: { description: "the plugin", schema: S.PluginBody }, 404: { description: "no plugin of that name" } },
+      handler: async (c, { params }) => reply(c, S.PluginBody, { plugin: pluginDetail(await installedPlugin(runtime, params.name)) }),
     }),
     defineRoute({
       method: "POST",
@@ -140,7 +148,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       raw: RAW,
       bodyLimitBytes: MAX_UPLOAD_BYTES,
       responses: {
-        200: { description: "`{action: \"upgraded\" | \"unchanged\", plugin, diff}`" },
+        200: { description: "action upgraded or unchanged, with the permission diff", schema: S.PluginInstalled },
         404: { description: "no plugin of that name" },
         409: { description: "upgrade_needs_acceptance (with error.diff), or plugin_version_exists" },
         422: { description: "the package failed verification, or is another plugin (plugin_name_mismatch)" },
@@ -153,7 +161,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
         const pkg = await source(input, { by, uploader: principalOf(c).tokenId, action: "upgrade", name: params.name });
         try {
           const result = await installed(runtime, () => runtime.installer.upgradePackage(params.name, pkg, { accept: query.accept ?? false, firstParty: false, by }));
-          return c.json(installAnswer(result), 200);
+          return reply(c, S.PluginInstalled, installAnswer(result), 200);
         } catch (error) {
           if (!(error instanceof UpgradeNeedsAcceptance)) throw error;
           const lines = error.diff.lines.map((line) => inert(line, { newlines: false }));
@@ -170,10 +178,10 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       summary: "Remove a plugin (refused while an unfinished run uses it)",
       roles: ["admin"],
       params: Params,
-      responses: { 200: { description: "`{removed: plugin}`" }, 404: { description: "no plugin of that name" }, 409: { description: "plugin_in_use" } },
+      responses: { 200: { description: "removed", schema: S.PluginRemoved }, 404: { description: "no plugin of that name" }, 409: { description: "plugin_in_use" } },
       handler: async (c, { params }) => {
         const removed = await runtime.removePlugin(params.name, { by: principalName(c) });
-        return c.json({ removed: pluginSummary(removed) });
+        return reply(c, S.PluginRemoved, { removed: pluginSummary(removed) });
       },
     }),
   ];
@@ -195,7 +203,7 @@ async function installed(runtime: Runtime, work: () => Promise<InstallResult>): 
   return result;
 }
 
-function installAnswer(result: InstallResult) {
+function installAnswer(result: InstallResult): v.InferInput<typeof S.PluginInstalled> {
   return {
     action: result.action,
     plugin: pluginDetail(result.plugin),
@@ -267,7 +275,7 @@ function atField(error: unknown, fields: Record<string, string>, paths: Record<s
 }
 
 /** What a list shows of a plugin. Publisher and descriptions are the plugin's own text: inert. */
-export function pluginSummary(p: InstalledPlugin) {
+export function pluginSummary(p: InstalledPlugin): v.InferInput<typeof S.PluginSummarySchema> {
   return {
     name: p.name,
     version: p.version,
@@ -278,17 +286,17 @@ export function pluginSummary(p: InstalledPlugin) {
     size: p.size,
     capabilities: p.manifest.capabilities,
     tools: p.tools.map((t) => ({ name: t.name, risk: t.risk, capabilities: t.capabilities })),
-    firstParty: p.firstParty,
+    first_party: p.firstParty,
     origin: inert(p.origin),
-    installedAt: new Date(p.installedAt).toISOString(),
-    updatedAt: new Date(p.updatedAt).toISOString(),
+    installed_at: new Date(p.installedAt).toISOString(),
+    updated_at: new Date(p.updatedAt).toISOString(),
   };
 }
 
-function pluginDetail(p: InstalledPlugin) {
+function pluginDetail(p: InstalledPlugin): v.InferInput<typeof S.PluginDetailSchema> {
   return {
     ...pluginSummary(p),
-    tools: p.tools.map((t) => ({ name: t.name, description: inert(t.description), risk: t.risk, capabilities: t.capabilities, inputSchema: t.inputSchema })),
-    manifest: p.manifest,
+    tools: p.tools.map((t) => ({ name: t.name, description: inert(t.description), risk: t.risk, capabilities: t.capabilities, input_schema: t.inputSchema })),
+    manifest: p.manifest as unknown as Record<string, unknown>,
   };
 }

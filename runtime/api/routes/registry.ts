@@ -1,3 +1,4 @@
+import { idempotency, type IdempotencyRecords } from "../middleware/idempotency.js";
 import type { Hono, MiddlewareHandler } from "hono";
 import { principalOf, requireRole, roleAllows } from "../auth/index.js";
 import type { ApiEnv, Role } from "../auth/index.js";
@@ -9,13 +10,14 @@ import type { ApiRoute } from "./route.js";
  * Refuses at start a route declared twice or whose path parameters and params schema disagree,
  * so a mistake in a declaration fails the start rather than one request.
  */
-export function mountRoutes(app: Hono<ApiEnv>, routes: readonly ApiRoute[]): void {
+export function mountRoutes(app: Hono<ApiEnv>, routes: readonly ApiRoute[], options: { idempotency?: IdempotencyRecords } = {}): void {
   const seen = new Set<string>();
   for (const route of routes) {
     const key = `${route.method} ${route.path}`;
     if (seen.has(key)) throw new RangeError(`route ${key}: declared twice`);
     seen.add(key);
     checkParams(route);
+    if (route.idempotent && options.idempotency !== undefined) app.on(route.method, route.path, idempotency(options.idempotency));
     if (route.roles === "public") app.on(route.method, route.path, (c) => route.handle(c));
     else app.on(route.method, route.path, requireRole(...route.roles), (c) => route.handle(c));
   }

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import * as v from "valibot";
 import type { ApiEnv, Role } from "../auth/index.js";
 import { ApiError } from "../middleware/api-error.js";
@@ -31,6 +32,14 @@ export interface ResponseSpec {
   readonly schema?: v.GenericSchema;
   /** Default `application/json`. */
   readonly mediaType?: string;
+}
+
+/**
+ * A JSON answer built against its response schema: the body is type-checked against the schema
+ * the OpenAPI document describes the route with, so the two cannot drift.
+ */
+export function reply<S extends v.GenericSchema>(c: Context, _schema: S, body: v.InferInput<S>, status: ContentfulStatusCode = 200, headers?: Record<string, string>): Response {
+  return c.json(body as never, status, headers);
 }
 
 type Out<S> = S extends v.GenericSchema ? v.InferOutput<S> : Record<string, never>;
@@ -68,6 +77,8 @@ export interface RouteSpec<P, Q, B, R> {
   readonly bodyLimitBytes?: number;
   /** The answers worth describing; the shared 400/401/403/413/415/429 are added for it. */
   readonly responses: Readonly<Record<number, ResponseSpec>>;
+  /** Takes an `Idempotency-Key` header: a retried request answers the first answer (middleware/idempotency.ts). */
+  readonly idempotent?: boolean;
   readonly handler: (c: Context<ApiEnv>, input: RouteInput<P, Q, B, R>) => Response | Promise<Response>;
 }
 
@@ -85,6 +96,7 @@ export interface ApiRoute {
   readonly raw: RawBodySpec | undefined;
   readonly bodyLimitBytes: number | undefined;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
+  readonly idempotent: boolean;
   /** Validates the request's path, query and body (400/415), then runs the handler. */
   readonly handle: (c: Context<ApiEnv>) => Promise<Response>;
 }
@@ -117,6 +129,7 @@ export function defineRoute<
     raw: spec.raw,
     bodyLimitBytes: spec.bodyLimitBytes,
     responses: spec.responses,
+    idempotent: spec.idempotent === true,
   };
   return {
     ...route,

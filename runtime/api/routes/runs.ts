@@ -5,8 +5,11 @@ import type { Runtime } from "../../runtime.js";
 import type { RunRecord } from "../../runs/records.js";
 import { mayReadRun, principalOf, type ApiEnv, type Principal } from "../auth/index.js";
 import { ApiError, ID } from "../middleware/index.js";
-import { defineRoute, type ApiRoute } from "./route.js";
+import { defineRoute, reply, type ApiRoute } from "./route.js";
 import { storeFailedAfter } from "../../runs/errors.js";
+import { ConversationBody, OutcomeSchema, ReportSchema, RunBody, RunPage, type RunSchema } from "../schemas/runs.js";
+import { PAGE_QUERY, pageOf, timeKey, timeKeyOf } from "./page.js";
+import { snakeKeys } from "./snake.js";
 
 const ToolCallSchema = v.strictObject({
   name: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
@@ -35,14 +38,14 @@ export const SubmitRunSchema = v.pipe(
 
 const ListQuery = v.strictObject({
   status: v.optional(v.picklist(["active", "awaiting_approval", "ended"])),
-  limit: v.optional(v.pipe(v.string(), v.regex(/^\d{1,4}$/, "expected a number 1-1000"), v.transform(Number), v.minValue(1), v.maxValue(1000))),
+  ...PAGE_QUERY,
 });
 
 /** How often an event stream looks for new events of a run another node drives. */
 const POLL_MS = 100;
 
 /** A run as the API shows it: its record, its plan's outcomes so far, and its least-privilege report. */
-export function runView(record: RunRecord, runtime: Runtime): Record<string, unknown> {
+export function runView(record: RunRecord, runtime: Runtime): v.InferInput<typeof RunSchema> {
   const live = runtime.getRun(record.id);
   return {
     id: record.id,
@@ -60,11 +63,26 @@ export function runView(record: RunRecord, runtime: Runtime): Record<string, unk
       ? { id: record.pending.approvalId, tool: record.pending.tool, step_id: record.pending.stepId, ...(record.pending.childRunId === undefined ? {} : { sub_agent_run_id: record.pending.childRunId }) }
       : null,
     tool_calls: record.plan?.length ?? null,
-    outcomes: record.outcomes,
+    outcomes: record.outcomes.map(outcomeView),
     conversation_id: record.conversationId,
     result: record.result,
-    report: record.report ?? live?.report() ?? null,
+    report: reportView(record.report ?? live?.report() ?? null),
   };
+}
+
+/** A ToolCall's outcome as stored, in the API's names. */
+export function outcomeView(outcome: unknown): v.InferInput<typeof OutcomeSchema> {
+  return snakeKeys(outcome) as v.InferInput<typeof OutcomeSchema>;
+}
+
+/** The least-privilege report as stored (camelCase, older runs included), in the API's names. */
+export function reportView(report: unknown): v.InferInput<typeof ReportSchema> | null {
+  return report === null || report === undefined ? null : (snakeKeys(report) as v.InferInput<typeof ReportSchema>);
+}
+
+/** A run event's data in the API's names (what `GET /v1/runs/:id/events` streams). */
+export function eventData(data: unknown): unknown {
+  return snakeKeys(data);
 }
 
 const IdParams = v.strictObject({ id: ID });
@@ -83,11 +101,12 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
       tag: "runs",
       summary: "Start a run: the agent's model drives it from `task`, or it runs explicit `tool_calls` (?wait=true answers when it ends or waits for a person)",
       roles: ["client"],
+      idempotent: true,
       query: WaitQuery,
       body: SubmitRunSchema,
       responses: {
-        201: { description: "`{run}`: ended or waiting (wait=true)" },
-        202: { description: "`{run}`: started; follow /v1/runs/:id/events" },
+        201: { description: "ended or waiting (wait=true)", schema: RunBody },
+        202: { description: "started; follow /v1/runs/:id/events", schema: RunBody },
         404: { description: "no such agent" },
         500: { description: "effect_committed_store_failed: the store failed after the run's effects happened (`error.details.effects`, with their ToolCalls' outcomes); do not submit it again" },
         503: { description: "run_store_failed: the store failed and the run made no effect (safe to submit again), or store_busy / store_read_only" },
@@ -110,21 +129,29 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
           throw storeFailedAfter(run, error);
         });
         if (!record) throw storeFailedAfter(run, undefined);
-        return c.json({ run: runView(record, runtime) }, wait ? 201 : 202, { Location: `/v1/runs/${run.id}` });
+        return reply(c, RunBody, { run: runView(record, runtime) }, wait ? 201 : 202, { Location: `/v1/runs/${run.id}` });
       },
     }),
     defineRoute({
       method: "GET",
       path: "/v1/runs",
       tag: "runs",
-      summary: "List runs, newest first (a client sees its own)",
+      summary: "List runs, newest first (a client sees its own), a page at a time",
       roles: ["client", "approver"],
       query: ListQuery,
-      responses: { 200: { description: "`{runs: [run]}`" } },
+      responses: { 200: { description: "a page of runs", schema: RunPage } },
       handler: async (c, { query }) => {
         const principal = principalOf(c);
-        const records = await runtime.records.list({ ...(query.status ? { status: query.status } : {}), limit: query.limit ?? 100, ...(principal.role === "client" ? { ownerToken: principal.tokenId } : {}) });
-        return c.json({ runs: records.map((r) => runView(r, runtime)) });
+        const limit = query.limit ?? 100;
+        const before = query.cursor === undefined ? undefined : timeKeyOf(query.cursor);
+        const records = await runtime.records.list({
+          ...(query.status ? { status: query.status } : {}),
+          limit: limit + 1,
+          ...(before === undefined ? {} : { before: { createdAt: before.at, id: before.id } }),
+          ...(principal.role === "client" ? { ownerToken: principal.tokenId } : {}),
+        });
+        const page = pageOf(records, (r) => timeKey(r.createdAt, r.id), { limit }, "desc");
+        return reply(c, RunPage, { runs: page.items.map((r) => runView(r, runtime)), next_cursor: page.next_cursor });
       },
     }),
     defineRoute({
@@ -134,8 +161,8 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
       summary: "One run: status, plan outcomes, pending approval, least-privilege report",
       roles: ["client", "approver"],
       params: IdParams,
-      responses: { 200: { description: "`{run}`" }, 404: { description: "no such run (or not the caller's)" } },
-      handler: async (c, { params }) => c.json({ run: runView(await readable(runtime, params.id, principalOf(c)), runtime) }),
+      responses: { 200: { description: "the run", schema: RunBody }, 404: { description: "no such run (or not the caller's)" } },
+      handler: async (c, { params }) => reply(c, RunBody, { run: runView(await readable(runtime, params.id, principalOf(c)), runtime) }),
     }),
     defineRoute({
       method: "POST",
@@ -144,10 +171,10 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
       summary: "Cancel a run: no further tool call starts; it ends as cancelled",
       roles: ["client"],
       params: IdParams,
-      responses: { 202: { description: "`{run}`" }, 404: { description: "no such run" }, 409: { description: "run_ended" } },
+      responses: { 202: { description: "cancelling", schema: RunBody }, 404: { description: "no such run" }, 409: { description: "run_ended" } },
       handler: async (c, { params }) => {
         const record = await readable(runtime, params.id, principalOf(c));
-        return c.json({ run: runView(await runtime.cancelRun(record.id), runtime) }, 202);
+        return reply(c, RunBody, { run: runView(await runtime.cancelRun(record.id), runtime) }, 202);
       },
     }),
     defineRoute({
@@ -155,7 +182,7 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
       path: "/v1/runs/:id/events",
       tag: "runs",
       summary: "The run's events as Server-Sent Events, from any node; resumes after Last-Event-ID (or ?after=)",
-      description: "Each event: `id` (its number in the run), `event` (tool-call, tool-result, approval-required, host-call, log, instance, run-ended), `data` (JSON). The stream ends with `event: end`.",
+      description: "Each event: `id` (its number in the run), `event` (tool-call, tool-result, approval-required, host-call, log, instance, step, run-ended), `data` (JSON, snake_case names). The stream ends with `event: end`.",
       roles: ["client", "approver"],
       params: IdParams,
       query: EventsQuery,
@@ -174,7 +201,7 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
       summary: "One conversation: its agent and its messages in order (continue it with POST /v1/runs and conversation_id)",
       roles: ["client", "approver"],
       params: IdParams,
-      responses: { 200: { description: "`{conversation}`" }, 404: { description: "no such conversation (or not the caller's)" } },
+      responses: { 200: { description: "the conversation", schema: ConversationBody }, 404: { description: "no such conversation (or not the caller's)" } },
       handler: async (c, { params }) => {
         const principal = principalOf(c);
         const conversation = await runtime.conversations.get(params.id);
@@ -182,7 +209,7 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
           throw new ApiError("not_found", `no conversation ${params.id}`, { status: 404 });
         }
         const messages = await runtime.conversations.messages(conversation.id);
-        return c.json({
+        return reply(c, ConversationBody, {
           conversation: {
             id: conversation.id,
             agent: conversation.agent,
@@ -206,7 +233,7 @@ function streamEvents(c: Context<ApiEnv>, runtime: Runtime, id: string, from: nu
     for (;;) {
       const events = await runtime.events.list(id, { after, limit: 500 });
       for (const event of events) {
-        await stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event.data) });
+        await stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(eventData(event.data)) });
         after = event.seq;
         if (event.type === "run-ended") {
           await stream.writeSSE({ event: "end", data: JSON.stringify({ run: id }) });

@@ -4,7 +4,14 @@ import type { Scheduler, ScheduleRecord } from "../../schedules/index.js";
 import { firingView, MAX_RUNS_LIMIT, scheduleView } from "../../schedules/index.js";
 import { principalOf, type Principal } from "../auth/index.js";
 import { ApiError, ID } from "../middleware/index.js";
-import { defineRoute, type ApiRoute } from "./route.js";
+import { defineRoute, reply, type ApiRoute } from "./route.js";
+import * as S from "../schemas/resources.js";
+import { PAGE_QUERY, pageOf, timeKey } from "./page.js";
+import type { FiringRecord } from "../../schedules/index.js";
+
+/** The schedules room's views, typed by the API's schemas (the contract test checks them field by field). */
+const schedule = (s: ScheduleRecord) => scheduleView(s) as v.InferInput<typeof S.ScheduleSchema>;
+const firing = (f: FiringRecord) => firingView(f) as v.InferInput<typeof S.FiringSchema>;
 
 /** An RFC 3339 time with its offset: a time without one would be read in the server's zone. */
 const TIME = v.pipe(
@@ -34,7 +41,7 @@ export const CreateScheduleSchema = v.pipe(
   v.forward(v.check((b) => (b.at === undefined) !== (b.cron === undefined), "give exactly one: at (one run) or cron (repeated runs)"), ["at"]),
 );
 
-const ListQuery = v.strictObject({ status: v.optional(v.picklist(["active", "done", "missed", "cancelled"])) });
+const ListQuery = v.strictObject({ status: v.optional(v.picklist(["active", "done", "missed", "cancelled"])), ...PAGE_QUERY });
 const IdParams = v.strictObject({ id: ID });
 
 /** GET/POST /v1/schedules, GET/DELETE /v1/schedules/:id. A client sees and cancels only its own. */
@@ -46,10 +53,11 @@ export function scheduleRoutes(scheduler: Scheduler): ApiRoute[] {
       tag: "schedules",
       summary: "Schedule runs: once (`at`) or on a cron expression; every run gets the grant captured now",
       roles: ["client"],
+      idempotent: true,
       body: CreateScheduleSchema,
-      responses: { 201: { description: "`{schedule}`" }, 404: { description: "no such agent" } },
+      responses: { 201: { description: "the schedule", schema: S.ScheduleBody }, 404: { description: "no such agent" } },
       handler: async (c, { body }) => {
-        const schedule = await withBodyFields(() =>
+        const created = await withBodyFields(() =>
           scheduler.create({
             agent: body.agent,
             task: body.task,
@@ -63,7 +71,7 @@ export function scheduleRoutes(scheduler: Scheduler): ApiRoute[] {
             ownerToken: principalOf(c).tokenId,
           }),
         );
-        return c.json({ schedule: scheduleView(schedule) }, 201, { Location: `/v1/schedules/${schedule.id}` });
+        return reply(c, S.ScheduleBody, { schedule: schedule(created) }, 201, { Location: `/v1/schedules/${created.id}` });
       },
     }),
     defineRoute({
@@ -73,11 +81,12 @@ export function scheduleRoutes(scheduler: Scheduler): ApiRoute[] {
       summary: "List schedules (a client's own; an admin's or approver's all)",
       roles: ["client", "approver"],
       query: ListQuery,
-      responses: { 200: { description: "`{schedules}`" } },
+      responses: { 200: { description: "a page of schedules, oldest first", schema: S.SchedulePage } },
       handler: async (c, { query }) => {
         const principal = principalOf(c);
         const list = await scheduler.list({ ...(query.status === undefined ? {} : { status: query.status }), ...(principal.role === "client" ? { ownerToken: principal.tokenId } : {}) });
-        return c.json({ schedules: list.map(scheduleView) });
+        const page = pageOf(list, (s) => timeKey(s.createdAt, s.id), query);
+        return reply(c, S.SchedulePage, { schedules: page.items.map(schedule), next_cursor: page.next_cursor });
       },
     }),
     defineRoute({
@@ -87,10 +96,10 @@ export function scheduleRoutes(scheduler: Scheduler): ApiRoute[] {
       summary: "One schedule and its latest firings",
       roles: ["client", "approver"],
       params: IdParams,
-      responses: { 200: { description: "`{schedule, firings}`" }, 404: { description: "not_found" } },
+      responses: { 200: { description: "the schedule and its latest firings", schema: S.ScheduleDetail }, 404: { description: "not_found" } },
       handler: async (c, { params }) => {
-        const schedule = await readable(scheduler, params.id, principalOf(c));
-        return c.json({ schedule: scheduleView(schedule), firings: (await scheduler.firings(schedule.id)).map(firingView) });
+        const found = await readable(scheduler, params.id, principalOf(c));
+        return reply(c, S.ScheduleDetail, { schedule: schedule(found), firings: (await scheduler.firings(found.id)).map(firing) });
       },
     }),
     defineRoute({
@@ -100,10 +109,10 @@ export function scheduleRoutes(scheduler: Scheduler): ApiRoute[] {
       summary: "Cancel a schedule (runs it already started go on)",
       roles: ["client"],
       params: IdParams,
-      responses: { 200: { description: "`{schedule}`" }, 404: { description: "not_found" }, 409: { description: "schedule_ended" } },
+      responses: { 200: { description: "cancelled", schema: S.ScheduleBody }, 404: { description: "not_found" }, 409: { description: "schedule_ended" } },
       handler: async (c, { params }) => {
         await readable(scheduler, params.id, principalOf(c));
-        return c.json({ schedule: scheduleView(await scheduler.cancel(params.id)) });
+        return reply(c, S.ScheduleBody, { schedule: schedule(await scheduler.cancel(params.id)) });
       },
     }),
   ];

@@ -4,10 +4,13 @@ import { MAX_VALUE_BYTES, MIN_REDACTED_LENGTH } from "../../secrets/index.js";
 import type { SecretInfo } from "../../secrets/index.js";
 import { ApiError } from "../middleware/api-error.js";
 import { SECRET_NAME } from "./fields.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, reply } from "./route.js";
 import type { ApiRoute } from "./route.js";
+import * as S from "../schemas/resources.js";
+import { PAGE_QUERY, pageOf } from "./page.js";
 
 const Params = v.strictObject({ name: SECRET_NAME });
+const ListQuery = v.strictObject({ ...PAGE_QUERY });
 
 /**
  * Every message is written here: valibot's own say what they received, and what was received
@@ -34,8 +37,13 @@ export function secretRoutes(runtime: Runtime): ApiRoute[] {
       tag: "secrets",
       summary: "List secrets: names and times, never values",
       roles: ["admin"],
-      responses: { 200: { description: "`{secrets: [{name, createdAt, updatedAt}]}`" } },
-      handler: async (c) => c.json({ secrets: (await runtime.secrets.list()).map(secretView) }),
+      query: ListQuery,
+      responses: { 200: { description: "a page of secrets, by name", schema: S.SecretPage } },
+      handler: async (c, { query }) => {
+        const all = [...(await runtime.secrets.list())].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        const page = pageOf(all, (s) => s.name, query);
+        return reply(c, S.SecretPage, { secrets: page.items.map(secretView), next_cursor: page.next_cursor });
+      },
     }),
     defineRoute({
       method: "GET",
@@ -44,8 +52,8 @@ export function secretRoutes(runtime: Runtime): ApiRoute[] {
       summary: "One secret's name and times (never its value)",
       roles: ["admin"],
       params: Params,
-      responses: { 200: { description: "`{secret: {name, createdAt, updatedAt}}`" }, 404: { description: "secret_not_found" } },
-      handler: async (c, { params }) => c.json({ secret: secretView(await infoOf(runtime, params.name)) }),
+      responses: { 200: { description: "the secret's name and times", schema: S.SecretBody }, 404: { description: "secret_not_found" } },
+      handler: async (c, { params }) => reply(c, S.SecretBody, { secret: secretView(await infoOf(runtime, params.name)) }),
     }),
     defineRoute({
       method: "PUT",
@@ -56,12 +64,12 @@ export function secretRoutes(runtime: Runtime): ApiRoute[] {
       roles: ["admin"],
       params: Params,
       body: SecretValue,
-      responses: { 200: { description: "`{secret, redacted}`: replaced" }, 201: { description: "`{secret, redacted}`: created" } },
+      responses: { 200: { description: "replaced", schema: S.SecretPut }, 201: { description: "created", schema: S.SecretPut } },
       handler: async (c, { params, body }) => {
         const existed = await runtime.secrets.has(params.name);
         await runtime.setSecret(params.name, body.value);
         const redacted = [...body.value].length >= MIN_REDACTED_LENGTH;
-        return c.json({ secret: secretView(await infoOf(runtime, params.name)), redacted }, existed ? 200 : 201);
+        return reply(c, S.SecretPut, { secret: secretView(await infoOf(runtime, params.name)), redacted }, existed ? 200 : 201);
       },
     }),
     defineRoute({
@@ -71,10 +79,10 @@ export function secretRoutes(runtime: Runtime): ApiRoute[] {
       summary: "Remove a secret",
       roles: ["admin"],
       params: Params,
-      responses: { 200: { description: "`{removed: name}`" }, 404: { description: "secret_not_found" } },
+      responses: { 200: { description: "removed: the name", schema: S.Removed }, 404: { description: "secret_not_found" } },
       handler: async (c, { params }) => {
         if (!(await runtime.removeSecret(params.name))) throw notFound(params.name);
-        return c.json({ removed: params.name });
+        return reply(c, S.Removed, { removed: params.name });
       },
     }),
   ];
@@ -90,6 +98,6 @@ function notFound(name: string): ApiError {
   return new ApiError("secret_not_found", `secret ${name}: not found`, { status: 404 });
 }
 
-function secretView(s: SecretInfo) {
-  return { name: s.name, createdAt: new Date(s.createdAt).toISOString(), updatedAt: new Date(s.updatedAt).toISOString() };
+function secretView(s: SecretInfo): v.InferInput<typeof S.SecretSchema> {
+  return { name: s.name, created_at: new Date(s.createdAt).toISOString(), updated_at: new Date(s.updatedAt).toISOString() };
 }

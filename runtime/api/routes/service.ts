@@ -3,7 +3,8 @@ import type { RuntimeMetrics } from "../../metrics/index.js";
 import type { Runtime } from "../../runtime.js";
 import { openApiDocument } from "../openapi.js";
 import type { OpenApiInfo } from "../openapi.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, reply } from "./route.js";
+import { HealthBody, OpenApiBody, ReadyBody } from "../schemas/resources.js";
 import type { ApiRoute } from "./route.js";
 
 /** `GET /health`: no token; with a runtime, also what it has loaded. */
@@ -14,14 +15,55 @@ export function healthRoute(version: string, runtime: Runtime | undefined): ApiR
     tag: "service",
     summary: "Liveness, version, and what the runtime has loaded (no token needed)",
     roles: "public",
-    responses: { 200: { description: "`{status: \"ok\", version, plugins?, tools?, sandbox?}`" } },
+    responses: { 200: { description: "alive", schema: HealthBody } },
     handler: (c) =>
-      c.json({
+      reply(c, HealthBody, {
         status: "ok",
         version,
-        ...(runtime === undefined ? {} : { plugins: runtime.plugins().length, tools: runtime.tools().length, sandbox: runtime.sandbox.stats() }),
+        ...(runtime === undefined ? {} : { plugins: runtime.plugins().length, tools: runtime.tools().length, sandbox: runtime.sandbox.stats() as unknown as Record<string, unknown> }),
       }),
   });
+}
+
+/**
+ * `GET /ready`: whether this node can serve runs — its store answers and every installed plugin
+ * is loaded. 503 (same body) when not, so a load balancer sends no traffic to it; no token.
+ */
+export function readyRoute(runtime: Runtime | undefined): ApiRoute {
+  return defineRoute({
+    method: "GET",
+    path: "/ready",
+    tag: "service",
+    summary: "Readiness: the store is reachable and the installed plugins are loaded (no token needed)",
+    roles: "public",
+    responses: { 200: { description: "ready", schema: ReadyBody }, 503: { description: "not ready: `checks` says what is not" } },
+    handler: async (c) => {
+      const checks = { store: await storeCheck(runtime), plugins: await pluginsCheck(runtime) };
+      const ready = checks.store === "ok" && checks.plugins === "ok";
+      return reply(c, ReadyBody, { ready, checks }, ready ? 200 : 503);
+    },
+  });
+}
+
+async function storeCheck(runtime: Runtime | undefined): Promise<"ok" | "unreachable"> {
+  if (runtime === undefined) return "unreachable";
+  try {
+    await runtime.store.execute("SELECT 1");
+    return "ok";
+  } catch {
+    return "unreachable";
+  }
+}
+
+async function pluginsCheck(runtime: Runtime | undefined): Promise<"ok" | "not_loaded"> {
+  if (runtime === undefined) return "not_loaded";
+  try {
+    const loaded = new Set(runtime.plugins().map((p) => `${p.name}@${p.version}`));
+    const installed = await runtime.installer.registry.list();
+    return installed.every((p) => loaded.has(`${p.name}@${p.version}`)) ? "ok" : "not_loaded";
+  } catch {
+    return "not_loaded";
+  }
 }
 
 /** `GET /metrics`: Prometheus text; no API token (a scraper's own, `server.metrics_token`, when set). */
@@ -50,7 +92,7 @@ export function openApiRoute(routes: () => readonly ApiRoute[], info: OpenApiInf
     tag: "service",
     summary: "This API's OpenAPI 3.1 document, generated from the schemas that validate its requests",
     roles: ["admin", "approver", "client"],
-    responses: { 200: { description: "an OpenAPI 3.1 document" } },
-    handler: (c) => c.json((document ??= openApiDocument(routes(), info))),
+    responses: { 200: { description: "an OpenAPI 3.1 document", schema: OpenApiBody } },
+    handler: (c) => reply(c, OpenApiBody, (document ??= openApiDocument(routes(), info))),
   });
 }

@@ -7,10 +7,12 @@ import type { SandboxPlugin } from "../../sandbox/index.js";
 import { defaultSkillsDir, loadSkills, skillsFor, skillView, type LoadedSkills } from "../../skills/index.js";
 import { inert } from "../../text/inert.js";
 import { NAME } from "./fields.js";
-import { defineRoute } from "./route.js";
+import { defineRoute, reply } from "./route.js";
+import * as S from "../schemas/resources.js";
+import { PAGE_QUERY, pageOf } from "./page.js";
 import type { ApiRoute } from "./route.js";
 
-const Query = v.strictObject({ agent: v.optional(NAME) });
+const Query = v.strictObject({ agent: v.optional(NAME), ...PAGE_QUERY });
 const Params = v.strictObject({ name: NAME });
 
 export interface SkillRoutesOptions {
@@ -35,20 +37,23 @@ export function skillRoutes(runtime: Runtime, options: SkillRoutesOptions = {}):
       roles: ["admin", "client"],
       query: Query,
       responses: {
-        200: { description: "`{skills: [{name, description, requires: {tools}, bytes}], problems: [{file, message}]}`, or with ?agent= `{agent, skills, leftOut: [{name, path, reason}]}`" },
+        200: { description: "a page of skills by name, with the unreadable skill files (problems); with ?agent=, the agent's and those left out (left_out)", schema: S.SkillPage },
         404: { description: "no agent of that name" },
       },
       handler: async (c, { query }) => {
         const loaded = await loadSkills(dir);
         if (query.agent === undefined) {
-          return c.json({ skills: [...loaded.skills.values()].map(skillView), problems: problemViews(loaded) });
+          const page = pageOf(byName([...loaded.skills.values()]), (s) => s.name, query);
+          return reply(c, S.SkillPage, { skills: page.items.map(skillView), problems: problemViews(loaded), next_cursor: page.next_cursor });
         }
         const agent = await agentNamed(runtime, query.agent);
         const selected = skillsFor(agent, { skills: loaded.skills, tools: await toolsOf(runtime, agent) });
-        return c.json({
+        const page = pageOf(byName(selected.skills), (s) => s.name, query);
+        return reply(c, S.SkillPage, {
           agent: agent.name,
-          skills: selected.skills.map(skillView),
-          leftOut: selected.leftOut.map((l) => ({ name: l.name, path: l.path, reason: inert(l.reason) })),
+          skills: page.items.map(skillView),
+          left_out: selected.leftOut.map((l) => ({ name: l.name, path: l.path, reason: inert(l.reason) })),
+          next_cursor: page.next_cursor,
         });
       },
     }),
@@ -59,11 +64,11 @@ export function skillRoutes(runtime: Runtime, options: SkillRoutesOptions = {}):
       summary: "One skill with its text",
       roles: ["admin", "client"],
       params: Params,
-      responses: { 200: { description: "`{skill: {name, description, requires, bytes, text}}`" }, 404: { description: "not_found" } },
+      responses: { 200: { description: "the skill with its text", schema: S.SkillBody }, 404: { description: "not_found" } },
       handler: async (c, { params }) => {
         const skill = (await loadSkills(dir)).skills.get(params.name);
         if (skill === undefined) throw new NotFoundError(`no skill named ${params.name} (expected skills/${params.name}/SKILL.md)`);
-        return c.json({ skill: { ...skillView(skill), text: skill.body } });
+        return reply(c, S.SkillBody, { skill: { ...skillView(skill), text: skill.body } });
       },
     }),
   ];
@@ -86,4 +91,8 @@ async function toolsOf(runtime: Runtime, agent: AgentManifest) {
   const installed = await runtime.installer.registry.list();
   const plugins = new Map<string, SandboxPlugin>(installed.map((p) => [p.name, { key: `${p.name}@${p.blobSha256}`, manifest: p.manifest, format: p.manifest.format, modules: {} }]));
   return agentTools(agent, { plugins, tools: runtime.tools(), mcpPins: runtime.mcpClient.pins });
+}
+
+function byName<T extends { name: string }>(items: readonly T[]): T[] {
+  return [...items].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

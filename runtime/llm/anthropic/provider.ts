@@ -63,12 +63,12 @@ export class AnthropicProvider implements LlmProvider {
     let current: AnthropicStreamAccumulator | undefined;
     const attempt = async (signal: AbortSignal) => {
       if (this.#options.stream === false) {
-        const whole = fromAnthropicMessage(await client.messages.create(params, { signal }), names);
+        const whole = fromAnthropicMessage(await client.messages.create(params, { signal, ...(options.headers === undefined ? {} : { headers: options.headers }) }), names);
         new ResponseBudget(this.#maxResponseBytes).addContent(whole.content);
         return emitWhole(whole, options.onText);
       }
       current = new AnthropicStreamAccumulator(names, { budget: new ResponseBudget(this.#maxResponseBytes), ...(options.onText ? { onText: options.onText } : {}) });
-      const events = await client.messages.create({ ...params, stream: true }, { signal });
+      const events = await client.messages.create({ ...params, stream: true }, { signal, ...(options.headers === undefined ? {} : { headers: options.headers }) });
       for await (const event of events) current.add(event);
       return current.finish();
     };

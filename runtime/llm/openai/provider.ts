@@ -74,12 +74,12 @@ export class OpenAiProvider implements LlmProvider {
     let current: OpenAiStreamAccumulator | undefined;
     const attempt = async (signal: AbortSignal) => {
       if (this.#options.stream === false) {
-        const whole = fromOpenAiCompletion(await client.chat.completions.create(params, { signal }), names);
+        const whole = fromOpenAiCompletion(await client.chat.completions.create(params, { signal, ...(options.headers === undefined ? {} : { headers: options.headers }) }), names);
         new ResponseBudget(this.#maxResponseBytes).addContent(whole.content);
         return emitWhole(whole, options.onText);
       }
       current = new OpenAiStreamAccumulator(names, { budget: new ResponseBudget(this.#maxResponseBytes), ...(options.onText ? { onText: options.onText } : {}) });
-      const chunks = await client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal });
+      const chunks = await client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal, ...(options.headers === undefined ? {} : { headers: options.headers }) });
       for await (const chunk of chunks) current.add(chunk);
       return current.finish();
     };

@@ -1,6 +1,7 @@
 import type { AuditErrorInfo, AuditLog, ModelCallInput } from "../../audit/index.js";
 import { LlmError, type LlmProvider, type LlmRequest, type LlmResponse } from "../../llm/index.js";
 import type { Run } from "../run.js";
+import { modelCallSpan } from "../../telemetry/run-spans.js";
 
 /**
  * The audit of one drive's model calls. A model call sends the prompt off the machine, so each
@@ -31,9 +32,12 @@ export class ModelCallAudit {
     const startAt = this.#now();
     const call = { provider, request, stepId: options.stepId, startAt };
     let response: LlmResponse;
+    const span = modelCallSpan(this.#run, options.stepId, provider, request);
     try {
-      response = await provider.complete(request, { signal: options.signal });
+      response = await provider.complete(request, { signal: options.signal, headers: span.headers });
+      span.end({ response });
     } catch (error) {
+      span.end({ error });
       const failed = failureOf(error, options.signal);
       this.#record({ ...this.#shape(call), attempts: failed.attempts, status: "error", error: failed.error });
       throw error;

@@ -1,0 +1,87 @@
+/**
+ * The runtime's structured log: JSON lines (pino) on stderr, one object a line with `level`,
+ * `time`, `msg` and what is known where it was written (`request_id`, `run_id`, `trace_id`);
+ * a readable line a record when stderr is a terminal or `log.format: pretty`. Tokens, secrets
+ * and credentials never reach it: known fields are censored by path, and token-shaped text
+ * (API tokens, bearer credentials, provider keys) is masked wherever it appears.
+ */
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
+import pretty from "pino-pretty";
+
+export type { Logger } from "pino";
+export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+export type LogFormat = "json" | "pretty";
+
+export const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+export interface LogOptions {
+  readonly level?: LogLevel;
+  /** Default: pretty on a terminal, JSON otherwise. */
+  readonly format?: LogFormat;
+  /** Default stderr (stdout stays the commands' own output). */
+  readonly destination?: DestinationStream;
+}
+
+export const REDACTED = "[redacted]";
+
+/** Fields whose values are credentials wherever they appear (one or two levels deep). */
+const SECRET_FIELDS = ["token", "authorization", "cookie", "secret", "password", "api_key", "apiKey", "value", "auth_token", "authToken", "key"];
+const REDACT_PATHS = [...SECRET_FIELDS, ...SECRET_FIELDS.map((f) => `*.${f}`), 'headers["authorization"]', 'headers["cookie"]', 'req.headers["authorization"]'];
+
+/** Token-shaped text: the API's tokens, bearer credentials, common provider keys. */
+const SECRET_TEXT = /\bchv_tok_[A-Za-z0-9_-]+|\b[Bb]earer\s+[A-Za-z0-9._~+/=-]+|\bsk-[A-Za-z0-9_-]{8,}|\bxox[abpr]-[A-Za-z0-9-]+/g;
+
+export function maskSecrets(text: string): string {
+  return text.replace(SECRET_TEXT, (match) => (/^[Bb]earer/.test(match) ? `Bearer ${REDACTED}` : REDACTED));
+}
+
+/** Every string in a log record's fields, masked; depth-bounded (a log line is not a dump). */
+function maskFields(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return maskSecrets(value);
+  if (depth > 4 || value === null || typeof value !== "object") return value;
+  if (value instanceof Error) return { type: value.name, message: maskSecrets(value.message), ...(value.stack === undefined ? {} : { stack: maskSecrets(value.stack) }) };
+  if (Array.isArray(value)) return value.map((item) => maskFields(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = maskFields(item, depth + 1);
+  return out;
+}
+
+export function createLogger(options: LogOptions = {}): Logger {
+  const format = options.format ?? (process.stderr.isTTY ? "pretty" : "json");
+  const config: LoggerOptions = {
+    level: options.level ?? "info",
+    base: { service: "clawhive" },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    messageKey: "msg",
+    redact: { paths: REDACT_PATHS, censor: REDACTED },
+    formatters: { level: (label) => ({ level: label }), log: (fields) => maskFields(fields) as Record<string, unknown> },
+    serializers: { err: (error: unknown) => maskFields(error), error: (error: unknown) => maskFields(error) },
+    hooks: {
+      logMethod(args, method) {
+        method.apply(this, args.map((a) => (typeof a === "string" ? maskSecrets(a) : a)) as Parameters<typeof method>);
+      },
+    },
+  };
+  const destination = options.destination ?? (format === "pretty" ? pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, translateTime: "SYS:HH:MM:ss.l" }) : pino.destination({ dest: 2, sync: true }));
+  return pino(config, destination);
+}
+
+let shared: Logger | undefined;
+
+/**
+ * The process's logger, for code that was given none: what `clawhive serve` configured with
+ * `setRuntimeLogger`, else one at `CLAWHIVE_LOG_LEVEL` (default warn, so libraries and tests
+ * stay quiet unless something is wrong).
+ */
+export function runtimeLogger(): Logger {
+  return (shared ??= createLogger({ level: levelFromEnv() ?? "warn" }));
+}
+
+export function setRuntimeLogger(logger: Logger): void {
+  shared = logger;
+}
+
+function levelFromEnv(): LogLevel | undefined {
+  const level = process.env.CLAWHIVE_LOG_LEVEL;
+  return level !== undefined && (LOG_LEVELS as readonly string[]).includes(level) ? (level as LogLevel) : undefined;
+}

@@ -1,0 +1,193 @@
+/**
+ * A run's span tree, built from what the run already reports: run → step → model call, step →
+ * tool call → host call, and a sub-agent's run under its parent's. Attributes follow the
+ * OpenTelemetry GenAI and HTTP semantic conventions (model, tokens, tool name, the policy's
+ * decision); never a prompt, an argument, an output or a secret.
+ */
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanContext, TraceFlags } from "@opentelemetry/api";
+import type { LlmProvider, LlmRequest, LlmResponse } from "../llm/index.js";
+import type { Run } from "../runs/run.js";
+import type { RunEvent, StepEvent } from "../runs/types.js";
+import { formatTraceparent, type TraceParent } from "./traceparent.js";
+import { activeTracer, withTraceId } from "./tracing.js";
+
+interface RunSpans {
+  readonly span: Span;
+  readonly steps: Map<string, Span>;
+  readonly toolCalls: Map<string, Span>;
+  current: Span | undefined;
+}
+
+const runs = new Map<string, RunSpans>();
+/** Callers' spans (`traceparent`) a run about to start continues, by its trace id. */
+const remoteParents = new Map<string, TraceParent>();
+const MAX_REMOTE = 1000;
+
+/** The run with this trace id continues the caller's span (a valid `traceparent` on the request that starts it). */
+export function continueTrace(parent: TraceParent): void {
+  if (activeTracer() === undefined) return;
+  if (remoteParents.size >= MAX_REMOTE) remoteParents.delete(remoteParents.keys().next().value!);
+  remoteParents.set(parent.traceId, parent);
+}
+
+/** Opens the run's span and follows its events until it ends; nothing when tracing is off. */
+export function observeRun(run: Run): void {
+  const tracer = activeTracer();
+  if (tracer === undefined || runs.has(run.id)) return;
+  const parent = parentContext(run);
+  const attributes: Attributes = { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": run.agent.name, "clawhive.run.id": run.id, "clawhive.task.id": run.taskId };
+  if (run.parentRunId !== null) attributes["clawhive.parent_run.id"] = run.parentRunId;
+  const start = () => tracer.startSpan(`invoke_agent ${run.agent.name}`, { kind: SpanKind.INTERNAL, attributes }, parent);
+  const span = trace.getSpan(parent) === undefined ? withTraceId(run.traceId, start) : start();
+  const spans: RunSpans = { span, steps: new Map(), toolCalls: new Map(), current: undefined };
+  runs.set(run.id, spans);
+  const off = run.onEvent((event) => {
+    onEvent(spans, event);
+    if (event.type === "run-ended") {
+      off();
+      runs.delete(run.id);
+    }
+  });
+}
+
+function parentContext(run: Run): Context {
+  const parentRun = run.parentRunId === null ? undefined : runs.get(run.parentRunId);
+  if (parentRun !== undefined) return trace.setSpan(context.active(), parentRun.current ?? parentRun.span);
+  const remote = remoteParents.get(run.traceId);
+  if (remote === undefined) return context.active();
+  remoteParents.delete(run.traceId);
+  const spanContext: SpanContext = { traceId: remote.traceId, spanId: remote.spanId, traceFlags: remote.flags & TraceFlags.SAMPLED, isRemote: true };
+  return trace.setSpanContext(context.active(), spanContext);
+}
+
+function onEvent(spans: RunSpans, event: RunEvent): void {
+  const tracer = activeTracer();
+  if (tracer === undefined) return;
+  switch (event.type) {
+    case "tool-call": {
+      const parent = spans.steps.get(event.stepId) ?? spans.span;
+      const span = tracer.startSpan(`execute_tool ${event.tool}`, { kind: SpanKind.INTERNAL, startTime: event.at, attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.tool, "gen_ai.tool.call.id": event.id, "clawhive.step.id": event.stepId } }, trace.setSpan(context.active(), parent));
+      spans.toolCalls.set(event.id, span);
+      spans.current = span;
+      return;
+    }
+    case "tool-result": {
+      const span = spans.toolCalls.get(event.id);
+      if (span === undefined) return;
+      spans.toolCalls.delete(event.id);
+      span.setAttribute("clawhive.tool_call.status", event.status);
+      if (event.status === "error") {
+        span.setAttribute("error.type", event.error?.kind ?? "error");
+        span.setStatus({ code: SpanStatusCode.ERROR, message: event.error?.kind ?? "error" });
+      }
+      span.end(event.at);
+      if (spans.current === span) spans.current = undefined;
+      return;
+    }
+    case "host-call": {
+      const parent = (event.toolCallId === undefined ? undefined : spans.toolCalls.get(event.toolCallId)) ?? spans.span;
+      const attributes: Attributes = { "clawhive.host_call": event.call, "clawhive.capability": event.capability, "clawhive.policy.decision": event.denial === undefined ? "allow" : "deny" };
+      if (event.denial !== undefined) attributes["clawhive.denial.reason"] = event.denial.reason;
+      const span = tracer.startSpan(`host ${event.call}`, { kind: SpanKind.INTERNAL, startTime: event.at, attributes }, trace.setSpan(context.active(), parent));
+      if (!event.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: event.denial?.reason ?? "failed" });
+      span.end(event.at);
+      return;
+    }
+    case "approval-required": {
+      (spans.toolCalls.get(event.toolCallId) ?? spans.span).addEvent("approval_required", { "clawhive.approval.id": event.approval.id, "clawhive.approval.kind": event.approval.kind }, event.at);
+      return;
+    }
+    case "step":
+      return stepEvent(spans, event);
+    case "run-ended": {
+      for (const span of [...spans.toolCalls.values(), ...spans.steps.values()]) span.end(event.at);
+      spans.span.setAttribute("clawhive.run.end_reason", event.reason ?? "completed");
+      if (event.reason === "failed") spans.span.setStatus({ code: SpanStatusCode.ERROR, message: "failed" });
+      spans.span.end(event.at);
+      return;
+    }
+    default:
+      return;
+  }
+}
+
+/** A Step's span ends when the next one starts or the run ends; its attributes come with its event. */
+function stepEvent(spans: RunSpans, event: StepEvent): void {
+  const span = spans.steps.get(event.stepId);
+  if (span === undefined) return;
+  span.setAttribute("clawhive.step.action", event.action);
+  if (event.reason !== undefined) span.setAttribute("clawhive.step.reason", event.reason);
+  if (event.action !== "tool_call") {
+    span.end(event.at);
+    spans.steps.delete(event.stepId);
+  }
+}
+
+function stepSpan(spans: RunSpans, stepId: string): Span {
+  const existing = spans.steps.get(stepId);
+  if (existing !== undefined) return existing;
+  for (const [id, open] of spans.steps) {
+    open.end();
+    spans.steps.delete(id);
+  }
+  const tracer = activeTracer()!;
+  const span = tracer.startSpan(`step ${stepId}`, { kind: SpanKind.INTERNAL, attributes: { "clawhive.step.id": stepId } }, trace.setSpan(context.active(), spans.span));
+  spans.steps.set(stepId, span);
+  return span;
+}
+
+export interface ModelCallSpan {
+  /** To send with the call: `traceparent` of the model call's span. */
+  readonly headers: Record<string, string>;
+  end(outcome: { response: LlmResponse } | { error: unknown }): void;
+}
+
+const NO_SPAN: ModelCallSpan = { headers: {}, end: () => undefined };
+
+/** The span of one model call of a Step (GenAI client span); nothing when tracing is off. */
+export function modelCallSpan(run: Run, stepId: string, provider: LlmProvider, request: LlmRequest): ModelCallSpan {
+  const tracer = activeTracer();
+  const spans = runs.get(run.id);
+  if (tracer === undefined || spans === undefined) return NO_SPAN;
+  const step = stepSpan(spans, stepId);
+  const attributes: Attributes = {
+    "gen_ai.operation.name": "chat",
+    "gen_ai.provider.name": provider.provider,
+    "gen_ai.system": provider.provider,
+    "gen_ai.request.model": provider.model,
+    "http.request.method": "POST",
+  };
+  if (request.max_tokens !== undefined) attributes["gen_ai.request.max_tokens"] = request.max_tokens;
+  const host = hostOf(provider.baseUrl);
+  if (host !== undefined) attributes["server.address"] = host;
+  const span = tracer.startSpan(`chat ${provider.model}`, { kind: SpanKind.CLIENT, attributes }, trace.setSpan(context.active(), step));
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return {
+    headers: { traceparent: formatTraceparent({ traceId, spanId, flags: traceFlags }) },
+    end(outcome) {
+      if ("response" in outcome) {
+        const { response } = outcome;
+        span.setAttributes({
+          "gen_ai.response.model": response.model,
+          "gen_ai.usage.input_tokens": response.usage.input_tokens,
+          "gen_ai.usage.output_tokens": response.usage.output_tokens,
+          "gen_ai.response.finish_reasons": [String(response.stop_reason)],
+        });
+      } else {
+        const code = (outcome.error as { code?: unknown } | null)?.code;
+        span.setAttribute("error.type", typeof code === "string" ? code : "error");
+        span.setStatus({ code: SpanStatusCode.ERROR, message: typeof code === "string" ? code : "error" });
+      }
+      span.end();
+    },
+  };
+}
+
+function hostOf(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+}

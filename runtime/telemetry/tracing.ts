@@ -1,0 +1,86 @@
+/**
+ * OpenTelemetry traces, off unless started (`telemetry.otlp_endpoint` in clawhive.yaml, or a
+ * test's exporter). The code speaks `@opentelemetry/api`; this file owns the SDK: one tracer
+ * provider whose root spans take the run's own `trace_id` (so a trace in a backend and the
+ * run's audit records share one id), a batch processor and the OTLP/HTTP exporter.
+ */
+import { randomBytes } from "node:crypto";
+import { type Tracer } from "@opentelemetry/api";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { BasicTracerProvider, BatchSpanProcessor, SimpleSpanProcessor, type IdGenerator, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+
+export interface TracingOptions {
+  /** OTLP/HTTP traces endpoint, e.g. `http://127.0.0.1:4318/v1/traces`. */
+  readonly otlpEndpoint?: string;
+  /** Instead of OTLP (tests, bench): spans are handed to it one by one as they end, or in batches as OTLP's are with `batch`. */
+  readonly exporter?: SpanExporter;
+  readonly batch?: boolean;
+  readonly serviceName?: string;
+  readonly serviceVersion?: string;
+}
+
+/** Trace ids from the run (see `withTraceId`), span ids random, as the SDK's own. */
+class RunTraceIds implements IdGenerator {
+  next: string | undefined;
+  generateTraceId(): string {
+    const id = this.next ?? randomBytes(16).toString("hex");
+    this.next = undefined;
+    return id;
+  }
+  generateSpanId(): string {
+    return randomBytes(8).toString("hex");
+  }
+}
+
+interface Tracing {
+  readonly provider: BasicTracerProvider;
+  readonly tracer: Tracer;
+  readonly ids: RunTraceIds;
+}
+
+let active: Tracing | undefined;
+
+export function startTracing(options: TracingOptions): void {
+  if (options.exporter === undefined && options.otlpEndpoint === undefined) return;
+  const ids = new RunTraceIds();
+  const processor =
+    options.exporter !== undefined && options.batch !== true
+      ? new SimpleSpanProcessor(options.exporter)
+      : options.exporter !== undefined
+      ? new BatchSpanProcessor(options.exporter, { maxQueueSize: 4096, scheduledDelayMillis: 1000 })
+      : new BatchSpanProcessor(new OTLPTraceExporter({ url: options.otlpEndpoint!, timeoutMillis: 10_000 }), { maxQueueSize: 4096, scheduledDelayMillis: 1000 });
+  const provider = new BasicTracerProvider({
+    idGenerator: ids,
+    resource: resourceFromAttributes({ "service.name": options.serviceName ?? "clawhive", ...(options.serviceVersion === undefined ? {} : { "service.version": options.serviceVersion }) }),
+    spanProcessors: [processor],
+  });
+  active = { provider, tracer: provider.getTracer("clawhive"), ids };
+}
+
+/** Flushes what is queued and stops; tracing is off afterwards. */
+export async function stopTracing(): Promise<void> {
+  const stopping = active;
+  active = undefined;
+  if (stopping !== undefined) await stopping.provider.shutdown();
+}
+
+export async function flushTracing(): Promise<void> {
+  await active?.provider.forceFlush();
+}
+
+/** The tracer, or undefined when tracing is off (callers then do nothing at all). */
+export function activeTracer(): Tracer | undefined {
+  return active?.tracer;
+}
+
+/** Runs `start` (which must start exactly one root span, synchronously) so its trace id is `traceId`. */
+export function withTraceId<T>(traceId: string, start: () => T): T {
+  if (active === undefined || !/^[0-9a-f]{32}$/.test(traceId)) return start();
+  active.ids.next = traceId;
+  try {
+    return start();
+  } finally {
+    active.ids.next = undefined;
+  }
+}

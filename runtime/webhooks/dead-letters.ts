@@ -1,0 +1,62 @@
+/**
+ * Deliveries that failed every attempt, kept in the store for an operator (`GET
+ * /v1/webhooks/dead-letters`). The receiver is kept as its origin only: an incoming-webhook
+ * URL's path is often its credential (Slack's `/services/T…/B…/…`).
+ */
+import type { Store } from "../store/index.js";
+import type { WebhookEvent, WebhookTarget } from "./config.js";
+import type { WebhookPayload } from "./dispatcher.js";
+
+export interface DeadLetter {
+  readonly id: string;
+  readonly target: string;
+  readonly event: WebhookEvent;
+  readonly payload: WebhookPayload;
+  readonly attempts: number;
+  readonly lastError: string;
+  readonly failedAt: number;
+}
+
+export class DeadLetters {
+  readonly #store: Store;
+  #ready: Promise<void> | undefined;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  async add(target: WebhookTarget, payload: WebhookPayload, attempts: number, lastError: string): Promise<void> {
+    await this.#table();
+    await this.#store.execute({
+      sql: "INSERT OR REPLACE INTO webhook_dead_letters (id, target, event, payload, attempts, last_error, failed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      args: [`${payload.id}:${new URL(target.url).origin}`, new URL(target.url).origin, payload.type, JSON.stringify(payload), attempts, lastError.slice(0, 1000), Date.now()],
+    });
+  }
+
+  /** Newest first; `before` (a previous page's last) starts after it. */
+  async list(options: { limit: number; before?: { failedAt: number; id: string } }): Promise<DeadLetter[]> {
+    await this.#table();
+    const where = options.before === undefined ? "" : "WHERE failed_at < ? OR (failed_at = ? AND id < ?)";
+    const args = options.before === undefined ? [] : [options.before.failedAt, options.before.failedAt, options.before.id];
+    const result = await this.#store.execute({ sql: `SELECT * FROM webhook_dead_letters ${where} ORDER BY failed_at DESC, id DESC LIMIT ?`, args: [...args, options.limit] });
+    return result.rows.map((row) => ({
+      id: String(row.id),
+      target: String(row.target),
+      event: String(row.event) as WebhookEvent,
+      payload: JSON.parse(String(row.payload)) as WebhookPayload,
+      attempts: Number(row.attempts),
+      lastError: String(row.last_error),
+      failedAt: Number(row.failed_at),
+    }));
+  }
+
+  #table(): Promise<void> {
+    return (this.#ready ??= this.#store
+      .execute("CREATE TABLE IF NOT EXISTS webhook_dead_letters (id TEXT PRIMARY KEY, target TEXT NOT NULL, event TEXT NOT NULL, payload TEXT NOT NULL, attempts INTEGER NOT NULL, last_error TEXT NOT NULL, failed_at INTEGER NOT NULL)")
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        this.#ready = undefined;
+        throw error;
+      }));
+  }
+}

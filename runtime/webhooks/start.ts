@@ -1,0 +1,20 @@
+import { InvalidInputError } from "../errors.js";
+import type { Logger } from "../log/index.js";
+import type { Runtime } from "../runtime.js";
+import type { WebhookTarget } from "./config.js";
+import { WebhookDispatcher } from "./dispatcher.js";
+
+/**
+ * The dispatcher of the configured webhooks (with none, it still feeds the approvers' SSE
+ * stream). A webhook whose
+ * signing secret is not stored is refused here, at start, naming its field: a receiver that
+ * checks signatures would otherwise drop every delivery.
+ */
+export async function startWebhooks(targets: readonly WebhookTarget[], runtime: Runtime, log: Logger): Promise<WebhookDispatcher> {
+  for (const [i, target] of targets.entries()) {
+    if (target.secret !== undefined && !(await runtime.secrets.has(target.secret))) {
+      throw new InvalidInputError(`webhooks[${i}].secret: no stored secret named ${target.secret}; store it with: clawhive secret set ${target.secret}`, { field: `webhooks[${i}].secret` });
+    }
+  }
+  return new WebhookDispatcher({ targets, store: runtime.store, secretValue: (name) => runtime.secretValue(name), log });
+}
