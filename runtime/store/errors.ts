@@ -6,7 +6,11 @@ import { ClawhiveError } from "../errors.js";
  * write; `store_closed`: the store was closed; `store_failed`: anything else the database said;
  * `migration_mismatch`: an applied migration differs from the code's; `store_read_only`: the
  * database cannot be written (a file without write permission, a read-only mount, a store opened
- * read-only): reads still work.
+ * read-only): reads still work; `store_too_large`: a statement would bind or return more than
+ * `MAX_STATEMENT_BYTES` (nothing was written); `store_unreachable`: the libSQL server could not be
+ * reached or dropped the connection (a write may or may not have applied: the server's
+ * transaction is all-or-nothing, so re-read before retrying); `store_auth`: the server refused the
+ * auth token.
  */
 export type StoreErrorCode =
   | "store_busy"
@@ -14,6 +18,9 @@ export type StoreErrorCode =
   | "store_constraint"
   | "store_closed"
   | "store_failed"
+  | "store_too_large"
+  | "store_unreachable"
+  | "store_auth"
   | "migration_mismatch";
 
 export class StoreError extends ClawhiveError {
@@ -22,7 +29,7 @@ export class StoreError extends ClawhiveError {
   readonly sqliteCode: string | undefined;
 
   constructor(code: StoreErrorCode, message: string, options: { sqliteCode?: string; cause?: unknown } = {}) {
-    super(code, message, { status: code === "store_busy" || code === "store_read_only" ? 503 : 500, cause: options.cause });
+    super(code, message, { status: code === "store_busy" || code === "store_read_only" || code === "store_unreachable" ? 503 : 500, cause: options.cause });
     this.sqliteCode = options.sqliteCode;
   }
 }
