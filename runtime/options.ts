@@ -79,6 +79,11 @@ export interface StartRunOptions {
   plan?: PlannedCall[];
   /** The conversation a model-driven run continues (see `submitRun`). */
   conversationId?: string;
+  /**
+   * A caller-chosen run id (`run_…`), for a start that must happen at most once (a schedule's
+   * firing): a second start with the same id fails `ConflictError` `run_exists`.
+   */
+  runId?: string;
 }
 
 /** `submitRun`: explicit ToolCalls, or task text alone for a run the agent's model drives. */

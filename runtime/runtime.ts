@@ -362,10 +362,10 @@ export class Runtime {
     await this.refreshAgents();
     const agent = this.#agent(options.agent);
     const taskGrants = options.grants === undefined ? undefined : parseTaskGrants(options.grants, agent, { hostGuard: this.mountGuard });
-    const id = `run_${randomUUID()}`;
+    const id = options.runId ?? `run_${randomUUID()}`;
     const traceId = options.traceId ?? randomBytes(16).toString("hex");
     const taskId = `task_${randomUUID()}`;
-    await this.records.create({
+    await this.#createRecord(options.runId, {
       id,
       traceId,
       taskId,
@@ -390,6 +390,18 @@ export class Runtime {
       throw error;
     }
     return this.#track(this.#build({ id, traceId, taskId, parentRunId: options.parentRunId ?? null, agent, taskGrants, parents }), "started");
+  }
+
+  /** Records a new run; a caller-chosen id already taken is `run_exists`, not a store error. */
+  async #createRecord(chosenId: string | undefined, record: Parameters<RunRecords["create"]>[0]): Promise<void> {
+    try {
+      await this.records.create(record);
+    } catch (error) {
+      if (chosenId !== undefined && error instanceof StoreError && error.code === "store_constraint" && (await this.records.get(chosenId)) !== undefined) {
+        throw new ConflictError("run_exists", `run ${chosenId}: already started; it is not started twice`);
+      }
+      throw error;
+    }
   }
 
   /**
@@ -426,6 +438,9 @@ export class Runtime {
     const agent = this.#agent(options.agent);
     // Checked before a conversation is started for it (startRun checks it again).
     if (options.grants !== undefined) parseTaskGrants(options.grants, agent, { hostGuard: this.mountGuard });
+    if (options.runId !== undefined && (await this.records.get(options.runId)) !== undefined) {
+      throw new ConflictError("run_exists", `run ${options.runId}: already started; it is not started twice`);
+    }
     const conversation = options.conversationId === undefined
       ? await this.conversations.create(agent.name, { ownerToken: options.ownerToken ?? null })
       : await this.conversations.forRun(options.conversationId, { agent: agent.name, ownerToken: options.ownerToken ?? null });
