@@ -28,6 +28,7 @@ import { nodeId, parseNodeId, processAlive, safeHostname } from "./runs/node-id.
 import { installOwnPlugins } from "./plugins/install/own-plugins.js";
 import { RunRecords, runMigrations, type RunRecord } from "./runs/records.js";
 import { RunDriver } from "./runs/driver.js";
+import { RunJournal, runJournalMigrations } from "./runs/journal.js";
 import { failureOf } from "./runs/errors.js";
 import { RunEventLog } from "./runs/event-log.js";
 import { Run, type RunServices } from "./runs/run.js";
@@ -160,6 +161,7 @@ export class Runtime {
     const sandbox = new Sandbox(options.sandbox);
     try {
       await applyMigrations(store, runMigrations, { clock });
+      await applyMigrations(store, runJournalMigrations, { clock });
       await applyMigrations(store, kvMigrations, { clock });
       await applyMigrations(store, memoryTrustMigrations, { clock });
       await applyMigrations(store, pluginMigrations, { clock });
@@ -213,6 +215,11 @@ export class Runtime {
         loop: runtime.#runLoop(options.modelProvider, options.llm),
         claim: (id, holder) => runtime.#claim(id, holder.node),
         abandon: (id, end) => runtime.#abandon(id, end),
+        journal: { store: new RunJournal(store), audit: runtime.audit },
+        holderGone: (holder) => {
+          const parsed = parseNodeId(holder);
+          return parsed !== undefined && parsed.host === safeHostname() && !processAlive(parsed.pid);
+        },
         ...(options.onProgress ? { onError: (error, runId) => options.onProgress!(`run ${runId}: ${(error as Error).message}`) } : {}),
       });
       runtime.#driver.start();
@@ -462,6 +469,7 @@ export class Runtime {
       states: this.#loopStates,
       conversations: this.conversations,
       audit: this.audit,
+      node: this.node,
       now: () => this.clock.now(),
       // The key is read through secretValue on every call: never from the environment.
       skills: async (run) => {
@@ -690,6 +698,7 @@ export class Runtime {
   }): Run {
     const { mounts, allowSensitive } = agentMounts(input.agent);
     const services: RunServices = {
+      node: this.node,
       sandbox: this.sandbox,
       plugins: this.#plugins,
       audit: this.audit,

@@ -14,6 +14,13 @@ export interface WaitingTurn {
   invalid?: boolean;
   /** Told to the model after the turn's results (e.g. calls past the turn's limit were not run). */
   notice?: string;
+  /**
+   * Set (and stored) just before the ToolCall at `index` starts, cleared once its result is in
+   * `results`: a run continued with it still set was cut off inside that ToolCall.
+   */
+  since?: number;
+  /** The node that set `since`. */
+  node?: string;
 }
 
 /**
@@ -38,6 +45,8 @@ export interface LoopState {
   /** Time spent driving (not waiting for a person), against the run timeout. */
   activeMs: number;
   waiting: WaitingTurn | null;
+  /** The model call under way, written before its prompt leaves (its record comes when it ends). */
+  modelCall?: { stepId: string; since: number } | null;
 }
 
 export function initialLoopState(task: string, conversationId: string | null): LoopState {
