@@ -50,6 +50,11 @@ export interface RuntimeOptions {
    */
   runLeaseMs?: number;
   /**
+   * A schedule firing claimed this long ago by a node that never recorded its run is started by
+   * another node (default 30 s; see `SchedulerOptions.claimTimeoutMs`).
+   */
+  scheduleClaimTimeoutMs?: number;
+  /**
    * The model provider of an agent's runs; default: built from its manifest's `model` block
    * (keys from the secret store). For embedding, tests and benchmarks.
    */

@@ -223,7 +223,10 @@ export class Runtime {
         ...(options.onProgress ? { onError: (error, runId) => options.onProgress!(`run ${runId}: ${(error as Error).message}`) } : {}),
       });
       runtime.#driver.start();
-      runtime.#scheduler = await openRuntimeScheduler(runtime, options.onProgress ? { onError: (error) => options.onProgress!(`scheduler: ${(error as Error).message}`) } : {});
+      runtime.#scheduler = await openRuntimeScheduler(runtime, {
+        ...(options.onProgress ? { onError: (error: unknown) => options.onProgress!(`scheduler: ${(error as Error).message}`) } : {}),
+        ...(options.scheduleClaimTimeoutMs === undefined ? {} : { claimTimeoutMs: options.scheduleClaimTimeoutMs }),
+      });
       // Schedules fire from long-lived runtimes (serve); a CLI command's runtime only reads them.
       if (options.runSchedules) runtime.#scheduler.start();
       await runtime.refreshPlugins();

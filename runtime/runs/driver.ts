@@ -53,7 +53,7 @@ export interface RunDriverOptions {
    * node that stopped inside a ToolCall re-runs it only if it had begun no effect. Absent: no
    * journal is kept.
    */
-  journal?: { store: RunJournal; audit: Pick<AuditLog, "query" | "flush"> };
+  journal?: { store: RunJournal; audit: Pick<AuditLog, "query" | "flush" | "appendOutcome"> };
 }
 
 /**
