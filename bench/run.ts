@@ -15,6 +15,7 @@ import { benchLlm } from "./llm.js";
 import { benchLoop } from "./loop.js";
 import { benchMemory } from "./memory.js";
 import { benchMcp } from "./mcp.js";
+import { benchStore } from "./store.js";
 
 const json = process.argv.includes("--json");
 const quick = process.argv.includes("--quick");
@@ -49,6 +50,9 @@ Object.assign(metrics, await benchLoop({ quick }));
 
 log("memory search at 10,000 episodes …");
 Object.assign(metrics, await benchMemory({ quick }));
+
+log("several nodes on a libSQL server (sqld): tool call, takeover, chaos …");
+Object.assign(metrics, await benchStore({ quick, log }));
 
 log("raw wasm floor …");
 const raw = await measureRaw(new Uint8Array(await readFile(sandbox.probeCoreWasm)));

@@ -7,17 +7,29 @@
  * drives what it takes over and fires schedules. Every node defines the same agent, so any node
  * can continue any run.
  */
-import { mkdir } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Runtime } from "../../runtime/index.js";
 import type { LlmProvider, LlmResponse } from "../../runtime/llm/index.js";
-import { defineTestAgent, FILES_PLUGIN } from "./runtime.js";
+import { FILES_PLUGIN } from "./runtime.js";
 
 const [url = "", dataDir = "", name = "node", mode = "idle", count = "0"] = process.argv.slice(2);
 const print = (line: object) => process.stdout.write(`${JSON.stringify({ node: name, ...line })}\n`);
 const work = join(dataDir, "work");
 await mkdir(work, { recursive: true });
 await mkdir(join(dataDir, `agents-${name}`), { recursive: true });
+// The agent is a manifest file, loaded when the runtime is created: this node's driver and
+// scheduler may continue or fire another node's run at once, before any later definition.
+const manifest = {
+  name: "writer",
+  description: "writes the file its task names",
+  model: { provider: "anthropic", id: "scripted" },
+  system_prompt: "write",
+  plugins: [{ name: "files", version: "*" }],
+  grants: { log: {}, "fs.read": { mounts: [{ guest: "/w", host: work }] }, "fs.write": { mounts: [{ guest: "/w", host: work, mode: "rw" }] } },
+  approvals: { lower_risk: [{ tool: "files.write_file", to: "safe", acknowledged: true }] },
+};
+await writeFile(join(dataDir, `agents-${name}`, "writer.yaml"), JSON.stringify(manifest, null, 2));
 
 const respond = (content: LlmResponse["content"]): LlmResponse => ({
   content,
@@ -57,7 +69,6 @@ const runtime = await Runtime.create({
   runSchedules: true,
   modelProvider: () => model,
 });
-await defineTestAgent(runtime, "writer", { plugins: ["files"], mounts: [{ guest: "/w", host: work, mode: "rw" }], lowerToSafe: ["files.write_file"] });
 print({ ready: runtime.node });
 
 const submit = async (i: number): Promise<void> => {

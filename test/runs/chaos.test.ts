@@ -46,7 +46,9 @@ for (const target of targets) {
       const nodes: ClusterNode[] = [];
       const acked = new Set<string>();
       const start = (name: string, count: number) => {
-        const node = startNode({ url, dataDir, name, mode: "load", count, ...auth });
+        // A killed node's runs are taken over at once (its process is gone); the lease only
+        // bounds a node that is alive but cut off, and must outlast a busy store's stalls.
+        const node = startNode({ url, dataDir, name, mode: "load", count, leaseMs: 15_000, ...auth });
         nodes.push(node);
         return node;
       };
@@ -122,9 +124,9 @@ async function checkInvariants(store: Store, acked: ReadonlySet<string>, schedul
   const report = await audit.verify();
   assert.equal(report.ok, true, JSON.stringify(report.issues?.slice(0, 3)));
   for (const id of scheduleIds) {
-    const firings = (await store.execute({ sql: "SELECT due_at, status, run_id FROM schedule_firings WHERE schedule_id = ?", args: [id] })).rows;
+    const firings = (await store.execute({ sql: "SELECT due_at, status, run_id, error FROM schedule_firings WHERE schedule_id = ?", args: [id] })).rows;
     assert.equal(firings.length, 1, `schedule ${id}: one firing`);
-    assert.equal(firings[0]?.status, "started", `schedule ${id}: its firing started a run`);
+    assert.equal(firings[0]?.status, "started", `schedule ${id}: its firing started a run (${String(firings[0]?.error)})`);
     assert.equal(firings[0]?.run_id, firingRunId(id, Number(firings[0]?.due_at)));
     assert.ok(byId.has(String(firings[0]?.run_id)), `schedule ${id}: its run exists`);
   }
