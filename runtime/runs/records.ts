@@ -336,22 +336,6 @@ export class RunRecords {
   }
 
   /**
-   * Driven runs (a plan, or the model loop) left `active` by a node whose lease on them ran out
-   * more than `graceMs` ago: the node died, or gave up after it could not record the run's
-   * end. Nothing drives them; the caller ends them.
-   */
-  async abandoned(now: number, graceMs: number): Promise<Array<{ id: string; node: string; cancelRequested: boolean }>> {
-    const result = await this.#store.execute({
-      sql: `SELECT r.id, r.node, r.cancel_requested FROM runs r
-            WHERE r.status = 'active' AND r.node IS NOT NULL AND r.lease_until < ?
-              AND (r.plan IS NOT NULL OR EXISTS (SELECT 1 FROM run_loops l WHERE l.run_id = r.id))
-            ORDER BY r.created_at LIMIT 100`,
-      args: [now - graceMs],
-    });
-    return result.rows.map((row) => ({ id: String(row.id), node: String(row.node), cancelRequested: Number(row.cancel_requested) === 1 }));
-  }
-
-  /**
    * Driven runs (a plan, or the model loop) left `active` that node `node` does not hold: let go
    * of (their node closed), or held by another node (whose lease may have run out, or whose
    * process may be gone). The caller decides which to take over.

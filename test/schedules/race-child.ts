@@ -15,7 +15,6 @@ const sleepUntil = (t: number) => new Promise((r) => setTimeout(r, Math.max(0, t
 const store = await openStore({ url });
 await store.execute("CREATE TABLE IF NOT EXISTS race_runs (run_id TEXT PRIMARY KEY)");
 const clock = new TestClock();
-let started = 0;
 const scheduler = await Scheduler.open({
   store,
   clock,
@@ -29,7 +28,6 @@ const scheduler = await Scheduler.open({
       if (error instanceof StoreError && error.code === "store_constraint") throw new ConflictError("run_exists", `run ${input.runId}: already started`);
       throw error;
     }
-    started++;
     process.stdout.write(`${JSON.stringify({ node, task: input.task, at: clock.t, runId: input.runId })}\n`);
     return { runId: input.runId };
   },
