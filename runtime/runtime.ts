@@ -130,7 +130,7 @@ export class Runtime {
     this.installer = parts.installer;
     this.events = new RunEventLog(parts.store);
     this.conversations = new Conversations(parts.store, { now: () => parts.clock.now() });
-    this.#loopStates = new LoopStates(parts.store, { now: () => parts.clock.now() });
+    this.#loopStates = new LoopStates(parts.store, { now: () => parts.clock.now(), node: this.node });
     this.#plugins = new Map();
     this.#tools = [];
     this.#agents = parts.agents;

@@ -204,6 +204,8 @@ export class RunDriver {
    * the tick keeps writing its end, and the caller is told whether effects were already made.
    */
   async #settle(run: Run, error: unknown): Promise<void> {
+    // Another node holds the run now (this node's lease ran out): it is that node's to end.
+    if (error instanceof ClawhiveError && error.code === "run_taken_over") return;
     if (error === undefined && !run.endUnrecorded) return;
     if (error !== undefined && run.ended && !run.endUnrecorded) return;
     if (error !== undefined) this.#options.onError?.(error, run.id);

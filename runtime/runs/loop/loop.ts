@@ -111,7 +111,9 @@ export class RunLoop {
     try {
       await this.#run(run, state, controller.signal);
     } catch (error) {
-      if (!run.ended && !run.cancelled && !this.#closing) {
+      // A run another node took over is that node's to end: this one only stops.
+      const taken = error instanceof ClawhiveError && error.code === "run_taken_over";
+      if (!run.ended && !run.cancelled && !this.#closing && !taken) {
         const message = error instanceof Error ? error.message : String(error);
         const code = error instanceof ClawhiveError ? error.code : "loop_error";
         await this.#finish(run, state, { reason: code, result: `the run failed: ${code}: ${message}`, endReason: "failed" });
@@ -124,7 +126,9 @@ export class RunLoop {
       await modelCalls.settle();
       this.#modelCalls.delete(run.id);
       state.activeMs += performance.now() - started;
-      if (!run.ended) await this.#options.states.put(run.id, state);
+      if (!run.ended) await this.#options.states.put(run.id, state).catch((error: unknown) => {
+        if (!(error instanceof ClawhiveError && error.code === "run_taken_over")) throw error;
+      });
     }
   }
 
