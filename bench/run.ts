@@ -17,6 +17,7 @@ import { benchLoop } from "./loop.js";
 import { benchMemory } from "./memory.js";
 import { benchMcp } from "./mcp.js";
 import { benchWasi } from "./wasi.js";
+import { benchStore } from "./store.js";
 
 const json = process.argv.includes("--json");
 const quick = process.argv.includes("--quick");
@@ -57,6 +58,9 @@ Object.assign(metrics, await benchLoop({ quick }));
 
 log("memory search at 10,000 episodes …");
 Object.assign(metrics, await benchMemory({ quick }));
+
+log("several nodes on a libSQL server (sqld): tool call, takeover, chaos …");
+Object.assign(metrics, await benchStore({ quick, log }));
 
 log("raw wasm floor …");
 const raw = await measureRaw(new Uint8Array(await readFile(sandbox.probeCoreWasm)));

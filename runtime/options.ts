@@ -51,6 +51,11 @@ export interface RuntimeOptions {
    */
   runLeaseMs?: number;
   /**
+   * A schedule firing claimed this long ago by a node that never recorded its run is started by
+   * another node (default 30 s; see `SchedulerOptions.claimTimeoutMs`).
+   */
+  scheduleClaimTimeoutMs?: number;
+  /**
    * The model provider of an agent's runs; default: built from its manifest's `model` block
    * (keys from the secret store). For embedding, tests and benchmarks.
    */
@@ -82,6 +87,11 @@ export interface StartRunOptions {
   plan?: PlannedCall[];
   /** The conversation a model-driven run continues (see `submitRun`). */
   conversationId?: string;
+  /**
+   * A caller-chosen run id (`run_…`), for a start that must happen at most once (a schedule's
+   * firing): a second start with the same id fails `ConflictError` `run_exists`.
+   */
+  runId?: string;
 }
 
 /** `submitRun`: explicit ToolCalls, or task text alone for a run the agent's model drives. */

@@ -30,6 +30,7 @@ import { nodeId, parseNodeId, processAlive, safeHostname } from "./runs/node-id.
 import { installOwnPlugins } from "./plugins/install/own-plugins.js";
 import { RunRecords, runMigrations, type RunRecord } from "./runs/records.js";
 import { RunDriver } from "./runs/driver.js";
+import { RunJournal, runJournalMigrations } from "./runs/journal.js";
 import { failureOf } from "./runs/errors.js";
 import { RunEventLog } from "./runs/event-log.js";
 import { Run, type RunServices } from "./runs/run.js";
@@ -140,7 +141,7 @@ export class Runtime {
     this.installer = parts.installer;
     this.events = new RunEventLog(parts.store);
     this.conversations = new Conversations(parts.store, { now: () => parts.clock.now() });
-    this.#loopStates = new LoopStates(parts.store, { now: () => parts.clock.now() });
+    this.#loopStates = new LoopStates(parts.store, { now: () => parts.clock.now(), node: this.node });
     this.#plugins = new Map();
     this.#tools = [];
     this.#agents = parts.agents;
@@ -170,6 +171,7 @@ export class Runtime {
     const sandbox = new Sandbox(options.sandbox);
     try {
       await applyMigrations(store, runMigrations, { clock });
+      await applyMigrations(store, runJournalMigrations, { clock });
       await applyMigrations(store, kvMigrations, { clock });
       await applyMigrations(store, memoryTrustMigrations, { clock });
       await applyMigrations(store, pluginMigrations, { clock });
@@ -224,10 +226,18 @@ export class Runtime {
         loop: runtime.#runLoop(options.modelProvider, options.llm),
         claim: (id, holder) => runtime.#claim(id, holder.node),
         abandon: (id, end) => runtime.#abandon(id, end),
+        journal: { store: new RunJournal(store), audit: runtime.audit },
+        holderGone: (holder) => {
+          const parsed = parseNodeId(holder);
+          return parsed !== undefined && parsed.host === safeHostname() && !processAlive(parsed.pid);
+        },
         ...(options.onProgress ? { onError: (error, runId) => options.onProgress!(`run ${runId}: ${(error as Error).message}`) } : {}),
       });
       runtime.#driver.start();
-      runtime.#scheduler = await openRuntimeScheduler(runtime, options.onProgress ? { onError: (error) => options.onProgress!(`scheduler: ${(error as Error).message}`) } : {});
+      runtime.#scheduler = await openRuntimeScheduler(runtime, {
+        ...(options.onProgress ? { onError: (error: unknown) => options.onProgress!(`scheduler: ${(error as Error).message}`) } : {}),
+        ...(options.scheduleClaimTimeoutMs === undefined ? {} : { claimTimeoutMs: options.scheduleClaimTimeoutMs }),
+      });
       // Schedules fire from long-lived runtimes (serve); a CLI command's runtime only reads them.
       if (options.runSchedules) runtime.#scheduler.start();
       await runtime.refreshPlugins();
@@ -408,10 +418,10 @@ export class Runtime {
     await this.refreshAgents();
     const agent = this.#agent(options.agent);
     const taskGrants = options.grants === undefined ? undefined : parseTaskGrants(options.grants, agent, { hostGuard: this.mountGuard });
-    const id = `run_${randomUUID()}`;
+    const id = options.runId ?? `run_${randomUUID()}`;
     const traceId = options.traceId ?? callerTraceId() ?? randomBytes(16).toString("hex");
     const taskId = `task_${randomUUID()}`;
-    await this.records.create({
+    await this.#createRecord(options.runId, {
       id,
       traceId,
       taskId,
@@ -436,6 +446,18 @@ export class Runtime {
       throw error;
     }
     return this.#track(this.#build({ id, traceId, taskId, parentRunId: options.parentRunId ?? null, agent, taskGrants, parents }), "started");
+  }
+
+  /** Records a new run; a caller-chosen id already taken is `run_exists`, not a store error. */
+  async #createRecord(chosenId: string | undefined, record: Parameters<RunRecords["create"]>[0]): Promise<void> {
+    try {
+      await this.records.create(record);
+    } catch (error) {
+      if (chosenId !== undefined && error instanceof StoreError && error.code === "store_constraint" && (await this.records.get(chosenId)) !== undefined) {
+        throw new ConflictError("run_exists", `run ${chosenId}: already started; it is not started twice`);
+      }
+      throw error;
+    }
   }
 
   /**
@@ -472,6 +494,9 @@ export class Runtime {
     const agent = this.#agent(options.agent);
     // Checked before a conversation is started for it (startRun checks it again).
     if (options.grants !== undefined) parseTaskGrants(options.grants, agent, { hostGuard: this.mountGuard });
+    if (options.runId !== undefined && (await this.records.get(options.runId)) !== undefined) {
+      throw new ConflictError("run_exists", `run ${options.runId}: already started; it is not started twice`);
+    }
     const conversation = options.conversationId === undefined
       ? await this.conversations.create(agent.name, { ownerToken: options.ownerToken ?? null })
       : await this.conversations.forRun(options.conversationId, { agent: agent.name, ownerToken: options.ownerToken ?? null });
@@ -493,6 +518,7 @@ export class Runtime {
       states: this.#loopStates,
       conversations: this.conversations,
       audit: this.audit,
+      node: this.node,
       now: () => this.clock.now(),
       // The key is read through secretValue on every call: never from the environment.
       skills: async (run) => {
@@ -726,6 +752,7 @@ export class Runtime {
   }): Run {
     const { mounts, allowSensitive } = agentMounts(input.agent);
     const services: RunServices = {
+      node: this.node,
       sandbox: this.sandbox,
       plugins: this.#plugins,
       audit: this.audit,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError } from "../errors.js";
 import type { Message } from "../llm/index.js";
-import type { Store } from "../store/index.js";
+import { allRows, type Store } from "../store/index.js";
 
 /** A person's talk with one agent over several runs. */
 export interface Conversation {
@@ -75,11 +75,15 @@ export class Conversations {
 
   /** The messages of conversation `id`, oldest first. */
   async messages(id: string): Promise<ConversationMessage[]> {
-    const result = await this.#store.execute({
-      sql: "SELECT seq, run_id, role, content, at FROM conversation_messages WHERE conversation_id = ? ORDER BY seq",
-      args: [id],
+    // Paged: a long conversation is more than one statement may return.
+    const rows = await allRows(this.#store, {
+      page: (after, limit) => ({
+        sql: "SELECT seq, run_id, role, content, at FROM conversation_messages WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+        args: [id, after ?? 0, limit],
+      }),
+      key: (row) => row.seq as number,
     });
-    return result.rows.map((row) => ({
+    return rows.map((row) => ({
       seq: Number(row.seq),
       runId: row.run_id === null || row.run_id === undefined ? null : String(row.run_id),
       role: String(row.role) as Message["role"],

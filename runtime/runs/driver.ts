@@ -1,6 +1,9 @@
 import { ClawhiveError } from "../errors.js";
 import { failureOf, stopOnAuditFailure, storeFailedAfter } from "./errors.js";
+import type { AuditLog } from "../audit/index.js";
+import type { RunJournal } from "./journal.js";
 import type { RunRecords } from "./records.js";
+import { interruptedEffects } from "./takeover.js";
 import type { Run } from "./run.js";
 
 /**
@@ -41,8 +44,16 @@ export interface RunDriverOptions {
    * died left it `active`), with `reason` and the failure's text.
    */
   abandon: (id: string, end: { reason: "failed" | "cancelled"; code: string; message: string }) => Promise<void>;
+  /** Whether node `node` is known to be gone (a process of this machine that no longer exists). */
+  holderGone?: (node: string) => boolean;
   /** Failures of background work, for the operator. */
   onError?: (error: unknown, runId: string) => void;
+  /**
+   * The Step journal of plans and where their effects are recorded: a plan taken over from a
+   * node that stopped inside a ToolCall re-runs it only if it had begun no effect. Absent: no
+   * journal is kept.
+   */
+  journal?: { store: RunJournal; audit: Pick<AuditLog, "query" | "flush" | "appendOutcome"> };
 }
 
 /**
@@ -153,14 +164,20 @@ export class RunDriver {
       const run = live.find((r) => r.id === id);
       if (run) await this.#cancelLive(run).catch((error: unknown) => this.#options.onError?.(error, id));
     }
-    // Runs a node left active when it died (or gave up on a store that kept failing) are
-    // driven by nobody: each ends, so no client waits for ever on one.
-    for (const left of await records.abandoned(now(), leaseMs)) {
+    // Runs a node left active when it died, closed or lost the store (its lease ran out) are
+    // taken over: continued here from their last durable point (see the Step journal). One
+    // cancelled meanwhile ends; one no node here can open ends failed, saying why (`continue`).
+    for (const left of await records.orphans(node)) {
       if (this.#driving.has(left.id) || this.#unrecorded.has(left.id) || live.some((r) => r.id === left.id)) continue;
-      const end = left.cancelRequested
-        ? { reason: "cancelled" as const, code: "cancelled", message: "it was cancelled while its node was gone" }
-        : { reason: "failed" as const, code: "run_abandoned", message: `its node (${left.node}) stopped driving it before it ended (its lease ran out)` };
-      await this.#options.abandon(left.id, end).catch((error: unknown) => this.#options.onError?.(error, left.id));
+      const free = left.node === null || (left.leaseUntil ?? 0) < now() || this.#options.holderGone?.(left.node) === true;
+      if (!free) continue;
+      if (left.cancelRequested) {
+        const end = { reason: "cancelled" as const, code: "cancelled", message: "it was cancelled while no node drove it" };
+        await this.#options.abandon(left.id, end).catch((error: unknown) => this.#options.onError?.(error, left.id));
+        continue;
+      }
+      // Not awaited: one slow run must not hold up the tick (lease renewal above all).
+      void this.continue(left.id).catch((error: unknown) => this.#options.onError?.(error, left.id));
     }
     for (const waiting of await records.decidedWaiting()) {
       if (this.#driving.has(waiting.id)) continue;
@@ -187,6 +204,8 @@ export class RunDriver {
    * the tick keeps writing its end, and the caller is told whether effects were already made.
    */
   async #settle(run: Run, error: unknown): Promise<void> {
+    // Another node holds the run now (this node's lease ran out): it is that node's to end.
+    if (error instanceof ClawhiveError && error.code === "run_taken_over") return;
     if (error === undefined && !run.endUnrecorded) return;
     if (error !== undefined && run.ended && !run.endUnrecorded) return;
     if (error !== undefined) this.#options.onError?.(error, run.id);
@@ -221,19 +240,43 @@ export class RunDriver {
       stopOnAuditFailure(outcome);
     }
     if (!record.plan) return;
+    const journal = this.#options.journal;
     try {
+      if (journal !== undefined && run.status === "active" && next < plan.length) {
+        const halted = await this.#interrupted(run, journal, next, plan[next]!);
+        if (halted !== undefined) {
+          if (halted.status === "approval_required") return;
+          outcomes.push(halted);
+          next++;
+        }
+      }
       for (; next < plan.length; next++) {
         if (run.cancelled || run.ended) return;
         const call = plan[next]!;
+        // The Step journal: this ToolCall's start, then (below) its outcome, each durable.
+        await journal?.store.mark(run.id, { position: `plan:${next}`, since: this.#options.now(), node: this.#options.node });
         const outcome = await run.callTool(call.name, call.input, record.task ? { context: record.task } : {});
         if (outcome.status === "approval_required") return;
         outcomes.push(outcome);
         stopOnAuditFailure(outcome);
+        if (journal !== undefined && next + 1 < plan.length) await records.planProgress(run.id, next + 1, outcomes);
       }
     } finally {
       // Where the plan stands, for a pause, an end or a failure alike.
       await records.planProgress(run.id, next, outcomes);
     }
     if (!run.ended) await run.end("completed");
+  }
+
+  /**
+   * A plan continued at `next` whose journal says its last node started that very ToolCall: it
+   * runs again only if it had begun no effect (undefined); else it pauses for a person.
+   */
+  async #interrupted(run: Run, journal: NonNullable<RunDriverOptions["journal"]>, next: number, call: { name: string; input: unknown }) {
+    const entry = await journal.store.get(run.id);
+    if (entry === undefined || entry.position !== `plan:${next}`) return undefined;
+    const reason = await interruptedEffects(journal.audit, run.id, entry);
+    if (reason === undefined) return undefined;
+    return run.pauseInterrupted(call.name, call.input, { stepId: `plan_${next}`, reason });
   }
 }

@@ -322,29 +322,38 @@ export class RunRecords {
 
   /**
    * Whether run `id` may still make an effect, as the store says (not this node's memory): a
-   * cancel asked for on any node, or an end recorded by another, stops it.
+   * cancel asked for on any node, an end recorded by another, or (given `node`) another node
+   * holding its lease stops it.
    */
-  async stopped(id: string): Promise<"cancelled" | "ended" | undefined> {
-    const result = await this.#store.execute({ sql: "SELECT status, cancel_requested FROM runs WHERE id = ?", args: [id] });
+  async stopped(id: string, node?: string): Promise<"cancelled" | "ended" | "taken" | undefined> {
+    const result = await this.#store.execute({ sql: "SELECT status, cancel_requested, node FROM runs WHERE id = ?", args: [id] });
     const row = result.rows[0];
     if (row === undefined || row.status === "ended") return "ended";
-    return Number(row.cancel_requested) === 1 ? "cancelled" : undefined;
+    if (Number(row.cancel_requested) === 1) return "cancelled";
+    // Fencing: a node whose lease ran out (a partition, a long pause) and another took the run
+    // over makes no further effect for it.
+    return node !== undefined && row.node !== null && row.node !== node ? "taken" : undefined;
   }
 
   /**
-   * Driven runs (a plan, or the model loop) left `active` by a node whose lease on them ran out
-   * more than `graceMs` ago: the node died, or gave up after it could not record the run's
-   * end. Nothing drives them; the caller ends them.
+   * Driven runs (a plan, or the model loop) left `active` that node `node` does not hold: let go
+   * of (their node closed), or held by another node (whose lease may have run out, or whose
+   * process may be gone). The caller decides which to take over.
    */
-  async abandoned(now: number, graceMs: number): Promise<Array<{ id: string; node: string; cancelRequested: boolean }>> {
+  async orphans(node: string, limit = 100): Promise<Array<{ id: string; node: string | null; leaseUntil: number | null; cancelRequested: boolean }>> {
     const result = await this.#store.execute({
-      sql: `SELECT r.id, r.node, r.cancel_requested FROM runs r
-            WHERE r.status = 'active' AND r.node IS NOT NULL AND r.lease_until < ?
+      sql: `SELECT r.id, r.node, r.lease_until, r.cancel_requested FROM runs r
+            WHERE r.status = 'active' AND (r.node IS NULL OR r.node != ?)
               AND (r.plan IS NOT NULL OR EXISTS (SELECT 1 FROM run_loops l WHERE l.run_id = r.id))
-            ORDER BY r.created_at LIMIT 100`,
-      args: [now - graceMs],
+            ORDER BY r.lease_until, r.created_at LIMIT ?`,
+      args: [node, limit],
     });
-    return result.rows.map((row) => ({ id: String(row.id), node: String(row.node), cancelRequested: Number(row.cancel_requested) === 1 }));
+    return result.rows.map((row) => ({
+      id: String(row.id),
+      node: row.node === null ? null : String(row.node),
+      leaseUntil: row.lease_until === null ? null : Number(row.lease_until),
+      cancelRequested: Number(row.cancel_requested) === 1,
+    }));
   }
 
   async get(id: string): Promise<RunRecord | undefined> {

@@ -43,6 +43,8 @@ export interface RunServices {
   backends: Backends;
   /** The runtime's store (kv lives there). */
   store: Store;
+  /** This runtime node's id: once another node holds the run's lease, no effect is made here. */
+  node?: string;
   /** What bubblewrap can do on this machine (probed once per runtime). */
   shellSandbox: SandboxInfo;
   /** The runtime's forbidden mount roots: elevations, and every mount an instance opens. */
@@ -210,6 +212,22 @@ export class Run {
     const elevation = options.elevation === undefined ? undefined : parseTaskGrants(options.elevation, this.agent, { field: "elevation", hostGuard: this.#services.mountGuard });
     const stepId = options.stepId ?? `step_${this.#nextStep++}`;
     return this.#call(tool, input ?? {}, { ...options, elevation, stepId, toolApproved: false });
+  }
+
+  /**
+   * Pauses for a person instead of replaying a ToolCall that this run's previous node was inside
+   * when it stopped, and that had begun effects (`reason` shows them): replaying it silently
+   * could make them twice. Approved, the ToolCall runs again; denied, it fails.
+   */
+  async pauseInterrupted(name: string, input: unknown, options: { stepId: string; reason: string }): Promise<ToolCallOutcome> {
+    const tool = this.#resolve(name);
+    const calling = { plugin: this.#services.plugins.get(tool.plugin)!.manifest, name: tool.name, capabilities: tool.capabilities };
+    const risk = toolRisk(calling, { agentOverride: agentRiskOverride(this.agent, tool.qualifiedName) }).risk;
+    const active: ActiveToolCall = { tool: calling, qualifiedName: tool.qualifiedName, toolCallId: `call_${this.#nextCall++}`, stepId: options.stepId, risk };
+    const started = performance.now();
+    const requested = await this.#requestToolApproval(active, input, undefined, options.reason);
+    if ("message" in requested) return this.#refuse(active, input, started, requested);
+    return this.#pause(active, input, started, requested, true);
   }
 
   /**
@@ -455,7 +473,7 @@ export class Run {
   }
 
   /** The approval a Guarded call waits for, or the denial when none can be filed (too large). */
-  async #requestToolApproval(active: ActiveToolCall, input: unknown, context: string | undefined): Promise<Approval | Denial> {
+  async #requestToolApproval(active: ActiveToolCall, input: unknown, context: string | undefined, reason?: string): Promise<Approval | Denial> {
     const approval = await this.#services.approvals.request({
       kind: "tool_call",
       runId: this.id,
@@ -467,7 +485,7 @@ export class Run {
       tool: active.qualifiedName,
       input,
       risk: active.risk,
-      reason: `${active.qualifiedName} is ${active.risk === "unsafe" ? "Unsafe" : "Guarded"}: it needs a person's approval before it runs`,
+      reason: reason ?? `${active.qualifiedName} is ${active.risk === "unsafe" ? "Unsafe" : "Guarded"}: it needs a person's approval before it runs`,
       context: context ?? null,
       untrustedSources: await untrustedSources(this.#services.audit, this.traceId),
       expiryMinutes: this.agent.approvals.expiry_minutes,
@@ -515,8 +533,12 @@ export class Run {
   /** Throws `run_cancelled` (after ending the run here) or `run_ended` when the store says the run may not go on. */
   async #stopIfAsked(): Promise<void> {
     if (this.#cancelled) throw new ConflictError("run_cancelled", `run ${this.id} was cancelled`);
-    const stopped = await this.#services.records.stopped(this.id);
+    const stopped = await this.#services.records.stopped(this.id, this.#services.node);
     if (stopped === undefined) return;
+    if (stopped === "taken") {
+      await this.#executor.releaseAll("run taken over by another node").catch(() => undefined);
+      throw new ConflictError("run_taken_over", `run ${this.id} is driven by another node now (this node's lease ran out); it goes on there`);
+    }
     this.#cancelled = true;
     if (stopped === "cancelled") {
       await this.cancel();
@@ -537,8 +559,9 @@ export class Run {
    */
   async #stoppedBeforeEffect(): Promise<string | undefined> {
     if (this.#cancelled || this.#status === "ended") return `run ${this.id} was cancelled or has ended`;
-    const stopped = await this.#services.records.stopped(this.id);
+    const stopped = await this.#services.records.stopped(this.id, this.#services.node);
     if (stopped === undefined) return undefined;
+    if (stopped === "taken") return `run ${this.id} is driven by another node now (this node's lease ran out); no further effect is made here`;
     this.#cancelled = true;
     // Not awaited here: ending aborts the very call this gate serves. A failed end write is
     // retried by whoever drives the run (it sees `endUnrecorded`).

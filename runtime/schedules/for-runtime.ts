@@ -7,7 +7,7 @@ import { Scheduler, type SchedulerOptions } from "./scheduler.js";
  */
 export function openRuntimeScheduler(
   runtime: Runtime,
-  options: Pick<SchedulerOptions, "missedAfterMs" | "pollMs" | "onError"> = {},
+  options: Pick<SchedulerOptions, "missedAfterMs" | "pollMs" | "onError" | "claimTimeoutMs"> = {},
 ): Promise<Scheduler> {
   return Scheduler.open({
     ...options,

@@ -1,5 +1,5 @@
 /** The schedules room: one-shot and cron schedules that start runs, exactly once across nodes. */
-export { Scheduler } from "./scheduler.js";
+export { firingRunId, Scheduler } from "./scheduler.js";
 export type { ScheduledRunInput, SchedulerOptions, TickReport } from "./scheduler.js";
 export { buildSchedule, MAX_RUNS_LIMIT } from "./build.js";
 export type { CreateScheduleInput } from "./build.js";

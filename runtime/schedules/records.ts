@@ -178,6 +178,31 @@ export class ScheduleRecords {
     return inserted?.rowsAffected === 1 && moved?.rowsAffected === 1;
   }
 
+  /**
+   * Firings claimed at or before `before` that never recorded a run: their node died (or hangs)
+   * between the claim and the run. Oldest first.
+   */
+  async staleClaims(before: number, limit = 50): Promise<Array<{ scheduleId: string; dueAt: number; node: string; at: number }>> {
+    const result = await this.#store.execute({
+      sql: "SELECT schedule_id, due_at, node, at FROM schedule_firings WHERE status = 'claimed' AND at <= ? ORDER BY at LIMIT ?",
+      args: [before, limit],
+    });
+    return result.rows.map((row) => ({ scheduleId: String(row.schedule_id), dueAt: Number(row.due_at), node: String(row.node), at: Number(row.at) }));
+  }
+
+  /**
+   * Takes a stale claim over for `node`: one conditional write on the claim as it was read, so
+   * of several nodes retaking it one wins. The run id is a function of the firing, so even a
+   * claimer that wakes up late cannot start a second run.
+   */
+  async retake(claim: { scheduleId: string; dueAt: number; node: string; at: number }, node: string, at: number): Promise<boolean> {
+    const result = await this.#store.execute({
+      sql: "UPDATE schedule_firings SET node = ?, at = ? WHERE schedule_id = ? AND due_at = ? AND status = 'claimed' AND node = ? AND at = ?",
+      args: [node, at, claim.scheduleId, claim.dueAt, claim.node, claim.at],
+    });
+    return result.rowsAffected === 1;
+  }
+
   /** Records how a claimed firing went: its run, or why it could not start. */
   async settleFiring(id: string, dueAt: number, outcome: { runId: string } | { error: string }): Promise<void> {
     await this.#store.execute({

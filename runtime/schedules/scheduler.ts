@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { runtimeLogger } from "../log/index.js";
 import type { AgentManifest } from "../agents/index.js";
 import { createMountHostGuard } from "../../host-proxies/fs/index.js";
@@ -12,6 +13,8 @@ import { ScheduleRecords, type FiringRecord, type ScheduledToolCall, type Schedu
 
 /** What a firing asks the runtime to run: always the schedule's captured grant. */
 export interface ScheduledRunInput {
+  /** A function of the firing (schedule and due time): a firing never starts two runs. */
+  runId: string;
   agent: string;
   task: string;
   toolCalls?: ScheduledToolCall[];
@@ -22,7 +25,10 @@ export interface ScheduledRunInput {
 export interface SchedulerOptions {
   store: Store;
   clock: Clock;
-  /** Starts a run (e.g. `Runtime.submitRun`); resolves once the run is recorded, not when it ends. */
+  /**
+   * Starts a run (e.g. `Runtime.submitRun`); resolves once the run is recorded, not when it ends.
+   * A run id already started must be refused with `ConflictError` `run_exists`.
+   */
   submit: (input: ScheduledRunInput) => Promise<{ runId: string }>;
   /** The agents as they are now (re-read at each firing: a narrowed agent refuses a wider captured grant). */
   agents: () => readonly AgentManifest[] | Promise<readonly AgentManifest[]>;
@@ -32,6 +38,12 @@ export interface SchedulerOptions {
   mountGuard?: MountHostGuard;
   /** A due time found later than this is a miss, not run (default 60 s): nobody was up to fire it. */
   missedAfterMs?: number;
+  /**
+   * A firing claimed this long ago without a recorded run is taken over by another node (default
+   * 30 s): its claimer died between the claim and the run. The run id is the firing's, so a
+   * claimer that was only slow cannot start a second run.
+   */
+  claimTimeoutMs?: number;
   /** The longest the timer sleeps, so schedules other nodes create are seen (default 10 s). */
   pollMs?: number;
   /** Where a failed tick is reported (default stderr). */
@@ -146,6 +158,13 @@ export class Scheduler {
   async #tick(): Promise<TickReport> {
     const report = { fired: 0, missed: 0 };
     const now = this.#options.clock.now();
+    for (const claim of await this.records.staleClaims(now - (this.#options.claimTimeoutMs ?? 30_000))) {
+      if (!(await this.records.retake(claim, this.#options.node, now))) continue;
+      const schedule = await this.records.get(claim.scheduleId);
+      if (schedule === undefined) continue;
+      await this.#startRun(schedule, claim.dueAt);
+      report.fired++;
+    }
     for (const schedule of await this.records.due(now)) {
       const outcome = await this.#fire(schedule, now);
       if (outcome !== undefined) report[outcome]++;
@@ -183,6 +202,7 @@ export class Scheduler {
       // Checked here too, not only by the runtime: a schedule never runs wider than its agent allows now.
       parseTaskGrants(s.capturedGrants, agent, { field: "captured_grants", hostGuard: this.#mountGuard });
       const { runId } = await this.#options.submit({
+        runId: firingRunId(s.id, dueAt),
         agent: s.agent,
         task: s.task,
         ...(s.toolCalls === null ? {} : { toolCalls: s.toolCalls }),
@@ -191,6 +211,11 @@ export class Scheduler {
       });
       await this.records.settleFiring(s.id, dueAt, { runId });
     } catch (error) {
+      if (error instanceof ConflictError && error.code === "run_exists") {
+        // The run started before its claimer could record it: the firing is done.
+        await this.records.settleFiring(s.id, dueAt, { runId: firingRunId(s.id, dueAt) });
+        return;
+      }
       await this.records.settleFiring(s.id, dueAt, { error: error instanceof Error ? error.message : String(error) });
     }
   }
@@ -219,4 +244,10 @@ export class Scheduler {
     }
     if (this.#running) this.#arm(delay);
   }
+}
+
+/** The run id of a firing: `run_` and a UUID-shaped digest of the schedule id and due time. */
+export function firingRunId(scheduleId: string, dueAt: number): string {
+  const hex = createHash("sha256").update(`${scheduleId}\n${dueAt}`).digest("hex");
+  return `run_${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

@@ -3,6 +3,7 @@ import type { Client, InStatement, ResultSet, Transaction } from "@libsql/client
 import { StoreError, toStoreError } from "./errors.js";
 import { ConnectionGate } from "./gate.js";
 import type { BatchOptions, QueryResult, SqlExecutor, Statement, Store, StoreKind } from "./types.js";
+import { checkResultSize, checkStatementSize } from "./limits.js";
 import { rowFrom } from "./values.js";
 
 /**
@@ -39,13 +40,14 @@ export class ClientStore implements Store {
   }
 
   execute(statement: Statement | string): Promise<QueryResult> {
-    return this.#guarded(async () => toResult(await this.#live().execute(toClient(statement))));
+    return this.#guarded(async () => toResult(await this.#live().execute(toClient(statement, this.location)), statement, this.location));
   }
 
   batch(statements: readonly (Statement | string)[], options: BatchOptions = {}): Promise<QueryResult[]> {
     return this.#guarded(async () => {
-      const results = await this.#live().batch(statements.map(toClient), options.mode ?? "write");
-      return results.map(toResult);
+      // Every statement is checked before any is sent: a refused batch writes nothing.
+      const results = await this.#live().batch(statements.map((s) => toClient(s, this.location)), options.mode ?? "write");
+      return results.map((result, i) => toResult(result, statements[i] as Statement | string, this.location));
     });
   }
 
@@ -104,7 +106,7 @@ class ClientTransaction implements SqlExecutor {
 
   async execute(statement: Statement | string): Promise<QueryResult> {
     try {
-      return toResult(await this.#active().execute(toClient(statement)));
+      return toResult(await this.#active().execute(toClient(statement, this.#location)), statement, this.#location);
     } catch (cause) {
       throw toStoreError(cause, `store ${this.#location}`);
     }
@@ -112,7 +114,8 @@ class ClientTransaction implements SqlExecutor {
 
   async batch(statements: readonly (Statement | string)[]): Promise<QueryResult[]> {
     try {
-      return (await this.#active().batch(statements.map(toClient))).map(toResult);
+      const results = await this.#active().batch(statements.map((s) => toClient(s, this.#location)));
+      return results.map((result, i) => toResult(result, statements[i] as Statement | string, this.#location));
     } catch (cause) {
       throw toStoreError(cause, `store ${this.#location}`);
     }
@@ -130,7 +133,8 @@ class ClientTransaction implements SqlExecutor {
   }
 }
 
-function toClient(statement: Statement | string): InStatement {
+function toClient(statement: Statement | string, location: string): InStatement {
+  checkStatementSize(statement, location);
   if (typeof statement === "string") return statement;
   if (statement.args === undefined) return { sql: statement.sql };
   // The client's types want mutable containers; it never mutates them.
@@ -138,9 +142,10 @@ function toClient(statement: Statement | string): InStatement {
   return { sql: statement.sql, args } as InStatement;
 }
 
-function toResult(result: ResultSet): QueryResult {
+function toResult(result: ResultSet, statement: Statement | string, location: string): QueryResult {
   const columns = [...result.columns];
   // Client rows carry numeric index properties too; rebuild them as plain objects.
   const rows = result.rows.map((row) => rowFrom(columns, columns.map((_, i) => row[i])));
+  checkResultSize(rows, typeof statement === "string" ? statement : statement.sql, location);
   return { columns, rows, rowsAffected: result.rowsAffected };
 }

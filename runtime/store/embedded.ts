@@ -2,6 +2,7 @@ import Database from "libsql";
 import { StoreError, toStoreError } from "./errors.js";
 import { ConnectionGate } from "./gate.js";
 import type { BatchOptions, QueryResult, SqlExecutor, Statement, Store, StoreKind, TransactionMode } from "./types.js";
+import { checkResultSize, checkStatementSize } from "./limits.js";
 import { argsForLibsql, rowFrom } from "./values.js";
 
 type Connection = Database.Database;
@@ -97,12 +98,15 @@ export class EmbeddedStore implements Store {
   #run(statement: Statement | string): QueryResult {
     const sql = typeof statement === "string" ? statement : statement.sql;
     const args = typeof statement === "string" ? undefined : statement.args;
+    checkStatementSize(statement, this.location);
     const prepared = this.#prepare(sql);
     try {
       if (prepared.reader) {
         const columns = prepared.columns().map((c) => c.name);
         const values = prepared.all(argsForLibsql(args)) as unknown[][];
-        return { columns, rows: values.map((v) => rowFrom(columns, v)), rowsAffected: 0 };
+        const rows = values.map((v) => rowFrom(columns, v));
+        checkResultSize(rows, sql, this.location);
+        return { columns, rows, rowsAffected: 0 };
       }
       const info = prepared.run(argsForLibsql(args));
       return { columns: [], rows: [], rowsAffected: info.changes };

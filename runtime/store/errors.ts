@@ -6,7 +6,11 @@ import { ClawhiveError } from "../errors.js";
  * write; `store_closed`: the store was closed; `store_failed`: anything else the database said;
  * `migration_mismatch`: an applied migration differs from the code's; `store_read_only`: the
  * database cannot be written (a file without write permission, a read-only mount, a store opened
- * read-only): reads still work.
+ * read-only): reads still work; `store_too_large`: a statement would bind or return more than
+ * `MAX_STATEMENT_BYTES` (nothing was written); `store_unreachable`: the libSQL server could not be
+ * reached or dropped the connection (a write may or may not have applied: the server's
+ * transaction is all-or-nothing, so re-read before retrying); `store_auth`: the server refused the
+ * auth token.
  */
 export type StoreErrorCode =
   | "store_busy"
@@ -14,6 +18,9 @@ export type StoreErrorCode =
   | "store_constraint"
   | "store_closed"
   | "store_failed"
+  | "store_too_large"
+  | "store_unreachable"
+  | "store_auth"
   | "migration_mismatch";
 
 export class StoreError extends ClawhiveError {
@@ -22,7 +29,7 @@ export class StoreError extends ClawhiveError {
   readonly sqliteCode: string | undefined;
 
   constructor(code: StoreErrorCode, message: string, options: { sqliteCode?: string; cause?: unknown } = {}) {
-    super(code, message, { status: code === "store_busy" || code === "store_read_only" ? 503 : 500, cause: options.cause });
+    super(code, message, { status: code === "store_busy" || code === "store_read_only" || code === "store_unreachable" ? 503 : 500, cause: options.cause });
     this.sqliteCode = options.sqliteCode;
   }
 }
@@ -34,6 +41,8 @@ export class StoreError extends ClawhiveError {
  */
 export function toStoreError(error: unknown, context: string): StoreError {
   if (error instanceof StoreError) return error;
+  const server = serverError(error, context);
+  if (server !== undefined) return server;
   const sqliteCode = sqliteCodeOf(error);
   const detail = error instanceof Error ? error.message : String(error);
   const message = `${context}: ${detail}`;
@@ -60,4 +69,41 @@ function sqliteCodeOf(error: unknown): string | undefined {
   const record = error as { code?: unknown; extendedCode?: unknown };
   if (typeof record.extendedCode === "string" && record.extendedCode !== "") return record.extendedCode;
   return typeof record.code === "string" && record.code !== "" ? record.code : undefined;
+}
+
+/**
+ * What a libSQL server (or the way to it) said, as a code a caller can act on: a refused token, a
+ * server that cannot be reached or dropped the connection, a response over the server's cap.
+ */
+function serverError(error: unknown, context: string): StoreError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = (error as { code?: unknown }).code;
+  const status = /HTTP status (\d{3})/.exec(error.message)?.[1];
+  if (status === "401" || status === "403") {
+    return new StoreError("store_auth", `${context}: the server refused the auth token (HTTP ${status}); set CLAWHIVE_STORE_AUTH_TOKEN (store.auth_token) to a token this server accepts`, { cause: error });
+  }
+  if (code === "RESPONSE_TOO_LARGE") {
+    return new StoreError("store_too_large", `${context}: the server refused to send a response this large; store large values in chunks and page queries that can return many rows`, { cause: error });
+  }
+  const network = networkCause(error);
+  if (network !== undefined) {
+    const tls = /SSL|TLS|EPROTO|CERT/i.test(network) ? "; libsql:// and https:// speak TLS, use http:// or ws:// for a server without it" : "";
+    return new StoreError("store_unreachable", `${context}: the libSQL server cannot be reached or dropped the connection (${network})${tls}; check the store URL and that the server runs`, { cause: error });
+  }
+  return undefined;
+}
+
+/** The network failure behind a driver error (`fetch failed` hides it in `cause`), if it was one. */
+function networkCause(error: Error): string | undefined {
+  const code = (error as { code?: unknown }).code;
+  if (code === "HRANA_WEBSOCKET_ERROR") return error.message.replace(/^HRANA_WEBSOCKET_ERROR: /, "");
+  const cause = (error as { cause?: unknown }).cause;
+  if (error instanceof TypeError && error.message === "fetch failed") {
+    const inner = cause as { code?: unknown; message?: unknown } | undefined;
+    const detail = typeof inner?.code === "string" ? inner.code : typeof inner?.message === "string" ? inner.message : "fetch failed";
+    return detail;
+  }
+  if (typeof code === "string" && /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|UND_ERR_SOCKET|UND_ERR_CLOSED)$/.test(code)) return code;
+  if (cause instanceof Error && cause !== error) return networkCause(cause);
+  return undefined;
 }

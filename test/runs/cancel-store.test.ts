@@ -92,7 +92,7 @@ for (const effect of EFFECTS) {
       let checks = 0;
       // The first store check is the ToolCall's start; the second is the gate, before the effect.
       bStore.before(
-        (sql) => /SELECT status, cancel_requested FROM runs/.test(sql) && ++checks === 2,
+        (sql) => /SELECT status, cancel_requested(, node)? FROM runs/.test(sql) && ++checks === 2,
         async () => {
           if (cancel) await a.records.requestCancel(run.id);
         },

@@ -1,5 +1,6 @@
 /** A Scheduler on a `:memory:` (or given) store with a clock the test moves and a `submit` that records. */
 import type { AgentManifest } from "../../runtime/agents/index.js";
+import { ConflictError } from "../../runtime/errors.js";
 import { Scheduler, type ScheduledRunInput } from "../../runtime/schedules/index.js";
 import { openStore, type Store } from "../../runtime/store/index.js";
 import * as v from "valibot";
@@ -42,7 +43,7 @@ export interface Harness {
   peer(node?: string): Promise<Scheduler>;
 }
 
-export async function harness(options: { store?: Store; clock?: TestClock; agents?: AgentManifest[]; missedAfterMs?: number } = {}): Promise<Harness> {
+export async function harness(options: { store?: Store; clock?: TestClock; agents?: AgentManifest[]; missedAfterMs?: number; claimTimeoutMs?: number } = {}): Promise<Harness> {
   const store = options.store ?? (await openStore({ url: ":memory:" }));
   const clock = options.clock ?? new TestClock();
   const agents = options.agents ?? [agent("reporter", WIDE)];
@@ -54,10 +55,13 @@ export async function harness(options: { store?: Store; clock?: TestClock; agent
       node,
       agents: () => agents,
       submit: async (input) => {
+        // As the runtime does: a run id is started once.
+        if (submitted.some((s) => s.runId === input.runId)) throw new ConflictError("run_exists", `run ${input.runId}: already started`);
         submitted.push(input);
-        return { runId: `run_${submitted.length}` };
+        return { runId: input.runId };
       },
       ...(options.missedAfterMs === undefined ? {} : { missedAfterMs: options.missedAfterMs }),
+      ...(options.claimTimeoutMs === undefined ? {} : { claimTimeoutMs: options.claimTimeoutMs }),
     });
   return { store, clock, agents, submitted, scheduler: await make("node-a"), peer: (node = "node-b") => make(node) };
 }

@@ -6,23 +6,30 @@
  * Usage: node race-child.js URL NODE MINUTES START
  */
 import { Scheduler } from "../../runtime/schedules/index.js";
-import { openStore } from "../../runtime/store/index.js";
+import { ConflictError } from "../../runtime/errors.js";
+import { openStore, StoreError } from "../../runtime/store/index.js";
 import { agent, MINUTE, T0, TestClock, WIDE } from "./_fixtures.js";
 
 const [url = "", node = "child", minutes = "0", start = "0"] = process.argv.slice(2);
 const sleepUntil = (t: number) => new Promise((r) => setTimeout(r, Math.max(0, t - Date.now())));
 const store = await openStore({ url });
+await store.execute("CREATE TABLE IF NOT EXISTS race_runs (run_id TEXT PRIMARY KEY)");
 const clock = new TestClock();
-let started = 0;
 const scheduler = await Scheduler.open({
   store,
   clock,
   node,
   agents: () => [agent("reporter", WIDE)],
   submit: async (input) => {
-    started++;
-    process.stdout.write(`${JSON.stringify({ node, task: input.task, at: clock.t })}\n`);
-    return { runId: `run_${node}_${started}` };
+    // As the runtime's runs table does: a run id is started once, whichever node tries.
+    try {
+      await store.execute({ sql: "INSERT INTO race_runs (run_id) VALUES (?)", args: [input.runId] });
+    } catch (error) {
+      if (error instanceof StoreError && error.code === "store_constraint") throw new ConflictError("run_exists", `run ${input.runId}: already started`);
+      throw error;
+    }
+    process.stdout.write(`${JSON.stringify({ node, task: input.task, at: clock.t, runId: input.runId })}\n`);
+    return { runId: input.runId };
   },
 });
 for (let m = 1; m <= Number(minutes); m++) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ClawhiveError } from "../../runtime/errors.js";
-import { Scheduler } from "../../runtime/schedules/index.js";
+import { firingRunId, Scheduler } from "../../runtime/schedules/index.js";
 import { agent, harness, MINUTE, NARROW, T0, WIDE } from "./_fixtures.js";
 
 test("a one-shot fires once at its time, then is done", async () => {
@@ -15,14 +15,14 @@ test("a one-shot fires once at its time, then is done", async () => {
   h.clock.t += MINUTE;
   assert.deepEqual(await h.scheduler.tick(), { fired: 0, missed: 0 });
   assert.equal(h.submitted.length, 1);
-  assert.deepEqual(h.submitted[0], { agent: "reporter", task: "summarise", grants: WIDE });
+  assert.deepEqual(h.submitted[0], { runId: firingRunId(s.id, T0 + 5 * MINUTE), agent: "reporter", task: "summarise", grants: WIDE });
   const after = (await h.scheduler.get(s.id))!;
   assert.equal(after.status, "done");
   assert.equal(after.nextAt, null);
   assert.equal(after.runsSoFar, 1);
   const [firing] = await h.scheduler.firings(s.id);
   assert.equal(firing?.status, "started");
-  assert.equal(firing?.runId, "run_1");
+  assert.equal(firing?.runId, firingRunId(s.id, T0 + 5 * MINUTE));
   assert.equal(firing?.dueAt, T0 + 5 * MINUTE);
 });
 

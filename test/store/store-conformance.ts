@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { StoreError } from "../../runtime/store/index.js";
+import { allRows, MAX_STATEMENT_BYTES, StoreError } from "../../runtime/store/index.js";
 import type { Store } from "../../runtime/store/index.js";
 
 export interface StoreFixture {
@@ -130,5 +130,59 @@ export function describeStoreConformance(label: string, open: () => Promise<Stor
         await fixture.cleanup();
       }
     });
+  
+    describeStatementBound(open);
   });
+}
+
+const tooLarge = (error: unknown) => error instanceof StoreError && error.code === "store_too_large" && /page queries|chunks/.test(error.message);
+
+/** No statement moves more than MAX_STATEMENT_BYTES, on any driver: each refusal beside a control. */
+function describeStatementBound(open: () => Promise<StoreFixture>): void {
+  const half = MAX_STATEMENT_BYTES / 2;
+  const writes: { label: string; value: () => string | Uint8Array; refused: boolean }[] = [
+    { label: "a blob of half the bound", value: () => new Uint8Array(half), refused: false },
+    { label: "a blob one byte over the bound", value: () => new Uint8Array(MAX_STATEMENT_BYTES + 1), refused: true },
+    { label: "ASCII text of half the bound", value: () => "a".repeat(half), refused: false },
+    { label: "text under the bound in UTF-16 units but over it in UTF-8 bytes", value: () => "é".repeat(half + 10), refused: true },
+  ];
+  for (const w of writes) {
+    it(`${w.refused ? "refuses" : "writes"} ${w.label}${w.refused ? ", and the batch around it writes nothing" : ""}`, () =>
+      withStore(open, async (store) => {
+        const batch = store.batch([
+          { sql: "INSERT INTO items (id, name) VALUES (1, 'first')", args: [] },
+          { sql: "INSERT INTO items (id, name, data) VALUES (2, 'big', ?)", args: [w.value()] },
+        ]);
+        if (w.refused) {
+          await assert.rejects(batch, tooLarge);
+          assert.deepEqual(await names(store), []);
+        } else {
+          await batch;
+          assert.deepEqual(await names(store), ["first", "big"]);
+        }
+      }));
+  }
+
+  it("refuses a query whose rows together exceed the bound; pagedRows reads them all (control)", () =>
+    withStore(open, async (store) => {
+      const rows = 6;
+      for (let id = 1; id <= rows; id++) {
+        await store.execute({ sql: "INSERT INTO items (id, name, data) VALUES (?, ?, ?)", args: [id, `n${id}`, new Uint8Array(MAX_STATEMENT_BYTES / 4).fill(id)] });
+      }
+      await assert.rejects(store.execute("SELECT id, data FROM items ORDER BY id"), tooLarge);
+      const all = await allRows(store, {
+        page: (after, limit) => ({ sql: "SELECT id, data FROM items WHERE id > ? ORDER BY id LIMIT ?", args: [after ?? 0, limit] }),
+        key: (row) => row.id as number,
+        pageSize: 100,
+      });
+      assert.deepEqual(all.map((row) => row.id), [1, 2, 3, 4, 5, 6]);
+      assert.deepEqual(all.map((row) => (row.data as Uint8Array)[0]), [1, 2, 3, 4, 5, 6]);
+    }));
+
+  it("refuses one row larger than the bound even through pagedRows", () =>
+    withStore(open, async (store) => {
+      await store.execute({ sql: "INSERT INTO items (id, name, data) VALUES (1, 'a', zeroblob(?))", args: [MAX_STATEMENT_BYTES + 1] });
+      const read = allRows(store, { page: (after, limit) => ({ sql: "SELECT id, data FROM items WHERE id > ? ORDER BY id LIMIT ?", args: [after ?? 0, limit] }), key: (row) => row.id as number });
+      await assert.rejects(read, tooLarge);
+    }));
 }

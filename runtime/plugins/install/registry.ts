@@ -1,11 +1,16 @@
 import * as v from "valibot";
 import { PluginError } from "../../errors.js";
+import { allRows } from "../../store/index.js";
 import type { Clock, Migration, Row, Statement, Store } from "../../store/index.js";
 import { sha256 } from "../artifact.js";
 import { PluginManifestSchema, RiskSchema, type PluginManifest } from "../manifest.js";
 
-/** Blobs are stored in rows of at most this size: one huge value strains a server's protocol. */
-const CHUNK = 1 << 20;
+/**
+ * Blobs are stored in rows of at most this size, written and read one chunk per statement: a
+ * statement may move at most `MAX_STATEMENT_BYTES` (a server caps one response). Blobs stored
+ * with the earlier 1 MiB chunks still read, one per statement.
+ */
+const CHUNK = 512 * 1024;
 
 export const pluginMigrations: readonly Migration[] = [
   {
@@ -121,9 +126,13 @@ export class PluginRegistry {
 
   /** The blob's bytes, checked against its address. */
   async blob(hash: string): Promise<Uint8Array> {
-    const result = await this.#store.execute({ sql: "SELECT bytes FROM plugin_blob_chunks WHERE sha256 = ? ORDER BY seq", args: [hash] });
-    if (result.rows.length === 0) throw new PluginError("blob_missing", `plugin blob ${hash} is not in the store; reinstall the plugin`);
-    const parts = result.rows.map((r) => r.bytes as Uint8Array);
+    const rows = await allRows(this.#store, {
+      page: (after, limit) => ({ sql: "SELECT seq, bytes FROM plugin_blob_chunks WHERE sha256 = ? AND seq > ? ORDER BY seq LIMIT ?", args: [hash, after ?? -1, limit] }),
+      key: (row) => row.seq as number,
+      pageSize: 1,
+    });
+    if (rows.length === 0) throw new PluginError("blob_missing", `plugin blob ${hash} is not in the store; reinstall the plugin`);
+    const parts = rows.map((r) => r.bytes as Uint8Array);
     const bytes = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
     let offset = 0;
     for (const part of parts) {

@@ -8,6 +8,7 @@ import type { Run } from "../run.js";
 import { spawnResultContent, subAgentOfTool, type SpawnResult, type SpawnSubAgentOptions, type SubAgentTool } from "../sub-agents.js";
 import { stopOnAuditFailure } from "../errors.js";
 import { ModelCallAudit } from "./model-calls.js";
+import { interruptedEffects } from "../takeover.js";
 import { buildStepRequest } from "./request.js";
 import { effectiveMounts } from "../grant-limits.js";
 import type { LoopState, LoopStates, WaitingTurn } from "./state.js";
@@ -23,6 +24,8 @@ export interface RunLoopOptions {
   provider: (agent: AgentManifest) => LlmProvider;
   /** Where each model call is recorded (kind `model_call`). */
   audit: AuditLog;
+  /** This runtime node's id, written in the Step journal. */
+  node?: string;
   /** Model turns in a row with unusable tool input before the run fails (default 3). */
   maxInvalidTurns?: number;
   /** Identical calls (tool and canonical input) that run; the next one is stopped (default 2). */
@@ -108,7 +111,9 @@ export class RunLoop {
     try {
       await this.#run(run, state, controller.signal);
     } catch (error) {
-      if (!run.ended && !run.cancelled && !this.#closing) {
+      // A run another node took over is that node's to end: this one only stops.
+      const taken = error instanceof ClawhiveError && error.code === "run_taken_over";
+      if (!run.ended && !run.cancelled && !this.#closing && !taken) {
         const message = error instanceof Error ? error.message : String(error);
         const code = error instanceof ClawhiveError ? error.code : "loop_error";
         await this.#finish(run, state, { reason: code, result: `the run failed: ${code}: ${message}`, endReason: "failed" });
@@ -121,7 +126,9 @@ export class RunLoop {
       await modelCalls.settle();
       this.#modelCalls.delete(run.id);
       state.activeMs += performance.now() - started;
-      if (!run.ended) await this.#options.states.put(run.id, state);
+      if (!run.ended) await this.#options.states.put(run.id, state).catch((error: unknown) => {
+        if (!(error instanceof ClawhiveError && error.code === "run_taken_over")) throw error;
+      });
     }
   }
 
@@ -143,7 +150,12 @@ export class RunLoop {
       if (run.ended || run.cancelled || this.#closing) return;
       const stepId = `step_${++state.steps}`;
       const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, memory, subAgents, mounts });
+      // Durable before the prompt leaves the machine: the model call's intent, and with it the
+      // turns so far (a node taking the run over continues from here, asking the model again).
+      state.modelCall = { stepId, since: this.#options.now() };
+      await this.#options.states.put(run.id, state);
       const response = await this.#modelCalls.get(run.id)!.complete(provider, request, { signal, stepId });
+      state.modelCall = null;
       if (run.ended || run.cancelled) return;
       const uses = toolUses(response);
       if (uses.length === 0) return this.#answer(run, state, stepId, response);
@@ -179,6 +191,23 @@ export class RunLoop {
    * (also a turn left half done when the runtime closed).
    */
   async #resumeTurn(run: Run, state: LoopState, turn: WaitingTurn): Promise<Halt> {
+    if (run.status === "active" && turn.since !== undefined) {
+      // Its node stopped inside this ToolCall: re-run it only if it had begun no effect.
+      const reason = await interruptedEffects(this.#options.audit, run.id, { since: turn.since, ...(turn.node === undefined ? {} : { node: turn.node }) });
+      const use = turn.uses[turn.index]!;
+      delete turn.since;
+      delete turn.node;
+      if (reason !== undefined) {
+        const outcome = await run.pauseInterrupted(use.name, use.input, { stepId: turn.stepId, reason });
+        if (outcome.status === "approval_required") {
+          state.waiting = turn;
+          await this.#options.states.put(run.id, state);
+          return "paused";
+        }
+        turn.results.push(outcomeResult(use, outcome));
+        turn.index++;
+      }
+    }
     if (run.status === "awaiting_approval" && run.pending?.childRunId !== undefined) {
       const result = await this.#subAgentResult(run, turn.uses[turn.index]!);
       if (result === undefined) return "paused";
@@ -204,7 +233,16 @@ export class RunLoop {
         return "paused";
       }
       const use = turn.uses[turn.index]!;
+      // The Step journal: the turn, the results so far and this ToolCall's start are durable
+      // before it runs, so a node taking the run over replays the results and never re-runs a
+      // finished ToolCall.
+      turn.since = this.#options.now();
+      turn.node = this.#options.node ?? "unknown";
+      state.waiting = turn;
+      await this.#options.states.put(run.id, state);
       const result = await this.#callOne(run, state, turn, use);
+      delete turn.since;
+      delete turn.node;
       if (result === "stopped") return "stopped";
       if (result === "paused") {
         state.waiting = turn;

@@ -1,4 +1,5 @@
 import type { Message, ToolResultBlock, ToolUseBlock } from "../../llm/index.js";
+import { ConflictError } from "../../errors.js";
 import type { Store } from "../../store/index.js";
 
 /** The ToolCalls of one model turn being worked through when the run paused for a person. */
@@ -14,6 +15,13 @@ export interface WaitingTurn {
   invalid?: boolean;
   /** Told to the model after the turn's results (e.g. calls past the turn's limit were not run). */
   notice?: string;
+  /**
+   * Set (and stored) just before the ToolCall at `index` starts, cleared once its result is in
+   * `results`: a run continued with it still set was cut off inside that ToolCall.
+   */
+  since?: number;
+  /** The node that set `since`. */
+  node?: string;
 }
 
 /**
@@ -38,6 +46,8 @@ export interface LoopState {
   /** Time spent driving (not waiting for a person), against the run timeout. */
   activeMs: number;
   waiting: WaitingTurn | null;
+  /** The model call under way, written before its prompt leaves (its record comes when it ends). */
+  modelCall?: { stepId: string; since: number } | null;
 }
 
 export function initialLoopState(task: string, conversationId: string | null): LoopState {
@@ -61,9 +71,13 @@ export class LoopStates {
   readonly #store: Store;
   readonly #now: () => number;
 
-  constructor(store: Store, options: { now: () => number }) {
+  readonly #node: string | undefined;
+
+  /** With `node`, a state is stored only while no other node holds the run (fencing). */
+  constructor(store: Store, options: { now: () => number; node?: string }) {
     this.#store = store;
     this.#now = options.now;
+    this.#node = options.node;
   }
 
   async get(runId: string): Promise<LoopState | undefined> {
@@ -73,10 +87,21 @@ export class LoopStates {
   }
 
   async put(runId: string, state: LoopState): Promise<void> {
-    await this.#store.execute({
-      sql: "INSERT INTO run_loops (run_id, state, updated_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
-      args: [runId, JSON.stringify(state), this.#now()],
+    if (this.#node === undefined) {
+      await this.#store.execute({
+        sql: "INSERT INTO run_loops (run_id, state, updated_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
+        args: [runId, JSON.stringify(state), this.#now()],
+      });
+      return;
+    }
+    // A node whose lease ran out and that another node took the run from must not overwrite
+    // the new holder's journal with its own stale one.
+    const result = await this.#store.execute({
+      sql: `INSERT INTO run_loops (run_id, state, updated_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at
+            WHERE NOT EXISTS (SELECT 1 FROM runs WHERE id = excluded.run_id AND node IS NOT NULL AND node != ?)`,
+      args: [runId, JSON.stringify(state), this.#now(), this.#node],
     });
+    if (result.rowsAffected === 0) throw new ConflictError("run_taken_over", `run ${runId} is driven by another node now (this node's lease ran out); it goes on there`);
   }
 
   /** Stores the run's final answer (or why it stopped), shown as the run's `result`. */

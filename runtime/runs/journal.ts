@@ -1,0 +1,92 @@
+import type { AuditLog, AuditRecord } from "../audit/index.js";
+import type { Migration, Store } from "../store/index.js";
+
+/**
+ * Its own migration room, so its numbering never meets the runs room's: one row per run saying
+ * which ToolCall (or model call) the run's node started last and when. Written before the work
+ * starts, so a node taking a run over knows what may have been under way when its node stopped.
+ */
+export const runJournalMigrations: readonly Migration[] = [
+  {
+    room: "run-journal",
+    version: 1,
+    name: "the work each run's node started last (issue 20: durable runs)",
+    statements: [
+      `CREATE TABLE run_journal (
+        run_id TEXT PRIMARY KEY,
+        position TEXT NOT NULL,
+        since INTEGER NOT NULL,
+        node TEXT NOT NULL
+      ) STRICT`,
+    ],
+  },
+];
+
+/** Where a run stood: `position` names the work (`plan:3`, `step_4:1`, `model:step_5`). */
+export interface JournalEntry {
+  readonly position: string;
+  readonly since: number;
+  readonly node: string;
+}
+
+/**
+ * The Step journal's in-flight half (the completed half is the run's own progress: a plan's
+ * outcomes, the model loop's state): before a ToolCall or a model call starts, its position is
+ * written here; the progress write after it moves the run past that position. A run whose
+ * journal names the position it is about to resume at was cut off inside that work.
+ */
+export class RunJournal {
+  readonly #store: Store;
+
+  constructor(store: Store) {
+    this.#store = store;
+  }
+
+  async mark(runId: string, entry: JournalEntry): Promise<void> {
+    await this.#store.execute({
+      sql: `INSERT INTO run_journal (run_id, position, since, node) VALUES (?, ?, ?, ?)
+            ON CONFLICT (run_id) DO UPDATE SET position = excluded.position, since = excluded.since, node = excluded.node`,
+      args: [runId, entry.position, entry.since, entry.node],
+    });
+  }
+
+  async get(runId: string): Promise<JournalEntry | undefined> {
+    const result = await this.#store.execute({ sql: "SELECT position, since, node FROM run_journal WHERE run_id = ?", args: [runId] });
+    const row = result.rows[0];
+    return row === undefined ? undefined : { position: String(row.position), since: Number(row.since), node: String(row.node) };
+  }
+
+  async clear(runId: string): Promise<void> {
+    await this.#store.execute({ sql: "DELETE FROM run_journal WHERE run_id = ?", args: [runId] });
+  }
+}
+
+/**
+ * The host-call intents run `runId` wrote since `since`: effects of the ToolCall its node was
+ * inside when it stopped. Paged (a ToolCall may have made many calls), at most `cap` returned.
+ */
+export async function effectsSince(audit: Pick<AuditLog, "query">, runId: string, since: number, cap = 50): Promise<{ intents: AuditRecord[]; finished: Set<number> }> {
+  const intents: AuditRecord[] = [];
+  const finished = new Set<number>();
+  let cursor: string | null = null;
+  do {
+    const page = await audit.query({ runId, kind: "host_call", since, limit: 200, ...(cursor === null ? {} : { cursor }) });
+    for (const record of page.records) {
+      if (record.status === "intent" && record.decision === "allow") intents.push(record);
+      else if (record.intentSeq !== null) finished.add(record.intentSeq);
+    }
+    cursor = page.nextCursor;
+  } while (cursor !== null && intents.length < cap);
+  return { intents: intents.slice(0, cap), finished };
+}
+
+/** The intents as a person reads them: which proxy call, with which arguments, and whether it ended. */
+export function describeEffects(intents: readonly AuditRecord[], outcomes: ReadonlySet<number>): string {
+  return intents
+    .map((record) => {
+      const call = record.hostCall === null ? "host call" : `${record.hostCall.proxy}.${record.hostCall.function}`;
+      const args = record.args === null ? "" : ` ${record.args.length > 200 ? `${record.args.slice(0, 197)}...` : record.args}`;
+      return `${call}${args} (${outcomes.has(record.seq) ? "finished" : "no outcome recorded: it may or may not have happened"})`;
+    })
+    .join("; ");
+}

@@ -1,0 +1,119 @@
+/**
+ * Two runtime nodes on one store for takeover tests: node A drives a model-driven run and then
+ * stops answering (its model call hangs, its lease is left to run out), node B — once its clock
+ * is moved an hour ahead, so A's lease has run out for it — takes the run over.
+ */
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { Runtime } from "../../runtime/index.js";
+import type { LlmProvider, LlmRequest, LlmResponse } from "../../runtime/llm/index.js";
+import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
+import { writeTestSecretKey } from "../helpers/secret-key.js";
+
+export const HOUR = 3_600_000;
+
+export interface Node {
+  runtime: Runtime;
+  /** Every request this node's model was sent. */
+  requests: LlmRequest[];
+  /** Resolves once this node's model has been asked `n` times. */
+  asked(n: number): Promise<void>;
+  /** Lets A's hanging model call answer with `response`. */
+  release(response: LlmResponse): void;
+  /** Moves this node's clock `ms` ahead of real time (another node's lease then looks run out). */
+  ahead(ms: number): void;
+}
+
+export const respond = (content: LlmResponse["content"]): LlmResponse => ({
+  content,
+  usage: { input_tokens: 1, output_tokens: 1 },
+  stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
+  provider_stop_reason: null,
+  model: "scripted",
+  attempts: 1,
+});
+
+export const writeUse = (file: string) => ({ type: "tool_use" as const, id: `tu_${file}`, name: "files.write_file", input: { path: `/w/${file}`, content: file } });
+
+/**
+ * A's model asks for one write (`a.txt`), then hangs (until released or aborted); B's model
+ * answers with the tool results it was sent, as text.
+ */
+function scripted(node: "a" | "b", requests: LlmRequest[], waiters: Array<{ n: number; resolve: () => void }>, hold: { release?: (r: LlmResponse) => void }): LlmProvider {
+  return {
+    provider: "test",
+    model: "scripted",
+    complete: async (request, options): Promise<LlmResponse> => {
+      requests.push(request);
+      for (const w of waiters.filter((w) => requests.length >= w.n)) w.resolve();
+      const answered = request.messages.at(-1)?.content.some((b) => b.type === "tool_result") === true;
+      if (node === "b") return respond([{ type: "text", text: answered ? "done after the journal's results" : "done without results" }]);
+      if (!answered) return respond([writeUse("a.txt")]);
+      return new Promise<LlmResponse>((resolve, reject) => {
+        hold.release = resolve;
+        options?.signal?.addEventListener("abort", () => reject(options.signal?.reason ?? new Error("aborted")));
+      });
+    },
+  };
+}
+
+export async function twoNodes(storeUrl: (dataDir: string) => string, options: { authToken?: string } = {}) {
+  const dataDir = await tempDir("clawhive-takeover-");
+  const work = join(dataDir, "work");
+  await mkdir(work);
+  await writeTestSecretKey(dataDir);
+  const make = async (name: "a" | "b"): Promise<Node> => {
+    const requests: LlmRequest[] = [];
+    const waiters: Array<{ n: number; resolve: () => void }> = [];
+    const hold: { release?: (r: LlmResponse) => void } = {};
+    let offset = 0;
+    const agentsDir = join(dataDir, `agents-${name}`);
+    await mkdir(agentsDir, { recursive: true });
+    const runtime = await Runtime.create({
+      dataDir,
+      agentsDir,
+      storeUrl: storeUrl(dataDir),
+      ...(options.authToken === undefined ? {} : { storeAuthToken: options.authToken }),
+      pluginDirs: [FILES_PLUGIN, PROBE_PLUGIN],
+      sandbox: { poolSize: 0 },
+      clock: { now: () => Date.now() + offset },
+      modelProvider: () => scripted(name, requests, waiters, hold),
+    });
+    await defineTestAgent(runtime, "writer", { plugins: ["files"], mounts: [{ guest: "/w", host: work, mode: "rw" }], lowerToSafe: ["files.write_file"] });
+    return {
+      runtime,
+      requests,
+      asked: (n) => new Promise((resolve) => (requests.length >= n ? resolve() : waiters.push({ n, resolve }))),
+      release: (response) => hold.release?.(response),
+      ahead: (ms) => (offset = ms),
+    };
+  };
+  const a = await make("a");
+  const b = await make("b");
+  return {
+    a,
+    b,
+    work,
+    dispose: async () => {
+      await b.runtime.close();
+      await a.runtime.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Waits (bounded) until `check` holds, ticking node `node`'s driver between looks. */
+export async function until(node: Runtime, check: () => Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 800; i++) {
+    if (await check()) return;
+    await node.driverTick();
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+/** The allowed fs write intents of run `runId` for file `file`. */
+export async function writeIntents(runtime: Runtime, runId: string, file: string): Promise<number> {
+  const page = await runtime.audit.query({ runId, kind: "host_call", status: "intent", limit: 1000 });
+  return page.records.filter((r) => r.decision === "allow" && (r.args ?? "").includes(file)).length;
+}

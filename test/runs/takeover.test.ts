@@ -1,0 +1,101 @@
+/**
+ * Durable runs: a node that stops driving a run (its lease runs out) hands it to another node,
+ * which continues from the Step journal: finished ToolCalls are replayed from the journal, never
+ * run again; a ToolCall cut off after it had begun an effect pauses for a person instead.
+ * Each case runs on a shared store file and, when sqld is here, on a libSQL server.
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { needsSqld, startSqld, type SqldServer } from "../helpers/sqld.js";
+import { HOUR, respond, twoNodes, until, writeIntents, writeUse } from "./takeover-fixtures.js";
+
+type Stores = { label: string; url: (dataDir: string) => string; token?: () => string | undefined; skip?: string };
+
+let server: SqldServer | undefined;
+const sqld = needsSqld();
+const stores: Stores[] = [
+  { label: "a shared file", url: (dataDir) => `file:${join(dataDir, "shared.db")}` },
+  { label: "sqld", url: () => server!.url, token: () => server?.authToken, ...(sqld.skip === undefined ? {} : { skip: sqld.skip }) },
+];
+
+for (const s of stores) {
+  describe(`takeover on ${s.label}`, s.skip === undefined ? {} : { skip: s.skip }, () => {
+    before(async () => {
+      if (s.label === "sqld") server = await startSqld({ auth: true });
+    });
+    after(async () => {
+      if (s.label === "sqld") await server?.stop();
+    });
+    const nodes = () => twoNodes(s.url, s.token?.() === undefined ? {} : { authToken: s.token()! });
+
+    it("continues a run whose node stopped between Steps: the finished write is replayed from the journal, not made again; the old node makes no further effect", async () => {
+      const { a, b, work, dispose } = await nodes();
+      try {
+        const { run } = await a.runtime.submitRun({ agent: "writer", task: "write a" });
+        await a.asked(2); // the write is done; A's second model call hangs
+        b.ahead(HOUR);
+        await until(b.runtime, async () => (await b.runtime.records.get(run.id))?.status === "ended", "B ended the run");
+        const record = (await b.runtime.records.get(run.id))!;
+        assert.equal(record.endReason, "completed");
+        assert.equal(record.result, "done after the journal's results");
+        assert.equal(await writeIntents(b.runtime, run.id, "a.txt"), 1, "the write happened once");
+        assert.equal(await readFile(join(work, "a.txt"), "utf8"), "a.txt");
+        // A wakes up and asks for another write: the run is no longer its own.
+        a.release(respond([writeUse("b.txt")]));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(existsSync(join(work, "b.txt")), false, "the old node made no effect after the takeover");
+        assert.equal(await writeIntents(b.runtime, run.id, "b.txt"), 0);
+      } finally {
+        await dispose();
+      }
+    });
+
+    const cut: { label: string; effectBefore: boolean }[] = [
+      { label: "after it had begun its write: the run pauses for a person, the intent shown, and nothing is made again", effectBefore: true },
+      { label: "before it had begun any effect (control): the ToolCall simply runs", effectBefore: false },
+    ];
+    for (const c of cut) {
+      it(`continues a run whose node stopped inside a ToolCall ${c.label}`, async () => {
+        const { a, b, dispose } = await nodes();
+        try {
+          const { run } = await a.runtime.submitRun({ agent: "writer", task: "write a" });
+          await a.asked(2);
+          // As A's node would have left it had it died inside the write: the journal says the
+          // ToolCall started (at `since`) and holds no result for it.
+          const since = c.effectBefore ? 0 : Date.now() + 1;
+          await cutInsideToolCall(a.runtime.store, run.id, since);
+          b.ahead(HOUR);
+          if (c.effectBefore) {
+            await until(b.runtime, async () => (await b.runtime.records.get(run.id))?.status === "awaiting_approval", "B paused the run");
+            const pending = (await b.runtime.records.get(run.id))!.pending!;
+            const approval = (await b.runtime.approvals.get(pending.approvalId))!;
+            assert.match(approval.reason, /taken over: its previous node \(node_.*\) stopped inside this ToolCall after it had begun 1 effect\(s\): fs\.write .*a\.txt.*finished/);
+            assert.equal(await writeIntents(b.runtime, run.id, "a.txt"), 1);
+            await b.runtime.approvals.decide(pending.approvalId, { decision: "deny", by: "operator" });
+          }
+          await until(b.runtime, async () => (await b.runtime.records.get(run.id))?.status === "ended", "B ended the run");
+          assert.equal((await b.runtime.records.get(run.id))?.endReason, "completed");
+          assert.equal(await writeIntents(b.runtime, run.id, "a.txt"), c.effectBefore ? 1 : 2, c.effectBefore ? "never made twice" : "no effect had begun: it ran again");
+        } finally {
+          await dispose();
+        }
+      });
+    }
+  });
+}
+
+/** Rewrites run `runId`'s loop state as if its node stopped inside the first ToolCall of its turn. */
+async function cutInsideToolCall(store: import("../../runtime/store/index.js").Store, runId: string, since: number): Promise<void> {
+  const row = (await store.execute({ sql: "SELECT state FROM run_loops WHERE run_id = ?", args: [runId] })).rows[0]!;
+  const state = JSON.parse(String(row.state)) as { messages: Array<{ role: string; content: Array<{ type: string }> }>; steps: number; waiting: unknown; modelCall?: unknown };
+  const results = state.messages.pop()!;
+  assert.equal(results.content[0]?.type, "tool_result");
+  const turn = state.messages.at(-1)!;
+  state.waiting = { stepId: `step_${state.steps - 1}`, context: "", uses: turn.content.filter((b) => b.type === "tool_use"), index: 0, results: [], since, node: "node_elsewhere_1_00000000" };
+  state.steps -= 1;
+  state.modelCall = null;
+  await store.execute({ sql: "UPDATE run_loops SET state = ? WHERE run_id = ?", args: [JSON.stringify(state), runId] });
+}
