@@ -12,7 +12,9 @@ import { documentedRoutes } from "../../runtime/api/openapi.js";
 import type { ToolCallOutcome } from "../../runtime/index.js";
 import { startFakeOpenAi, type FakeOpenAi } from "../helpers/fake-llm/index.js";
 import { echoComponent, packTgz, writePackage } from "../helpers/plugin-packages.js";
+import { remoteMcpServer } from "../helpers/mcp-remote.js";
 import { defineTestAgent, tempDir } from "../helpers/runtime.js";
+import { typedDummy, worldOf } from "../helpers/typed-components.js";
 import { defineLoopAgent, LLM_SECRET } from "../runs/_loop.js";
 import { apiFixture, call, type Answer, type ApiFixture, type CallOptions } from "./routes-fixtures.js";
 
@@ -149,6 +151,25 @@ test("every route's answers match the document, and every documented JSON answer
   await checked("DELETE", `/v1/agents/${agent}/memory/${written.body.episode_id}`);
   await checked("PUT", `/v1/agents/${agent}/memory-file`, { json: { text: "remember" } });
   await checked("GET", `/v1/agents/${agent}/memory-file`, approver);
+
+  // A bare typed component's proposed manifest; an HTTP MCP server's review and acceptance.
+  const typed = await typedDummy(worldOf("  export add: func(a: u32, b: u32) -> u32;"));
+  await checked("POST", "/v1/plugins/proposals", { body: Buffer.from(typed.bytes), type: "application/wasm" });
+  const remote = await remoteMcpServer();
+  try {
+    const mcpAgent = {
+      ...manifest,
+      name: "mcp-user",
+      plugins: [],
+      grants: { log: {}, "http.fetch": { schemes: ["http"], hosts: ["127.0.0.1"], ports: [remote.port], methods: ["POST", "DELETE"], allow_addresses: ["127.0.0.1"] } },
+      mcp_servers: { remote: { url: `http://127.0.0.1:${remote.port}/mcp` } },
+    };
+    await checked("PUT", "/v1/agents/mcp-user", { body: JSON.stringify(mcpAgent), type: "application/json" });
+    const review = await checked("GET", "/v1/agents/mcp-user/mcp-servers/remote");
+    await checked("POST", "/v1/agents/mcp-user/mcp-servers/remote/accept", { json: { diff_hash: review.body.review.diff.hash } });
+  } finally {
+    remote.server.close();
+  }
 
   // Errors have the documented error shape too.
   await checked("GET", "/v1/runs?limit=0", client);

@@ -24,6 +24,7 @@ const ROUTES: ReadonlyArray<[route: string, roles: readonly Role[] | "public"]> 
   ["DELETE /v1/schedules/:id", ["client"]],
   ["GET /v1/plugins", ["admin"]],
   ["POST /v1/plugins", ["admin"]],
+  ["POST /v1/plugins/proposals", ["admin"]],
   ["GET /v1/plugins/:name", ["admin"]],
   ["POST /v1/plugins/:name/upgrade", ["admin"]],
   ["DELETE /v1/plugins/:name", ["admin"]],

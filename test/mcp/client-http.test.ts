@@ -6,32 +6,12 @@
  * does not list is refused by the SSRF defences.
  */
 import assert from "node:assert/strict";
-import { createServer, type Server as HttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
-import { z } from "zod";
 import { createApp } from "../../runtime/api/app.js";
 import { openTokenStore } from "../../runtime/api/auth/index.js";
+import { remoteMcpServer as remoteServer } from "../helpers/mcp-remote.js";
 import { testRuntime } from "../helpers/runtime.js";
 import { jsonCall, listen } from "../api/fixtures.js";
-
-/** A stateless MCP server on loopback: `add`, and `whoami` answering with the Authorization header it got. */
-async function remoteServer(): Promise<{ server: HttpServer; port: number; requests: () => number }> {
-  let requests = 0;
-  const server = createServer((req, res) => {
-    requests++;
-    const mcp = new McpServer({ name: "remote", version: "1.0.0" });
-    mcp.registerTool("add", { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() } }, ({ a, b }) => ({ content: [{ type: "text", text: String(a + b) }] }));
-    mcp.registerTool("whoami", { description: "Says which credential arrived.", inputSchema: {} }, () => ({ content: [{ type: "text", text: String(req.headers.authorization ?? "(none)") }] }));
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on("close", () => void transport.close());
-    void mcp.connect(transport).then(() => transport.handleRequest(req, res));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { server, port: (server.address() as AddressInfo).port, requests: () => requests };
-}
 
 function httpAgent(name: string, port: number, grant: Record<string, unknown>): string {
   return JSON.stringify({

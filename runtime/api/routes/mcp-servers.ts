@@ -11,7 +11,8 @@ import { inert } from "../../text/inert.js";
 import { principalOf } from "../auth/index.js";
 import { ApiError } from "../middleware/api-error.js";
 import { NAME } from "./fields.js";
-import { defineRoute } from "./route.js";
+import * as S from "../schemas/resources.js";
+import { defineRoute, reply } from "./route.js";
 import type { ApiRoute } from "./route.js";
 
 const Params = v.strictObject({ name: NAME, server: NAME });
@@ -35,8 +36,8 @@ export function mcpServerRoutes(runtime: Runtime): ApiRoute[] {
         "Starts the server (confined) or reaches it, lists its tools and compares them with the pin: `diff.lines` has `+` new, `-` gone and `~` changed tools. Only accepted, unchanged tools are offered to runs.",
       roles: ["admin"],
       params: Params,
-      responses: { 200: { description: "`{review: {agent, server, pinned, diff: {hash, added, removed, changed, unchanged, lines}, skipped}}`" }, 404: { description: "no such agent or server" }, 502: { description: "the server could not be started or broke the protocol" } },
-      handler: async (c, { params }) => c.json({ review: reviewView(await runtime.mcpClient.review(await agentOf(params.name, params.server), params.server)) }),
+      responses: { 200: { description: "the review: the pin, the diff (`+` new, `-` gone, `~` changed) and tools skipped", schema: S.McpReviewBody }, 404: { description: "no such agent or server" }, 502: { description: "the server could not be started or broke the protocol" } },
+      handler: async (c, { params }) => reply(c, S.McpReviewBody, { review: reviewView(await runtime.mcpClient.review(await agentOf(params.name, params.server), params.server)) }),
     }),
     defineRoute({
       method: "POST",
@@ -46,11 +47,11 @@ export function mcpServerRoutes(runtime: Runtime): ApiRoute[] {
       roles: ["admin"],
       params: Params,
       body: AcceptBody,
-      responses: { 200: { description: "`{review}` with the new pin" }, 404: { description: "no such agent or server" }, 409: { description: "mcp_definitions_changed: not the diff reviewed; review again" } },
+      responses: { 200: { description: "the review with the new pin", schema: S.McpReviewBody }, 404: { description: "no such agent or server" }, 409: { description: "mcp_definitions_changed: not the diff reviewed; review again" } },
       handler: async (c, { params, body }) => {
         const agent = await agentOf(params.name, params.server);
         const review = await runtime.mcpClient.accept(agent, params.server, { diffHash: body.diff_hash, by: principalOf(c).tokenId });
-        return c.json({ review: reviewView(review) });
+        return reply(c, S.McpReviewBody, { review: reviewView(review) });
       },
     }),
   ];

@@ -112,7 +112,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       raw: { mediaTypes: ["application/wasm"], description: "The component's bytes (a .wasm)." },
       bodyLimitBytes: MAX_UPLOAD_BYTES,
       responses: {
-        200: { description: "`{manifest, lines}`: the proposed plugin.json and what a person reads before accepting it" },
+        200: { description: "`{manifest, lines}`: the proposed plugin.json and what a person reads before accepting it", schema: S.PluginProposal },
         422: { description: "no manifest can be proposed (a core module, a type that cannot map to JSON, unreadable types)" },
       },
       handler: async (c, input) => {
@@ -121,7 +121,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
           throw new InvalidInputError("body: expected the bytes of a WebAssembly component (application/wasm)", { field: "body" });
         }
         const proposal = proposeManifest(bytes, "upload.wasm");
-        return c.json({ manifest: proposal.manifest, lines: proposal.lines.map((l) => inert(l, { newlines: false })) });
+        return reply(c, S.PluginProposal, { manifest: proposal.manifest as unknown as Record<string, unknown>, lines: proposal.lines.map((l) => inert(l, { newlines: false })) });
       },
     }),
     defineRoute({

@@ -148,3 +148,23 @@ export const ReadyBody = v.strictObject({
   checks: v.strictObject({ store: v.picklist(["ok", "unreachable"]), plugins: v.picklist(["ok", "not_loaded"]) }),
 });
 export const OpenApiBody = v.pipe(JSON_OBJECT, v.description("an OpenAPI 3.1 document"));
+
+/** `POST /v1/plugins/proposals`: the plugin.json a bare typed component would get, and what a person reads. */
+export const PluginProposal = v.strictObject({ manifest: JSON_OBJECT, lines: v.array(v.string()) });
+
+/** An agent's MCP server: its live tool definitions against the accepted pin. */
+export const McpReviewSchema = v.strictObject({
+  agent: v.string(),
+  server: v.string(),
+  pinned: v.nullable(v.strictObject({ accepted_at: ISO_TIME, accepted_by: v.nullable(v.string()), tools: v.array(v.string()) })),
+  diff: v.strictObject({
+    hash: v.string(),
+    added: v.array(v.string()),
+    removed: v.array(v.string()),
+    changed: v.array(v.string()),
+    unchanged: v.array(v.string()),
+    lines: v.array(v.string()),
+  }),
+  skipped: v.array(v.strictObject({ tool: v.string(), reason: v.string() })),
+});
+export const McpReviewBody = v.strictObject({ review: McpReviewSchema });
