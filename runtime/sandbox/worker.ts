@@ -8,7 +8,9 @@ import { workerData } from "node:worker_threads";
 import { Channel } from "./channel.js";
 import type { ExtismGuest } from "./extism-guest.js";
 import type { ExtismLoad, GuestFailure, HostResponse, WorkerInit, WorkerReply, WorkerTask } from "./protocol.js";
-import { GUEST_RESULT_JSON, scanJson } from "../json/index.js";
+// The json room's parts, not its index: the index brings ajv (~0.2 s, ~10 MB) into every worker.
+import { GUEST_RESULT_JSON } from "../json/limits.js";
+import { scanJson } from "../json/scan.js";
 
 type Instantiate = (
   getCoreModule: (name: string) => WebAssembly.Module,
