@@ -1,6 +1,6 @@
 import { toSample, type Sample } from "./peers/index.js";
 
-export type Unit = "us" | "ms" | "MB" | "per_s" | "ratio";
+export type Unit = "us" | "ms" | "s" | "MB" | "per_s" | "ratio" | "count";
 export type Metric = { p50: number; p95: number; unit: Unit } | { value: number; unit: Unit };
 export type Metrics = Record<string, Metric>;
 

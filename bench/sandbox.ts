@@ -60,7 +60,7 @@ export async function benchSandbox(options: { quick?: boolean } = {}): Promise<{
 }
 
 /** Lets V8 finish tiering up the 12 MB module so figures are steady-state. */
-async function warmUp(sandbox: Sandbox, plugin: SandboxPlugin): Promise<void> {
+export async function warmUp(sandbox: Sandbox, plugin: SandboxPlugin): Promise<void> {
   await sandbox.prewarm(plugin);
   for (let i = 0; i < 20; i++) {
     const instance = await sandbox.acquire(plugin, binding("warmup"));
@@ -121,7 +121,7 @@ async function freshPerSecond(sandbox: Sandbox, plugin: SandboxPlugin, n: number
   return n / ((performance.now() - started) / 1000);
 }
 
-async function toolCalls(sandbox: Sandbox, plugin: SandboxPlugin, n: number): Promise<{ overhead: number[]; roundTrip: number[]; perSecond: number }> {
+export async function toolCalls(sandbox: Sandbox, plugin: SandboxPlugin, n: number): Promise<{ overhead: number[]; roundTrip: number[]; perSecond: number }> {
   const instance = await sandbox.acquire(plugin, binding("calls"));
   const input = JSON.stringify({ query: "a typical small tool input", limit: 10 });
   const overhead: number[] = [];
@@ -146,7 +146,7 @@ async function toolCalls(sandbox: Sandbox, plugin: SandboxPlugin, n: number): Pr
   return { overhead, roundTrip, perSecond };
 }
 
-async function hostCalls(sandbox: Sandbox, plugin: SandboxPlugin, n: number): Promise<number[]> {
+export async function hostCalls(sandbox: Sandbox, plugin: SandboxPlugin, n: number): Promise<number[]> {
   const instance = await sandbox.acquire(plugin, binding("host"));
   const loops = 100;
   const samples: number[] = [];
