@@ -48,8 +48,6 @@ export async function benchPolicy(options: { quick?: boolean } = {}): Promise<Me
     await run.end();
     metrics.tool_calls_per_s_policy = value(await throughput(runtime, Math.round(6000 * scale)), "per_s");
     const p50 = (name: string) => (metrics[name] as { p50: number }).p50;
-    metrics.tool_call_bare = latency(bare.toolCall);
-    metrics.host_call_bare = latency(bare.hostCall);
     metrics.tool_call_policy_ratio = value(p50("tool_call_policy") / toSample(bare.toolCall).p50, "ratio");
     metrics.host_call_policy_ratio = value(p50("host_call_policy") / toSample(bare.hostCall).p50, "ratio");
     return metrics;

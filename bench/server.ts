@@ -23,7 +23,7 @@ export interface BenchServer {
 }
 
 /** A served data dir with a client and an admin token, and a work folder with one file to read. */
-export async function startServer(): Promise<BenchServer> {
+export async function startServer(options: { env?: Record<string, string> } = {}): Promise<BenchServer> {
   const dataDir = await mkdtemp(join(tmpdir(), "clawhive-bench-serve-"));
   await mkdir(join(dataDir, "work"));
   await mkdir(join(dataDir, "agents")); // no file agents: the figures are about stored ones
@@ -31,7 +31,7 @@ export async function startServer(): Promise<BenchServer> {
   const tokens = { admin: createToken(dataDir, "admin"), client: createToken(dataDir, "client") };
   const child = spawn(process.execPath, ["--max-semi-space-size=2", CLI, "serve", "--data-dir", dataDir, "--port", "0", "--agents", join(dataDir, "agents")], {
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, CLAWHIVE_CONFIG: "", CLAWHIVE_LOG_LEVEL: "warn" },
+    env: { ...process.env, CLAWHIVE_CONFIG: "", ...options.env },
   });
   const url = await listening(child, /listening on (http:\/\/\S+)/);
   return {
