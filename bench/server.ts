@@ -89,8 +89,21 @@ export async function rssMb(pid: number): Promise<number> {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
-/** One request; resolves with the status and the body text. */
-export function send(url: string, options: { method: string; token?: string; body?: string }): Promise<{ status: number; text: string }> {
+/**
+ * One request; resolves with the status and the body text. A kept-alive socket the server
+ * closed while idle fails before any answer: that request is sent again, once (as Node's docs
+ * advise), on a fresh socket.
+ */
+export async function send(url: string, options: { method: string; token?: string; body?: string }): Promise<{ status: number; text: string }> {
+  try {
+    return await sendOnce(url, options);
+  } catch (error) {
+    if ((error as { reusedSocket?: boolean }).reusedSocket && (error as { code?: string }).code === "ECONNRESET") return sendOnce(url, options);
+    throw error;
+  }
+}
+
+function sendOnce(url: string, options: { method: string; token?: string; body?: string }): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
@@ -101,7 +114,7 @@ export function send(url: string, options: { method: string; token?: string; bod
       res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
       res.on("error", reject);
     });
-    req.on("error", reject);
+    req.on("error", (error) => reject(Object.assign(error, { reusedSocket: req.reusedSocket })));
     req.end(options.body);
   });
 }
