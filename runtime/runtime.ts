@@ -38,6 +38,7 @@ import { applyMigrations, openStore, StoreError, systemClock, type Clock, type S
 import { openSecretStore, type SecretStore } from "./secrets/index.js";
 import { probeSandbox, type SandboxInfo } from "../host-proxies/shell/index.js";
 import type { MountHostGuard } from "../host-proxies/fs/index.js";
+import { closeIdleRoots } from "../host-proxies/fs/index.js";
 import { runtimeMountGuard } from "./runs/mount-guard.js";
 import { kvMigrations } from "../host-proxies/kv/index.js";
 import { createBackends, type Backends } from "./runs/backends.js";
@@ -608,6 +609,9 @@ export class Runtime {
     this.#runs.clear();
     await this.events.flush().catch(() => undefined);
     await this.sandbox.close();
+    // Mount roots kept open for later runs (host-proxies/fs/shared-roots.ts); those in use by
+    // another runtime of this process stay.
+    await closeIdleRoots();
     await this.audit.close();
     await this.store.close();
   }
