@@ -23,13 +23,14 @@ export interface BenchServer {
 }
 
 /** A served data dir with a client and an admin token, and a work folder with one file to read. */
-export async function startServer(options: { env?: Record<string, string> } = {}): Promise<BenchServer> {
+/** `nodeArgs` go before the CLI's (e.g. `--cpu-prof`, `--heapsnapshot-signal=SIGUSR2` to profile the server). */
+export async function startServer(options: { env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<BenchServer> {
   const dataDir = await mkdtemp(join(tmpdir(), "clawhive-bench-serve-"));
   await mkdir(join(dataDir, "work"));
   await mkdir(join(dataDir, "agents")); // no file agents: the figures are about stored ones
   await writeFile(join(dataDir, "work", "note.txt"), "a small file a tool reads\n");
   const tokens = { admin: createToken(dataDir, "admin"), client: createToken(dataDir, "client") };
-  const child = spawn(process.execPath, ["--max-semi-space-size=2", CLI, "serve", "--data-dir", dataDir, "--port", "0", "--agents", join(dataDir, "agents")], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "--max-semi-space-size=2", CLI, "serve", "--data-dir", dataDir, "--port", "0", "--agents", join(dataDir, "agents")], {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, CLAWHIVE_CONFIG: "", ...options.env },
   });
