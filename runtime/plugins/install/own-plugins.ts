@@ -1,4 +1,5 @@
 import { cachedBuildSha } from "../build.js";
+import { buildAll } from "../build-all.js";
 import type { PluginInstaller } from "./installer.js";
 
 /**
@@ -7,6 +8,9 @@ import type { PluginInstaller } from "./installer.js";
  * reported). A plugin of the same name installed by a person is left alone.
  */
 export async function installOwnPlugins(installer: PluginInstaller, dirs: readonly string[], onProgress?: (line: string) => void): Promise<void> {
+  // Stale builds are made first, a few at once; the installs below then find them cached. A
+  // failed build is left to the install below, which reports it as before.
+  await buildAll(dirs, { cacheDir: installer.cacheDir, ...(onProgress ? { onProgress } : {}) });
   for (const dir of dirs) {
     // Most starts change nothing: a cached build of the same bytes as the installed plugin is
     // not read at all (each component is ~12 MB).
