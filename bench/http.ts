@@ -102,7 +102,7 @@ async function serveRss(dataDir: string): Promise<number> {
         if (/listening on/.test(out)) resolve();
       });
       child.on("exit", (code) => reject(new Error(`serve exited with ${code}`)));
-      setTimeout(() => reject(new Error("serve did not start in 120 s")), 120_000).unref();
+      setTimeout(() => reject(new Error("serve did not start in 600 s")), 600_000).unref();
     });
     await sleep(3000); // idle: let start-up garbage be collected
     const status = await readFile(`/proc/${child.pid}/status`, "utf8");

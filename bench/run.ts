@@ -86,7 +86,13 @@ for (const name of chosen) {
   const group = groups[name]!;
   log(`${name}: ${group.about} …`);
   const started = performance.now();
-  Object.assign(metrics, await group.run());
+  try {
+    Object.assign(metrics, await group.run());
+  } catch (error) {
+    // One group failing does not lose the others' figures; the exit code says it failed.
+    process.stderr.write(`bench: group ${name} failed: ${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  }
   log(`${name}: ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 log(`bench: ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
