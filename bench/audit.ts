@@ -29,6 +29,8 @@ export interface AuditBenchOptions {
 export interface AuditBenchFigures {
   readonly audited_calls_per_s: { readonly value: number; readonly unit: "per_s" };
   readonly audit_overhead: { readonly p50: number; readonly p95: number; readonly unit: "us" };
+  /** `verify` of the whole chain, per record (goal ≤ 5 µs). */
+  readonly audit_verify_us_per_record: { readonly value: number; readonly unit: "us" };
 }
 
 /** One intent + outcome pair per call, with a no-op effect, so the time measured is the audit's. */
@@ -45,10 +47,17 @@ export async function benchAudit(options: AuditBenchOptions = {}): Promise<Audit
     const perSecond = calls / ((performance.now() - started) / 1000);
     await serialCalls(log, warmup);
     const overhead = toSample(await serialCalls(log, options.serialCalls ?? 5000));
+    // The whole chain, recomputed: every record written above (two per call).
+    const verifyStarted = performance.now();
+    const report = await log.verify();
+    const verifyUs = (performance.now() - verifyStarted) * 1000;
+    if (!report.ok || report.records === 0) throw new Error(`audit verify failed on the bench's own log: ${JSON.stringify(report.issues.slice(0, 3))}`);
+    const records = report.records;
     await log.close();
     return {
       audited_calls_per_s: { value: Math.round(perSecond), unit: "per_s" },
       audit_overhead: { p50: round(overhead.p50), p95: round(overhead.p95), unit: "us" },
+      audit_verify_us_per_record: { value: round(verifyUs / records), unit: "us" },
     };
   } finally {
     await store.close();

@@ -2,19 +2,26 @@
  * Issue-1 figures re-measured through whole runs with policy and audit on, on a file-backed
  * store: every ToolCall passes the risk gate and writes its intent and outcome, every host call
  * is decided against each layer and writes its intent (before) and outcome (after).
+ * - tool_call_policy_ratio / host_call_policy_ratio: p50 of tool_call_policy / host_call_policy
+ *   ÷ p50 of the same call on a bare sandbox instance (no run, policy or audit), measured in
+ *   this group just before (goal ≤ 2).
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Runtime, type Run } from "../runtime/index.js";
 import { PROJECT_ROOT } from "../runtime/plugins/locations.js";
+import { Sandbox } from "../runtime/sandbox/index.js";
 import { latency, value, type Metrics } from "./metrics.js";
 import { benchTraced } from "./tracing.js";
+import { toSample } from "./peers/index.js";
+import { hostCalls as bareHostCalls, probePlugin, toolCalls as bareToolCalls, warmUp } from "./sandbox.js";
 
 const ECHO = join(PROJECT_ROOT, "bench", "plugins", "echo");
 
 export async function benchPolicy(options: { quick?: boolean } = {}): Promise<Metrics> {
   const scale = options.quick ? 0.2 : 1;
+  const bare = await bareReference(scale);
   const dataDir = await mkdtemp(join(tmpdir(), "clawhive-bench-"));
   await mkdir(join(dataDir, "agents"));
   await mkdir(join(dataDir, "work"));
@@ -43,6 +50,9 @@ export async function benchPolicy(options: { quick?: boolean } = {}): Promise<Me
     metrics.host_call_policy = latency(await hostCalls(run, Math.round(100 * scale)));
     await run.end();
     metrics.tool_calls_per_s_policy = value(await throughput(runtime, Math.round(6000 * scale)), "per_s");
+    const p50 = (name: string) => (metrics[name] as { p50: number }).p50;
+    metrics.tool_call_policy_ratio = value(p50("tool_call_policy") / toSample(bare.toolCall).p50, "ratio");
+    metrics.host_call_policy_ratio = value(p50("host_call_policy") / toSample(bare.hostCall).p50, "ratio");
     return metrics;
   } finally {
     await runtime.close();
@@ -93,4 +103,17 @@ async function throughput(runtime: Runtime, n: number): Promise<number> {
   const perSecond = n / ((performance.now() - started) / 1000);
   await Promise.all(runs.map((run) => run.end()));
   return perSecond;
+}
+
+/** The same calls on a bare instance of the same plugin: the ratios' denominators. */
+async function bareReference(scale: number): Promise<{ toolCall: number[]; hostCall: number[] }> {
+  const sandbox = new Sandbox({ poolSize: 0 });
+  try {
+    const plugin = await probePlugin(sandbox);
+    await warmUp(sandbox, plugin);
+    const { roundTrip } = await bareToolCalls(sandbox, plugin, Math.round(3000 * scale));
+    return { toolCall: roundTrip, hostCall: await bareHostCalls(sandbox, plugin, Math.round(100 * scale)) };
+  } finally {
+    await sandbox.close();
+  }
 }

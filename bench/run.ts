@@ -1,7 +1,9 @@
 /**
  * `npm run bench` prints the project's figures beside the raw-wasm floor and the Extism peer;
  * `npm run bench -- --json` prints one JSON object, metric name → {p50, p95, unit} | {value, unit}.
- * `--quick` runs a fifth of the iterations (for a smoke check, not for quoting).
+ * `--only g1,g2` runs those groups; `--all` adds the long groups (soak, memory-100k,
+ * first-start) to the default ones; `--quick` runs a fraction of the iterations (a smoke check,
+ * not for quoting). docs/bench.md says what every key measures.
  */
 import { readFile } from "node:fs/promises";
 import { measureExtism, measureRaw } from "./peers/index.js";
@@ -12,77 +14,109 @@ import { benchAudit } from "./audit.js";
 import { benchPolicy } from "./policy.js";
 import { benchPlugins } from "./plugins.js";
 import { benchHttp } from "./http.js";
+import { benchHttpRuns } from "./http-runs.js";
 import { benchLlm } from "./llm.js";
 import { benchLoop } from "./loop.js";
-import { benchMemory } from "./memory.js";
+import { benchMemory, benchMemory100k } from "./memory.js";
 import { benchMcp } from "./mcp.js";
 import { benchWasi } from "./wasi.js";
 import { benchStore } from "./store.js";
+import { benchCli } from "./cli.js";
+import { benchSoak } from "./soak.js";
+import { benchBuild, benchFirstStart } from "./build.js";
 
-const json = process.argv.includes("--json");
-const quick = process.argv.includes("--quick");
+const args = process.argv.slice(2);
+const json = args.includes("--json");
+const quick = args.includes("--quick");
 const log = (line: string) => {
   if (!json) process.stderr.write(`${line}\n`);
 };
 
+type Group = { about: string; long?: boolean; run: () => Promise<Metrics> };
+let probeCoreWasm: string | undefined;
+const groups: Record<string, Group> = {
+  sandbox: {
+    about: "sandbox (bare instances)",
+    run: async () => {
+      const sandbox = await benchSandbox({ quick });
+      probeCoreWasm = sandbox.probeCoreWasm;
+      return sandbox.metrics;
+    },
+  },
+  typed: { about: "typed WIT exports beside describe/call", run: () => benchTyped({ quick }) },
+  wasi: { about: "a WASI component's call beside a bare tool call", run: () => benchWasi({ quick, toolCallRoundTrip: metrics.tool_call_roundtrip_bare }) },
+  policy: { about: "policy and audit on (file store), against a bare instance", run: () => benchPolicy({ quick }) },
+  audit: { about: "audit log", run: async () => ({ ...(await benchAudit(quick ? { calls: 4000, serialCalls: 1000, warmup: 200 } : {})) }) },
+  plugins: { about: "plugin install", run: () => benchPlugins({ quick }) },
+  http: { about: "HTTP API: runs through a served process beside a bare Hono server", run: async () => ({ ...(await benchHttpRuns({ quick })), ...(await benchHttp({ quick })) }) },
+  cli: { about: "CLI: clawhive call beside node -e 0", run: () => benchCli({ quick }) },
+  mcp: { about: "MCP server (stdio, HTTP) beside /v1", run: () => benchMcp({ quick }) },
+  llm: { about: "LLM adapters and the run loop", run: async () => ({ ...(await benchLlm({ quick })), ...(await benchLoop({ quick })) }) },
+  memory: { about: "memory search at 10,000 episodes", run: () => benchMemory({ quick }) },
+  build: { about: "plugin components: size, one build from source", run: () => benchBuild() },
+  peers: {
+    about: "raw wasm floor and the Extism peer",
+    run: async () => {
+      const metrics: Metrics = {};
+      if (probeCoreWasm) {
+        const raw = await measureRaw(new Uint8Array(await readFile(probeCoreWasm)));
+        metrics.raw_wasm_instance_ready = latency(raw.instanceReady, "ms");
+        metrics.raw_wasm_call = latency(raw.call);
+      }
+      const extism = await measureExtism();
+      metrics.extism_instance_ready = latency(extism.instanceReady, "ms");
+      metrics.extism_call = latency(extism.call);
+      return metrics;
+    },
+  },
+  store: { about: "several nodes on a libSQL server (sqld): tool call, takeover, chaos", run: () => benchStore({ quick, log }) },
+  soak: { about: "10,000 runs over HTTP: the server's memory", long: true, run: () => benchSoak({ quick }) },
+  "memory-100k": { about: "keyword memory search at 100,000 episodes", long: true, run: () => benchMemory100k({ quick }) },
+  "first-start": { about: "first start with no plugin built", long: true, run: () => benchFirstStart() },
+};
+
+const only = args.find((a) => a.startsWith("--only"));
+const onlyValue = only?.includes("=") ? only.slice(only.indexOf("=") + 1) : only ? args[args.indexOf(only) + 1] : undefined;
+const chosen = onlyValue !== undefined ? onlyValue.split(",").map((g) => g.trim()).filter(Boolean) : Object.keys(groups).filter((g) => args.includes("--all") || !groups[g]!.long);
+const unknown = chosen.filter((g) => !Object.hasOwn(groups, g));
+if (unknown.length > 0 || chosen.length === 0) {
+  process.stderr.write(`bench: unknown group ${unknown.join(", ") || "(none)"}; groups: ${Object.keys(groups).join(", ")}\n`);
+  process.exit(2);
+}
+// The raw-wasm floor loads the sandbox group's probe module.
+if (chosen.includes("peers") && !chosen.includes("sandbox")) chosen.unshift("sandbox");
+// The WASI ratio's reference is the sandbox group's bare tool call round trip.
+if (chosen.includes("wasi") && !chosen.includes("sandbox")) chosen.unshift("sandbox");
+
 const metrics: Metrics = {};
-log("sandbox …");
-const sandbox = await benchSandbox({ quick });
-Object.assign(metrics, sandbox.metrics);
-
-log("typed WIT exports beside describe/call …");
-Object.assign(metrics, await benchTyped({ quick }));
-
-log("WASI component …");
-Object.assign(metrics, await benchWasi({ quick, toolCallRoundTrip: metrics.tool_call_roundtrip }));
-
-log("policy and audit on (file store) …");
-Object.assign(metrics, await benchPolicy({ quick }));
-
-log("audit log …");
-const audit = await benchAudit(quick ? { calls: 4000, serialCalls: 1000, warmup: 200 } : {});
-Object.assign(metrics, audit);
-
-log("plugin install …");
-Object.assign(metrics, await benchPlugins({ quick }));
-
-log("HTTP API …");
-Object.assign(metrics, await benchHttp({ quick }));
-
-log("MCP server (stdio, HTTP) beside /v1 …");
-Object.assign(metrics, await benchMcp({ quick }));
-
-log("LLM adapters and the run loop …");
-Object.assign(metrics, await benchLlm({ quick }));
-Object.assign(metrics, await benchLoop({ quick }));
-
-log("memory search at 10,000 episodes …");
-Object.assign(metrics, await benchMemory({ quick }));
-
-log("several nodes on a libSQL server (sqld): tool call, takeover, chaos …");
-Object.assign(metrics, await benchStore({ quick, log }));
-
-log("raw wasm floor …");
-const raw = await measureRaw(new Uint8Array(await readFile(sandbox.probeCoreWasm)));
-metrics.raw_wasm_instance_ready = latency(raw.instanceReady, "ms");
-metrics.raw_wasm_call = latency(raw.call);
-
-log("extism peer …");
-const extism = await measureExtism();
-metrics.extism_instance_ready = latency(extism.instanceReady, "ms");
-metrics.extism_call = latency(extism.call);
+const benchStarted = performance.now();
+for (const name of chosen) {
+  const group = groups[name]!;
+  log(`${name}: ${group.about} …`);
+  const started = performance.now();
+  try {
+    Object.assign(metrics, await group.run());
+  } catch (error) {
+    // One group failing does not lose the others' figures; the exit code says it failed.
+    process.stderr.write(`bench: group ${name} failed: ${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  }
+  log(`${name}: ${((performance.now() - started) / 1000).toFixed(0)} s`);
+}
+log(`bench: ${((performance.now() - benchStarted) / 1000).toFixed(0)} s`);
 
 if (json) {
   process.stdout.write(`${JSON.stringify(metrics)}\n`);
 } else {
   const show = (m: Metric | undefined) => (!m ? "—" : "value" in m ? `${m.value} ${m.unit}` : `p50 ${m.p50} / p95 ${m.p95} ${m.unit}`);
-  const rows: Array<[string, string, string, string]> = [
-    ["instance ready", show(metrics.instance_ready_cold) + " (cold)", show(metrics.raw_wasm_instance_ready), show(metrics.extism_instance_ready)],
-    ["", show(metrics.instance_ready_warm) + " (warm)", "", ""],
-    ["guest call", show(metrics.tool_call_roundtrip) + " (round trip)", show(metrics.raw_wasm_call), show(metrics.extism_call)],
-  ];
-  console.log(["", "clawhive", "raw wasm (floor)", "extism (peer)"].map((h) => h.padEnd(34)).join(""));
-  for (const row of rows) console.log(row.map((c) => c.padEnd(34)).join(""));
-  console.log("");
-  for (const [name, metric] of Object.entries(metrics)) console.log(`${name.padEnd(28)} ${show(metric)}`);
+  if (metrics.instance_ready_cold) {
+    const rows: Array<[string, string, string, string]> = [
+      ["instance ready", show(metrics.instance_ready_cold) + " (cold)", show(metrics.raw_wasm_instance_ready), show(metrics.extism_instance_ready)],
+      ["guest call", show(metrics.tool_call_roundtrip_bare) + " (round trip)", show(metrics.raw_wasm_call), show(metrics.extism_call)],
+    ];
+    console.log(["", "clawhive", "raw wasm (floor)", "extism (peer)"].map((h) => h.padEnd(34)).join(""));
+    for (const row of rows) console.log(row.map((c) => c.padEnd(34)).join(""));
+    console.log("");
+  }
+  for (const [name, metric] of Object.entries(metrics)) console.log(`${name.padEnd(34)} ${show(metric)}`);
 }

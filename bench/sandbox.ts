@@ -3,10 +3,14 @@
  * - cold: instantiate and bind in a live worker from a cached compiled module (the issue's
  *   definition); `_first_call` variants add the instance's first guest call, which pays for
  *   touching fresh memory (~0.5 ms);
- * - warm: bind to first guest result while runs arrive at a sustained rate and the pool refills;
+ * - instance_ready_pooled_paced (was instance_ready_warm): acquire to first guest result while
+ *   runs arrive every 10 ms and the pool refills between them: a queue at 100 runs/s, not the
+ *   cost of one warm instance;
  * - fresh_instances_per_s: sustained cold instantiations per second with no pool;
- * - tool_call: a tool call's cost beyond the plugin's own work (round trip minus time in worker);
- * - host_call: one bridged host call, from a guest loop of host calls;
+ * - tool_call_overhead_bare (was tool_call) and tool_call_roundtrip_bare (was tool_call_roundtrip):
+ *   a tool call on a bare instance (no run, policy or audit), beyond the plugin's own work and whole;
+ * - host_call_bare (was host_call): one bridged host call to a no-op handler (no policy or audit),
+ *   from a guest loop of host calls;
  * - rss_per_instance: resident memory per live bound instance.
  */
 import { buildPlugin } from "../runtime/plugins/build.js";
@@ -39,10 +43,10 @@ export async function benchSandbox(options: { quick?: boolean } = {}): Promise<{
     metrics.fresh_instances_per_s = value(await freshPerSecond(noPool, plugin, Math.round(600 * scale), false), "per_s");
     metrics.fresh_instances_first_call_per_s = value(await freshPerSecond(noPool, plugin, Math.round(600 * scale), true), "per_s");
     const { overhead, roundTrip, perSecond } = await toolCalls(noPool, plugin, Math.round(5000 * scale));
-    metrics.tool_call = latency(overhead);
-    metrics.tool_call_roundtrip = latency(roundTrip);
+    metrics.tool_call_overhead_bare = latency(overhead);
+    metrics.tool_call_roundtrip_bare = latency(roundTrip);
     metrics.tool_calls_per_s = value(perSecond, "per_s");
-    metrics.host_call = latency(await hostCalls(noPool, plugin, Math.round(300 * scale)));
+    metrics.host_call_bare = latency(await hostCalls(noPool, plugin, Math.round(300 * scale)));
   } finally {
     await noPool.close();
   }
@@ -51,7 +55,7 @@ export async function benchSandbox(options: { quick?: boolean } = {}): Promise<{
   try {
     const plugin = await pooled.load(artifact);
     await warmUp(pooled, plugin);
-    metrics.instance_ready_warm = latency(await warm(pooled, plugin, Math.round(400 * scale)), "ms");
+    metrics.instance_ready_pooled_paced = latency(await warm(pooled, plugin, Math.round(400 * scale)), "ms");
     metrics.rss_per_instance = value(await rssPerInstance(pooled, plugin, Math.round(60 * scale) + 10), "MB");
   } finally {
     await pooled.close();
@@ -60,7 +64,7 @@ export async function benchSandbox(options: { quick?: boolean } = {}): Promise<{
 }
 
 /** Lets V8 finish tiering up the 12 MB module so figures are steady-state. */
-async function warmUp(sandbox: Sandbox, plugin: SandboxPlugin): Promise<void> {
+export async function warmUp(sandbox: Sandbox, plugin: SandboxPlugin): Promise<void> {
   await sandbox.prewarm(plugin);
   for (let i = 0; i < 20; i++) {
     const instance = await sandbox.acquire(plugin, binding("warmup"));
@@ -121,7 +125,7 @@ async function freshPerSecond(sandbox: Sandbox, plugin: SandboxPlugin, n: number
   return n / ((performance.now() - started) / 1000);
 }
 
-async function toolCalls(sandbox: Sandbox, plugin: SandboxPlugin, n: number): Promise<{ overhead: number[]; roundTrip: number[]; perSecond: number }> {
+export async function toolCalls(sandbox: Sandbox, plugin: SandboxPlugin, n: number): Promise<{ overhead: number[]; roundTrip: number[]; perSecond: number }> {
   const instance = await sandbox.acquire(plugin, binding("calls"));
   const input = JSON.stringify({ query: "a typical small tool input", limit: 10 });
   const overhead: number[] = [];
@@ -146,7 +150,7 @@ async function toolCalls(sandbox: Sandbox, plugin: SandboxPlugin, n: number): Pr
   return { overhead, roundTrip, perSecond };
 }
 
-async function hostCalls(sandbox: Sandbox, plugin: SandboxPlugin, n: number): Promise<number[]> {
+export async function hostCalls(sandbox: Sandbox, plugin: SandboxPlugin, n: number): Promise<number[]> {
   const instance = await sandbox.acquire(plugin, binding("host"));
   const loops = 100;
   const samples: number[] = [];

@@ -45,6 +45,7 @@ import { probeSandbox, type SandboxInfo } from "../host-proxies/shell/index.js";
 import { McpClient } from "./mcp/client/index.js";
 import { VERSION } from "./cli/version.js";
 import type { MountHostGuard } from "../host-proxies/fs/index.js";
+import { closeIdleRoots } from "../host-proxies/fs/index.js";
 import { runtimeMountGuard } from "./runs/mount-guard.js";
 import { kvMigrations } from "../host-proxies/kv/index.js";
 import { createBackends, type Backends } from "./runs/backends.js";
@@ -681,6 +682,9 @@ export class Runtime {
     await this.events.flush().catch(() => undefined);
     await this.#mcpClient?.close();
     await this.sandbox.close();
+    // Mount roots kept open for later runs (host-proxies/fs/shared-roots.ts); those in use by
+    // another runtime of this process stay.
+    await closeIdleRoots();
     await this.audit.close();
     await this.store.close();
   }

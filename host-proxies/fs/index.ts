@@ -24,3 +24,4 @@ export { forbiddenRoots, hostRefusal, isAtOrBelow, SYSTEM_ROOTS } from "./forbid
 export type { ForbiddenRoot, HostRefusal, MountHostRoots } from "./forbidden-roots.js";
 export { canonicalHostPath, checkMountHost, createMountHostGuard } from "./host-path.js";
 export type { CanonicalHost, MountHostCheck, MountHostGuard, MountHostGuardOptions } from "./host-path.js";
+export { closeIdleRoots } from "./shared-roots.js";

@@ -17,6 +17,7 @@ import { checkMountHost, createMountHostGuard } from "./host-path.js";
 import type { MountHostGuard } from "./host-path.js";
 import { errnoCode } from "./os-errors.js";
 import type { FsMount } from "./types.js";
+import { leaseShared, share } from "./shared-roots.js";
 
 export interface OpenMountsOptions {
   /** The runtime's forbidden roots; without it the fixed system roots (`/proc`, `/etc`, …) still apply. */
@@ -28,6 +29,8 @@ const SYSTEM_ONLY = createMountHostGuard({});
 export interface OpenMount {
   spec: Readonly<FsMount>;
   root: FileHandle;
+  /** Hands the root back (see shared-roots.ts); the proxy calls it once, when nothing uses the root. */
+  release: () => Promise<void>;
 }
 
 /** Validates `mounts` and opens their roots; closes what it opened if any mount fails. */
@@ -41,11 +44,13 @@ export async function openMounts(mounts: readonly FsMount[], options: OpenMounts
   const opened: OpenMount[] = [];
   try {
     for (const [index, mount] of mounts.entries()) {
-      opened.push({ spec: Object.freeze({ ...mount }), root: await openRoot(mount, index, guard) });
+      const recheck = (root: FileHandle) => checkOpened(root, mount, index, guard);
+      const leased = (await leaseShared(mount.host, recheck)) ?? (await share(mount.host, await openRoot(mount, index, guard)));
+      opened.push({ spec: Object.freeze({ ...mount }), root: leased.handle, release: leased.release });
     }
     return opened;
   } catch (err) {
-    await Promise.all(opened.map((m) => m.root.close().catch(() => undefined)));
+    await Promise.all(opened.map((m) => m.release().catch(() => undefined)));
     throw err;
   }
 }
@@ -111,14 +116,18 @@ async function openRoot(mount: FsMount, index: number, guard: MountHostGuard): P
   }
   try {
     await assertProcWorks(root);
-    // Decided again on what was opened: a symlink swapped in since the check is caught here.
-    const refusal = hostRefusal(await fsp.realpath(procDir(root)), guard.roots);
-    if (refusal !== undefined) throw forbiddenHost(index, mount.guest, refusal.what);
+    await checkOpened(root, mount, index, guard);
     return root;
   } catch (err) {
     await root.close();
     throw err;
   }
+}
+
+/** Decided again on what was opened: a symlink swapped in since the check is caught here. */
+async function checkOpened(root: FileHandle, mount: FsMount, index: number, guard: MountHostGuard): Promise<void> {
+  const refusal = hostRefusal(await fsp.realpath(procDir(root)), guard.roots);
+  if (refusal !== undefined) throw forbiddenHost(index, mount.guest, refusal.what);
 }
 
 /** /proc may be missing or masked (some containers): then the walk would not be race-free. */

@@ -140,7 +140,7 @@ class MountedFsProxy implements FsProxy {
     // A root fd closed under a call in flight could be reused by an unrelated open, and
     // /proc/self/fd/<n> would then resolve inside that: wait for every call to finish first.
     if (this.#inFlight > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
-    await Promise.all(this.#mounts.map((m) => m.root.close()));
+    await Promise.all(this.#mounts.map((m) => m.release()));
   }
 
   /** Canonicalise → decide → act, with OS errors worded in guest terms. */

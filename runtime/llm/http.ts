@@ -5,7 +5,7 @@
  * a dispatcher from another copy is not supported. ProxyAgent tunnels with CONNECT (http and
  * https targets alike) and sends `Proxy-Authorization: Basic` from the URL's user:password.
  */
-import { fetch as undiciFetch, ProxyAgent } from "undici";
+import type * as Undici from "undici";
 import { LlmError } from "./errors.js";
 
 export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -22,10 +22,14 @@ export function proxiedFetch(proxyUrl: string | undefined): Fetch {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new LlmError("llm_config", `proxy_url: expected an http or https proxy, got ${url.protocol}`);
   }
-  const dispatcher = new ProxyAgent({ uri: url.href });
-  return ((input: string | URL | Request, init?: RequestInit) =>
+  // undici (~0.25 s to load) is imported with the first proxied request, not with every runtime.
+  let proxied: Promise<{ fetch: typeof Undici.fetch; dispatcher: Undici.ProxyAgent }> | undefined;
+  return (async (input: string | URL | Request, init?: RequestInit) => {
+    proxied ??= import("undici").then((undici) => ({ fetch: undici.fetch, dispatcher: new undici.ProxyAgent({ uri: url.href }) }));
+    const { fetch, dispatcher } = await proxied;
     // undici's RequestInit and Response are its own declarations of the same WHATWG types.
-    undiciFetch(input as Parameters<typeof undiciFetch>[0], { ...(init as Parameters<typeof undiciFetch>[1]), dispatcher }) as unknown as Promise<Response>) as Fetch;
+    return fetch(input as Parameters<typeof fetch>[0], { ...(init as Parameters<typeof fetch>[1]), dispatcher }) as unknown as Promise<Response>;
+  }) as Fetch;
 }
 
 /** A URL for messages, without its password. */

@@ -6,7 +6,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { InvalidInputError, PluginError } from "../errors.js";
 import { sha256, type PluginArtifact } from "./artifact.js";
-import { bundlePlugin } from "./bundle.js";
+import { bundleWithInputs } from "./bundle.js";
+import { recordBundleInputs, recordedBundleSha } from "./bundle-inputs.js";
 import { compilePlugin } from "./compile.js";
 import type { CodeSeal } from "./seal.js";
 import { pluginRoot, readInside } from "./confine.js";
@@ -54,7 +55,7 @@ export interface BuiltPlugin {
 export async function buildComponent(pluginDir: string, options: BuildOptions): Promise<BuiltPlugin> {
   const progress = options.onProgress ?? (() => {});
   const detail = options.verbose ? progress : () => {};
-  const { manifest, manifestText, source, witFiles, key, outDir } = await planBuild(pluginDir, options);
+  const { manifest, manifestText, bundle, sourceSha, witFiles, key, outDir } = await planBuild(pluginDir, options);
   const cached = await readBuilt(outDir, key, { manifest, manifestText });
   if (cached) {
     detail(`${manifest.name}: component up to date (cached build ${key.slice(0, 12)}, ${(cached.bytes.length / 1048576).toFixed(1)} MiB)`);
@@ -62,6 +63,9 @@ export async function buildComponent(pluginDir: string, options: BuildOptions): 
   }
   progress(`${manifest.name}: componentizing (this takes a few seconds)`);
   const started = Date.now();
+  const source = await bundle();
+  // Inputs as recorded yet a different bundle (a changed bundler): key the build on what it is.
+  if (sha256(source) !== sourceSha) return buildComponent(pluginDir, options);
   const work = await mkdtemp(join(tmpdir(), "clawhive-build-"));
   try {
     await writeFile(join(work, "plugin.js"), source);
@@ -106,16 +110,26 @@ async function planBuild(pluginDir: string, options: BuildOptions) {
   const manifest = parsePluginManifest(manifestText, manifestFile);
   if (manifest.format !== "component") throw new PluginError("build_unsupported", `${manifestFile}: format ${manifest.format} plugins are built by their own toolchain; install their plugin.wasm`);
   if (!manifest.world) throw new PluginError("build_failed", `${manifestFile}: world: name the WIT world in wit/ that the plugin targets`);
-  detail(`${manifest.name}: bundling ${manifest.source}`);
-  const bundleStarted = Date.now();
-  const source = await bundlePlugin(root, manifest.source);
-  detail(`${manifest.name}: bundled ${(Buffer.byteLength(source) / 1024).toFixed(1)} KiB of JavaScript in ${((Date.now() - bundleStarted) / 1000).toFixed(2)} s`);
+  // The bundle is made only when its inputs changed since the last one (bundle-inputs.ts):
+  // otherwise its recorded sha256 keys the build, and a cached build needs no bundle at all.
+  let bundled: string | undefined;
+  const bundle = async (): Promise<string> => {
+    if (bundled !== undefined) return bundled;
+    detail(`${manifest.name}: bundling ${manifest.source}`);
+    const bundleStarted = Date.now();
+    const { text, inputs } = await bundleWithInputs(root, manifest.source);
+    detail(`${manifest.name}: bundled ${(Buffer.byteLength(text) / 1024).toFixed(1)} KiB of JavaScript in ${((Date.now() - bundleStarted) / 1000).toFixed(2)} s`);
+    await recordBundleInputs(options.cacheDir, root, manifest.source, text, inputs);
+    return (bundled = text);
+  };
+  const recorded = await recordedBundleSha(options.cacheDir, root, manifest.source);
+  const sourceSha = recorded ?? sha256(await bundle());
   const witFiles = await collectWit(root, pluginDir, manifest.wasi !== undefined);
   const key = sha256(
-    JSON.stringify({ recipe: RECIPE, tools: toolVersions(), manifest: sha256(manifestText), source: sha256(source), wit: witFiles.map(([n, t]) => [n, sha256(t)]) }),
+    JSON.stringify({ recipe: RECIPE, tools: toolVersions(), manifest: sha256(manifestText), source: sourceSha, wit: witFiles.map(([n, t]) => [n, sha256(t)]) }),
   );
   const outDir = join(options.cacheDir, "source", `${manifest.name}-${key.slice(0, 16)}`);
-  return { manifest: manifest as PluginManifest & { world: string }, manifestText, source, witFiles, key, outDir };
+  return { manifest: manifest as PluginManifest & { world: string }, manifestText, bundle, sourceSha, witFiles, key, outDir };
 }
 
 /** Builds from source and compiles: the artifact a sandbox loads (tests and benchmarks). */

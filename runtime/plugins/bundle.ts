@@ -20,14 +20,20 @@ export const SDK_ALIASES: Readonly<Record<string, string>> = {
  * node_modules, as the project's package.json declares their dependencies.
  */
 export async function bundlePlugin(pluginDir: string, source: string): Promise<string> {
+  return (await bundleWithInputs(pluginDir, source)).text;
+}
+
+/** The bundle and the real paths of every file it read (what a cached build is keyed on, see bundle-inputs.ts). */
+export async function bundleWithInputs(pluginDir: string, source: string): Promise<{ text: string; inputs: string[] }> {
   const root = await pluginRoot(pluginDir);
   const entry = resolve(root, source);
   if (!isWithin(root, entry)) throw new InvalidInputError(`${join(pluginDir, "plugin.json")}: source: ${source} is outside the plugin folder`, { field: "source" });
   const firstParty = await isFirstParty(root);
+  // esbuild is loaded when a build needs it, not with every runtime (~15 MB).
+  const esbuild = await import("esbuild");
+  inFlight++;
   try {
-    // esbuild is loaded when a build needs it, not with every runtime (~15 MB).
-    const { build: esbuild } = await import("esbuild");
-    const result = await esbuild({
+    const result = await esbuild.build({
       entryPoints: [entry],
       bundle: true,
       write: false,
@@ -56,16 +62,25 @@ export async function bundlePlugin(pluginDir: string, source: string): Promise<s
       // fixed, so the bundle, and so the component's sha256, does not depend on the caller's cwd.
       absWorkingDir: PROJECT_ROOT,
       logLevel: "silent",
+      metafile: true,
     });
     const file = result.outputFiles[0];
     if (!file) throw new Error("no output");
-    return file.text;
+    // `<define:…>` entries are esbuild's own virtual modules, not files.
+    const inputs = Object.keys(result.metafile.inputs).filter((path) => !path.startsWith("<")).map((path) => resolve(PROJECT_ROOT, path));
+    return { text: file.text, inputs };
   } catch (cause) {
     const errors = (cause as { errors?: Message[] }).errors;
     const detail = errors?.length ? errors.map((e) => `\n  ${formatMessage(e, root)}`).join("") : ` ${(cause as Error).message}`;
     throw new PluginError("build_failed", `bundling ${join(pluginDir, source)} failed:${detail}`, { cause });
+  } finally {
+    // esbuild keeps a service process for later builds; a runtime builds a few plugins at
+    // start and then none, so the process ends with the last build in flight.
+    if (--inFlight === 0) await esbuild.stop();
   }
 }
+
+let inFlight = 0;
 
 /** Whether the (real) plugin folder is one of this project's own plugins. */
 async function isFirstParty(root: string): Promise<boolean> {

@@ -178,7 +178,7 @@ async function writeSeal(dir: string, seal: CodeSeal, record: ArtifactRecord, op
 }
 
 function compileKey(input: CompileInput): string {
-  const jco = input.manifest.format === "component" ? toolVersion("@bytecodealliance/jco") : "";
+  const jco = input.manifest.format === "component" ? `transpile ${toolVersion("@bytecodealliance/jco-transpile")}` : "";
   return sha256(JSON.stringify({ recipe: COMPILE_RECIPE, jco, blob: input.sha256, manifest: input.manifest }));
 }
 

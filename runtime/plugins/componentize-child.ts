@@ -35,11 +35,14 @@ if (mode === "componentize") {
   });
   await writeFile(join(out, "component.wasm"), component);
 } else {
-  const { transpile } = await import("@bytecodealliance/jco");
-  const { files, imports } = await transpile(await readFile(join(dir, "plugin.wasm")), {
+  // The transpiler alone (jco-transpile), not the jco CLI with its optimiser and componentizers.
+  // noComponentErrorWrapping: false keeps the glue byte for byte what the jco CLI emits.
+  const { transpileBytes } = await import("@bytecodealliance/jco-transpile");
+  const { files, imports } = await transpileBytes(await readFile(join(dir, "plugin.wasm")), {
     name: "plugin",
     instantiation: "async",
-    noTypescript: true,
+    emitTypescriptDeclarations: false,
+    noComponentErrorWrapping: false,
     nodejsCompat: false,
     wasiShim: false,
   });

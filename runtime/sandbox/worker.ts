@@ -9,7 +9,9 @@ import { Channel } from "./channel.js";
 import type { ExtismGuest } from "./extism-guest.js";
 import type { ExtismLoad, GuestFailure, HostResponse, WorkerInit, WorkerReply, WorkerTask } from "./protocol.js";
 import type { WasiGrant } from "./wasi/context.js";
-import { GUEST_RESULT_JSON, scanJson } from "../json/index.js";
+// The json room's parts, not its index: the index brings ajv (~0.2 s, ~10 MB) into every worker.
+import { GUEST_RESULT_JSON } from "../json/limits.js";
+import { scanJson } from "../json/scan.js";
 import { callTypedExport, type TypedTools } from "./typed-call.js";
 
 type Instantiate = (

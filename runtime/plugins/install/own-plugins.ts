@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import { cachedBuildSha } from "../build.js";
+import { buildAll } from "../build-all.js";
 import type { PluginInstaller } from "./installer.js";
 
 /**
@@ -8,6 +9,9 @@ import type { PluginInstaller } from "./installer.js";
  * reported). A plugin of the same name installed by a person is left alone.
  */
 export async function installOwnPlugins(installer: PluginInstaller, dirs: readonly string[], onProgress?: (line: string) => void): Promise<void> {
+  // Stale builds are made first, a few at once; the installs below then find them cached. A
+  // failed build is left to the install below, which reports it as before.
+  await buildAll(dirs, { cacheDir: installer.cacheDir, ...(onProgress ? { onProgress } : {}) });
   for (const [index, dir] of dirs.entries()) {
     // Most starts change nothing: a cached build of the same bytes as the installed plugin is
     // not read at all (each component is ~12 MB).
@@ -16,8 +20,7 @@ export async function installOwnPlugins(installer: PluginInstaller, dirs: readon
       const existing = await installer.registry.get(cached.name);
       if (existing && existing.blobSha256 === cached.sha256) continue;
     }
-    // Building a component takes 20-80 s: say which of how many, before a possible silence.
-    onProgress?.(`plugin ${index + 1}/${dirs.length} ${basename(dir)}: installing (built from source unless the build cache has it)`);
+    onProgress?.(`plugin ${index + 1}/${dirs.length} ${basename(dir)}: installing`);
     const pkg = await installer.readPackage(dir);
     for (let attempt = 0; ; attempt++) {
       try {

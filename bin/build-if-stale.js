@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+// `npm start` builds only when a TypeScript source (or the compiler's configuration) is newer
+// than the last successful build: tsc on an up-to-date tree still takes seconds.
+import { spawnSync } from "node:child_process";
+import { readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const stamp = join(root, "dist", ".build-stamp");
+const SOURCES = ["runtime", "host-proxies", "test", "bench"];
+const CONFIG = ["tsconfig.json", "package.json", "package-lock.json"];
+
+function newest(dir) {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === "node_modules") continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) latest = Math.max(latest, newest(path));
+    else if (entry.name.endsWith(".ts")) latest = Math.max(latest, statSync(path).mtimeMs);
+  }
+  return latest;
+}
+
+const mtime = (path) => {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+};
+const built = mtime(stamp);
+const sources = Math.max(...SOURCES.map((d) => newest(join(root, d))), ...CONFIG.map((f) => mtime(join(root, f))));
+if (built > 0 && built >= sources && process.argv[2] !== "--force") process.exit(0);
+const started = Date.now();
+const result = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "tsconfig.json")], { stdio: "inherit" });
+if (result.status !== 0) process.exit(result.status ?? 1);
+writeFileSync(stamp, `${new Date(started).toISOString()}\n`);
+// Stamped with the build's start: a source saved while tsc ran is newer, so the next start builds.
+utimesSync(stamp, new Date(started), new Date(started));
