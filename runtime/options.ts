@@ -10,7 +10,7 @@ import type { Run } from "./runs/run.js";
 import type { EmbeddingsConfig } from "./runs/run-memory.js";
 import type { SandboxOptions } from "./sandbox/index.js";
 import type { Clock, Store } from "./store/index.js";
-import type { McpClientOptions } from "./mcp/client/index.js";
+import type { McpClientOptions } from "./mcp-client/index.js";
 
 export interface RuntimeOptions {
   /** Where the runtime keeps its state; relative mount paths resolve against it. */

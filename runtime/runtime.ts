@@ -42,7 +42,7 @@ import { Sandbox, type SandboxPlugin } from "./sandbox/index.js";
 import { applyMigrations, openStore, StoreError, systemClock, type Clock, type Store } from "./store/index.js";
 import { openSecretStore, type SecretStore } from "./secrets/index.js";
 import { probeSandbox, type SandboxInfo } from "../host-proxies/shell/index.js";
-import { McpClient } from "./mcp/client/index.js";
+import { McpClient } from "./mcp-client/index.js";
 import { VERSION } from "./cli/version.js";
 import type { MountHostGuard } from "../host-proxies/fs/index.js";
 import { closeIdleRoots } from "../host-proxies/fs/index.js";

@@ -13,7 +13,7 @@ import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { AgentManifestError, fromValibot, inFile } from "./issues.js";
 import type { Problem } from "./issues.js";
 import { AgentManifestSchema } from "./schema.js";
-import { mcpServerProblems, resolveMcpHostDirs } from "../mcp/client/checks.js";
+import { mcpServerProblems, resolveMcpHostDirs } from "../mcp-client/checks.js";
 import type { AgentManifest } from "./schema.js";
 
 export interface ParseAgentOptions {

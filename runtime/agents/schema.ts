@@ -10,7 +10,7 @@ import * as v from "valibot";
 import { AgentNameListSchema, AgentNameSchema, CapabilityGrantSchema, NAME_MESSAGE, NAME_REGEX, strictObject, unique } from "../policy/catalogue/index.js";
 import { RiskSchema } from "../plugins/manifest.js";
 import { DANGER_IDS } from "./danger-ids.js";
-import { McpServersSchema } from "../mcp/client/spec.js";
+import { McpServersSchema } from "../mcp-client/spec.js";
 
 /** Same rule as plugin manifests' tool names (runtime/plugins/manifest.ts). */
 const TOOL_REGEX = /^[a-z][a-z0-9_]{0,62}$/;

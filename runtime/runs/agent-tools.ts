@@ -5,7 +5,7 @@ import { agentRiskOverride, type AgentManifest } from "../agents/index.js";
 import { InvalidInputError, PluginError } from "../errors.js";
 import { toolRisk } from "../policy/engine.js";
 import type { PluginHandle, ToolInfo } from "./types.js";
-import { agentMcpTools, type McpPin } from "../mcp/client/index.js";
+import { agentMcpTools, type McpPin } from "../mcp-client/index.js";
 
 /**
  * The tools an agent may use: those of the plugins its manifest lists, at a version inside the
@@ -37,7 +37,7 @@ export function agentTools(
       offered.push(risk === tool.risk ? tool : { ...tool, risk });
     }
   }
-  // An MCP server's tools are offered once a person accepted their definitions (mcp/client).
+  // An MCP server's tools are offered once a person accepted their definitions (mcp-client).
   if (options.mcpPins) offered.push(...agentMcpTools(agent, options.mcpPins));
   return offered;
 }

@@ -3,8 +3,6 @@
  * on the ToolCall while it runs, then added to its result and to the run's events, so neither
  * the model nor the person is left with a silently partial answer.
  */
-import type { ActiveToolCall } from "./host-context.js";
-
 /** Warnings of one ToolCall: all counted, the first `MAX_READ_WARNINGS` kept as text. */
 export interface ReadWarnings {
   count: number;
@@ -15,7 +13,7 @@ export const MAX_READ_WARNINGS = 50;
 const MAX_LINE = 300;
 
 /** Counts `line` on the active ToolCall (a host call outside one has no result to carry it). */
-export function noteReadWarning(active: ActiveToolCall | undefined, line: string): void {
+export function noteReadWarning(active: { readWarnings?: ReadWarnings | undefined } | undefined, line: string): void {
   if (active === undefined) return;
   const warnings = (active.readWarnings ??= { count: 0, lines: [] });
   warnings.count++;

@@ -26,7 +26,7 @@ import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
 import type { CommittedEffect } from "./errors.js";
 import { EffectLedger, type EffectMade } from "./effects.js";
 import type { ApprovalNeeded, PluginHandle, RunEvent, StepEvent, ToolCallOutcome, ToolInfo } from "./types.js";
-import { McpRunCalls, mcpCapability, serverManifest, type McpClient } from "../mcp/client/index.js";
+import { McpRunCalls, mcpCapability, serverManifest, type McpClient } from "../mcp-client/index.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 
 export type { EffectMade } from "./effects.js";

@@ -1,6 +1,5 @@
 import type { JsonProblem } from "../json/index.js";
 import type { TypedTools } from "./typed-call.js";
-import type { WasiGrant } from "./wasi/context.js";
 
 /** Messages between the sandbox (main thread) and its workers. Plain, structured-clonable data. */
 
@@ -51,3 +50,10 @@ export type GuestFailure =
 export type WorkerReply =
   | { ok: true; value: unknown; elapsedUs: number }
   | { ok: false; failure: GuestFailure; elapsedUs: number };
+
+/** What a plugin's grant gives its WASI guest: plain values from plugin.json, never the process's. */
+export interface WasiGrant {
+  env: Readonly<Record<string, string>>;
+  config: Readonly<Record<string, string>>;
+  args: readonly string[];
+}

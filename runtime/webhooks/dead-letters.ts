@@ -5,7 +5,7 @@
  */
 import type { Store } from "../store/index.js";
 import type { WebhookEvent, WebhookTarget } from "./config.js";
-import type { WebhookPayload } from "./dispatcher.js";
+import type { WebhookPayload } from "./payload.js";
 
 export interface DeadLetter {
   readonly id: string;

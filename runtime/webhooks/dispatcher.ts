@@ -11,17 +11,13 @@ import type { Approval } from "../policy/approvals/index.js";
 import type { Run } from "../runs/run.js";
 import type { Store } from "../store/index.js";
 import type { WebhookEvent, WebhookTarget } from "./config.js";
+import type { WebhookPayload } from "./payload.js";
 import { DeadLetters } from "./dead-letters.js";
 import { postDelivery } from "./deliver.js";
 import { signDelivery } from "./signature.js";
 import { slackMessage } from "./template.js";
 
-export interface WebhookPayload {
-  readonly id: string;
-  readonly type: WebhookEvent;
-  readonly created_at: string;
-  readonly data: Record<string, unknown>;
-}
+export type { WebhookPayload } from "./payload.js";
 
 export interface WebhookDispatcherOptions {
   readonly targets: readonly WebhookTarget[];

@@ -4,7 +4,7 @@
  * (`&`, `<`, `>`) escaped, so a tool's output cannot forge a link or a mention.
  */
 import { inert } from "../text/inert.js";
-import type { WebhookPayload } from "./dispatcher.js";
+import type { WebhookPayload } from "./payload.js";
 
 function plain(value: unknown): string {
   return inert(String(value ?? ""), { newlines: false }).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");

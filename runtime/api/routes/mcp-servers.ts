@@ -5,7 +5,7 @@
  * (409) with the new diff, never accepted blindly.
  */
 import * as v from "valibot";
-import type { McpReview } from "../../mcp/client/index.js";
+import type { McpReview } from "../../mcp-client/index.js";
 import type { Runtime } from "../../runtime.js";
 import { inert } from "../../text/inert.js";
 import { principalOf } from "../auth/index.js";

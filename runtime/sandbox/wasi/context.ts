@@ -1,11 +1,7 @@
-import type { HostResponse } from "../protocol.js";
+import type { HostResponse, WasiGrant } from "../protocol.js";
 
-/** What a plugin's grant gives its WASI guest: plain values from plugin.json, never the process's. */
-export interface WasiGrant {
-  env: Readonly<Record<string, string>>;
-  config: Readonly<Record<string, string>>;
-  args: readonly string[];
-}
+export type { WasiGrant } from "../protocol.js";
+
 
 /** What one instance's WASI implementation needs: its bridge to the main thread and its grant. */
 export interface WasiInstanceContext {

@@ -4,7 +4,7 @@
  * are offered; a tool whose live definition no longer matches its pin is refused until the
  * diff is accepted again. Every runtime node on the store sees the same pins.
  */
-import { applyMigrations, type Clock, type Migration, type Store } from "../../store/index.js";
+import { applyMigrations, type Clock, type Migration, type Store } from "../store/index.js";
 import type { McpToolDefinition } from "./definitions.js";
 
 export const mcpClientMigrations: readonly Migration[] = [

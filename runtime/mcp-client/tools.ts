@@ -4,11 +4,11 @@
  * subset. Each is Guarded by default — an MCP server may do anything its process can — and the
  * agent's `approvals.raise_risk` / acknowledged `lower_risk` apply as they do to plugin tools.
  */
-import type { AgentManifest } from "../../agents/index.js";
-import { agentRiskOverride } from "../../agents/index.js";
-import type { PluginManifest } from "../../plugins/manifest.js";
-import { toolRisk } from "../../policy/engine.js";
-import type { ToolInfo } from "../../runs/types.js";
+import type { AgentManifest } from "../agents/index.js";
+import { agentRiskOverride } from "../agents/index.js";
+import type { PluginManifest } from "../plugins/manifest.js";
+import { toolRisk } from "../policy/engine.js";
+import type { ToolInfo } from "../runs/types.js";
 import { specHash } from "./definitions.js";
 import { pinKey, type McpPin } from "./pins.js";
 

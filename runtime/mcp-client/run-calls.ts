@@ -7,12 +7,12 @@
  * sent, and its outcome after — as a plugin's effect does.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { AgentManifest } from "../../agents/index.js";
-import type { AuditLog, AuditSubject, OutcomeInput } from "../../audit/index.js";
-import { ClawhiveError } from "../../errors.js";
-import { checkJsonValue, GUEST_RESULT_JSON } from "../../json/index.js";
-import type { Denial } from "../../../host-proxies/types.js";
-import type { ToolCallError, ToolInfo } from "../../runs/types.js";
+import type { AgentManifest } from "../agents/index.js";
+import type { AuditLog, AuditSubject, OutcomeInput } from "../audit/index.js";
+import { ClawhiveError } from "../errors.js";
+import { checkJsonValue, GUEST_RESULT_JSON } from "../json/index.js";
+import type { Denial } from "../../host-proxies/types.js";
+import type { ToolCallError, ToolInfo } from "../runs/types.js";
 import type { McpClient } from "./client.js";
 import type { McpConnection } from "./connection.js";
 

@@ -6,9 +6,9 @@
  */
 import { realpathSync, statSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { checkMountHost, createMountHostGuard, isAtOrBelow, type MountHostGuard } from "../../../host-proxies/fs/index.js";
-import { checkShellMounts } from "../../../host-proxies/shell/index.js";
-import { hostMatches, type CapabilityGrant } from "../../policy/catalogue/index.js";
+import { checkMountHost, createMountHostGuard, isAtOrBelow, type MountHostGuard } from "../../host-proxies/fs/index.js";
+import { checkShellMounts } from "../../host-proxies/shell/index.js";
+import { hostMatches, type CapabilityGrant } from "../policy/catalogue/index.js";
 import type { McpServers, McpServerSpec } from "./spec.js";
 
 export interface McpProblem {

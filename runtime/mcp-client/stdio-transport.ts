@@ -12,8 +12,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { confinedStdio, type ProcessPlan } from "../../../host-proxies/shell/index.js";
-import { GUEST_RESULT_JSON, parseBounded } from "../../json/index.js";
+import { confinedStdio, type ProcessPlan } from "../../host-proxies/shell/index.js";
+import { GUEST_RESULT_JSON, parseBounded } from "../json/index.js";
 
 export interface StdioBounds {
   /** One message, in bytes; default 4 MiB. */

@@ -4,11 +4,11 @@
  * of a server's definitions — the person's step before its tools are offered, and again after
  * they change.
  */
-import type { MountHostGuard } from "../../../host-proxies/fs/index.js";
-import type { SandboxInfo } from "../../../host-proxies/shell/index.js";
-import type { AgentManifest } from "../../agents/index.js";
-import { NotFoundError } from "../../errors.js";
-import type { Clock, Store } from "../../store/index.js";
+import type { MountHostGuard } from "../../host-proxies/fs/index.js";
+import type { SandboxInfo } from "../../host-proxies/shell/index.js";
+import type { AgentManifest } from "../agents/index.js";
+import { NotFoundError } from "../errors.js";
+import type { Clock, Store } from "../store/index.js";
 import { McpConnection, type McpConnectOptions } from "./connection.js";
 import { definitionDiff, specHash, type DefinitionDiff, type DefinitionSet } from "./definitions.js";
 import { McpClientError } from "./errors.js";

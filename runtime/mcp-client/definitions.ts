@@ -5,8 +5,8 @@
  * "rug pull": a tool approved as harmless that later describes itself otherwise).
  */
 import { createHash } from "node:crypto";
-import { canonicalJson } from "../../audit/index.js";
-import { checkJsonValue, TOOL_SCHEMA_JSON } from "../../json/index.js";
+import { canonicalJson } from "../audit/index.js";
+import { checkJsonValue, TOOL_SCHEMA_JSON } from "../json/index.js";
 import type { McpServerSpec } from "./spec.js";
 
 export interface McpToolDefinition {

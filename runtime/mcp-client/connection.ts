@@ -9,32 +9,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { MountHostGuard } from "../../../host-proxies/fs/index.js";
-import type { SandboxInfo } from "../../../host-proxies/shell/index.js";
-import type { HttpResource } from "../../policy/catalogue/index.js";
 import { startConfinedServer } from "./confined-server.js";
 import { definitionsOf, MAX_TOOLS, type DefinitionSet, type ListedTool } from "./definitions.js";
 import { McpClientError } from "./errors.js";
-import { proxiedFetch, type ProxiedFetchOptions } from "./http-fetch.js";
-import type { McpServerSpec } from "./spec.js";
-import type { ConfinedStdioTransport, StdioBounds } from "./stdio-transport.js";
+import type { McpConnectOptions } from "./connect-options.js";
+import { proxiedFetch } from "./http-fetch.js";
+import type { ConfinedStdioTransport } from "./stdio-transport.js";
 
-export interface McpConnectOptions {
-  /** The server's name in the manifest (errors name it). */
-  name: string;
-  spec: McpServerSpec;
-  sandbox: SandboxInfo;
-  hostGuard?: MountHostGuard | undefined;
-  secretValue: (name: string) => Promise<string>;
-  /** The agent's http.fetch grant (an HTTP server is reached under it). */
-  httpGrant?: HttpResource | undefined;
-  /** For tests and private deployments: the proxy's resolver and trust anchors. */
-  http?: Pick<ProxiedFetchOptions, "resolver" | "ca">;
-  bounds?: StdioBounds;
-  /** Deadline of the handshake and of tools/list; default 30 s. */
-  connectTimeoutMs?: number;
-  version: string;
-}
+export type { McpConnectOptions } from "./connect-options.js";
+
 
 const MAX_LIST_PAGES = 16;
 

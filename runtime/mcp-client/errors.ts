@@ -1,4 +1,4 @@
-import { ClawhiveError } from "../../errors.js";
+import { ClawhiveError } from "../errors.js";
 
 export type McpClientErrorCode =
   /** bubblewrap is not usable here: a stdio server is never run unconfined. */

@@ -7,8 +7,8 @@
  * server-initiated messages outside a call are nothing a ToolCall waits for.
  */
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { createHttpProxy, type HttpProxyOptions } from "../../../host-proxies/http/index.js";
-import type { HttpResource } from "../../policy/catalogue/index.js";
+import { createHttpProxy, type HttpProxyOptions } from "../../host-proxies/http/index.js";
+import type { HttpResource } from "../policy/catalogue/index.js";
 
 export interface ProxiedFetchOptions extends Pick<HttpProxyOptions, "resolveSecret" | "resolver" | "ca"> {
   /** Largest response body, in bytes; default 4 MiB. */

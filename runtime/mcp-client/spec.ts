@@ -6,8 +6,8 @@
  * `command` and `url`; checks.ts says which fields go with which.
  */
 import * as v from "valibot";
-import { strictObject, unique } from "../../policy/catalogue/index.js";
-import { mountSchema } from "../../policy/catalogue/mounts.js";
+import { strictObject, unique } from "../policy/catalogue/index.js";
+import { mountSchema } from "../policy/catalogue/mounts.js";
 
 /** A server name: the tools' prefix, so the plugin-name rule (no dots). */
 export const MCP_SERVER_NAME = /^[a-z][a-z0-9-]{0,62}$/;

@@ -6,9 +6,9 @@
  * else of the host. Without a usable bubblewrap it is not started at all.
  */
 import { realpath } from "node:fs/promises";
-import { confinedPlan, openShellMounts } from "../../../host-proxies/shell/index.js";
+import { confinedPlan, openShellMounts } from "../../host-proxies/shell/index.js";
 import { McpClientError } from "./errors.js";
-import type { McpConnectOptions } from "./connection.js";
+import type { McpConnectOptions } from "./connect-options.js";
 import { ConfinedStdioTransport } from "./stdio-transport.js";
 
 export async function startConfinedServer(options: McpConnectOptions): Promise<ConfinedStdioTransport> {
