@@ -59,8 +59,8 @@ for (const { provider, start } of PROVIDERS) {
       assert.match(sent(fake, first), /read and write/, "the environment zone names the folders");
       // It names the tools that wait for a person by the risk the run applies: edit_file was lowered.
       const waiting = /tools that may wait for a person's approval: ([^\\"]*)/.exec(sent(fake, first))?.[1] ?? "";
-      assert.match(waiting, /files\.write_file/);
-      assert.doesNotMatch(waiting, /files\.edit_file/);
+      assert.ok(waiting.includes(wire("files.write_file")), waiting);
+      assert.ok(!waiting.includes(wire("files.edit_file")), waiting);
 
       // The file's text reached the model, then the denial with its structured reason.
       assert.match(sent(fake, first + 1), /buy milk/);

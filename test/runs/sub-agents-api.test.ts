@@ -39,13 +39,13 @@ test("an approval asked inside a child reaches the approvers (GET /v1/approvals)
   assert.equal(list.status, 200, list.text);
   const shown = list.body.approvals.find((a: { id: string }) => a.id === approvalId);
   assert.ok(shown, "listed for the approvers");
-  assert.equal(shown.runId, runId);
-  assert.equal(shown.parentRunId, parent.id);
-  assert.equal(shown.traceId, parent.traceId);
+  assert.equal(shown.run_id, runId);
+  assert.equal(shown.parent_run_id, parent.id);
+  assert.equal(shown.trace_id, parent.traceId);
   assert.equal(shown.agent, "helper");
   assert.equal(shown.task, "write it");
   // The chain an approver should see (see the report: approvalView does not include it yet).
-  assert.deepEqual(await runChain(f.runtime.records, shown.runId), [
+  assert.deepEqual(await runChain(f.runtime.records, shown.run_id), [
     { runId: parent.id, agent: "lead" },
     { runId, agent: "helper" },
   ]);
