@@ -61,9 +61,9 @@ test("GET /v1/skills?agent= shows the skills the agent gets and why it does not 
   assert.equal(status, 200);
   assert.equal(body.agent, agent);
   assert.deepEqual(body.skills.map((s: { name: string }) => s.name), ["notes"]);
-  assert.deepEqual(body.leftOut.map((l: { name: string }) => l.name), ["editing", "triage"]);
-  assert.match(body.leftOut[0].reason, /needs fs\.write, not granted to agent skilled/);
-  assert.match(body.leftOut[1].reason, /requires tool mail\.list_unread, which agent skilled does not have/);
+  assert.deepEqual(body.left_out.map((l: { name: string }) => l.name), ["editing", "triage"]);
+  assert.match(body.left_out[0].reason, /needs fs\.write, not granted to agent skilled/);
+  assert.match(body.left_out[1].reason, /requires tool mail\.list_unread, which agent skilled does not have/);
   assert.equal((await get("/v1/skills?agent=nobody")).status, 404);
 });
 
