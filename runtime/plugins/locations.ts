@@ -5,9 +5,13 @@ import { fileURLToPath } from "node:url";
 /** The project root (this file lives at dist/runtime/plugins/ once compiled). */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
-/** Where plugin builds are cached unless configured otherwise (node-local, never committed). */
+/**
+ * Where plugin builds are cached unless configured otherwise (node-local, never committed). An
+ * empty CLAWHIVE_BUILD_CACHE counts as unset: it would otherwise be the working folder.
+ */
 export function defaultBuildCacheDir(): string {
-  return process.env.CLAWHIVE_BUILD_CACHE ?? join(PROJECT_ROOT, ".clawhive", "build");
+  const configured = process.env.CLAWHIVE_BUILD_CACHE;
+  return configured !== undefined && configured !== "" ? configured : join(PROJECT_ROOT, ".clawhive", "build");
 }
 
 /**
