@@ -4,6 +4,8 @@
  * scaffold test builds, typechecks and calls what they produce.
  */
 
+import { scaffoldTestHarness } from "./test-harness.js";
+
 /** What the templates are filled with. Paths are absolute: the scaffold lives anywhere. */
 export interface ScaffoldValues {
   name: string;
@@ -160,63 +162,7 @@ function tsconfig(v: ScaffoldValues): string {
 }
 
 function test(v: ScaffoldValues): string {
-  return `// Builds this plugin, installs it into a throwaway data dir, grants it to an agent and calls
-// its tool through clawhive, as a person would. Run it with: node --test
-import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { after, before, test } from "node:test";
-import { fileURLToPath } from "node:url";
-
-const PLUGIN = dirname(dirname(fileURLToPath(import.meta.url)));
-// The clawhive that scaffolded this plugin; set CLAWHIVE_BIN to test with another one.
-const CLAWHIVE = process.env.CLAWHIVE_BIN ?? ${JSON.stringify(v.bin)};
-
-let place;
-
-function clawhive(...args) {
-  const env = { ...process.env };
-  for (const name of ["CLAWHIVE_DATA_DIR", "CLAWHIVE_STORE_URL", "CLAWHIVE_STORE_AUTH_TOKEN", "CLAWHIVE_AGENTS_DIR"]) delete env[name];
-  const result = spawnSync(process.execPath, [CLAWHIVE, ...args], { encoding: "utf8", env, timeout: 180_000 });
-  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-/** \`clawhive call\` as the test agent, on the throwaway data dir. */
-function call(tool, input) {
-  return clawhive("call", tool, JSON.stringify(input), "--agent", "tester", "--agents", place.agents, "--data-dir", place.data);
-}
-
-before(async () => {
-  const root = await mkdtemp(join(tmpdir(), "${v.name}-test-"));
-  place = { root, out: join(root, "dist"), data: join(root, "data"), agents: join(root, "agents") };
-  const built = clawhive("plugin", "build", PLUGIN, "--out", place.out);
-  assert.equal(built.code, 0, built.stderr);
-  const installed = clawhive("plugin", "install", place.out, "--data-dir", place.data);
-  assert.equal(installed.code, 0, installed.stderr);
-  // An agent that may use this plugin and nothing else; its grants are what the tool may do.
-  await mkdir(place.agents);
-  await writeFile(
-    join(place.agents, "tester.yaml"),
-    [
-      "name: tester",
-      "description: Calls the ${v.name} plugin's tools in its tests.",
-      "model: { provider: anthropic, id: none }",
-      "system_prompt: Not used; tools are called directly.",
-      "plugins:",
-      '  - { name: ${v.name}, version: "*" }',
-      "grants:",
-      "  log: {}",
-      "",
-    ].join("\\n"),
-  );
-});
-
-after(async () => {
-  if (place) await rm(place.root, { recursive: true, force: true });
-});
-
+  return `${scaffoldTestHarness(v, { what: "its tool", grants: ["grants:", "  log: {}"], timeoutMs: 180_000 })}
 test("hello greets by name", () => {
   const { code, stdout, stderr } = call("${v.name}.hello", { name: "Ada", excited: true });
   assert.equal(code, 0, stderr);
