@@ -1,4 +1,4 @@
-import { PluginError } from "../errors.js";
+import { BinaryReader } from "./typed/binary.js";
 
 /**
  * A component's imports, read from its binary's top-level import sections: the exact names
@@ -21,7 +21,7 @@ const IMPORT_SECTION = 10;
 const KINDS = ["module", "func", "value", "type", "component", "instance"] as const;
 
 export function readComponentImports(bytes: Uint8Array, label: string): ComponentImport[] {
-  const reader = new Reader(bytes, label);
+  const reader = new BinaryReader(bytes, label, 0, bytes.length, "imports");
   const preamble = reader.bytes(8);
   if (preamble[0] !== 0 || preamble[1] !== 0x61 || preamble[2] !== 0x73 || preamble[3] !== 0x6d || preamble[6] !== 1 || preamble[7] !== 0) {
     reader.fail("not a WebAssembly component (bad preamble)");
@@ -42,7 +42,7 @@ export function readComponentImports(bytes: Uint8Array, label: string): Componen
   return imports;
 }
 
-function readImport(reader: Reader): ComponentImport {
+function readImport(reader: BinaryReader): ComponentImport {
   const form = reader.byte();
   if (form !== 0x00 && form !== 0x01) reader.fail(`unknown import name form 0x${form.toString(16)}`);
   const name = reader.string();
@@ -61,65 +61,4 @@ function readImport(reader: Reader): ComponentImport {
     reader.u32();
   }
   return { name, kind: KINDS[tag]! };
-}
-
-class Reader {
-  offset = 0;
-  readonly #bytes: Uint8Array;
-  readonly #label: string;
-
-  constructor(bytes: Uint8Array, label: string) {
-    this.#bytes = bytes;
-    this.#label = label;
-  }
-
-  done(): boolean {
-    return this.offset >= this.#bytes.length;
-  }
-
-  fail(reason: string): never {
-    throw new PluginError("component_unreadable", `${this.#label}: cannot read the component's imports at byte ${this.offset}: ${reason}`);
-  }
-
-  byte(): number {
-    if (this.offset >= this.#bytes.length) this.fail("unexpected end of file");
-    return this.#bytes[this.offset++]!;
-  }
-
-  bytes(n: number): Uint8Array {
-    if (this.offset + n > this.#bytes.length) this.fail("unexpected end of file");
-    const out = this.#bytes.subarray(this.offset, this.offset + n);
-    this.offset += n;
-    return out;
-  }
-
-  /** Unsigned LEB128, at most 32 bits. */
-  u32(): number {
-    let result = 0;
-    for (let shift = 0; shift < 35; shift += 7) {
-      const b = this.byte();
-      result += (b & 0x7f) * 2 ** shift;
-      if ((b & 0x80) === 0) {
-        if (result > 0xffffffff) this.fail("a number larger than 32 bits");
-        return result;
-      }
-    }
-    return this.fail("a number longer than 5 bytes");
-  }
-
-  /** Signed LEB128 of at most 33 bits (a value type or a type index): only skipped. */
-  s33(): void {
-    for (let i = 0; i < 5; i++) if ((this.byte() & 0x80) === 0) return;
-    this.fail("a number longer than 5 bytes");
-  }
-
-  string(): string {
-    const length = this.u32();
-    try {
-      return new TextDecoder("utf-8", { fatal: true }).decode(this.bytes(length));
-    } catch (error) {
-      if (error instanceof PluginError) throw error;
-      return this.fail("a name that is not UTF-8");
-    }
-  }
 }

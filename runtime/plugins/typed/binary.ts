@@ -6,18 +6,21 @@ export class BinaryReader {
   readonly end: number;
   readonly #bytes: Uint8Array;
   readonly #label: string;
+  /** What is being read, for errors: "types", "imports". */
+  readonly #what: string;
 
-  constructor(bytes: Uint8Array, label: string, start = 0, end = bytes.length) {
+  constructor(bytes: Uint8Array, label: string, start = 0, end = bytes.length, what = "types") {
     this.#bytes = bytes;
     this.#label = label;
     this.offset = start;
     this.end = end;
+    this.#what = what;
   }
 
   /** A reader over the next `size` bytes (a section's content); this one moves past them. */
   sub(size: number): BinaryReader {
     if (this.offset + size > this.end) this.fail("a section runs past its end");
-    const reader = new BinaryReader(this.#bytes, this.#label, this.offset, this.offset + size);
+    const reader = new BinaryReader(this.#bytes, this.#label, this.offset, this.offset + size, this.#what);
     this.offset += size;
     return reader;
   }
@@ -27,7 +30,7 @@ export class BinaryReader {
   }
 
   fail(reason: string): never {
-    throw new PluginError("component_unreadable", `${this.#label}: cannot read the component's types at byte ${this.offset}: ${reason}`);
+    throw new PluginError("component_unreadable", `${this.#label}: cannot read the component's ${this.#what} at byte ${this.offset}: ${reason}`);
   }
 
   peek(): number {
@@ -44,6 +47,19 @@ export class BinaryReader {
   skip(n: number): void {
     if (this.offset + n > this.end) this.fail("unexpected end");
     this.offset += n;
+  }
+
+  bytes(n: number): Uint8Array {
+    if (this.offset + n > this.end) this.fail("unexpected end");
+    const out = this.#bytes.subarray(this.offset, this.offset + n);
+    this.offset += n;
+    return out;
+  }
+
+  /** Signed LEB128 of at most 33 bits (a value type or a type index): only skipped. */
+  s33(): void {
+    for (let i = 0; i < 5; i++) if ((this.byte() & 0x80) === 0) return;
+    this.fail("a number longer than 5 bytes");
   }
 
   /** Unsigned LEB128, at most 32 bits. */
