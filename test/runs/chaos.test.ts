@@ -64,7 +64,10 @@ for (const target of targets) {
           await victim.kill();
           live = [...live.filter((n) => n !== victim), start(victim.name, 3)];
         }
-        await Promise.all(live.map((n) => n.waitFor((l) => l.ready !== undefined, 120_000)));
+        // Every surviving node has submitted all its runs before the store is watched settle: a
+        // run submitted after that would be left active by the close below (by design, for the
+        // next node to take over) with no node left to take it.
+        await Promise.all(live.map((n) => n.waitFor((l) => l.submitted !== undefined, 120_000)));
         for (const node of nodes) for (const line of node.lines) if (line.ack !== undefined) acked.add(line.ack);
         await settle(store);
         await Promise.all(live.map((n) => n.close()));
