@@ -177,16 +177,15 @@ export class Sandbox {
   }
 
   /**
-   * Fills the pool of `plugin` to its size and waits until it is full. Each pooled instance runs
-   * `describe` once while unbound (its host calls are refused): a fresh instance's first guest
-   * call pays for touching its memory (~0.5 ms), better paid before a run is waiting for it.
+   * Fills the pool of `plugin` to its size and waits until it is full. A pooled instance is not
+   * warmed by a guest call: a `describe` took more CPU (~4.6 ms, more than the instantiation)
+   * than it saved the run's first call (~0.5 ms), and on a busy node that CPU is the runs'.
    */
   async prewarm(plugin: SandboxPlugin, options: { avoid?: WorkerHandle } = {}): Promise<void> {
     const pool = this.#pools.get(plugin.key) ?? [];
     this.#pools.set(plugin.key, pool);
     while (pool.length < this.options.poolSize) {
       const instance = await this.#create(plugin, "background", true, options.avoid);
-      await instance.describe().catch(() => undefined);
       if (instance.state === "ready") pool.push(instance);
     }
   }

@@ -96,8 +96,8 @@ test("config_get reads the plugin's grant and printf reaches the log", async () 
   assert.deepEqual(bound.logs, ["greeting with bonjour"]);
 });
 
-test("a pooled instance, described while unbound, still sees the run's mounts once bound", async () => {
-  // wasi-libc reads the preopens once, in its constructors: they must run bound, not at describe.
+test("a pooled instance, created before its run, sees the run's mounts once bound", async () => {
+  // wasi-libc reads the preopens once, in its constructors: they must run bound, not when pooled.
   const pooled = new Sandbox({ workers: 1, callTimeoutMs: 10_000, memoryMaxMb: 64, poolSize: 1 });
   try {
     const loaded = await pooled.load(await compileExtism(await buildCPlugin(), cacheDir));
