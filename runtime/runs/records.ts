@@ -197,8 +197,9 @@ export class RunRecords {
    * (written when the run waits for a person or ends, not after each call: the run's events
    * carry each outcome as it lands).
    */
-  async planProgress(id: string, next: number, outcomes: readonly unknown[]): Promise<void> {
-    await this.#store.execute({ sql: "UPDATE runs SET plan_next = ?, outcomes = ? WHERE id = ?", args: [next, JSON.stringify(outcomes), id] });
+  async planProgress(id: string, next: number, outcomes: readonly unknown[], node?: string): Promise<void> {
+    // Given `node`, fenced: a node another took the run from does not overwrite its progress.
+    await this.#store.execute({ sql: "UPDATE runs SET plan_next = ?, outcomes = ? WHERE id = ? AND (? IS NULL OR node IS NULL OR node = ?)", args: [next, JSON.stringify(outcomes), id, node ?? null, node ?? null] });
   }
 
   /**
