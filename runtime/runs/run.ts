@@ -207,8 +207,10 @@ export class Run {
    * failures and pauses for approval come back as outcomes; caller mistakes throw.
    */
   async callTool(name: string, input: unknown, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
+    // Cancelled first: a cancel this node's tick noticed ends the run at once, and the caller is
+    // told it was cancelled, as when this call's own check notices it.
+    if (this.#cancelled || this.#endReason === "cancelled") throw new ConflictError("run_cancelled", `run ${this.id} was cancelled`);
     if (this.#status === "ended") throw new ConflictError("run_ended", `run ${this.id} has ended; start a new run`);
-    if (this.#cancelled) throw new ConflictError("run_cancelled", `run ${this.id} was cancelled`);
     if (this.#takenOver) throw this.#takenOverError();
     if (this.#status === "awaiting_approval") {
       throw new ConflictError("run_awaiting_approval", `run ${this.id} waits for approval ${this.#pending?.approvalId}; decide it, then resume the run`);
@@ -552,11 +554,16 @@ export class Run {
       await this.cancel();
       throw new ConflictError("run_cancelled", `run ${this.id} was cancelled`);
     }
-    // Ended by another node: its end is on record; this node only lets go of its instances.
+    // Ended by another node (a cancel another node carried out, too): its end is on record;
+    // this node only lets go of its instances.
     this.#status = "ended";
     this.#endRecorded = true;
     await this.#executor.releaseAll("run ended elsewhere").catch(() => undefined);
     await this.#mcp?.releaseAll().catch(() => undefined);
+    if (stopped === "ended-cancelled") {
+      this.#endReason = "cancelled";
+      throw new ConflictError("run_cancelled", `run ${this.id} was cancelled`);
+    }
     throw new ConflictError("run_ended", `run ${this.id} has ended`);
   }
 
@@ -574,11 +581,20 @@ export class Run {
       this.#takenOver = true;
       return { reason: "run-taken-over", message: `run ${this.id} is driven by another node now (this node's lease ran out); no further effect is made here` };
     }
+    if (stopped !== "cancelled") {
+      // Ended by another node: its end is on record and stays as it is; this node lets go of
+      // its instances once the call this gate serves is back.
+      this.#status = "ended";
+      this.#endRecorded = true;
+      if (stopped === "ended-cancelled") this.#endReason = "cancelled";
+      setImmediate(() => void Promise.all([this.#executor.releaseAll("run ended elsewhere"), this.#mcp?.releaseAll()]).catch(() => undefined));
+      return { reason: "run-cancelled", message: `run ${this.id} has ended on another node; no further effect is made` };
+    }
     this.#cancelled = true;
     // Not awaited here: ending aborts the very call this gate serves. A failed end write is
     // retried by whoever drives the run (it sees `endUnrecorded`).
     setImmediate(() => void this.cancel().catch(() => undefined));
-    return { reason: "run-cancelled", message: `run ${this.id} was ${stopped === "cancelled" ? "cancelled" : "ended"}; no further effect is made` };
+    return { reason: "run-cancelled", message: `run ${this.id} was cancelled; no further effect is made` };
   }
 
   /** The guard of this run's effect intents: live, not cancelled, held by this node (see effectGuard). */
