@@ -4,7 +4,7 @@ import { bodyText, chainHash, GENESIS_HASH } from "./chain.js";
 import { AuditError } from "./errors.js";
 import { ALL_COLUMNS, BODY_COLUMNS, INSERT_SQL } from "./schema.js";
 import type { RecordBody } from "./schema.js";
-import type { ChainHead } from "./types.js";
+import type { ChainHead, IntentGuard } from "./types.js";
 
 export interface ChainedBody {
   readonly seq: number;
@@ -36,6 +36,8 @@ interface Pending {
   readonly ticket: AppendTicket;
   /** The intent whose seq becomes this record's `intent_seq`: appended before it (FIFO). */
   readonly intentOf?: AppendTicket | undefined;
+  /** Committed in the same transaction, before the record (see IntentGuard); such a record ends its batch. */
+  readonly guard?: IntentGuard | undefined;
   readonly resolve: (row: ChainedBody) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -95,13 +97,13 @@ export class GroupCommit {
    * filled in when the batch is chained (the intent was appended before, so it is written in an
    * earlier batch or earlier in the same one; if its write failed, so does this one's).
    */
-  appendTicketed(body: RecordBody, options: { defer?: boolean; intentOf?: AppendTicket } = {}): { written: Promise<ChainedBody>; ticket: AppendTicket } {
+  appendTicketed(body: RecordBody, options: { defer?: boolean; intentOf?: AppendTicket; guard?: IntentGuard | undefined } = {}): { written: Promise<ChainedBody>; ticket: AppendTicket } {
     // Serialise now, in the caller's turn: a body that cannot be hashed fails its own caller
     // rather than the batch it would have joined.
     const text = bodyText(options.intentOf === undefined ? body : { ...body, intent_seq: 0 });
     const ticket = new AppendTicket();
     const written = new Promise<ChainedBody>((resolve, reject) => {
-      this.#pending.push({ body, text: options.intentOf === undefined ? text : null, ticket, intentOf: options.intentOf, resolve, reject });
+      this.#pending.push({ body, text: options.intentOf === undefined ? text : null, ticket, intentOf: options.intentOf, guard: options.guard, resolve, reject });
       if (options.defer === true) this.#scheduleDeferred();
       else this.#schedule();
     });
@@ -148,7 +150,9 @@ export class GroupCommit {
   }
 
   #flushNow(): Promise<void> {
-    const batch = this.#pending.splice(0, this.#maxBatch);
+    // A guarded record ends its batch: its guard's refusal then costs no other record its place.
+    const guarded = this.#pending.findIndex((item) => item.guard !== undefined);
+    const batch = this.#pending.splice(0, guarded === -1 ? this.#maxBatch : Math.min(this.#maxBatch, guarded + 1));
     if (this.#pending.length === 0 && this.#deferTimer !== undefined) {
       clearTimeout(this.#deferTimer);
       this.#deferTimer = undefined;
@@ -172,15 +176,18 @@ export class GroupCommit {
     if (batch.length === 0) return;
     try {
       const rows = await this.#commit(batch);
-      this.#stats.batches++;
-      this.#stats.records += rows.length;
-      rows.forEach((row, i) => {
-        batch[i]!.ticket.seq = row.seq;
-        batch[i]!.resolve(row);
-      });
+      this.#written(batch, rows);
     } catch (error) {
       // The head is unknown after a failure; read it again before the next batch.
       this.#head = undefined;
+      if (error instanceof GuardRefused) {
+        const refused = batch[batch.length - 1]!;
+        refused.ticket.failed = true;
+        refused.reject(new AuditError("audit_intent_refused", "audit append: the intent's guard refused it (its run may no longer make effects here); the effect must not run", { cause: error.cause }));
+        // The records before it are written without it.
+        await this.#write(batch.slice(0, -1));
+        return;
+      }
       const failure = toAuditError(error, batch.length);
       for (const item of batch) {
         item.ticket.failed = true;
@@ -189,16 +196,28 @@ export class GroupCommit {
     }
   }
 
+  #written(batch: readonly Pending[], rows: readonly ChainedBody[]): void {
+    this.#stats.batches++;
+    this.#stats.records += rows.length;
+    rows.forEach((row, i) => {
+      batch[i]!.ticket.seq = row.seq;
+      batch[i]!.resolve(row);
+    });
+  }
+
   async #commit(batch: readonly Pending[]): Promise<ChainedBody[]> {
     for (let attempt = 1; ; attempt++) {
       const head = this.#head === undefined ? await this.#readHead() : this.#head;
       const rows = chain(batch, head);
+      const guard = batch[batch.length - 1]!.guard;
       try {
-        await this.#store.batch(rows.map(insertStatement), { mode: "write" });
+        await this.#store.batch([...(guard === undefined ? [] : [guard.statement]), ...rows.map(insertStatement)], { mode: "write" });
         const last = rows[rows.length - 1] as ChainedBody;
         this.#head = { seq: last.seq, hash: last.hash };
         return rows;
       } catch (error) {
+        // Refused by its guard: no retry (the guard would refuse again) and no other record lost.
+        if (guard?.refused(error) === true) throw new GuardRefused(error);
         if (!(await this.#lostRace(error, head)) || attempt >= this.#maxAttempts) throw error;
         this.#stats.conflicts++;
       }
@@ -217,6 +236,13 @@ export class GroupCommit {
     const row = result.rows[0];
     this.#head = row === undefined ? null : { seq: Number(row.seq), hash: String(row.hash) };
     return this.#head;
+  }
+}
+
+/** The guard of a batch's last record refused it (the whole transaction rolled back). */
+class GuardRefused extends Error {
+  constructor(cause: unknown) {
+    super("the intent's guard refused it", { cause });
   }
 }
 

@@ -29,6 +29,7 @@ export type {
   HostCallRef,
   DeferredIntent,
   InFlightIntent,
+  IntentGuard,
   IntentInput,
   ModelCallInput,
   ModelCallSummary,

@@ -19,6 +19,7 @@ import type {
   AuditRecord,
   DeferredIntent,
   DenialInput,
+  IntentGuard,
   IntentInput,
   ModelCallInput,
   OutcomeInput,
@@ -68,8 +69,8 @@ export class LibsqlAuditLog implements AuditLog {
     return this.#writer.stats;
   }
 
-  appendIntent(intent: IntentInput): Promise<AuditRecord> {
-    return this.#append(() => intentBody(intent, this.#context()));
+  appendIntent(intent: IntentInput, options: { guard?: IntentGuard } = {}): Promise<AuditRecord> {
+    return this.#append(() => intentBody(intent, this.#context()), options.guard === undefined ? {} : { guard: options.guard });
   }
 
   deferIntent(intent: IntentInput): DeferredIntent {
@@ -146,7 +147,7 @@ export class LibsqlAuditLog implements AuditLog {
     await this.#writer.drain();
   }
 
-  async #append(build: () => RecordBody, options: { defer?: boolean } = {}): Promise<AuditRecord> {
+  async #append(build: () => RecordBody, options: { defer?: boolean; guard?: IntentGuard } = {}): Promise<AuditRecord> {
     if (this.#closed) throw new AuditError("audit_closed", "audit append: the log is closed; the effect must not run");
     const chained: ChainedBody = await this.#writer.appendTicketed(build(), options).written;
     return toRecord(chained, chained.body);

@@ -1,4 +1,5 @@
 import type { JsonValue } from "./json.js";
+import type { Statement } from "../store/index.js";
 
 /**
  * `model_call`: a prompt sent to an LLM provider (one record, written when the call ended).
@@ -283,6 +284,17 @@ export interface VerifyOptions {
  * one record, no effect. Records are append-only and hash-chained in one linear order, even with
  * many concurrent appenders and several processes on one store.
  */
+/**
+ * A condition committed in the same transaction as an intent (fencing): `statement` runs first
+ * and fails when the effect may no longer be made (its run was cancelled, ended, or another
+ * node holds it now); the intent is then not written and `appendIntent` rejects with
+ * `audit_intent_refused`. `refused` tells that failure from any other of the store.
+ */
+export interface IntentGuard {
+  readonly statement: Statement;
+  refused(error: unknown): boolean;
+}
+
 /** See `AuditLog.deferIntent`. */
 export interface DeferredIntent {
   /** Starts its write if it is still waiting; resolves with the written record, rejects if it failed. */
@@ -291,7 +303,7 @@ export interface DeferredIntent {
 
 export interface AuditLog {
   /** Durable before it resolves; on rejection the effect must not run. */
-  appendIntent(intent: IntentInput): Promise<AuditRecord>;
+  appendIntent(intent: IntentInput, options?: { guard?: IntentGuard }): Promise<AuditRecord>;
   /**
    * An intent that is written with the next commit rather than one of its own: `ensure()` before
    * anything it stands for has an effect (it resolves once the intent is durable). Its outcome

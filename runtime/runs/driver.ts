@@ -259,11 +259,11 @@ export class RunDriver {
         if (outcome.status === "approval_required") return;
         outcomes.push(outcome);
         stopOnAuditFailure(outcome);
-        if (journal !== undefined && next + 1 < plan.length) await records.planProgress(run.id, next + 1, outcomes);
+        if (journal !== undefined && next + 1 < plan.length) await records.planProgress(run.id, next + 1, outcomes, this.#options.node);
       }
     } finally {
       // Where the plan stands, for a pause, an end or a failure alike.
-      await records.planProgress(run.id, next, outcomes);
+      await records.planProgress(run.id, next, outcomes, this.#options.node);
     }
     if (!run.ended) await run.end("completed");
   }

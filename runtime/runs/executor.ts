@@ -39,6 +39,8 @@ interface Hooks {
   report: ReportBuilder;
   /** Asked before every effect: why the run may not make it (cancelled, ended), else undefined. */
   stopped: HostContextOptions["stopped"];
+  /** The guard of every effect's intent (see HostContextOptions.fence). */
+  fence: HostContextOptions["fence"];
   /** Told of every effect made. */
   effect: (effect: { toolCallId: string; tool: string; capability: string }) => void;
 }
@@ -205,6 +207,7 @@ export class ToolExecutor {
       active: () => slot.active,
       approveEffect: (effect) => this.#approveEffect(slot, effect),
       stopped: this.#hooks.stopped,
+      fence: this.#hooks.fence,
       onEffect: (active, capability) => this.#hooks.effect({ toolCallId: active.toolCallId, tool: active.qualifiedName, capability }),
       logBudget: this.#logBudget,
       onLog: (line) => this.#hooks.emit({ type: "log", plugin: plugin.manifest.name, ...line, at: this.#services.now() }),

@@ -12,7 +12,8 @@ import type { MailBackend } from "../../host-proxies/gmail/types.js";
 import type { CalendarBackend } from "../../host-proxies/calendar/types.js";
 import type { Store } from "../store/index.js";
 import { HostProxyError, type Denial, type HostCall, type HostCallHandler, type HostCallResult } from "../../host-proxies/types.js";
-import type { AuditLog, AuditSubject, DeferredIntent, OutcomeInput } from "../audit/index.js";
+import type { AuditLog, AuditSubject, DeferredIntent, IntentGuard, OutcomeInput } from "../audit/index.js";
+import { fenceRefused } from "./fence.js";
 import { decideHostCall, type CallingTool, type PolicyLayers } from "../policy/engine.js";
 import { hostCallRequest, isDenial, type CapabilityRequest } from "../policy/host-call-request.js";
 import { grantCovers, riskAbove, tightestScheduleLimit, type CapabilityGrant } from "../policy/catalogue/index.js";
@@ -51,7 +52,12 @@ export interface HostContextOptions {
    * Asked, from the store, right before every effect (a host call above Safe): why the run may
    * not make it (cancelled on any node, ended), or undefined. Absent: never stopped.
    */
-  stopped?: (() => Promise<string | undefined>) | undefined;
+  stopped?: (() => Promise<RunStopped | undefined>) | undefined;
+  /**
+   * The guard every effect's intent is committed with (see effectGuard): the store refuses the
+   * intent, in its own transaction, once the run is cancelled, ended or held by another node.
+   */
+  fence?: (() => IntentGuard) | undefined;
   /** Told of every effect that reached its proxy (its intent is on record). */
   onEffect?: ((active: ActiveToolCall, capability: string) => void) | undefined;
   /** Consumes a matching single-use approval for an Unsafe effect; false when none. */
@@ -79,6 +85,12 @@ export interface HostContextOptions {
    */
   logBudget?: LineBudget | undefined;
   onHostCall?: (event: { call: HostCall; capability: string; result: HostCallResult; approvalRequired: boolean }) => void;
+}
+
+/** Why a run may make no further effect here: the denial's reason and message. */
+export interface RunStopped {
+  reason: "run-cancelled" | "run-taken-over";
+  message: string;
 }
 
 /** The audit subject of a ToolCall record (its intent, outcome, or the denial that paused it). */
@@ -174,10 +186,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     // A cancel recorded on any node stops the run before its next effect, not only before its
     // next ToolCall (the store is asked: this node's memory may not know of it).
     const stopped = effect ? await options.stopped?.() : undefined;
-    if (stopped !== undefined) {
-      const denial = { capability: request.capability, reason: "run-cancelled", message: stopped };
-      return { ...(await deny(options, call, request, denial)), capability: request.capability };
-    }
+    if (stopped !== undefined) return { ...(await deny(options, call, request, { capability: request.capability, ...stopped })), capability: request.capability };
     const approved = unsafe ? await options.approveEffect({ active, capability: request.capability, canonical: request.canonical }) : true;
     // No approval can be filed for it (over the size cap): refused, never waited on.
     if (typeof approved === "object") return { ...(await deny(options, call, request, approved)), capability: request.capability };
@@ -198,7 +207,17 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     // Fail closed: the intent is durable before the effect, or the effect does not happen;
     // so is the ToolCall's (a rejection here refuses the call, see the handler).
     await active.recorded?.ensure();
-    const intent = await options.audit.appendIntent(subject(options, call, request, unsafe ? "approved" : null));
+    const fence = effect ? options.fence?.() : undefined;
+    let intent;
+    try {
+      intent = await options.audit.appendIntent(subject(options, call, request, unsafe ? "approved" : null), fence === undefined ? undefined : { guard: fence });
+    } catch (error) {
+      if (!fenceRefused(error)) throw error;
+      // Cancelled, ended or taken over after the check above: the store refused the intent in
+      // its own transaction, so the effect is not made. The check now says which it was.
+      const why = (await options.stopped?.()) ?? { reason: "run-cancelled" as const, message: "the run may make no further effect here" };
+      return { ...(await deny(options, call, request, { capability: request.capability, ...why })), capability: request.capability };
+    }
     if (effect) options.onEffect?.(active, request.capability);
     let result: HostCallResult;
     try {

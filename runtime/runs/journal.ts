@@ -1,5 +1,6 @@
 import type { AuditLog, AuditRecord } from "../audit/index.js";
 import type { Migration, Store } from "../store/index.js";
+import { runFenceMigrations } from "./fence.js";
 
 /**
  * Its own migration room, so its numbering never meets the runs room's: one row per run saying
@@ -20,6 +21,8 @@ export const runJournalMigrations: readonly Migration[] = [
       ) STRICT`,
     ],
   },
+  // Applied with the journal's: the fence table of every effect's intent (see fence.ts).
+  ...runFenceMigrations,
 ];
 
 /** Where a run stood: `position` names the work (`plan:3`, `step_4:1`, `model:step_5`). */

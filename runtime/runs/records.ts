@@ -197,8 +197,9 @@ export class RunRecords {
    * (written when the run waits for a person or ends, not after each call: the run's events
    * carry each outcome as it lands).
    */
-  async planProgress(id: string, next: number, outcomes: readonly unknown[]): Promise<void> {
-    await this.#store.execute({ sql: "UPDATE runs SET plan_next = ?, outcomes = ? WHERE id = ?", args: [next, JSON.stringify(outcomes), id] });
+  async planProgress(id: string, next: number, outcomes: readonly unknown[], node?: string): Promise<void> {
+    // Given `node`, fenced: a node another took the run from does not overwrite its progress.
+    await this.#store.execute({ sql: "UPDATE runs SET plan_next = ?, outcomes = ? WHERE id = ? AND (? IS NULL OR node IS NULL OR node = ?)", args: [next, JSON.stringify(outcomes), id, node ?? null, node ?? null] });
   }
 
   /**
@@ -325,10 +326,12 @@ export class RunRecords {
    * cancel asked for on any node, an end recorded by another, or (given `node`) another node
    * holding its lease stops it.
    */
-  async stopped(id: string, node?: string): Promise<"cancelled" | "ended" | "taken" | undefined> {
-    const result = await this.#store.execute({ sql: "SELECT status, cancel_requested, node FROM runs WHERE id = ?", args: [id] });
+  async stopped(id: string, node?: string): Promise<"cancelled" | "ended" | "ended-cancelled" | "taken" | undefined> {
+    const result = await this.#store.execute({ sql: "SELECT status, cancel_requested, node, end_reason FROM runs WHERE id = ?", args: [id] });
     const row = result.rows[0];
-    if (row === undefined || row.status === "ended") return "ended";
+    if (row === undefined) return "ended";
+    // Ended by another node: one that carried out a cancel says so (`ended-cancelled`).
+    if (row.status === "ended") return row.end_reason === "cancelled" ? "ended-cancelled" : "ended";
     if (Number(row.cancel_requested) === 1) return "cancelled";
     // Fencing: a node whose lease ran out (a partition, a long pause) and another took the run
     // over makes no further effect for it.

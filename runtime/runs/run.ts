@@ -16,7 +16,8 @@ import type { MemoryStore } from "../memory/index.js";
 import type { MemoryTrust } from "./run-memory.js";
 import type { Backends } from "./backends.js";
 import type { Sandbox } from "../sandbox/index.js";
-import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
+import { toolCallSubject, type ActiveToolCall, type RunStopped } from "./host-context.js";
+import { effectGuard, fencedAudit } from "./fence.js";
 import { approvalTooLarge, ToolExecutor, type Execution } from "./executor.js";
 import { checkToolInput } from "./tool-input.js";
 import type { PendingToolCall, RunEndReason, RunRecords, RunStatus } from "./records.js";
@@ -123,6 +124,8 @@ export class Run {
   #report: ReportBuilder;
   #seq: number;
   #cancelled = false;
+  /** Another node holds the run now (the store said so): nothing further is done here. */
+  #takenOver = false;
   /** The run's end is in the store (`ended` alone says only that this node ended it). */
   #endRecorded = false;
   #endWrite: Promise<void> | undefined;
@@ -149,6 +152,7 @@ export class Run {
       emit: (event) => this.#emit(event),
       report: this.#report,
       stopped: () => this.#stoppedBeforeEffect(),
+      fence: () => this.#fence(),
       effect: (effect) => this.#effects.add(effect),
     });
   }
@@ -203,8 +207,11 @@ export class Run {
    * failures and pauses for approval come back as outcomes; caller mistakes throw.
    */
   async callTool(name: string, input: unknown, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
+    // Cancelled first: a cancel this node's tick noticed ends the run at once, and the caller is
+    // told it was cancelled, as when this call's own check notices it.
+    if (this.#cancelled || this.#endReason === "cancelled") throw new ConflictError("run_cancelled", `run ${this.id} was cancelled`);
     if (this.#status === "ended") throw new ConflictError("run_ended", `run ${this.id} has ended; start a new run`);
-    if (this.#cancelled) throw new ConflictError("run_cancelled", `run ${this.id} was cancelled`);
+    if (this.#takenOver) throw this.#takenOverError();
     if (this.#status === "awaiting_approval") {
       throw new ConflictError("run_awaiting_approval", `run ${this.id} waits for approval ${this.#pending?.approvalId}; decide it, then resume the run`);
     }
@@ -422,6 +429,8 @@ export class Run {
     const result = tool.mcp
       ? await this.#callMcp(tool, active, input, { timeoutMs: options.timeoutMs, approvalResult: toolApproved ? "approved" : null })
       : await this.#executor.execute(active, input, { elevation: options.elevation, timeoutMs: options.timeoutMs, approvalResult: toolApproved ? "approved" : null, context: options.context });
+    // Fenced out during the call (its effect was refused): the new holder goes on, not this node.
+    if (this.#takenOver) throw this.#takenOverError();
     if (result.effectApproval) return this.#pause(active, input, started, result.effectApproval, toolApproved);
     const outcome: ToolCallOutcome = result.ok
       ? { id, tool: tool.qualifiedName, stepId: options.stepId, status: "ok", output: result.output, durationMs: performance.now() - started }
@@ -439,14 +448,15 @@ export class Run {
   /** A ToolCall to an MCP server (after the risk gate): audited intent and outcome, or a denial. */
   async #callMcp(tool: ToolInfo, active: ActiveToolCall, input: unknown, options: { timeoutMs?: number | undefined; approvalResult: string | null }): Promise<Execution> {
     const stopped = await this.#stoppedBeforeEffect();
-    if (stopped !== undefined) return { ok: false as const, error: { kind: "run-stopped", message: stopped } };
+    if (stopped !== undefined) return { ok: false as const, error: { kind: "run-stopped", message: stopped.message } };
     if (!this.#mcp) return { ok: false as const, error: { kind: "mcp-unavailable", message: `this runtime has no MCP client for ${tool.qualifiedName}` } };
     const granted = Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants);
     const spec = this.agent.mcp_servers[tool.plugin];
     return this.#mcp.execute(tool, input, {
       timeoutMs: options.timeoutMs ?? spec?.call_timeout_ms ?? this.agent.limits.call_timeout_ms,
       hooks: {
-        audit: this.#services.audit,
+        // The server call is an effect: its intent is fenced like a host call's.
+        audit: fencedAudit(this.#services.audit, () => this.#fence()),
         subject: () => toolCallSubject(this.#subject(), { active, input, granted, approvalResult: options.approvalResult }),
         used: (capability) => this.#report.used(capability),
         denied: (denial) => this.#report.denied(denial),
@@ -536,19 +546,24 @@ export class Run {
     const stopped = await this.#services.records.stopped(this.id, this.#services.node);
     if (stopped === undefined) return;
     if (stopped === "taken") {
-      await this.#executor.releaseAll("run taken over by another node").catch(() => undefined);
-      throw new ConflictError("run_taken_over", `run ${this.id} is driven by another node now (this node's lease ran out); it goes on there`);
+      this.#takenOver = true;
+      throw this.#takenOverError();
     }
     this.#cancelled = true;
     if (stopped === "cancelled") {
       await this.cancel();
       throw new ConflictError("run_cancelled", `run ${this.id} was cancelled`);
     }
-    // Ended by another node: its end is on record; this node only lets go of its instances.
+    // Ended by another node (a cancel another node carried out, too): its end is on record;
+    // this node only lets go of its instances.
     this.#status = "ended";
     this.#endRecorded = true;
     await this.#executor.releaseAll("run ended elsewhere").catch(() => undefined);
     await this.#mcp?.releaseAll().catch(() => undefined);
+    if (stopped === "ended-cancelled") {
+      this.#endReason = "cancelled";
+      throw new ConflictError("run_cancelled", `run ${this.id} was cancelled`);
+    }
     throw new ConflictError("run_ended", `run ${this.id} has ended`);
   }
 
@@ -557,16 +572,41 @@ export class Run {
    * (on any node) or has ended, else undefined. A cancel seen here ends the run once the
    * refused call is back.
    */
-  async #stoppedBeforeEffect(): Promise<string | undefined> {
-    if (this.#cancelled || this.#status === "ended") return `run ${this.id} was cancelled or has ended`;
+  async #stoppedBeforeEffect(): Promise<RunStopped | undefined> {
+    if (this.#takenOver) return { reason: "run-taken-over", message: `run ${this.id} is driven by another node now; no further effect is made here` };
+    if (this.#cancelled || this.#status === "ended") return { reason: "run-cancelled", message: `run ${this.id} was cancelled or has ended` };
     const stopped = await this.#services.records.stopped(this.id, this.#services.node);
     if (stopped === undefined) return undefined;
-    if (stopped === "taken") return `run ${this.id} is driven by another node now (this node's lease ran out); no further effect is made here`;
+    if (stopped === "taken") {
+      this.#takenOver = true;
+      return { reason: "run-taken-over", message: `run ${this.id} is driven by another node now (this node's lease ran out); no further effect is made here` };
+    }
+    if (stopped !== "cancelled") {
+      // Ended by another node: its end is on record and stays as it is; this node lets go of
+      // its instances once the call this gate serves is back.
+      this.#status = "ended";
+      this.#endRecorded = true;
+      if (stopped === "ended-cancelled") this.#endReason = "cancelled";
+      setImmediate(() => void Promise.all([this.#executor.releaseAll("run ended elsewhere"), this.#mcp?.releaseAll()]).catch(() => undefined));
+      return { reason: "run-cancelled", message: `run ${this.id} has ended on another node; no further effect is made` };
+    }
     this.#cancelled = true;
     // Not awaited here: ending aborts the very call this gate serves. A failed end write is
     // retried by whoever drives the run (it sees `endUnrecorded`).
     setImmediate(() => void this.cancel().catch(() => undefined));
-    return `run ${this.id} was ${stopped === "cancelled" ? "cancelled" : "ended"}; no further effect is made`;
+    return { reason: "run-cancelled", message: `run ${this.id} was cancelled; no further effect is made` };
+  }
+
+  /** The guard of this run's effect intents: live, not cancelled, held by this node (see effectGuard). */
+  #fence() {
+    return effectGuard(this.id, this.#services.node, this.#services.now);
+  }
+
+  /** `run_taken_over`, once this node's instances of the run are let go of. */
+  #takenOverError(): ConflictError {
+    void this.#executor.releaseAll("run taken over by another node").catch(() => undefined);
+    void this.#mcp?.releaseAll().catch(() => undefined);
+    return new ConflictError("run_taken_over", `run ${this.id} is driven by another node now (this node's lease ran out); it goes on there`);
   }
 
   #stillWaiting(tool: ToolInfo, pending: PendingToolCall, approval: Approval | undefined): ToolCallOutcome {

@@ -69,6 +69,27 @@ test("a cancel recorded on node A stops node B's run before its next ToolCall (c
   assert.equal(record?.endReason, "cancelled");
 });
 
+/**
+ * Whoever notices a cancel first, B's next ToolCall is refused as cancelled and writes nothing:
+ * its own check reading the store, or B's tick (which ends the run at once) running between
+ * the cancel and the call.
+ */
+for (const noticed of [
+  { by: "B's ToolCall check", before: async () => undefined },
+  { by: "B's driver tick, run between the cancel and the call", before: () => b.driverTick() },
+]) {
+  test(`a cancel recorded on node A, noticed first by ${noticed.by}: B's next ToolCall is refused as cancelled, nothing is written`, async () => {
+    const run = await b.startRun({ agent: "direct" });
+    assert.equal((await run.callTool("probe.echo", { first: true })).status, "ok");
+    await a.cancelRun(run.id);
+    await noticed.before();
+    await assert.rejects(run.callTool("files.write_file", write(`noticed-${noticed.by.length}.txt`)), { code: "run_cancelled" });
+    assert.equal(existsSync(join(work, `noticed-${noticed.by.length}.txt`)), false);
+    await until(async () => (await a.records.get(run.id))?.status === "ended");
+    assert.equal((await a.records.get(run.id))?.endReason, "cancelled");
+  });
+}
+
 /** Effects of each kind, and how to tell whether one happened. */
 const EFFECTS: Array<{ what: string; call: (key: string) => { name: string; input: unknown }; happened: (key: string) => Promise<boolean> }> = [
   { what: "an fs.write", call: (key) => ({ name: "files.write_file", input: write(`${key}.txt`) }), happened: async (key) => existsSync(join(work, `${key}.txt`)) },
@@ -92,7 +113,7 @@ for (const effect of EFFECTS) {
       let checks = 0;
       // The first store check is the ToolCall's start; the second is the gate, before the effect.
       bStore.before(
-        (sql) => /SELECT status, cancel_requested(, node)? FROM runs/.test(sql) && ++checks === 2,
+        (sql) => /SELECT status, cancel_requested(, node)?(, end_reason)? FROM runs/.test(sql) && ++checks === 2,
         async () => {
           if (cancel) await a.records.requestCancel(run.id);
         },

@@ -193,7 +193,7 @@ test("the API says effect_committed_store_failed, with the effect and its outcom
 
 test("a store that keeps failing during a run that made no effect: run_store_failed, safe to submit again", async () => {
   let armed = false;
-  store.before((sql) => /SELECT status, cancel_requested(, node)? FROM runs/.test(sql), async () => {
+  store.before((sql) => /SELECT status, cancel_requested(, node)?(, end_reason)? FROM runs/.test(sql), async () => {
     armed = true;
   });
   store.fail({ kind: "full", match: (sql) => armed && isWrite(sql) });

@@ -10,7 +10,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { needsSqld, startSqld, type SqldServer } from "../helpers/sqld.js";
-import { HOUR, respond, twoNodes, until, writeIntents, writeUse } from "./takeover-fixtures.js";
+import { HOUR, respond, twoNodes, until, writeIntents, writeUse, type Node } from "./takeover-fixtures.js";
+import { LoopStates } from "../../runtime/runs/loop/state.js";
+import type { Store } from "../../runtime/store/index.js";
 
 type Stores = { label: string; url: (dataDir: string) => string; token?: () => string | undefined; skip?: string };
 
@@ -84,7 +86,63 @@ for (const s of stores) {
         }
       });
     }
+
+    const modelCut: { label: string; cut: (a: Node, runId: string) => Promise<void>; code: string; step: string; result: string; writes: number }[] = [
+      {
+        label: "while the prompt was out (no outcome on record): recorded as interrupted, then the model is asked again",
+        cut: async () => undefined, // A's second model call hangs: the journal holds its intent, the audit no outcome
+        code: "interrupted",
+        step: "step_2",
+        result: "done after the journal's results",
+        writes: 1,
+      },
+      {
+        label: "after the model had answered, before the answer was journaled: recorded as answer_lost, then asked again",
+        cut: (a, runId) => cutInsideModelCall(a.runtime.store, runId),
+        code: "answer_lost",
+        step: "step_1",
+        result: "done without results",
+        writes: 1,
+      },
+    ];
+    for (const c of modelCut) {
+      it(`continues a run whose node stopped inside a model call ${c.label}`, async () => {
+        const { a, b, dispose } = await nodes();
+        try {
+          const { run } = await a.runtime.submitRun({ agent: "writer", task: "write a" });
+          await a.asked(2);
+          await c.cut(a, run.id);
+          b.ahead(HOUR);
+          await until(b.runtime, async () => (await b.runtime.records.get(run.id))?.status === "ended", "B ended the run");
+          const record = (await b.runtime.records.get(run.id))!;
+          assert.equal(record.endReason, "completed");
+          assert.equal(record.result, c.result);
+          assert.equal(b.requests.length, 1, "B asked the model once");
+          const calls = (await b.runtime.audit.query({ runId: run.id, kind: "model_call", limit: 100 })).records;
+          const cutOff = calls.filter((r) => r.stepId === c.step && r.status === "error" && r.error?.code === c.code);
+          assert.equal(cutOff.length, 1, `the cut-off call is on record once: ${JSON.stringify(calls.map((r) => [r.seq, r.stepId, r.status, r.error?.code]))}`);
+          const asked = calls.filter((r) => r.status === "ok" && r.seq > cutOff[0]!.seq);
+          assert.equal(asked.length, 1, "B's call is recorded after the record of the cut-off one");
+          assert.equal(await writeIntents(b.runtime, run.id, "a.txt"), c.writes, "the finished write is not made again");
+        } finally {
+          await dispose();
+        }
+      });
+    }
   });
+}
+
+/** Rewrites run `runId`'s loop state as if its node stopped right after its first model call answered. */
+async function cutInsideModelCall(store: Store, runId: string): Promise<void> {
+  const states = new LoopStates(store, { now: () => Date.now() });
+  const state = (await states.get(runId))!;
+  state.messages = state.messages.slice(0, 1);
+  state.steps = 1;
+  state.rounds = 0;
+  state.calls = {};
+  state.waiting = null;
+  state.modelCall = { stepId: "step_1", since: 0, node: "node_elsewhere_1_00000000" };
+  await states.put(runId, state);
 }
 
 /** Rewrites run `runId`'s loop state as if its node stopped inside the first ToolCall of its turn. */

@@ -133,6 +133,11 @@ export class RunLoop {
   }
 
   async #run(run: Run, state: LoopState, signal: AbortSignal): Promise<void> {
+    if (state.modelCall) {
+      // Cut off inside a model call (see ModelCallAudit.interrupted): recorded, then asked again.
+      await this.#modelCalls.get(run.id)!.interrupted(this.#options.provider(run.agent), state.modelCall);
+      state.modelCall = null;
+    }
     if (state.waiting) {
       const halt = await this.#resumeTurn(run, state, state.waiting);
       if (halt !== "continue") return;
@@ -152,7 +157,7 @@ export class RunLoop {
       const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, memory, subAgents, mounts });
       // Durable before the prompt leaves the machine: the model call's intent, and with it the
       // turns so far (a node taking the run over continues from here, asking the model again).
-      state.modelCall = { stepId, since: this.#options.now() };
+      state.modelCall = { stepId, since: this.#options.now(), node: this.#options.node ?? "unknown", messages: request.messages.length, tools: request.tools.map((tool) => tool.name), maxTokens: request.max_tokens };
       await this.#options.states.put(run.id, state);
       const response = await this.#modelCalls.get(run.id)!.complete(provider, request, { signal, stepId });
       state.modelCall = null;

@@ -1,6 +1,7 @@
 import type { AuditErrorInfo, AuditLog, ModelCallInput } from "../../audit/index.js";
 import { LlmError, type LlmProvider, type LlmRequest, type LlmResponse } from "../../llm/index.js";
 import type { Run } from "../run.js";
+import type { ModelCallIntent } from "./state.js";
 import { modelCallSpan } from "../../telemetry/run-spans.js";
 
 /**
@@ -51,6 +52,50 @@ export class ModelCallAudit {
       status: "ok",
     });
     return response;
+  }
+
+  /**
+   * A model call whose intent the Step journal holds without the run having gone past it: its
+   * node stopped (died, closed, lost its lease) while the prompt was out, or after the answer
+   * came but before it was journaled. A model call has no effect to repeat, so the model is
+   * asked again; that is recorded first, durably, as a `model_call` record of the cut-off Step:
+   * `interrupted` when no outcome was ever recorded for it, `answer_lost` when its answer was.
+   * A call whose failure is on record (`failed`) needs no further record.
+   */
+  async interrupted(provider: LlmProvider, call: ModelCallIntent): Promise<"interrupted" | "answer_lost" | "failed"> {
+    await this.#audit.flush();
+    const page = await this.#audit.query({ runId: this.#run.id, kind: "model_call", since: call.since, limit: 200 });
+    const outcomes = page.records.filter((record) => record.stepId === call.stepId);
+    // It ended without an answer (failed, cancelled by a closing node) and that is on record.
+    if (outcomes.length > 0 && outcomes.every((record) => record.status !== "ok")) return "failed";
+    const answered = outcomes.length > 0;
+    const code = answered ? "answer_lost" : "interrupted";
+    const who = call.node === undefined ? "its node" : `its node (${call.node})`;
+    const message = answered
+      ? `${who} stopped after the model answered but before the answer was journaled; the model is asked again`
+      : `${who} stopped while the prompt was out and no outcome was recorded; the model is asked again`;
+    const run = this.#run;
+    await this.#audit.appendModelCall({
+      traceId: run.traceId,
+      taskId: run.taskId,
+      runId: run.id,
+      stepId: call.stepId,
+      parentRunId: run.parentRunId,
+      agent: run.agent.name,
+      provider: providerApi(provider.provider),
+      model: provider.model,
+      baseUrl: provider.baseUrl ?? run.agent.model.base_url ?? null,
+      messages: call.messages ?? 0,
+      tools: call.tools ?? [],
+      maxTokens: call.maxTokens ?? 0,
+      attempts: 0,
+      startAt: call.since,
+      status: "error",
+      error: { code, message },
+    });
+    // Durable before the model is asked again (the record is deferred on the queue).
+    await this.#audit.flush();
+    return code;
   }
 
   /** Waits for every record queued so far; resolves to the first write failure, if any. */

@@ -24,6 +24,16 @@ export interface WaitingTurn {
   node?: string;
 }
 
+/** What a model call's intent records: which Step, when, on which node, and the prompt's shape. */
+export interface ModelCallIntent {
+  stepId: string;
+  since: number;
+  node?: string;
+  messages?: number;
+  tools?: string[];
+  maxTokens?: number;
+}
+
 /**
  * Everything the loop needs to continue a run, also in another process: this run's messages
  * (the conversation's history is read again from the store), its counters, and the turn it
@@ -46,8 +56,12 @@ export interface LoopState {
   /** Time spent driving (not waiting for a person), against the run timeout. */
   activeMs: number;
   waiting: WaitingTurn | null;
-  /** The model call under way, written before its prompt leaves (its record comes when it ends). */
-  modelCall?: { stepId: string; since: number } | null;
+  /**
+   * The model call under way: its intent in the Step journal, written before its prompt leaves
+   * (its `model_call` record, the outcome, comes when it ends). Found set when a run is
+   * continued, the call was cut off: see ModelCallAudit.interrupted.
+   */
+  modelCall?: ModelCallIntent | null;
 }
 
 export function initialLoopState(task: string, conversationId: string | null): LoopState {

@@ -1,0 +1,59 @@
+import type { AuditLog, IntentGuard } from "../audit/index.js";
+import { StoreError, type Migration } from "../store/index.js";
+
+/**
+ * Its own migration room (issue 20: fencing): one row per run, rewritten by every effect's
+ * intent in the intent's own transaction. The CHECK is the fence: the row can only be written
+ * while the run is live, not cancelled, and held by the writing node, so an intent is on record
+ * only if all three held at its commit.
+ */
+export const runFenceMigrations: readonly Migration[] = [
+  {
+    room: "run-fence",
+    version: 1,
+    name: "effects fenced by the run's lease and cancel flag (issue 20)",
+    statements: [
+      `CREATE TABLE run_fences (
+        run_id TEXT PRIMARY KEY,
+        node TEXT,
+        held INTEGER NOT NULL,
+        at INTEGER NOT NULL,
+        CONSTRAINT run_fence_held CHECK (held = 1)
+      ) STRICT`,
+    ],
+  },
+];
+
+/**
+ * The guard an effect's intent is committed with (see IntentGuard): it passes only while run
+ * `runId` has not ended, no cancel is recorded for it (on any node), and — given `node` — this
+ * node still holds its lease. A node whose lease another node took, or a run cancelled a moment
+ * ago elsewhere, gets no intent on record, so it makes no effect.
+ */
+export function effectGuard(runId: string, node: string | undefined, now: () => number): IntentGuard {
+  return {
+    statement: {
+      sql: `INSERT INTO run_fences (run_id, node, held, at)
+            VALUES (?, ?, (SELECT COUNT(*) FROM runs WHERE id = ? AND status != 'ended' AND cancel_requested = 0 AND (? IS NULL OR node = ?)), ?)
+            ON CONFLICT (run_id) DO UPDATE SET node = excluded.node, held = excluded.held, at = excluded.at`,
+      args: [runId, node ?? null, runId, node ?? null, node ?? null, now()],
+    },
+    refused: (error) => error instanceof StoreError && error.code === "store_constraint" && error.message.includes("run_fence_held"),
+  };
+}
+
+/** `audit`, with every `appendIntent` committed under `guard` (for callers outside the run, such as the MCP client). */
+export function fencedAudit(audit: AuditLog, guard: () => IntentGuard): AuditLog {
+  return new Proxy(audit, {
+    get(target, key, receiver) {
+      if (key === "appendIntent") return (intent: Parameters<AuditLog["appendIntent"]>[0]) => target.appendIntent(intent, { guard: guard() });
+      const value = Reflect.get(target, key, receiver) as unknown;
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** Whether `error` is a fence's refusal of an intent (the run may make no effect here). */
+export function fenceRefused(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "audit_intent_refused";
+}
