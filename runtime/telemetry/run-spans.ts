@@ -60,13 +60,22 @@ function parentContext(run: Run): Context {
   return trace.setSpanContext(context.active(), spanContext);
 }
 
+/**
+ * Spans take the real time an event arrives (events are emitted as things happen), never the
+ * event's `at`: that is the runtime's clock, which a test or a replay may set anywhere. An
+ * unsampled run (a caller's `traceparent` without the sampled flag) costs no attribute work: its
+ * children would not be recorded either.
+ */
 function onEvent(spans: RunSpans, event: RunEvent): void {
   const tracer = activeTracer();
-  if (tracer === undefined) return;
+  if (tracer === undefined || !spans.span.isRecording()) {
+    if (event.type === "run-ended") spans.span.end();
+    return;
+  }
   switch (event.type) {
     case "tool-call": {
       const parent = spans.steps.get(event.stepId) ?? spans.span;
-      const span = tracer.startSpan(`execute_tool ${event.tool}`, { kind: SpanKind.INTERNAL, startTime: event.at, attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.tool, "gen_ai.tool.call.id": event.id, "clawhive.step.id": event.stepId } }, trace.setSpan(context.active(), parent));
+      const span = tracer.startSpan(`execute_tool ${event.tool}`, { kind: SpanKind.INTERNAL, attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.tool, "gen_ai.tool.call.id": event.id, "clawhive.step.id": event.stepId } }, trace.setSpan(context.active(), parent));
       spans.toolCalls.set(event.id, span);
       spans.current = span;
       return;
@@ -80,7 +89,7 @@ function onEvent(spans: RunSpans, event: RunEvent): void {
         span.setAttribute("error.type", event.error?.kind ?? "error");
         span.setStatus({ code: SpanStatusCode.ERROR, message: event.error?.kind ?? "error" });
       }
-      span.end(event.at);
+      span.end();
       if (spans.current === span) spans.current = undefined;
       return;
     }
@@ -88,22 +97,24 @@ function onEvent(spans: RunSpans, event: RunEvent): void {
       const parent = (event.toolCallId === undefined ? undefined : spans.toolCalls.get(event.toolCallId)) ?? spans.span;
       const attributes: Attributes = { "clawhive.host_call": event.call, "clawhive.capability": event.capability, "clawhive.policy.decision": event.denial === undefined ? "allow" : "deny" };
       if (event.denial !== undefined) attributes["clawhive.denial.reason"] = event.denial.reason;
-      const span = tracer.startSpan(`host ${event.call}`, { kind: SpanKind.INTERNAL, startTime: event.at, attributes }, trace.setSpan(context.active(), parent));
+      // The event comes with the call's outcome: the span starts when the call arrived.
+      const end = performance.now();
+      const span = tracer.startSpan(`host ${event.call}`, { kind: SpanKind.INTERNAL, startTime: end - Math.max(0, event.durationMs ?? 0), attributes }, trace.setSpan(context.active(), parent));
       if (!event.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: event.denial?.reason ?? "failed" });
-      span.end(event.at);
+      span.end(end);
       return;
     }
     case "approval-required": {
-      (spans.toolCalls.get(event.toolCallId) ?? spans.span).addEvent("approval_required", { "clawhive.approval.id": event.approval.id, "clawhive.approval.kind": event.approval.kind }, event.at);
+      (spans.toolCalls.get(event.toolCallId) ?? spans.span).addEvent("approval_required", { "clawhive.approval.id": event.approval.id, "clawhive.approval.kind": event.approval.kind });
       return;
     }
     case "step":
       return stepEvent(spans, event);
     case "run-ended": {
-      for (const span of [...spans.toolCalls.values(), ...spans.steps.values()]) span.end(event.at);
+      for (const span of [...spans.toolCalls.values(), ...spans.steps.values()]) span.end();
       spans.span.setAttribute("clawhive.run.end_reason", event.reason ?? "completed");
       if (event.reason === "failed") spans.span.setStatus({ code: SpanStatusCode.ERROR, message: "failed" });
-      spans.span.end(event.at);
+      spans.span.end();
       return;
     }
     default:
@@ -118,7 +129,7 @@ function stepEvent(spans: RunSpans, event: StepEvent): void {
   span.setAttribute("clawhive.step.action", event.action);
   if (event.reason !== undefined) span.setAttribute("clawhive.step.reason", event.reason);
   if (event.action !== "tool_call") {
-    span.end(event.at);
+    span.end();
     spans.steps.delete(event.stepId);
   }
 }
@@ -149,6 +160,7 @@ export function modelCallSpan(run: Run, stepId: string, provider: LlmProvider, r
   const tracer = activeTracer();
   const spans = runs.get(run.id);
   if (tracer === undefined || spans === undefined) return NO_SPAN;
+  if (!spans.span.isRecording()) return { headers: { traceparent: traceparentOf(spans.span) }, end: () => undefined };
   const step = stepSpan(spans, stepId);
   const attributes: Attributes = {
     "gen_ai.operation.name": "chat",
@@ -161,9 +173,8 @@ export function modelCallSpan(run: Run, stepId: string, provider: LlmProvider, r
   const host = hostOf(provider.baseUrl);
   if (host !== undefined) attributes["server.address"] = host;
   const span = tracer.startSpan(`chat ${provider.model}`, { kind: SpanKind.CLIENT, attributes }, trace.setSpan(context.active(), step));
-  const { traceId, spanId, traceFlags } = span.spanContext();
   return {
-    headers: { traceparent: formatTraceparent({ traceId, spanId, flags: traceFlags }) },
+    headers: { traceparent: traceparentOf(span) },
     end(outcome) {
       if ("response" in outcome) {
         const { response } = outcome;
@@ -181,6 +192,11 @@ export function modelCallSpan(run: Run, stepId: string, provider: LlmProvider, r
       span.end();
     },
   };
+}
+
+function traceparentOf(span: Span): string {
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return formatTraceparent({ traceId, spanId, flags: traceFlags });
 }
 
 function hostOf(url: string | undefined): string | undefined {
