@@ -4,11 +4,12 @@
  * OpenTelemetry GenAI and HTTP semantic conventions (model, tokens, tool name, the policy's
  * decision); never a prompt, an argument, an output or a secret.
  */
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanContext, TraceFlags } from "@opentelemetry/api";
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span } from "@opentelemetry/api";
 import type { LlmProvider, LlmRequest, LlmResponse } from "../llm/index.js";
 import type { Run } from "../runs/run.js";
 import type { RunEvent, StepEvent } from "../runs/types.js";
-import { formatTraceparent, type TraceParent } from "./traceparent.js";
+import { currentCallerSpan, takeRemoteParent } from "./caller-trace.js";
+import { formatTraceparent } from "./traceparent.js";
 import { activeTracer, withTraceId } from "./tracing.js";
 
 interface RunSpans {
@@ -19,16 +20,6 @@ interface RunSpans {
 }
 
 const runs = new Map<string, RunSpans>();
-/** Callers' spans (`traceparent`) a run about to start continues, by its trace id. */
-const remoteParents = new Map<string, TraceParent>();
-const MAX_REMOTE = 1000;
-
-/** The run with this trace id continues the caller's span (a valid `traceparent` on the request that starts it). */
-export function continueTrace(parent: TraceParent): void {
-  if (activeTracer() === undefined) return;
-  if (remoteParents.size >= MAX_REMOTE) remoteParents.delete(remoteParents.keys().next().value!);
-  remoteParents.set(parent.traceId, parent);
-}
 
 /** Opens the run's span and follows its events until it ends; nothing when tracing is off. */
 export function observeRun(run: Run): void {
@@ -53,11 +44,8 @@ export function observeRun(run: Run): void {
 function parentContext(run: Run): Context {
   const parentRun = run.parentRunId === null ? undefined : runs.get(run.parentRunId);
   if (parentRun !== undefined) return trace.setSpan(context.active(), parentRun.current ?? parentRun.span);
-  const remote = remoteParents.get(run.traceId);
-  if (remote === undefined) return context.active();
-  remoteParents.delete(run.traceId);
-  const spanContext: SpanContext = { traceId: remote.traceId, spanId: remote.spanId, traceFlags: remote.flags & TraceFlags.SAMPLED, isRemote: true };
-  return trace.setSpanContext(context.active(), spanContext);
+  const remote = takeRemoteParent(run.traceId);
+  return remote === undefined ? context.active() : trace.setSpanContext(context.active(), remote);
 }
 
 /**
@@ -74,8 +62,8 @@ function onEvent(spans: RunSpans, event: RunEvent): void {
   }
   switch (event.type) {
     case "tool-call": {
-      const parent = spans.steps.get(event.stepId) ?? spans.span;
-      const span = tracer.startSpan(`execute_tool ${event.tool}`, { kind: SpanKind.INTERNAL, attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.tool, "gen_ai.tool.call.id": event.id, "clawhive.step.id": event.stepId } }, trace.setSpan(context.active(), parent));
+      const { parent, links } = toolCallParent(spans, event.stepId);
+      const span = tracer.startSpan(`execute_tool ${event.tool}`, { kind: SpanKind.INTERNAL, links, attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.tool, "gen_ai.tool.call.id": event.id, "clawhive.step.id": event.stepId } }, parent);
       spans.toolCalls.set(event.id, span);
       spans.current = span;
       return;
@@ -120,6 +108,21 @@ function onEvent(spans: RunSpans, event: RunEvent): void {
     default:
       return;
   }
+}
+
+/**
+ * A ToolCall's span is under its Step's (or the run's). A ToolCall a caller asks for directly
+ * (no model Step) in a request that came with a trace of its own — an MCP `tools/call` in a
+ * session whose run started under another trace — joins the caller's trace instead, under the
+ * caller's span, linked to the run's span. A model's ToolCall stays under its Step whoever
+ * resumed the run (a person's approval request, say).
+ */
+function toolCallParent(spans: RunSpans, stepId: string): { parent: Context; links: Link[] } {
+  const step = spans.steps.get(stepId);
+  const own = step ?? spans.span;
+  const caller = step === undefined ? currentCallerSpan() : undefined;
+  if (caller === undefined || caller.traceId === own.spanContext().traceId) return { parent: trace.setSpan(context.active(), own), links: [] };
+  return { parent: trace.setSpanContext(context.active(), caller), links: [{ context: own.spanContext() }] };
 }
 
 /** A Step's span ends when the next one starts or the run ends; its attributes come with its event. */
