@@ -97,7 +97,7 @@ export interface AppOptions {
   readonly mcp?: McpEndpoint;
   /**
    * Pushes approvals and run ends (webhooks, `GET /v1/approvals/events`); its dead letters are
-   * served at `GET /v1/webhooks/dead-letters`. Decisions made through the API are reported to it.
+   * served at `GET /v1/webhooks/dead-letters`. It reads decisions from the store, whichever path made them.
    */
   readonly webhooks?: WebhookDispatcher;
   /** Routes declared elsewhere (`defineRoute`), mounted and documented like the built-in ones. */
@@ -173,7 +173,7 @@ function declaredRoutes(options: AppOptions): ApiRoute[] {
       // Before /v1/approvals/:id, which would otherwise take `events` for an id.
       ...(options.webhooks === undefined ? [] : webhookRoutes(options.webhooks)),
       ...approvalRoutes(runtime, {
-        ...(decidedHook(options) === undefined ? {} : { onApprovalDecided: decidedHook(options)! }),
+        ...(options.onApprovalDecided === undefined ? {} : { onApprovalDecided: options.onApprovalDecided }),
         ...(options.log === undefined ? {} : { log: options.log }),
       }),
       ...auditRoutes(runtime, options.runOwner === undefined ? {} : { runOwner: options.runOwner }),
@@ -203,14 +203,4 @@ function mountMcp(app: Hono<ApiEnv>, sessions: McpEndpoint, options: AppOptions)
     }
     return sessions.handle(c.req.raw, { tokenId: principal.tokenId, mayApprove: principal.role === "admin" }, c.req.query("agent"));
   });
-}
-
-/** The app's own hook and the webhooks', both told of a decision. */
-function decidedHook(options: AppOptions): ApprovalDecidedHook | undefined {
-  const { onApprovalDecided, webhooks } = options;
-  if (webhooks === undefined) return onApprovalDecided;
-  return async (approval, by) => {
-    webhooks.approvalDecided(approval);
-    await onApprovalDecided?.(approval, by);
-  };
 }

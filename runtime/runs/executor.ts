@@ -211,7 +211,7 @@ export class ToolExecutor {
       onEffect: (active, capability) => this.#hooks.effect({ toolCallId: active.toolCallId, tool: active.qualifiedName, capability }),
       logBudget: this.#logBudget,
       onLog: (line) => this.#hooks.emit({ type: "log", plugin: plugin.manifest.name, ...line, at: this.#services.now() }),
-      onHostCall: ({ call, capability, result }) =>
+      onHostCall: ({ call, capability, result, durationMs }) =>
         this.#hooks.emit({
           type: "host-call",
           toolCallId: slot.active?.toolCallId,
@@ -219,6 +219,7 @@ export class ToolExecutor {
           capability,
           ok: result.ok,
           ...(!result.ok && result.error.tag === "denied" ? { denial: result.error.val } : {}),
+          durationMs,
           at: this.#services.now(),
         }),
     });

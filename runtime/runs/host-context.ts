@@ -84,7 +84,8 @@ export interface HostContextOptions {
    * before it is decided or audited, and counted on the ToolCall.
    */
   logBudget?: LineBudget | undefined;
-  onHostCall?: (event: { call: HostCall; capability: string; result: HostCallResult; approvalRequired: boolean }) => void;
+  /** `durationMs`: from the call's arrival to its outcome (decision, audit and effect). */
+  onHostCall?: (event: { call: HostCall; capability: string; result: HostCallResult; approvalRequired: boolean; durationMs: number }) => void;
 }
 
 /** Why a run may make no further effect here: the denial's reason and message. */
@@ -236,13 +237,14 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     handler: async (call) => {
       if (overBudget(options, call)) return { ok: true, value: undefined };
       let served: { result: HostCallResult; capability: string; approvalRequired: boolean };
+      const started = performance.now();
       try {
         served = await serve(call);
       } catch {
         // The audit write failed (or the policy threw): refuse rather than act unrecorded.
         served = { result: { ok: false, error: { tag: "io", val: "the call could not be recorded, so it was not made" } }, capability: call.iface, approvalRequired: false };
       }
-      options.onHostCall?.({ call, ...served });
+      options.onHostCall?.({ call, ...served, durationMs: performance.now() - started });
       // log.write returns nothing in WIT, so no error can be lowered to the guest (it would
       // trap): a refused line is dropped; the refusal is in the audit log all the same.
       if (call.iface === "log" && !served.result.ok) return { ok: true, value: undefined };

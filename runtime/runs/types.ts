@@ -62,7 +62,8 @@ export type RunEvent =
   | { type: "tool-result"; id: string; tool: string; status: ToolCallOutcome["status"]; error?: ToolCallError; durationMs: number; at: number }
   /** `subAgentRunId`: the approval is that sub-agent run's (or its own child's); the run waits for the child to end. */
   | { type: "approval-required"; toolCallId: string; approval: ApprovalNeeded; subAgentRunId?: string; at: number }
-  | { type: "host-call"; toolCallId: string | undefined; call: string; capability: string; ok: boolean; denial?: Denial; at: number }
+  /** `durationMs`: from the call's arrival to its outcome; absent in events stored before it was measured. */
+  | { type: "host-call"; toolCallId: string | undefined; call: string; capability: string; ok: boolean; denial?: Denial; durationMs?: number; at: number }
   | { type: "log"; plugin: string; level: LogLevel; message: string; dropped: number; at: number }
   /** What a ToolCall's mail or calendar reads could not read (or read by guessing); also in its result's `warnings`. */
   | { type: "read-warnings"; toolCallId: string; tool: string; count: number; warnings: string[]; at: number }

@@ -1,13 +1,19 @@
 /**
- * The caller's trace (a valid W3C `traceparent` on a `/v1` or `/mcp` request), for the runs the
- * request starts: they take its trace id and their span continues the caller's. Held for the
- * request's async work only; a malformed header was already dropped by `parseTraceparent`.
+ * The caller's trace (a valid W3C `traceparent` on a `/v1` or `/mcp` request), for the work the
+ * request does: a run it starts takes its trace id and the run's span continues the caller's; a
+ * ToolCall it makes of a run started earlier (an MCP `tools/call` in a session) is a span under
+ * the caller's. Held for the request's async work only; a malformed header was already dropped
+ * by `parseTraceparent`, so the request simply starts a trace of its own.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { continueTrace } from "./run-spans.js";
+import { TraceFlags, type SpanContext } from "@opentelemetry/api";
 import type { TraceParent } from "./traceparent.js";
+import { activeTracer } from "./tracing.js";
 
 const callerTrace = new AsyncLocalStorage<TraceParent>();
+/** Callers' spans a run about to start continues, by its trace id (see `callerTraceId`). */
+const remoteParents = new Map<string, TraceParent>();
+const MAX_REMOTE = 1000;
 
 export function withCallerTrace<T>(parent: TraceParent | undefined, work: () => T): T {
   return parent === undefined ? work() : callerTrace.run(parent, work);
@@ -17,6 +23,27 @@ export function withCallerTrace<T>(parent: TraceParent | undefined, work: () => 
 export function callerTraceId(): string | undefined {
   const parent = callerTrace.getStore();
   if (parent === undefined) return undefined;
-  continueTrace(parent);
+  if (activeTracer() !== undefined) {
+    if (remoteParents.size >= MAX_REMOTE) remoteParents.delete(remoteParents.keys().next().value!);
+    remoteParents.set(parent.traceId, parent);
+  }
   return parent.traceId;
+}
+
+/** The caller's span the run with this trace id continues (once: the run's own span then takes over). */
+export function takeRemoteParent(traceId: string): SpanContext | undefined {
+  const remote = remoteParents.get(traceId);
+  if (remote === undefined) return undefined;
+  remoteParents.delete(traceId);
+  return remoteSpan(remote);
+}
+
+/** The span of the request being served now, when its caller sent a valid `traceparent`. */
+export function currentCallerSpan(): SpanContext | undefined {
+  const parent = callerTrace.getStore();
+  return parent === undefined ? undefined : remoteSpan(parent);
+}
+
+function remoteSpan(parent: TraceParent): SpanContext {
+  return { traceId: parent.traceId, spanId: parent.spanId, traceFlags: parent.flags & TraceFlags.SAMPLED, isRemote: true };
 }

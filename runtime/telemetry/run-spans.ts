@@ -4,11 +4,12 @@
  * OpenTelemetry GenAI and HTTP semantic conventions (model, tokens, tool name, the policy's
  * decision); never a prompt, an argument, an output or a secret.
  */
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanContext, TraceFlags } from "@opentelemetry/api";
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span } from "@opentelemetry/api";
 import type { LlmProvider, LlmRequest, LlmResponse } from "../llm/index.js";
 import type { Run } from "../runs/run.js";
 import type { RunEvent, StepEvent } from "../runs/types.js";
-import { formatTraceparent, type TraceParent } from "./traceparent.js";
+import { currentCallerSpan, takeRemoteParent } from "./caller-trace.js";
+import { formatTraceparent } from "./traceparent.js";
 import { activeTracer, withTraceId } from "./tracing.js";
 
 interface RunSpans {
@@ -19,16 +20,6 @@ interface RunSpans {
 }
 
 const runs = new Map<string, RunSpans>();
-/** Callers' spans (`traceparent`) a run about to start continues, by its trace id. */
-const remoteParents = new Map<string, TraceParent>();
-const MAX_REMOTE = 1000;
-
-/** The run with this trace id continues the caller's span (a valid `traceparent` on the request that starts it). */
-export function continueTrace(parent: TraceParent): void {
-  if (activeTracer() === undefined) return;
-  if (remoteParents.size >= MAX_REMOTE) remoteParents.delete(remoteParents.keys().next().value!);
-  remoteParents.set(parent.traceId, parent);
-}
 
 /** Opens the run's span and follows its events until it ends; nothing when tracing is off. */
 export function observeRun(run: Run): void {
@@ -53,20 +44,26 @@ export function observeRun(run: Run): void {
 function parentContext(run: Run): Context {
   const parentRun = run.parentRunId === null ? undefined : runs.get(run.parentRunId);
   if (parentRun !== undefined) return trace.setSpan(context.active(), parentRun.current ?? parentRun.span);
-  const remote = remoteParents.get(run.traceId);
-  if (remote === undefined) return context.active();
-  remoteParents.delete(run.traceId);
-  const spanContext: SpanContext = { traceId: remote.traceId, spanId: remote.spanId, traceFlags: remote.flags & TraceFlags.SAMPLED, isRemote: true };
-  return trace.setSpanContext(context.active(), spanContext);
+  const remote = takeRemoteParent(run.traceId);
+  return remote === undefined ? context.active() : trace.setSpanContext(context.active(), remote);
 }
 
+/**
+ * Spans take the real time an event arrives (events are emitted as things happen), never the
+ * event's `at`: that is the runtime's clock, which a test or a replay may set anywhere. An
+ * unsampled run (a caller's `traceparent` without the sampled flag) costs no attribute work: its
+ * children would not be recorded either.
+ */
 function onEvent(spans: RunSpans, event: RunEvent): void {
   const tracer = activeTracer();
-  if (tracer === undefined) return;
+  if (tracer === undefined || !spans.span.isRecording()) {
+    if (event.type === "run-ended") spans.span.end();
+    return;
+  }
   switch (event.type) {
     case "tool-call": {
-      const parent = spans.steps.get(event.stepId) ?? spans.span;
-      const span = tracer.startSpan(`execute_tool ${event.tool}`, { kind: SpanKind.INTERNAL, startTime: event.at, attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.tool, "gen_ai.tool.call.id": event.id, "clawhive.step.id": event.stepId } }, trace.setSpan(context.active(), parent));
+      const { parent, links } = toolCallParent(spans, event.stepId);
+      const span = tracer.startSpan(`execute_tool ${event.tool}`, { kind: SpanKind.INTERNAL, links, attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.tool, "gen_ai.tool.call.id": event.id, "clawhive.step.id": event.stepId } }, parent);
       spans.toolCalls.set(event.id, span);
       spans.current = span;
       return;
@@ -80,7 +77,7 @@ function onEvent(spans: RunSpans, event: RunEvent): void {
         span.setAttribute("error.type", event.error?.kind ?? "error");
         span.setStatus({ code: SpanStatusCode.ERROR, message: event.error?.kind ?? "error" });
       }
-      span.end(event.at);
+      span.end();
       if (spans.current === span) spans.current = undefined;
       return;
     }
@@ -88,27 +85,44 @@ function onEvent(spans: RunSpans, event: RunEvent): void {
       const parent = (event.toolCallId === undefined ? undefined : spans.toolCalls.get(event.toolCallId)) ?? spans.span;
       const attributes: Attributes = { "clawhive.host_call": event.call, "clawhive.capability": event.capability, "clawhive.policy.decision": event.denial === undefined ? "allow" : "deny" };
       if (event.denial !== undefined) attributes["clawhive.denial.reason"] = event.denial.reason;
-      const span = tracer.startSpan(`host ${event.call}`, { kind: SpanKind.INTERNAL, startTime: event.at, attributes }, trace.setSpan(context.active(), parent));
+      // The event comes with the call's outcome: the span starts when the call arrived.
+      const end = performance.now();
+      const span = tracer.startSpan(`host ${event.call}`, { kind: SpanKind.INTERNAL, startTime: end - Math.max(0, event.durationMs ?? 0), attributes }, trace.setSpan(context.active(), parent));
       if (!event.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: event.denial?.reason ?? "failed" });
-      span.end(event.at);
+      span.end(end);
       return;
     }
     case "approval-required": {
-      (spans.toolCalls.get(event.toolCallId) ?? spans.span).addEvent("approval_required", { "clawhive.approval.id": event.approval.id, "clawhive.approval.kind": event.approval.kind }, event.at);
+      (spans.toolCalls.get(event.toolCallId) ?? spans.span).addEvent("approval_required", { "clawhive.approval.id": event.approval.id, "clawhive.approval.kind": event.approval.kind });
       return;
     }
     case "step":
       return stepEvent(spans, event);
     case "run-ended": {
-      for (const span of [...spans.toolCalls.values(), ...spans.steps.values()]) span.end(event.at);
+      for (const span of [...spans.toolCalls.values(), ...spans.steps.values()]) span.end();
       spans.span.setAttribute("clawhive.run.end_reason", event.reason ?? "completed");
       if (event.reason === "failed") spans.span.setStatus({ code: SpanStatusCode.ERROR, message: "failed" });
-      spans.span.end(event.at);
+      spans.span.end();
       return;
     }
     default:
       return;
   }
+}
+
+/**
+ * A ToolCall's span is under its Step's (or the run's). A ToolCall a caller asks for directly
+ * (no model Step) in a request that came with a trace of its own — an MCP `tools/call` in a
+ * session whose run started under another trace — joins the caller's trace instead, under the
+ * caller's span, linked to the run's span. A model's ToolCall stays under its Step whoever
+ * resumed the run (a person's approval request, say).
+ */
+function toolCallParent(spans: RunSpans, stepId: string): { parent: Context; links: Link[] } {
+  const step = spans.steps.get(stepId);
+  const own = step ?? spans.span;
+  const caller = step === undefined ? currentCallerSpan() : undefined;
+  if (caller === undefined || caller.traceId === own.spanContext().traceId) return { parent: trace.setSpan(context.active(), own), links: [] };
+  return { parent: trace.setSpanContext(context.active(), caller), links: [{ context: own.spanContext() }] };
 }
 
 /** A Step's span ends when the next one starts or the run ends; its attributes come with its event. */
@@ -118,7 +132,7 @@ function stepEvent(spans: RunSpans, event: StepEvent): void {
   span.setAttribute("clawhive.step.action", event.action);
   if (event.reason !== undefined) span.setAttribute("clawhive.step.reason", event.reason);
   if (event.action !== "tool_call") {
-    span.end(event.at);
+    span.end();
     spans.steps.delete(event.stepId);
   }
 }
@@ -149,6 +163,7 @@ export function modelCallSpan(run: Run, stepId: string, provider: LlmProvider, r
   const tracer = activeTracer();
   const spans = runs.get(run.id);
   if (tracer === undefined || spans === undefined) return NO_SPAN;
+  if (!spans.span.isRecording()) return { headers: { traceparent: traceparentOf(spans.span) }, end: () => undefined };
   const step = stepSpan(spans, stepId);
   const attributes: Attributes = {
     "gen_ai.operation.name": "chat",
@@ -161,9 +176,8 @@ export function modelCallSpan(run: Run, stepId: string, provider: LlmProvider, r
   const host = hostOf(provider.baseUrl);
   if (host !== undefined) attributes["server.address"] = host;
   const span = tracer.startSpan(`chat ${provider.model}`, { kind: SpanKind.CLIENT, attributes }, trace.setSpan(context.active(), step));
-  const { traceId, spanId, traceFlags } = span.spanContext();
   return {
-    headers: { traceparent: formatTraceparent({ traceId, spanId, flags: traceFlags }) },
+    headers: { traceparent: traceparentOf(span) },
     end(outcome) {
       if ("response" in outcome) {
         const { response } = outcome;
@@ -181,6 +195,11 @@ export function modelCallSpan(run: Run, stepId: string, provider: LlmProvider, r
       span.end();
     },
   };
+}
+
+function traceparentOf(span: Span): string {
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return formatTraceparent({ traceId, spanId, flags: traceFlags });
 }
 
 function hostOf(url: string | undefined): string | undefined {

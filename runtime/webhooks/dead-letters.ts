@@ -3,9 +3,10 @@
  * /v1/webhooks/dead-letters`). The receiver is kept as its origin only: an incoming-webhook
  * URL's path is often its credential (Slack's `/services/T…/B…/…`).
  */
-import type { Store } from "../store/index.js";
+import { applyMigrations, type Store } from "../store/index.js";
 import type { WebhookEvent, WebhookTarget } from "./config.js";
 import type { WebhookPayload } from "./payload.js";
+import { webhookMigrations } from "./schema.js";
 
 export interface DeadLetter {
   readonly id: string;
@@ -51,8 +52,7 @@ export class DeadLetters {
   }
 
   #table(): Promise<void> {
-    return (this.#ready ??= this.#store
-      .execute("CREATE TABLE IF NOT EXISTS webhook_dead_letters (id TEXT PRIMARY KEY, target TEXT NOT NULL, event TEXT NOT NULL, payload TEXT NOT NULL, attempts INTEGER NOT NULL, last_error TEXT NOT NULL, failed_at INTEGER NOT NULL)")
+    return (this.#ready ??= applyMigrations(this.#store, webhookMigrations)
       .then(() => undefined)
       .catch((error: unknown) => {
         this.#ready = undefined;

@@ -1,17 +1,21 @@
 /**
  * Pushes approvals and run ends to people: signed webhooks (retried with backoff, then kept in a
- * dead-letter list the API shows) and in-process subscribers (the approvers' SSE stream). A
- * delivery never runs on a run's path: events are queued and sent in the background, so a
- * receiver that hangs or answers 500 costs a run nothing.
+ * dead-letter list the API shows) and the approvers' SSE stream. A delivery never runs on a
+ * run's path: events are queued and sent in the background, so a receiver that hangs or answers
+ * 500 costs a run nothing. `approval.requested` and `run.ended` come from the runs this node
+ * drives; `approval.decided` and the stream come from the store (`ApprovalFeed`), so a decision
+ * made anywhere — API, CLI, MCP, another node — is told, and sent once across the nodes.
  */
 import { randomUUID } from "node:crypto";
 import type { Resolver } from "../../host-proxies/http/index.js";
 import { runtimeLogger, type Logger } from "../log/index.js";
-import type { Approval } from "../policy/approvals/index.js";
+import type { ApprovalStore } from "../policy/approvals/index.js";
 import type { Run } from "../runs/run.js";
 import type { Store } from "../store/index.js";
 import type { WebhookEvent, WebhookTarget } from "./config.js";
-import type { WebhookPayload } from "./payload.js";
+import { approvalPayload, type WebhookPayload } from "./payload.js";
+import { ApprovalFeed } from "./approval-feed.js";
+import { DeliveryClaims } from "./claims.js";
 import { DeadLetters } from "./dead-letters.js";
 import { postDelivery } from "./deliver.js";
 import { signDelivery } from "./signature.js";
@@ -22,6 +26,10 @@ export type { WebhookPayload } from "./payload.js";
 export interface WebhookDispatcherOptions {
   readonly targets: readonly WebhookTarget[];
   readonly store: Store;
+  /** Where decisions are read from (every node's); the approvers' stream reads it too. */
+  readonly approvals: Pick<ApprovalStore, "changedSince">;
+  /** How often the store is read for approvals while someone listens; default 1000 ms. */
+  readonly pollMs?: number;
   readonly secretValue: (name: string) => Promise<string>;
   /** Attempts per delivery before it is dead-lettered; default 5. */
   readonly attempts?: number;
@@ -38,6 +46,10 @@ export interface WebhookDispatcherOptions {
 
 export class WebhookDispatcher {
   readonly deadLetters: DeadLetters;
+  /** Approvals asked for and decided on every node sharing the store. */
+  readonly approvalFeed: ApprovalFeed;
+  readonly #claims: DeliveryClaims;
+  readonly #offFeed: () => void;
   readonly #options: WebhookDispatcherOptions;
   readonly #listeners = new Set<(payload: WebhookPayload) => void>();
   readonly #inFlight = new Set<Promise<void>>();
@@ -46,6 +58,19 @@ export class WebhookDispatcher {
   constructor(options: WebhookDispatcherOptions) {
     this.#options = options;
     this.deadLetters = new DeadLetters(options.store);
+    this.#claims = new DeliveryClaims(options.store);
+    this.approvalFeed = new ApprovalFeed(options.approvals, {
+      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+      log: () => this.#log(),
+    });
+    const decidedTargets = options.targets.filter((t) => t.events.includes("approval.decided"));
+    this.#offFeed =
+      decidedTargets.length === 0
+        ? () => undefined
+        : this.approvalFeed.subscribe((change) => {
+            if (change.type === "approval.decided") this.#sendClaimed(decidedTargets, approvalPayload(change.type, change.approval));
+          });
   }
 
   /** Follows a run: its approval requests and its end. */
@@ -67,16 +92,12 @@ export class WebhookDispatcher {
     });
   }
 
-  approvalDecided(approval: Approval): void {
-    this.emit("approval.decided", {
-      run_id: approval.runId,
-      trace_id: approval.traceId,
-      agent: approval.agent,
-      approval: { id: approval.id, kind: approval.kind, tool: approval.tool, decision: approval.decision, scope: approval.scope, by: approval.decidedBy },
-    });
+  /** The approvers' stream: approvals asked for and decided on every node, as payloads; returns the unsubscribe. */
+  streamApprovals(listener: (payload: WebhookPayload) => void): () => void {
+    return this.approvalFeed.subscribe((change) => listener(approvalPayload(change.type, change.approval)));
   }
 
-  /** Every event as it happens on this node (the approvers' stream); returns the unsubscribe. */
+  /** Every event this node emits (its runs' requests and ends); returns the unsubscribe. */
   subscribe(listener: (payload: WebhookPayload) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -91,20 +112,32 @@ export class WebhookDispatcher {
         this.#log().warn({ err: error }, "webhook subscriber failed");
       }
     }
-    for (const target of this.#options.targets) {
-      if (!target.events.includes(type)) continue;
-      if (this.#inFlight.size >= (this.#options.maxQueued ?? 1000)) {
-        void this.deadLetters.add(target, payload, 0, "queue full: too many deliveries waiting").catch((error: unknown) => this.#log().error({ err: error }, "dead letter not stored"));
-        continue;
-      }
-      const delivery = this.#deliver(target, payload).catch((error: unknown) => this.#log().error({ err: error, event: payload.id }, "webhook delivery failed"));
-      this.#inFlight.add(delivery);
-      void delivery.finally(() => this.#inFlight.delete(delivery));
+    for (const target of this.#options.targets) if (target.events.includes(type)) this.#enqueue(target, () => this.#deliver(target, payload), payload);
+  }
+
+  /** Sends `payload` to each target this node claims first (other nodes see the same event). */
+  #sendClaimed(targets: readonly WebhookTarget[], payload: WebhookPayload): void {
+    for (const target of targets) {
+      this.#enqueue(target, async () => {
+        if (await this.#claims.claim(payload.id, target.url, this.#now())) await this.#deliver(target, payload);
+      }, payload);
     }
+  }
+
+  #enqueue(target: WebhookTarget, work: () => Promise<void>, payload: WebhookPayload): void {
+    if (this.#inFlight.size >= (this.#options.maxQueued ?? 1000)) {
+      void this.deadLetters.add(target, payload, 0, "queue full: too many deliveries waiting").catch((error: unknown) => this.#log().error({ err: error }, "dead letter not stored"));
+      return;
+    }
+    const delivery = work().catch((error: unknown) => this.#log().error({ err: error, event: payload.id }, "webhook delivery failed"));
+    this.#inFlight.add(delivery);
+    void delivery.finally(() => this.#inFlight.delete(delivery));
   }
 
   /** Stops retrying (what is left is dead-lettered) and waits for the attempts in flight. */
   async close(): Promise<void> {
+    this.#offFeed();
+    this.approvalFeed.close();
     this.#stop.abort();
     await Promise.allSettled([...this.#inFlight]);
   }

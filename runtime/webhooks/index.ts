@@ -6,3 +6,7 @@ export { WebhookDispatcher } from "./dispatcher.js";
 export type { WebhookDispatcherOptions, WebhookPayload } from "./dispatcher.js";
 export { signDelivery, verifyDelivery } from "./signature.js";
 export { slackMessage } from "./template.js";
+export { ApprovalFeed } from "./approval-feed.js";
+export type { ApprovalChange, ApprovalFeedOptions } from "./approval-feed.js";
+export { approvalPayload } from "./payload.js";
+export { webhookMigrations } from "./schema.js";

@@ -1,4 +1,5 @@
-/** The body every webhook delivery signs and sends. */
+/** The body every webhook delivery signs and sends, and the approval events' data. */
+import type { Approval } from "../policy/approvals/index.js";
 import type { WebhookEvent } from "./config.js";
 
 export interface WebhookPayload {
@@ -6,4 +7,26 @@ export interface WebhookPayload {
   readonly type: WebhookEvent;
   readonly created_at: string;
   readonly data: Record<string, unknown>;
+}
+
+/**
+ * An approval event read from the store. Its id is the same on every node (`evt_<approval>_<what>`),
+ * so a receiver or a stream reader can drop a repeat.
+ */
+export function approvalPayload(type: "approval.requested" | "approval.decided", a: Approval): WebhookPayload {
+  const base = { run_id: a.runId, trace_id: a.traceId, agent: a.agent, ...(a.parentRunId === null ? {} : { parent_run_id: a.parentRunId }) };
+  if (type === "approval.requested") {
+    return {
+      id: `evt_${a.id}_requested`,
+      type,
+      created_at: new Date(a.createdAt).toISOString(),
+      data: { ...base, approval: { id: a.id, kind: a.kind, tool: a.tool, reason: a.reason, expires_at: new Date(a.expiresAt).toISOString() } },
+    };
+  }
+  return {
+    id: `evt_${a.id}_decided`,
+    type,
+    created_at: new Date(a.decidedAt ?? a.createdAt).toISOString(),
+    data: { ...base, approval: { id: a.id, kind: a.kind, tool: a.tool, decision: a.decision, scope: a.scope, by: a.decidedBy } },
+  };
 }

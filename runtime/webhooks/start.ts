@@ -1,7 +1,9 @@
 import { InvalidInputError } from "../errors.js";
 import type { Logger } from "../log/index.js";
 import type { Runtime } from "../runtime.js";
+import { applyMigrations } from "../store/index.js";
 import type { WebhookTarget } from "./config.js";
+import { webhookMigrations } from "./schema.js";
 import { WebhookDispatcher } from "./dispatcher.js";
 
 /**
@@ -16,5 +18,6 @@ export async function startWebhooks(targets: readonly WebhookTarget[], runtime: 
       throw new InvalidInputError(`webhooks[${i}].secret: no stored secret named ${target.secret}; store it with: clawhive secret set ${target.secret}`, { field: `webhooks[${i}].secret` });
     }
   }
-  return new WebhookDispatcher({ targets, store: runtime.store, secretValue: (name) => runtime.secretValue(name), log });
+  await applyMigrations(runtime.store, webhookMigrations, { clock: runtime.clock });
+  return new WebhookDispatcher({ targets, store: runtime.store, approvals: runtime.approvals, secretValue: (name) => runtime.secretValue(name), log });
 }

@@ -85,6 +85,42 @@ test("a model-driven run: run → step → chat and execute_tool → host, in th
   assert.ok(sentParents.every((p) => p?.traceId === run.traceId));
 });
 
+const ns = (t: readonly [number, number]) => BigInt(t[0]) * 1_000_000_000n + BigInt(t[1]);
+/** `inner` starts no earlier and ends no later than `outer`, and lasts zero or more. */
+function within(inner: ReadableSpan, outer: ReadableSpan): void {
+  assert.ok(ns(inner.duration) >= 0n && ns(outer.duration) >= 0n, `${inner.name}, ${outer.name}: durations`);
+  assert.ok(ns(inner.startTime) >= ns(outer.startTime), `${inner.name} starts inside ${outer.name}`);
+  assert.ok(ns(inner.endTime) <= ns(outer.endTime), `${inner.name} ends inside ${outer.name}`);
+}
+
+test("each span lasts from its work's start to its outcome, inside its parent: run ⊇ step ⊇ chat, step ⊇ execute_tool ⊇ host", async () => {
+  fake.reply({ type: "tool_calls", calls: [{ name: wire("files.read_file"), arguments: { path: "/docs/a.txt" } }] }, { type: "text", text: "It says alpha." });
+  const { settled } = await runtime.submitRun({ agent: "reader", task: "read it" });
+  await settled;
+  const spans = exporter.getFinishedSpans();
+  const byId = new Map(spans.map((s) => [s.spanContext().spanId, s]));
+  const parent = (span: ReadableSpan) => byId.get(parentOf(span) ?? "");
+  const [root] = named(spans, "invoke_agent reader");
+  assert.ok(root);
+  const step1 = spans.find((s) => s.name === "step step_1")!;
+  const [chat1] = named(spans, "chat ").filter((c) => parent(c) === step1);
+  const [tool] = named(spans, "execute_tool ");
+  const hosts = named(spans, "host ");
+  assert.ok(step1 && chat1 && tool && hosts.length > 0, spans.map((s) => s.name).join(", "));
+  assert.equal(parent(step1), root);
+  assert.equal(parent(tool), step1);
+  within(step1, root);
+  within(chat1, step1);
+  within(tool, step1);
+  for (const host of hosts) {
+    assert.equal(parent(host), tool);
+    within(host, tool);
+  }
+  // A host call does work (a policy decision, an audit intent, the read): it is not a point.
+  assert.ok(hosts.some((h) => ns(h.duration) > 0n), "some host call has a duration");
+  assert.ok(ns(tool.duration) > 0n && ns(chat1.duration) > 0n);
+});
+
 test("a denied host call is a span with decision deny and its reason; a failed tool call is an error span", async () => {
   const agent = await defineTestAgent(runtime, "denied", { mounts: [{ guest: "/docs", host: docs, mode: "ro" }] });
   const { settled } = await runtime.submitRun({ agent, toolCalls: [{ name: "files.write_file", input: { path: "/docs/b.txt", content: "x" } }, { name: "files.read_file", input: { path: "/docs/a.txt" } }] });

@@ -48,6 +48,8 @@ before(async () => {
   dispatcher = new WebhookDispatcher({
     targets: [webhookTarget({ url: `${base}/hook`, secret: "hook-secret", allow_loopback: true })],
     store: fixture.runtime.store,
+    approvals: fixture.runtime.approvals,
+    pollMs: 20,
     secretValue: (name) => fixture.runtime.secretValue(name),
     attempts: 3,
     baseDelayMs: 1,
@@ -116,17 +118,25 @@ test("a receiver that hangs does not hold a run up: the run ends while the deliv
   await dispatcher.idle();
 });
 
-test("the approvers' stream gets approval.requested as it happens", async () => {
+test("the approvers' stream gets approval.requested and approval.decided as they happen", async () => {
   mode = { status: 200 };
   const controller = new AbortController();
   const response = await fetch(`${f.server.base}/v1/approvals/events`, { headers: { authorization: `Bearer ${f.token.approver}` }, signal: controller.signal });
   assert.equal(response.status, 200);
   const reader = response.body!.getReader();
-  dispatcher.emit("approval.requested", { run_id: "run_s", approval: { id: "apr_s", tool: "files.write_file" } });
+  const agent = await defineTestAgent(f.runtime, "streamed", { raise: [{ tool: "probe.echo", to: "guarded" }] });
+  const run = await f.runtime.startRun({ agent, task: "t" });
+  const outcome = await run.callTool("probe.echo", { text: "x" });
+  assert.equal(outcome.status, "approval_required");
+  const id = outcome.status === "approval_required" ? outcome.approval.id : "";
   let text = "";
-  while (!text.includes("apr_s")) text += new TextDecoder().decode((await reader.read()).value);
+  while (!text.includes(`evt_${id}_requested`)) text += new TextDecoder().decode((await reader.read()).value);
+  await f.runtime.approvals.decide(id, { decision: "approve", by: "someone" });
+  while (!text.includes(`evt_${id}_decided`)) text += new TextDecoder().decode((await reader.read()).value);
   assert.match(text, /event: approval\.requested/);
+  assert.match(text, /event: approval\.decided/);
   controller.abort();
+  await run.end();
   await dispatcher.idle();
   const client = await fetch(`${f.server.base}/v1/approvals/events`, { headers: { authorization: `Bearer ${f.token.client}` } });
   assert.equal(client.status, 403, "a client token does not read approvals");
@@ -165,6 +175,7 @@ describe("receiver URLs: refused unless public https, or explicitly allowed loop
     const pinned = new WebhookDispatcher({
       targets: [webhookTarget({ url: "https://hooks.example.com/x" })],
       store: f.runtime.store,
+      approvals: f.runtime.approvals,
       secretValue: (name) => f.runtime.secretValue(name),
       attempts: 1,
       resolver: async () => [{ address: "127.0.0.1", family: 4 }],

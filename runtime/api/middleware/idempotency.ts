@@ -7,9 +7,10 @@
  */
 import { createHash } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
-import type { Store } from "../../store/index.js";
+import { applyMigrations, type Store } from "../../store/index.js";
 import { principalOf, type ApiEnv } from "../auth/index.js";
 import { ApiError } from "./api-error.js";
+import { idempotencyMigrations } from "./idempotency-schema.js";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Printable ASCII without spaces, as the IETF draft's examples and common clients use (UUIDs, ULIDs). */
@@ -55,8 +56,8 @@ export class IdempotencyRecords {
   }
 
   #table(): Promise<void> {
-    return (this.#ready ??= this.#store
-      .execute("CREATE TABLE IF NOT EXISTS api_idempotency (scope TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, status INTEGER NOT NULL, location TEXT, body TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (scope, key))")
+    // Migrated once per process, before the first key is claimed (`createApp` is synchronous).
+    return (this.#ready ??= applyMigrations(this.#store, idempotencyMigrations)
       .then(() => undefined)
       .catch((error: unknown) => {
         this.#ready = undefined;

@@ -14,7 +14,7 @@ import { ID } from "./fields.js";
 import { defineRoute, reply } from "./route.js";
 import type { ApiRoute } from "./route.js";
 import { ApprovalBody, ApprovalPage, type ApprovalSchema } from "../schemas/approvals.js";
-import { MAX_PAGE, PAGE_QUERY, pageOf, timeKey } from "./page.js";
+import { DEFAULT_PAGE, encodeCursor, PAGE_QUERY, timeKey, timeKeyOf } from "./page.js";
 
 /** Called once a decision is stored (not awaited: the approver's answer does not wait for the run). */
 export type ApprovalDecidedHook = (approval: Approval, by: Principal) => void | Promise<void>;
@@ -60,14 +60,17 @@ export function approvalRoutes(runtime: Runtime, options: ApprovalRoutesOptions 
       query: ListQuery,
       responses: { 200: { description: "a page of approvals", schema: ApprovalPage } },
       handler: async (c, { query }) => {
-        const status = query.status ?? "pending";
-        // The store answers its newest MAX_PAGE; the page is cut from those by (created_at, id).
-        const found = await runtime.approvals.list({
-          ...(status === "all" ? {} : { status: status as ApprovalStatus }),
+        const limit = query.limit ?? DEFAULT_PAGE;
+        const before = query.cursor === undefined ? undefined : timeKeyOf(query.cursor);
+        const filter = {
+          ...(query.status === "all" ? {} : { status: (query.status ?? "pending") as ApprovalStatus }),
           ...(query.run_id === undefined ? {} : { runId: query.run_id }),
-          limit: MAX_PAGE,
-        });
-        const page = pageOf(found, (a) => timeKey(a.createdAt, a.id), query, "desc");
+        };
+        // The store starts after the cursor (keyset over the whole table, not over its newest rows).
+        const found = await runtime.approvals.list({ ...filter, ...(before === undefined ? {} : { before: { createdAt: before.at, id: before.id } }), limit });
+        const last = found.at(-1);
+        const more = found.length === limit && last !== undefined && (await runtime.approvals.list({ ...filter, before: { createdAt: last.createdAt, id: last.id }, limit: 1 })).length > 0;
+        const page = { items: found, next_cursor: more ? encodeCursor(timeKey(last.createdAt, last.id)) : null };
         return reply(c, ApprovalPage, { approvals: await Promise.all(page.items.map(view)), next_cursor: page.next_cursor });
       },
     }),

@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import { consumeEffect, consumeToolCall, findDenied } from "./consume.js";
 import type { ApprovalContext } from "./context.js";
 import { decideApproval } from "./decide.js";
-import { getApproval, listApprovals, pendingForRun } from "./query.js";
+import { changedSince, getApproval, listApprovals, pendingForRun } from "./query.js";
 import { requestApproval } from "./request.js";
 import { approvalMigrations } from "./schema.js";
 import type {
@@ -111,6 +111,11 @@ export class ApprovalStore {
       args: [reason, this.#ctx.clock.now(), runId],
     });
     return result.rows.map((row) => String(row.id));
+  }
+
+  /** Asked for or decided at `since` or later, on any node (see `changedSince`). */
+  changedSince(since: number, limit = 1000): Promise<Approval[]> {
+    return changedSince(this.#ctx, since, limit);
   }
 
   /** What the run waits on, oldest first. */

@@ -55,7 +55,7 @@ function asOf(approval: Approval, now: number): Approval {
 /** The same as `asOf`, in SQL (one `?`: now), for filters on the status. */
 const STATUS_AS_OF = "(CASE WHEN status IN ('pending', 'approved') AND expires_at <= ? THEN 'expired' ELSE status END)";
 
-/** Newest first. */
+/** Newest first (ties by id, descending). */
 export async function listApprovals(ctx: ApprovalContext, options: ListApprovalsOptions = {}): Promise<Approval[]> {
   const limit = checkedLimit(options.limit);
   if (options.status !== undefined && !STATUSES.includes(options.status)) {
@@ -73,12 +73,29 @@ export async function listApprovals(ctx: ApprovalContext, options: ListApprovals
     clauses.push("run_id = ?");
     args.push(options.runId);
   }
+  if (options.before !== undefined) {
+    clauses.push("(created_at < ? OR (created_at = ? AND id < ?))");
+    args.push(options.before.createdAt, options.before.createdAt, options.before.id);
+  }
   const where = clauses.length === 0 ? "" : ` WHERE ${clauses.join(" AND ")}`;
+  // Keyset order: (created_at, id) is unique, so a page that starts after one never skips or repeats a row.
   const result = await ctx.store.execute({
-    sql: `${SELECT}${where} ORDER BY created_at DESC, rowid DESC LIMIT ?`,
+    sql: `${SELECT}${where} ORDER BY created_at DESC, id DESC LIMIT ?`,
     args: [...args, limit],
   });
   return result.rows.map((row) => asOf(approvalFromRow(row), now));
+}
+
+/**
+ * Approvals asked for, or decided, at `since` or later, by any node sharing the store: oldest
+ * change first, at most `limit`. A withdrawal is not a decision (its `decision` stays null).
+ */
+export async function changedSince(ctx: ApprovalContext, since: number, limit: number): Promise<Approval[]> {
+  const result = await ctx.store.execute({
+    sql: `${SELECT} WHERE created_at >= ? OR (decided_at >= ? AND decision IS NOT NULL) ORDER BY MAX(created_at, COALESCE(decided_at, 0)), id LIMIT ?`,
+    args: [since, since, limit],
+  });
+  return result.rows.map(approvalFromRow);
 }
 
 /** What a run is waiting on, oldest first: the order the person should see them. */

@@ -113,6 +113,17 @@ export const approvalMigrations: readonly Migration[] = [
       "CREATE INDEX approvals_status_expiry ON approvals (status, expires_at)",
     ],
   },
+  {
+    room: "approvals",
+    version: 4,
+    name: "approvals found by when they were asked and decided",
+    // Keyset pages of the list (newest first, over the whole table) and the tail that tells
+    // every node of approvals asked and decided on any node (`changedSince`).
+    statements: [
+      "CREATE INDEX approvals_created ON approvals (created_at, id)",
+      "CREATE INDEX approvals_decided ON approvals (decided_at) WHERE decided_at IS NOT NULL",
+    ],
+  },
 ];
 
 export const COLUMNS = [

@@ -143,4 +143,6 @@ export interface ListApprovalsOptions {
   readonly runId?: string;
   /** Default 100, at most 1000. */
   readonly limit?: number;
+  /** Only approvals after this one in the list's order (a previous page's last), so every page comes from the whole store. */
+  readonly before?: { readonly createdAt: number; readonly id: string };
 }

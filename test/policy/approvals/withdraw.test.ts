@@ -49,7 +49,7 @@ test("approvals#3 keeps every row of a store made before 'withdrawn' existed", a
     const decided = await old.request(toolCallRequest({ runId: "run_2" }));
     await old.decide(decided.id, { decision: "deny", by: "alice", reason: "no" });
     const before = [await old.get(pending.id), await old.get(decided.id)];
-    const report = await applyMigrations(store, approvalMigrations, { clock });
+    const report = await applyMigrations(store, approvalMigrations.slice(0, 3), { clock });
     assert.deepEqual(report.applied, ["approvals#3"]);
     const upgraded = new ApprovalStore(store, { clock });
     assert.deepEqual([await upgraded.get(pending.id), await upgraded.get(decided.id)], before);

@@ -1,0 +1,28 @@
+import type { Migration } from "../../store/index.js";
+
+/**
+ * `api_idempotency`: one row per (token and route, `Idempotency-Key`), holding the first answer
+ * (status 0 while the first request still runs). Stores written before this migration existed
+ * created the same table on first use, so it is created only if missing: their rows stay valid.
+ * Times are epoch ms; rows older than a day are deleted as keys are claimed.
+ */
+export const idempotencyMigrations: readonly Migration[] = [
+  {
+    room: "api-idempotency",
+    version: 1,
+    name: "create api_idempotency",
+    statements: [
+      `CREATE TABLE IF NOT EXISTS api_idempotency (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        location TEXT,
+        body TEXT,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (scope, key)
+      )`,
+      "CREATE INDEX IF NOT EXISTS api_idempotency_created ON api_idempotency (created_at)",
+    ],
+  },
+];
