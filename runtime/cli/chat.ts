@@ -6,6 +6,8 @@ import { parseCommandArgs } from "./args.js";
 import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
 import { colourOn, paint, paintErr } from "./colour.js";
 import { inert } from "./render.js";
+import { AnswerStream } from "./answer-stream.js";
+import { Spinner } from "./spinner.js";
 import { colourLine } from "./run-render.js";
 import { follow, type RunPresenter } from "./run.js";
 import { DirectRunSession, ServerRunSession, type RunSession } from "./run-session.js";
@@ -144,18 +146,19 @@ class Chat {
     this.#conversation = run.conversation_id ?? this.#conversation;
     const present: RunPresenter = {
       line: (line) => {
-        // The model's answer is shown once, rendered, at the end; the rest as compact lines.
+        // The model's answer streams on stdout (or is printed at the end); the rest as compact lines.
         if (line.startsWith("ended ")) return;
         console.error(colourLine(line, paintErr));
       },
-      end: (ended) => {
+      end: (ended, { answered }) => {
         this.#lastRun = ended;
-        if (ended.result) console.log(this.#render(ended.result));
+        if (ended.result && !answered) console.log(this.#render(ended.result));
         if (ended.status === "ended" && ended.end_reason !== "completed") console.error(paintErr.red(`(run ${ended.end_reason ?? "ended"})`));
       },
       busy: (waiting) => (waiting ? this.#spinner.start() : this.#spinner.stop()),
     };
-    await follow(this.#session, run.id, { json: false, waitApproval: false, verbose: false, present });
+    const answer = new AnswerStream(process.stdout, colourOn(process.stdout) ? { render: (markdown) => this.#markdown.parse(markdown) as string } : {});
+    await follow(this.#session, run.id, { json: false, waitApproval: false, verbose: false, present, answer });
     this.#lastRun ??= await this.#session.run(run.id);
   }
 
@@ -217,27 +220,5 @@ class LineSource {
 
   close(): void {
     this.#pipe?.close();
-  }
-}
-
-/** A spinner on stderr while the model thinks, at a terminal only. */
-class Spinner {
-  static readonly FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
-  #timer: NodeJS.Timeout | undefined;
-  #frame = 0;
-
-  start(): void {
-    if (process.stderr.isTTY !== true || this.#timer !== undefined) return;
-    this.#timer = setInterval(() => {
-      process.stderr.write(`\r${Spinner.FRAMES[this.#frame++ % Spinner.FRAMES.length]} thinking`);
-    }, 100);
-    this.#timer.unref();
-  }
-
-  stop(): void {
-    if (this.#timer === undefined) return;
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-    process.stderr.write("\r\u001b[2K");
   }
 }

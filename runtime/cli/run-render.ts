@@ -95,7 +95,7 @@ export function runSucceeded(run: RunView): boolean {
 }
 
 /** The end of a run, for people: how it ended, then each ToolCall's outcome (output or error). */
-export function summaryLines(run: RunView): string[] {
+export function summaryLines(run: RunView, options: { answered?: boolean } = {}): string[] {
   const outcomes = run.outcomes as OutcomeLike[];
   const ok = outcomes.filter((o) => o.status === "ok").length;
   const planned = run.tool_calls ?? outcomes.length;
@@ -106,7 +106,8 @@ export function summaryLines(run: RunView): string[] {
   const lines = modelDriven
     ? [`run ${text(run.id)} ${how}${run.conversation_id ? ` (conversation ${text(run.conversation_id)})` : ""}`]
     : [`run ${text(run.id)} ${how}: ${planned} tool call${planned === 1 ? "" : "s"}, ${counts}`];
-  if (modelDriven && run.result) lines.push(text(run.result));
+  // An answer streamed as the model wrote it is not printed twice.
+  if (modelDriven && run.result && options.answered !== true) lines.push(text(run.result));
   for (const o of outcomes) {
     if (o.status === "ok") lines.push(`  ${text(o.tool)}: ${oneLine(o.output)}`);
     else lines.push(`  ${text(o.tool)}: ${text(o.status)}: ${text(o.error?.kind)}: ${text(o.error?.message)}`);

@@ -10,6 +10,8 @@ import { paint as paintOut, paintErr } from "./colour.js";
 import { approvalQuestion, colourLine, eventLine, parseApprovalAnswer, runSucceeded, summaryLines, type ApprovalAnswer } from "./run-render.js";
 import { DirectRunSession, ServerRunSession, type RunSession } from "./run-session.js";
 import type { RunView } from "./views.js";
+import { answerStream, type AnswerStream } from "./answer-stream.js";
+import { Spinner } from "./spinner.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { CLIENT_JSON, parseArgument } from "../json/index.js";
 
@@ -128,11 +130,14 @@ export interface FollowOptions {
   readonly after?: number;
   /** How a REPL shows the run instead of plain lines: each event line, and the ended run. */
   readonly present?: RunPresenter;
+  /** Where the model's streamed text goes (default: stdout, stderr with --json). */
+  readonly answer?: AnswerStream;
 }
 
 export interface RunPresenter {
   line(text: string): void;
-  end(run: RunView): void;
+  /** `answered`: the model's answer was streamed already (not to be printed again). */
+  end(run: RunView, options: { answered: boolean }): void;
   /** True while nothing happens (a spinner may turn), false when an event arrives. */
   busy(waiting: boolean): void;
 }
@@ -157,7 +162,12 @@ export async function follow(session: RunSession, runId: string, options: Follow
   };
   process.on("SIGINT", onInterrupt);
   const waiting = new StillWaiting();
-  options.present?.busy(true);
+  const answer = options.answer ?? answerStream(options.json ? process.stderr : process.stdout);
+  const spinner = new Spinner();
+  const busy = options.present !== undefined ? (on: boolean) => options.present!.busy(on) : (on: boolean) => (on ? spinner.start() : spinner.stop());
+  // The Step whose text is the run's answer (its `respond` Step).
+  let answerStep: string | undefined;
+  busy(true);
   try {
     for await (const event of session.events(runId, {
       ...(options.after === undefined ? {} : { after: options.after }),
@@ -165,7 +175,14 @@ export async function follow(session: RunSession, runId: string, options: Follow
       onRetry: (error) => console.error(`clawhive: the event stream broke (${error.message}); reconnecting`),
     })) {
       waiting.stop();
-      options.present?.busy(false);
+      busy(false);
+      if (event.type === "text") {
+        // The model is writing: its words, not a spinner, until the next event.
+        answer.write(String(event.data.step_id), String(event.data.text ?? ""));
+        continue;
+      }
+      answer.end();
+      if (event.type === "step" && event.data.action === "respond") answerStep = String(event.data.step_id);
       const line = eventLine(event, { verbose: options.verbose });
       if (line !== undefined) out(colourLine(line, paint));
       if (event.type === "approval-required") {
@@ -178,13 +195,14 @@ export async function follow(session: RunSession, runId: string, options: Follow
         }
       }
       if (event.type === "run-ended") break;
-      options.present?.busy(true);
+      busy(true);
     }
   } catch (error) {
     if (!interrupted) throw error;
   } finally {
     waiting.stop();
-    options.present?.busy(false);
+    busy(false);
+    answer.end();
     process.off("SIGINT", onInterrupt);
   }
   if (interrupted) {
@@ -193,9 +211,10 @@ export async function follow(session: RunSession, runId: string, options: Follow
     return 130;
   }
   const run = await session.run(runId);
-  if (options.present !== undefined) options.present.end(run);
+  const answered = answerStep !== undefined && answer.shown(answerStep);
+  if (options.present !== undefined) options.present.end(run, { answered });
   else if (options.json) console.log(jsonText(run));
-  else for (const line of summaryLines(run)) out(line);
+  else for (const line of summaryLines(run, { answered })) out(line);
   return runSucceeded(run) ? 0 : 1;
 }
 

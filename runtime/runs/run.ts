@@ -387,6 +387,11 @@ export class Run {
     this.#emit({ type: "step", ...step, at: this.#services.now() });
   }
 
+  /** Records text the model streamed during a Step (runs/loop/text-events.ts coalesces the deltas). */
+  recordText(stepId: string, text: string): void {
+    if (text !== "") this.#emit({ type: "text", stepId, text, at: this.#services.now() });
+  }
+
   /** Waits until every event so far is in the store. */
   async flushEvents(): Promise<void> {
     await this.#services.events?.flush().catch(() => undefined);

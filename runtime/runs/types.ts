@@ -69,7 +69,20 @@ export type RunEvent =
   | { type: "read-warnings"; toolCallId: string; tool: string; count: number; warnings: string[]; at: number }
   | { type: "instance"; plugin: string; action: "bound" | "replaced" | "released"; reason?: string; at: number }
   | { type: "run-ended"; reason?: "completed" | "cancelled" | "failed"; at: number }
+  | TextEvent
   | StepEvent;
+
+/**
+ * Text the model streamed during Step `stepId`, in order, as it arrived (a line or what came
+ * within a short while, see runs/loop/text-events.ts): a client shows the answer while the model
+ * still writes it. The Step's whole text is also in its model call's response (the run's result).
+ */
+export interface TextEvent {
+  type: "text";
+  stepId: string;
+  text: string;
+  at: number;
+}
 
 /**
  * One Step of a model-driven run: the model's Action and what its call cost. `reason` says why

@@ -243,6 +243,26 @@ export function providerConformance(put: ProviderUnderTest): void {
       });
 
       if (stream) {
+        test("text deltas arrive while the answer is still streaming (the server holds its last fragment)", () =>
+          withFake(put, async (fake) => {
+            const answer = "Streaming answers show up word by word, not at the end.";
+            let release!: () => void;
+            fake.reply({ type: "text", text: answer, hold: new Promise<void>((resolve) => (release = resolve)) });
+            const deltas: string[] = [];
+            let settled = false;
+            const call = make(fake).complete(request(), { onText: (d) => deltas.push(d) }).finally(() => (settled = true));
+            await fake.holding();
+            while (deltas.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+            const sofar = deltas.join("");
+            assert.equal(settled, false, "the call has not ended while the server holds the stream");
+            assert.ok(sofar.length < answer.length && answer.startsWith(sofar), sofar);
+            release();
+            const r = await call;
+            assert.deepEqual(r.content, [text(answer)]);
+            assert.equal(deltas.join(""), answer);
+            assert.equal(r.stop_reason, "end_turn");
+          }));
+
         test("cancel aborts the in-flight request: the server sees the connection close", () =>
           withFake(put, async (fake) => {
             fake.reply({ type: "hang", text: "Thinking" });

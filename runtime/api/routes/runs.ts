@@ -182,7 +182,7 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
       path: "/v1/runs/:id/events",
       tag: "runs",
       summary: "The run's events as Server-Sent Events, from any node; resumes after Last-Event-ID (or ?after=)",
-      description: "Each event: `id` (its number in the run), `event` (tool-call, tool-result, approval-required, host-call, log, instance, step, run-ended), `data` (JSON, snake_case names). The stream ends with `event: end`.",
+      description: "Each event: `id` (its number in the run), `event` (tool-call, tool-result, approval-required, host-call, log, instance, text (the model's text as it streams), step, run-ended), `data` (JSON, snake_case names). The stream ends with `event: end`.",
       roles: ["client", "approver"],
       params: IdParams,
       query: EventsQuery,

@@ -3,6 +3,7 @@ import { LlmError, type LlmProvider, type LlmRequest, type LlmResponse } from ".
 import type { Run } from "../run.js";
 import type { ModelCallIntent } from "./state.js";
 import { modelCallSpan } from "../../telemetry/run-spans.js";
+import { TextEvents } from "./text-events.js";
 
 /**
  * The audit of one drive's model calls. A model call sends the prompt off the machine, so each
@@ -34,10 +35,14 @@ export class ModelCallAudit {
     const call = { provider, request, stepId: options.stepId, startAt };
     let response: LlmResponse;
     const span = modelCallSpan(this.#run, options.stepId, provider, request);
+    // The text is shown while the model writes it; the record below stays the whole call's.
+    const streamed = new TextEvents((text) => this.#run.recordText(options.stepId, text));
     try {
-      response = await provider.complete(request, { signal: options.signal, headers: span.headers });
+      response = await provider.complete(request, { signal: options.signal, headers: span.headers, onText: streamed.add });
+      streamed.flush();
       span.end({ response });
     } catch (error) {
+      streamed.flush();
       span.end({ error });
       const failed = failureOf(error, options.signal);
       this.#record({ ...this.#shape(call), attempts: failed.attempts, status: "error", error: failed.error });

@@ -133,10 +133,13 @@ export class FakeAnthropic extends FakeHttpServer<FakeReply> {
     }
     const { blocks, stop } = parts(reply);
     const out = [start, `event: ping\ndata: {"type": "ping"}\n\n`];
+    let holdAt: number | undefined;
     blocks.forEach((b, index) => {
       if (b.type === "text") {
         out.push(event({ type: "content_block_start", index, content_block: { type: "text", text: "" } }));
         for (const piece of fragments(b.text, 4)) out.push(event({ type: "content_block_delta", index, delta: { type: "text_delta", text: piece } }));
+        // Held before the last text fragment: the first ones are out, the answer has not ended.
+        holdAt ??= out.length - 1;
       } else {
         out.push(event({ type: "content_block_start", index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } }));
         for (const piece of ["", ...fragments(b.json, 3)]) out.push(event({ type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json: piece } }));
@@ -145,7 +148,8 @@ export class FakeAnthropic extends FakeHttpServer<FakeReply> {
     });
     out.push(event({ type: "message_delta", delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: roughTokens(blocks) } }));
     out.push(event({ type: "message_stop" }));
-    await writeChunks(res, out, { signal, delayMs: delay });
+    const hold = reply.hold === undefined || holdAt === undefined ? undefined : { at: holdAt, until: reply.hold };
+    await writeChunks(res, out, { signal, delayMs: delay, hold, onHold: () => this.held() });
     res.end();
   }
 }

@@ -113,6 +113,8 @@ export class FakeOpenAi extends FakeHttpServer<FakeReply> {
     const { text, calls, finish } = parts(reply);
     const out = [chunk({ role: "assistant", content: calls.length > 0 && !text ? null : "", refusal: null })];
     for (const piece of text ? fragments(text, 4) : []) out.push(chunk({ content: piece }));
+    // Held before the last text fragment: the first ones are out, the answer has not ended.
+    const hold = reply.hold === undefined ? undefined : { at: Math.max(1, out.length - 1), until: reply.hold };
     calls.forEach((c, index) => {
       out.push(chunk({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] }));
       for (const piece of fragments(c.args, 3)) out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
@@ -122,7 +124,7 @@ export class FakeOpenAi extends FakeHttpServer<FakeReply> {
       out.push(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, system_fingerprint: "fp_fake", choices: [], usage: usage(body, text + calls.map((c) => c.args).join("")) })}\n\n`);
     }
     out.push("data: [DONE]\n\n");
-    await writeChunks(res, out, { signal, delayMs: delay });
+    await writeChunks(res, out, { signal, delayMs: delay, hold, onHold: () => this.held() });
     res.end();
   }
 }

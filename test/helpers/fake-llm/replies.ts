@@ -10,12 +10,16 @@ export interface FakeToolCall {
 }
 
 export type FakeReply =
-  /** A text answer (end_turn / stop). */
-  | { type: "text"; text: string }
-  /** One or more (parallel) tool calls, optionally after some text. */
-  | { type: "tool_calls"; calls: FakeToolCall[]; text?: string }
+  /**
+   * A text answer (end_turn / stop). With `hold` the stream stops before its last text
+   * fragment (and the end) until `hold` settles: a test sees the first fragments arrive while the
+   * answer has not ended, with no timing involved.
+   */
+  | { type: "text"; text: string; hold?: PromiseLike<unknown> }
+  /** One or more (parallel) tool calls, optionally after some text (`hold` as for text). */
+  | { type: "tool_calls"; calls: FakeToolCall[]; text?: string; hold?: PromiseLike<unknown> }
   /** A text answer cut off by max_tokens (finish_reason length). */
-  | { type: "max_tokens"; text: string }
+  | { type: "max_tokens"; text: string; hold?: PromiseLike<unknown> }
   /** A recorded stream from test/fixtures/llm-streams, replayed byte for byte (streaming requests). */
   | { type: "fixture"; file: string }
   /** A recorded non-streaming response body, served as is (non-streaming requests). */

@@ -34,6 +34,8 @@ export class FakeHttpServer<R> {
   #server: Server;
   #sockets = new Set<Socket>();
   #closeWaiters: Array<() => void> = [];
+  #holdWaiters: Array<{ count: number; resolve: () => void }> = [];
+  #held = 0;
   url = "";
 
   constructor(readonly handle: Handler<R>) {
@@ -58,6 +60,18 @@ export class FakeHttpServer<R> {
   reply(...replies: R[]): this {
     this.#queue.push(...replies);
     return this;
+  }
+
+  /** Resolves once `count` streams (in this server's life) have paused at their reply's `hold` (see FakeReply). */
+  holding(count = 1): Promise<void> {
+    if (this.#held >= count) return Promise.resolve();
+    return new Promise((resolve) => this.#holdWaiters.push({ count, resolve }));
+  }
+
+  /** For the servers' streams: a stream reached its hold. */
+  protected held(): void {
+    this.#held++;
+    this.#holdWaiters = this.#holdWaiters.filter((w) => (w.count <= this.#held ? (w.resolve(), false) : true));
   }
 
   /** Replies not yet served. */
@@ -104,13 +118,23 @@ export class FakeHttpServer<R> {
   }
 }
 
+/** A pause in a stream: before chunk `at` is written, `until` must settle. */
+export interface StreamHold {
+  at: number;
+  until: PromiseLike<unknown>;
+}
+
 /**
  * Writes `chunks` one by one, letting the event loop turn between them (setImmediate, so the
- * fake adds no timer granularity to benchmarks), or `delayMs` apart.
+ * fake adds no timer granularity to benchmarks), or `delayMs` apart; `hold` pauses the stream.
  */
-export async function writeChunks(res: ServerResponse, chunks: readonly string[], options: { signal: AbortSignal; delayMs?: number }): Promise<void> {
-  const { signal, delayMs = 0 } = options;
-  for (const chunk of chunks) {
+export async function writeChunks(res: ServerResponse, chunks: readonly string[], options: { signal: AbortSignal; delayMs?: number; hold?: StreamHold | undefined; onHold?: () => void }): Promise<void> {
+  const { signal, delayMs = 0, hold } = options;
+  for (const [index, chunk] of chunks.entries()) {
+    if (hold !== undefined && index === hold.at) {
+      options.onHold?.();
+      await hold.until;
+    }
     if (signal.aborted) return;
     res.write(chunk);
     await new Promise((resolve) => (delayMs > 0 ? setTimeout(resolve, delayMs) : setImmediate(resolve)));
