@@ -11,6 +11,7 @@ import { AgentNameListSchema, AgentNameSchema, CapabilityGrantSchema, NAME_MESSA
 import { RiskSchema } from "../plugins/manifest.js";
 import { DANGER_IDS } from "./danger-ids.js";
 import { McpServersSchema } from "../mcp-client/spec.js";
+import { PLUGIN_CONFIG_DESCRIPTION, PluginConfigGrantSchema } from "../plugins/config-grant.js";
 
 /** Same rule as plugin manifests' tool names (runtime/plugins/manifest.ts). */
 const TOOL_REGEX = /^[a-z][a-z0-9_]{0,62}$/;
@@ -65,6 +66,7 @@ const PluginRefSchema = strictObject({
     v.optional(v.pipe(v.array(v.pipe(v.string(), v.regex(TOOL_REGEX, TOOL_MESSAGE))), v.minLength(1), v.check((items) => unique(items), "tool names must be unique"))),
     v.description("the plugin tools offered to the model; all of them when absent"),
   ),
+  config: v.pipe(v.optional(PluginConfigGrantSchema), v.description(PLUGIN_CONFIG_DESCRIPTION)),
 });
 
 const ToolRefSchema = v.pipe(v.string(), v.regex(TOOL_REF_REGEX, "expected plugin.tool, e.g. files.write_file"));

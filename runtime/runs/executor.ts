@@ -10,6 +10,7 @@ import type { ReportBuilder } from "./report.js";
 import { agentMemoryBinding, type MemoryProxyOptions } from "../../host-proxies/memory/index.js";
 import type { RunServices, RunSetup } from "./run.js";
 import { untrustedSources } from "./untrusted-sources.js";
+import { pluginConfigValues } from "../plugins/config-grant.js";
 import type { RunEvent, ToolCallError } from "./types.js";
 import { GUEST_RESULT_JSON, parseBounded } from "../json/index.js";
 import { createLineBudget, type LineBudget } from "../../host-proxies/log/index.js";
@@ -202,6 +203,7 @@ export class ToolExecutor {
       calendar: calendarsOf(grants) ? { backend: this.#services.backends.calendar, calendars: calendarsOf(grants)! } : undefined,
       shell: this.#setup.agent.grants["shell.exec"] ? { grant: this.#setup.agent.grants["shell.exec"], sandbox: this.#services.shellSandbox } : undefined,
       http: this.#setup.agent.grants["http.fetch"] ? { grant: this.#setup.agent.grants["http.fetch"], resolveSecret: this.#services.secretValue } : undefined,
+      pluginConfig: { values: pluginConfigValues(plugin.manifest.wasi?.config, this.#setup.agent.plugins.find((p) => p.name === plugin.manifest.name)?.config), secretValue: this.#services.secretValue },
       audit: this.#services.audit,
       subject: this.#hooks.subject,
       active: () => slot.active,

@@ -19,6 +19,7 @@ import { hostCallRequest, isDenial, type CapabilityRequest } from "../policy/hos
 import { grantCovers, riskAbove, tightestScheduleLimit, type CapabilityGrant } from "../policy/catalogue/index.js";
 import type { Risk } from "../plugins/manifest.js";
 import { noteReadWarning, type ReadWarnings } from "./read-warnings.js";
+import { servePluginConfig, type PluginConfigOptions } from "./plugin-config.js";
 
 type HostFunctions = Record<string, (args: unknown[]) => Promise<unknown>>;
 
@@ -79,6 +80,8 @@ export interface HostContextOptions {
   /** The agent's http.fetch grant (the proxy's own limits), and how it reads attached secrets. */
   http?: { grant: HttpResource; resolveSecret: (name: string) => Promise<string> } | undefined;
   onLog: (line: LogLine) => void;
+  /** The plugin's config (its defaults and the agent's grant to it), read by `wasi:config/store` and Extism `config_get`. */
+  pluginConfig?: PluginConfigOptions | undefined;
   /**
    * The run's log lines (`log.per_minute`), shared by its instances: a line over it is dropped
    * before it is decided or audited, and counted on the ToolCall.
@@ -236,6 +239,11 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
   return {
     handler: async (call) => {
       if (overBudget(options, call)) return { ok: true, value: undefined };
+      if (call.iface === "config") {
+        const result = await servePluginConfig(options, closed ? undefined : options.pluginConfig, call).catch((): HostCallResult => ({ ok: false, error: { tag: "io", val: "the call could not be recorded, so it was not made" } }));
+        options.onHostCall?.({ call, capability: "config", result, approvalRequired: false });
+        return result;
+      }
       let served: { result: HostCallResult; capability: string; approvalRequired: boolean };
       const started = performance.now();
       try {

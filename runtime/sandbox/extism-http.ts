@@ -2,11 +2,13 @@
  * Extism's own `http_request`, `http_status_code`, `http_headers` and `config_get` kernel
  * functions, served the clawhive way: a request is one `clawhive:host/http` fetch on the main
  * thread (allow-list, SSRF defences, host-attached credentials, limits, audit), and config
- * values are the plugin's grant (plugin.json `wasi.config`), never the host's environment.
+ * values are asked of the run (wasi/config.ts: the plugin's defaults and the agent's grant,
+ * named secrets included), never the host's environment.
  */
 import type { CallContext, ExtismPluginOptions } from "@extism/extism";
 import type { HostResponse } from "./protocol.js";
 import type { WasiGrant } from "./wasi/context.js";
+import { configReader } from "./wasi/config.js";
 
 type Functions = NonNullable<ExtismPluginOptions["functions"]>[string];
 
@@ -27,6 +29,7 @@ interface HttpRequestJson {
 
 export function extismChannelFunctions(channels: ExtismChannels): Functions {
   let last: { status: number; headers: Record<string, string> } = { status: 0, headers: {} };
+  const config = configReader(channels.hostCall, channels.wasi.config);
   const store = (ctx: CallContext, value: string | Uint8Array): bigint => {
     channels.charge(typeof value === "string" ? Buffer.byteLength(value) : value.byteLength);
     // A copy: the SDK keeps a view's whole underlying buffer as the block.
@@ -65,8 +68,14 @@ export function extismChannelFunctions(channels: ExtismChannels): Functions {
     http_headers: (ctx: CallContext): bigint => store(ctx, JSON.stringify(last.headers)),
     config_get: (ctx: CallContext, keyAddr: bigint): bigint => {
       const key = ctx.read(keyAddr)?.text();
-      if (key === undefined || !Object.hasOwn(channels.wasi.config, key)) return 0n;
-      return store(ctx, channels.wasi.config[key]!);
+      if (key === undefined) return 0n;
+      let value: string | undefined;
+      try {
+        value = config.get(key);
+      } catch (error) {
+        return channels.fail(`config_get ${key.slice(0, 128)}: ${(error as Error).message}`);
+      }
+      return value === undefined ? 0n : store(ctx, value);
     },
   };
 }

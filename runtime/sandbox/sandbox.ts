@@ -1,16 +1,16 @@
-import { availableParallelism } from "node:os";
 import { SandboxError } from "../errors.js";
-import { readVerifiedFiles, type PluginArtifact } from "../plugins/artifact.js";
-import { capMemory, readMemoryLimits } from "../plugins/memory-cap.js";
-import { typedToolsOf } from "../plugins/typed/index.js";
+import type { PluginArtifact } from "../plugins/artifact.js";
 import { Instance, type InstanceHost } from "./instance.js";
-import type { ExtismLoad, HostRequest, HostResponse, WorkerTask } from "./protocol.js";
+import { compilePlugin, loadTask } from "./plugin-load.js";
+import { routeHostCall } from "./host-routing.js";
+import type { WorkerTask } from "./protocol.js";
+import { resolveSandboxOptions, type ResolvedSandboxOptions } from "./sandbox-options.js";
+import { pickWorker } from "./worker-pick.js";
+import { InstancePool } from "./instance-pool.js";
 import type { Binding, SandboxEvent, SandboxOptions, SandboxPlugin, ToolDescriptor } from "./types.js";
 import { WorkerHandle } from "./worker-handle.js";
 import { FairShare } from "./fair-share.js";
 import { QueuedCalls } from "./queued-calls.js";
-
-const PAGE = 65536;
 
 /**
  * Per-task plugin instances in a pool of worker threads.
@@ -20,15 +20,14 @@ const PAGE = 65536;
  * decision: a binding's handler does.
  */
 export class Sandbox {
-  readonly options: Required<Omit<SandboxOptions, "onEvent" | "movePatienceMs">>;
+  readonly options: ResolvedSandboxOptions;
   #onEvent: (event: SandboxEvent) => void;
   #observers = new Set<(event: SandboxEvent) => void>();
   #workers: WorkerHandle[] = [];
   #nextWorkerId = 1;
   #nextInstanceId = 1;
   #instances = new Map<number, Instance>();
-  #pools = new Map<string, Instance[]>();
-  #refilling = new Set<string>();
+  #pool: InstancePool;
   #plugins = new Map<string, Promise<SandboxPlugin>>();
   /** Where each compiled plugin came from, to compile it again under a lower memory cap. */
   #artifacts = new WeakMap<SandboxPlugin, PluginArtifact>();
@@ -38,23 +37,8 @@ export class Sandbox {
   #queuedCalls: QueuedCalls;
 
   constructor(options: SandboxOptions = {}) {
-    const workers = options.workers ?? Math.min(2, availableParallelism());
-    // One worker is always left to the others: a run or agent whose calls spin cannot hold all.
-    const share = Math.max(1, workers - 1);
-    this.options = {
-      workers,
-      callTimeoutMs: options.callTimeoutMs ?? 30_000,
-      maxCallTimeoutMs: options.maxCallTimeoutMs ?? 3_600_000,
-      callsPerRun: options.callsPerRun ?? share,
-      callsPerAgent: options.callsPerAgent ?? share,
-      queuedCallsPerRun: options.queuedCallsPerRun ?? 64,
-      createTimeoutMs: options.createTimeoutMs ?? 10_000,
-      maxResultBytes: options.maxResultBytes ?? 4 << 20,
-      memoryMaxMb: options.memoryMaxMb ?? 256,
-      maxHeapMb: options.maxHeapMb ?? 512,
-      poolSize: options.poolSize ?? 1,
-      spinMs: options.spinMs ?? 0.5,
-    };
+    this.options = resolveSandboxOptions(options);
+    this.#pool = new InstancePool({ size: this.options.poolSize, create: (plugin, avoid) => this.#create(plugin, "background", true, avoid), closed: () => this.#closed });
     const listener = options.onEvent ?? (() => {});
     this.#onEvent = (event) => {
       listener(event);
@@ -96,7 +80,7 @@ export class Sandbox {
     const key = `${artifact.key}:${memoryMaxMb}`;
     let plugin = this.#plugins.get(key);
     if (!plugin) {
-      plugin = this.#compile(artifact, key, memoryMaxMb);
+      plugin = compilePlugin(artifact, key, memoryMaxMb);
       void plugin.then((p) => this.#artifacts.set(p, artifact), () => undefined);
       plugin.catch(() => this.#plugins.delete(key));
       this.#plugins.set(key, plugin);
@@ -122,8 +106,7 @@ export class Sandbox {
         }
       }, () => undefined);
     }
-    for (const instance of this.#pools.get(plugin.key) ?? []) instance.destroy("plugin unloaded");
-    this.#pools.delete(plugin.key);
+    this.#pool.drop(plugin.key);
     for (const worker of this.#workers) {
       if (worker.alive && worker.loads.delete(plugin.key)) worker.post({ type: "unload", pluginKey: plugin.key });
     }
@@ -135,35 +118,11 @@ export class Sandbox {
    */
   async acquire(plugin: SandboxPlugin, binding: Binding): Promise<Instance> {
     this.#assertOpen();
-    let instance = this.#takePooled(plugin);
+    let instance = this.#pool.take(plugin, this.#workers);
     if (!instance) instance = await this.#create(plugin, "call", false);
     instance.bind(binding);
-    this.#refill(plugin, instance.worker);
+    this.#pool.refill(plugin, instance.worker);
     return instance;
-  }
-
-  /**
-   * The pooled instance whose worker is least busy: a worker refilling the pool is busy for an
-   * instantiation (~3 ms), and a first call queued behind that would wait for it.
-   */
-  #takePooled(plugin: SandboxPlugin): Instance | undefined {
-    const pool = this.#pools.get(plugin.key);
-    if (!pool) return undefined;
-    // A pooled instance on a busy worker would queue behind that worker's call (perhaps another
-    // run's, spinning until its deadline) while a worker sits idle: make one there instead.
-    const free = (w: WorkerHandle) => w.alive && !w.busyWithCalls;
-    if (this.#workers.some(free) && !pool.some((i) => i.state === "ready" && free(i.worker))) return undefined;
-    let best = -1;
-    for (let i = 0; i < pool.length; i++) {
-      const candidate = pool[i]!;
-      if (candidate.state !== "ready" || !candidate.worker.alive) continue;
-      if (best < 0 || candidate.worker.load < pool[best]!.worker.load) best = i;
-    }
-    if (best < 0) {
-      pool.length = 0;
-      return undefined;
-    }
-    return pool.splice(best, 1)[0];
   }
 
   /** Reads a plugin's tool descriptors from a fresh, unbound instance (its host calls are refused). */
@@ -176,18 +135,9 @@ export class Sandbox {
     }
   }
 
-  /**
-   * Fills the pool of `plugin` to its size and waits until it is full. A pooled instance is not
-   * warmed by a guest call: a `describe` took more CPU (~4.6 ms, more than the instantiation)
-   * than it saved the run's first call (~0.5 ms), and on a busy node that CPU is the runs'.
-   */
-  async prewarm(plugin: SandboxPlugin, options: { avoid?: WorkerHandle } = {}): Promise<void> {
-    const pool = this.#pools.get(plugin.key) ?? [];
-    this.#pools.set(plugin.key, pool);
-    while (pool.length < this.options.poolSize) {
-      const instance = await this.#create(plugin, "background", true, options.avoid);
-      if (instance.state === "ready") pool.push(instance);
-    }
+  /** Fills the pool of `plugin` to its size and waits until it is full (instance-pool.ts). */
+  prewarm(plugin: SandboxPlugin, options: { avoid?: WorkerHandle } = {}): Promise<void> {
+    return this.#pool.fill(plugin, options.avoid);
   }
 
   /** Asks every live worker what it sees (environment size, instance count). */
@@ -206,9 +156,7 @@ export class Sandbox {
   }
 
   stats(): { workers: number; instances: number; pooled: number } {
-    let pooled = 0;
-    for (const pool of this.#pools.values()) pooled += pool.length;
-    return { workers: this.#workers.filter((w) => w.alive).length, instances: this.#instances.size, pooled };
+    return { workers: this.#workers.filter((w) => w.alive).length, instances: this.#instances.size, pooled: this.#pool.size };
   }
 
   async close(): Promise<void> {
@@ -227,18 +175,6 @@ export class Sandbox {
     const artifact = this.#artifacts.get(plugin);
     if (artifact === undefined || memoryMaxMb >= (plugin.memoryMaxMb ?? this.options.memoryMaxMb)) return plugin;
     return this.load(artifact, { memoryMaxMb });
-  }
-
-  async #compile(artifact: PluginArtifact, key: string, memoryMaxMb: number): Promise<SandboxPlugin> {
-    const files = await readVerifiedFiles(artifact);
-    const maxPages = Math.floor((memoryMaxMb * 1024 * 1024) / PAGE);
-    const modules: Record<string, WebAssembly.Module> = {};
-    for (const [name, bytes] of Object.entries(files.coreModules)) {
-      const capped = readMemoryLimits(bytes).length > 0 ? capMemory(bytes, maxPages) : bytes;
-      modules[name] = await WebAssembly.compile(capped as Uint8Array<ArrayBuffer>);
-    }
-    const typed = artifact.manifest.contract === "typed" ? await typedToolsOf(artifact) : undefined;
-    return Object.freeze({ key, manifest: artifact.manifest, format: artifact.format, ...(files.glue === undefined ? {} : { glue: files.glue }), modules: Object.freeze(modules), memoryMaxMb, ...(typed ? { typed } : {}) });
   }
 
   async #create(plugin: SandboxPlugin, lane: "call" | "background", pooled: boolean, avoid?: WorkerHandle): Promise<Instance> {
@@ -282,12 +218,8 @@ export class Sandbox {
   #ensureLoaded(worker: WorkerHandle, plugin: SandboxPlugin): Promise<void> {
     let loading = worker.loads.get(plugin.key);
     if (!loading) {
-      const task: Extract<WorkerTask, { type: "load" }> = { type: "load", pluginKey: plugin.key, format: plugin.format, ...(plugin.glue === undefined ? {} : { glue: plugin.glue }), modules: { ...plugin.modules } };
-      if (plugin.format === "extism") task.extism = this.#extismLoad(plugin);
-      task.wasi = { env: { ...plugin.manifest.wasi?.env }, config: { ...plugin.manifest.wasi?.config }, args: [plugin.manifest.name] };
-      if (plugin.typed) task.typed = plugin.typed;
       loading = worker
-        .run(task, { lane: "call", timeoutMs: 30_000 })
+        .run(loadTask(plugin, this.options.memoryMaxMb * 1024 * 1024), { lane: "call", timeoutMs: 30_000 })
         .then((reply) => {
           if (!reply.ok) throw new SandboxError("load_failed", `plugin ${plugin.manifest.name} could not be loaded into a worker`);
         });
@@ -297,40 +229,15 @@ export class Sandbox {
     return loading;
   }
 
-  /**
-   * An Extism plugin's describe defaults, and its kernel budget: the SDK keeps kernel blocks
-   * outside wasm memory, so they get a cap of their own, the same size as the memory cap.
-   */
-  #extismLoad(plugin: SandboxPlugin): ExtismLoad {
-    const { capabilities, tools } = plugin.manifest;
-    const risks = Object.fromEntries(Object.entries(tools).map(([name, tool]) => [name, tool.risk]));
-    return { capabilities: [...capabilities], risks, kernelBytes: this.options.memoryMaxMb * 1024 * 1024 };
-  }
-
   #startWorkers(): void {
     while (!this.#closed && this.#workers.length < this.options.workers) this.#workers.push(this.#spawn());
   }
 
   #pickWorker(avoid?: WorkerHandle): WorkerHandle {
     this.#startWorkers();
-    const all = this.#workers.filter((w) => w.alive);
-    if (all.length === 0) throw new SandboxError("sandbox_closed", "the sandbox has no live worker");
-    const others = all.filter((w) => w !== avoid);
-    const alive = others.length > 0 ? others : all;
-    // A worker running a guest call may be held by it until its deadline (one that spins): an
-    // instantiation queued there would wait as long, so workers free of calls come first.
-    // Among busy ones, the call running longest is the likeliest to hold its worker longest.
-    const rank = (w: WorkerHandle) => [w.busyWithCalls ? 1 : 0, w.callRunningMs > 50 ? 1 : 0, w.load, w.callRunningMs, w.instanceIds.size];
-    return alive.reduce((best, w) => (compareRanks(rank(w), rank(best)) < 0 ? w : best));
-  }
-
-  /** Refills in the background, away from `busy` (the worker about to serve a run's first call). */
-  #refill(plugin: SandboxPlugin, busy?: WorkerHandle): void {
-    if (this.options.poolSize === 0 || this.#refilling.has(plugin.key) || this.#closed) return;
-    this.#refilling.add(plugin.key);
-    this.prewarm(plugin, busy ? { avoid: busy } : {})
-      .catch(() => {})
-      .finally(() => this.#refilling.delete(plugin.key));
+    const worker = pickWorker(this.#workers, avoid);
+    if (!worker) throw new SandboxError("sandbox_closed", "the sandbox has no live worker");
+    return worker;
   }
 
   /**
@@ -357,30 +264,12 @@ export class Sandbox {
     this.#onEvent({ type: "instance-destroyed", instanceId: instance.id, plugin: instance.plugin.manifest.name, reason });
   }
 
-  /** Routes a guest's host call to the binding of the instance that made it. */
-  async #serve([instanceId, iface, fn, args]: HostRequest): Promise<HostResponse> {
-    const instance = this.#instances.get(instanceId);
-    const binding = instance?.state === "bound" ? instance.binding : undefined;
-    if (!binding) {
-      this.#onEvent({ type: "unbound-host-call", instanceId, plugin: instance?.plugin.manifest.name ?? "?", iface, fn });
-      return {
-        ok: false,
-        error: {
-          tag: "denied",
-          val: { capability: iface, reason: "unbound-instance", message: "host calls are refused until the instance is bound to a run" },
-        },
-      };
-    }
-    const result = await binding.handler({ iface, fn, args });
-    return result.ok ? { ok: true, value: result.value } : { ok: false, error: result.error };
-  }
-
   #spawn(): WorkerHandle {
     return new WorkerHandle(this.#nextWorkerId++, {
       maxResultBytes: this.options.maxResultBytes,
       maxHeapMb: this.options.maxHeapMb,
       spinMs: this.options.spinMs,
-      serveHostCall: (request) => this.#serve(request),
+      serveHostCall: (request) => routeHostCall(this.#instances.get(request[0]), request, this.#onEvent),
       onExit: (handle, reason) => this.#onWorkerExit(handle, reason),
     });
   }
@@ -393,7 +282,7 @@ export class Sandbox {
       if (instance?.state === "bound") instance.markLost();
     }
     handle.instanceIds.clear();
-    for (const [key, pool] of this.#pools) this.#pools.set(key, pool.filter((i) => i.worker !== handle));
+    this.#pool.dropWorker(handle);
     const index = this.#workers.indexOf(handle);
     if (index >= 0 && !this.#closed) this.#workers[index] = this.#spawn();
   }
@@ -401,9 +290,4 @@ export class Sandbox {
   #assertOpen(): void {
     if (this.#closed) throw new SandboxError("sandbox_closed", "the sandbox is closed");
   }
-}
-
-function compareRanks(a: number[], b: number[]): number {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-  return 0;
 }

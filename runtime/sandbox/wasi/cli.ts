@@ -1,12 +1,13 @@
 /**
  * `wasi:cli`, `wasi:clocks`, `wasi:random` and `wasi:config/store` of one instance. Nothing
- * here reads the worker's process: the environment, arguments and config are the plugin's
- * grant (plugin.json `wasi`), stdin is empty, stdout/stderr are lines of the run's log (through
+ * here reads the worker's process: the environment and arguments are the plugin's grant
+ * (plugin.json `wasi`), config is asked of the run (config.ts), stdin is empty, stdout/stderr are lines of the run's log (through
  * the log proxy: its policy, budget and audit), and exit traps the guest call.
  */
 import { randomBytes, randomFillSync } from "node:crypto";
 import { bytesSource, InputStream, OutputStream, Pollable, type OutputSink } from "./streams.js";
 import type { WasiInstanceContext } from "./context.js";
+import { ConfigUnreadable, configReader } from "./config.js";
 
 /** Bytes of stdout and stderr together one instance may send to the log; the rest is dropped. */
 export const MAX_STDIO_BYTES = 64 * 1024;
@@ -92,7 +93,7 @@ export function cliImports(context: WasiInstanceContext): Record<string, Record<
   let stdout: OutputStream | undefined;
   let stderr: OutputStream | undefined;
   const environment = Object.entries(context.grant.env);
-  const config = new Map(Object.entries(context.grant.config));
+  const config = configReader((iface, fn, args) => context.hostCall(iface, fn, args), context.grant.config);
   return {
     "wasi:cli/environment": {
       getEnvironment: () => environment.map(([k, v]) => [k, v]),
@@ -138,10 +139,20 @@ export function cliImports(context: WasiInstanceContext): Record<string, Record<
     },
     "wasi:random/insecure-seed": { insecureSeed: () => [randomU64(), randomU64()] },
     "wasi:config/store": {
-      get: (key: string) => config.get(key),
-      getAll: () => [...config.entries()],
+      get: (key: string) => upstream(() => config.get(key)),
+      getAll: () => upstream(() => config.all()),
     },
   };
+}
+
+/** A value that could not be read is `config-error.upstream` to the guest, not a trap. */
+function upstream<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof ConfigUnreadable) throw { tag: "upstream", val: error.message };
+    throw error;
+  }
 }
 
 function randomU64(): bigint {

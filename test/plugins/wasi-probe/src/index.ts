@@ -4,10 +4,10 @@
 import { getDirectories } from "wasi:filesystem/preopens@0.2.12";
 import { getEnvironment, getArguments } from "wasi:cli/environment@0.2.12";
 import { exit } from "wasi:cli/exit@0.2.12";
-import { get as configGet } from "wasi:config/store@0.2.0-draft";
+import { get as configGet, getAll as configGetAll } from "wasi:config/store@0.2.0-draft";
 
 type Descriptor = ReturnType<typeof getDirectories>[number][0];
-const tools = ["env", "print", "flood", "clock", "preopens", "read", "write", "list", "fetch", "exit"];
+const tools = ["env", "print", "flood", "clock", "preopens", "read", "write", "list", "fetch", "exit", "config"];
 
 function fail(e: unknown): never {
   const payload = e && typeof e === "object" && "payload" in e ? (e as { payload: unknown }).payload : String(e);
@@ -86,6 +86,13 @@ export const tools_ = {
         try {
           const response = await fetch(String(args.url), { method: String(args.method ?? "GET"), headers: (args.headers as Record<string, string>) ?? {} });
           return JSON.stringify({ status: response.status, body: (await response.text()).slice(0, 2000) });
+        } catch (e) {
+          return fail(e);
+        }
+      case "config":
+        // One key (absent: null), or every key the run serves; a value that could not be read is the error case.
+        try {
+          return JSON.stringify(typeof args.key === "string" ? { value: configGet(args.key) ?? null } : { all: configGetAll() });
         } catch (e) {
           return fail(e);
         }

@@ -1,0 +1,43 @@
+/**
+ * A plugin made ready for the workers: its core modules verified against their recorded hashes,
+ * memory-capped and compiled once on the main thread, and the load task that hands them, with
+ * the plugin's WASI grant and typed plan, to a worker.
+ */
+import { readVerifiedFiles, type PluginArtifact } from "../plugins/artifact.js";
+import { capMemory, readMemoryLimits } from "../plugins/memory-cap.js";
+import { typedToolsOf } from "../plugins/typed/index.js";
+import type { ExtismLoad, WorkerTask } from "./protocol.js";
+import type { SandboxPlugin } from "./types.js";
+
+const PAGE = 65536;
+
+export async function compilePlugin(artifact: PluginArtifact, key: string, memoryMaxMb: number): Promise<SandboxPlugin> {
+  const files = await readVerifiedFiles(artifact);
+  const maxPages = Math.floor((memoryMaxMb * 1024 * 1024) / PAGE);
+  const modules: Record<string, WebAssembly.Module> = {};
+  for (const [name, bytes] of Object.entries(files.coreModules)) {
+    const capped = readMemoryLimits(bytes).length > 0 ? capMemory(bytes, maxPages) : bytes;
+    modules[name] = await WebAssembly.compile(capped as Uint8Array<ArrayBuffer>);
+  }
+  const typed = artifact.manifest.contract === "typed" ? await typedToolsOf(artifact) : undefined;
+  return Object.freeze({ key, manifest: artifact.manifest, format: artifact.format, ...(files.glue === undefined ? {} : { glue: files.glue }), modules: Object.freeze(modules), memoryMaxMb, ...(typed ? { typed } : {}) });
+}
+
+/** What a worker is sent to load `plugin`; `kernelBytes` bounds an Extism plugin's kernel blocks. */
+export function loadTask(plugin: SandboxPlugin, kernelBytes: number): Extract<WorkerTask, { type: "load" }> {
+  const task: Extract<WorkerTask, { type: "load" }> = { type: "load", pluginKey: plugin.key, format: plugin.format, ...(plugin.glue === undefined ? {} : { glue: plugin.glue }), modules: { ...plugin.modules } };
+  if (plugin.format === "extism") task.extism = extismLoad(plugin, kernelBytes);
+  task.wasi = { env: { ...plugin.manifest.wasi?.env }, config: { ...plugin.manifest.wasi?.config }, args: [plugin.manifest.name] };
+  if (plugin.typed) task.typed = plugin.typed;
+  return task;
+}
+
+/**
+ * An Extism plugin's describe defaults, and its kernel budget: the SDK keeps kernel blocks
+ * outside wasm memory, so they get a cap of their own, the same size as the memory cap.
+ */
+function extismLoad(plugin: SandboxPlugin, kernelBytes: number): ExtismLoad {
+  const { capabilities, tools } = plugin.manifest;
+  const risks = Object.fromEntries(Object.entries(tools).map(([name, tool]) => [name, tool.risk]));
+  return { capabilities: [...capabilities], risks, kernelBytes };
+}
