@@ -13,7 +13,8 @@ import type { AgentManifest } from "../agents/index.js";
 import type { AuditSubject } from "../audit/index.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { capabilityMatches, grantCovers, type CapabilityGrant } from "../policy/catalogue/index.js";
-import type { Runtime } from "../runtime.js";
+import type { AuditLog } from "../audit/index.js";
+import type { SubmitRunOptions } from "../options.js";
 import type { Store } from "../store/index.js";
 import { parseTaskGrants } from "./agent-setup.js";
 import type { PlannedCall, RunEndReason, RunRecord, RunRecords, RunStatus } from "./records.js";
@@ -22,6 +23,21 @@ import { SUB_AGENT_TOOL_PREFIX } from "./sub-agent-tools.js";
 
 export { SUB_AGENT_TOOL_PREFIX, spawnResultContent, subAgentOfTool, subAgentProblems, subAgentTools } from "./sub-agent-tools.js";
 export type { SubAgentTool } from "./sub-agent-tools.js";
+
+/**
+ * What a sub-agent needs of the runtime that starts it: the Runtime, seen through what it uses
+ * (the runtime imports this file; this file does not import the runtime).
+ */
+export interface SubAgentRuntime {
+  readonly records: RunRecords;
+  readonly store: Store;
+  readonly audit: AuditLog;
+  readonly mountGuard: MountHostGuard;
+  refreshAgents(): Promise<void>;
+  agents(): AgentManifest[];
+  submitRun(options: SubmitRunOptions): Promise<{ run: Run; settled: Promise<void> }>;
+  cancelRun(id: string): Promise<unknown>;
+}
 
 /** The runtime's own hard cap on a chain of runs (see `Runtime`'s parent layers). */
 const MAX_CHAIN = 32;
@@ -68,7 +84,7 @@ interface Layer {
  * depth limit of the parent or an ancestor would be passed, or when the requested grant is wider
  * than the parent's. Caller mistakes (unknown agent, malformed grant) throw.
  */
-export async function spawnSubAgent(runtime: Runtime, parent: Run, options: SpawnSubAgentOptions): Promise<SpawnResult> {
+export async function spawnSubAgent(runtime: SubAgentRuntime, parent: Run, options: SpawnSubAgentOptions): Promise<SpawnResult> {
   if (parent.ended) throw new ConflictError("run_ended", `run ${parent.id} has ended; a sub-agent needs a live parent`);
   // Asked of the store: a parent cancelled on another node starts no child.
   await parent.ensureMayGoOn();
@@ -101,7 +117,7 @@ export async function spawnSubAgent(runtime: Runtime, parent: Run, options: Spaw
 
 /** Starts the child on the parent's trace and drives it until it ends or waits for a person. */
 async function driveChild(
-  runtime: Runtime,
+  runtime: SubAgentRuntime,
   parent: Run,
   input: { child: string; options: SpawnSubAgentOptions; requested: CapabilityGrant | undefined; owner: string | null },
 ): Promise<Exclude<SpawnResult, { status: "denied" }>> {
@@ -255,7 +271,7 @@ export async function unfinishedDescendants(store: Store, runId: string): Promis
  * Cancels every unfinished run below run `runId` (deepest first): cancelling a parent cancels
  * its sub-agents, on this node at once, on another by its driver's next tick.
  */
-export async function cancelSubAgentRuns(runtime: Runtime, runId: string): Promise<string[]> {
+export async function cancelSubAgentRuns(runtime: SubAgentRuntime, runId: string): Promise<string[]> {
   const ids = await unfinishedDescendants(runtime.store, runId);
   for (const id of ids) {
     await runtime.cancelRun(id).catch((error: unknown) => {

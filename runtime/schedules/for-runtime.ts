@@ -1,12 +1,30 @@
-import type { Runtime } from "../runtime.js";
+import type { MountHostGuard } from "../../host-proxies/fs/index.js";
+import type { AgentManifest } from "../agents/index.js";
+import type { SubmitRunOptions } from "../options.js";
+import type { Run } from "../runs/run.js";
+import type { Clock, Store } from "../store/index.js";
 import { Scheduler, type SchedulerOptions } from "./scheduler.js";
+
+/**
+ * What firings need of the runtime: the Runtime, seen through what they use (the runtime
+ * imports this file; this file does not import the runtime).
+ */
+export interface ScheduledRuntime {
+  readonly store: Store;
+  readonly clock: Clock;
+  readonly node: string;
+  readonly mountGuard: MountHostGuard;
+  refreshAgents(): Promise<void>;
+  agents(): AgentManifest[];
+  submitRun(options: SubmitRunOptions): Promise<{ run: Run; settled: Promise<void> }>;
+}
 
 /**
  * The Scheduler of `runtime`: its store, clock and node id; firings start runs through
  * `submitRun` with the schedule's captured grant, and read the agents as they are now.
  */
 export function openRuntimeScheduler(
-  runtime: Runtime,
+  runtime: ScheduledRuntime,
   options: Pick<SchedulerOptions, "missedAfterMs" | "pollMs" | "onError" | "claimTimeoutMs"> = {},
 ): Promise<Scheduler> {
   return Scheduler.open({

@@ -1,13 +1,10 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import * as v from "valibot";
-import { ClawhiveError, InvalidInputError, NotFoundError } from "../../errors.js";
+import { InvalidInputError, NotFoundError } from "../../errors.js";
+import { inert } from "../../text/inert.js";
 import { UpgradeNeedsAcceptance } from "../../plugins/install/index.js";
 import { proposeManifest } from "../../plugins/install/propose.js";
-import type { DownloadOptions, InstalledPlugin, InstallResult, PluginPackage } from "../../plugins/install/index.js";
+import type { DownloadOptions, InstalledPlugin, InstallResult } from "../../plugins/install/index.js";
 import type { Runtime } from "../../runtime.js";
-import { inert } from "../../text/inert.js";
 import { principalOf } from "../auth/index.js";
 import { errorBody } from "../middleware/api-error.js";
 import { NAME, QUERY_BOOLEAN } from "./fields.js";
@@ -15,6 +12,10 @@ import { defineRoute, reply } from "./route.js";
 import * as S from "../schemas/resources.js";
 import { PAGE_QUERY, pageOf } from "./page.js";
 import type { ApiRoute, RawBody } from "./route.js";
+import { FromUrl, readUpload, readUrl, SHA256 } from "./plugin-upload.js";
+import { installAnswer, pluginDetail, pluginSummary } from "./plugin-views.js";
+
+export { pluginDetail, pluginSummary } from "./plugin-views.js";
 
 /** Largest uploaded package: the installer's own cap on a plugin file. */
 export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
@@ -25,20 +26,6 @@ export interface PluginRoutesOptions {
   /** Where an upload is written (in a fresh private folder) before it is installed; default the OS temp dir. */
   readonly tempDir?: string;
 }
-
-const SHA256 = v.pipe(v.string(), v.regex(/^(?:sha256[:-])?[0-9a-fA-F]{64}$/, "expected the package's sha256: 64 hex digits"));
-
-const FromUrl = v.strictObject({
-  url: v.pipe(
-    v.string("expected the https URL of a .tgz package"),
-    v.maxLength(2048, "expected a URL of at most 2048 characters"),
-    v.check((s) => URL.canParse(s) && new URL(s).protocol === "https:", "expected the https URL of a .tgz package"),
-  ),
-  sha256: SHA256,
-  /** Install even though the name is confusable with an installed plugin's (see lookalike.ts). */
-  allow_similar_name: v.optional(v.boolean("expected true or false")),
-});
-type FromUrl = v.InferOutput<typeof FromUrl>;
 
 const RAW = {
   mediaTypes: ["application/gzip", "application/x-gzip"],
@@ -203,100 +190,8 @@ async function installed(runtime: Runtime, work: () => Promise<InstallResult>): 
   return result;
 }
 
-function installAnswer(result: InstallResult): v.InferInput<typeof S.PluginInstalled> {
-  return {
-    action: result.action,
-    plugin: pluginDetail(result.plugin),
-    ...(result.diff === undefined ? {} : { diff: { widening: result.diff.widening, lines: result.diff.lines.map((l) => inert(l, { newlines: false })) } }),
-  };
-}
-
 /** Who a request's changes are audited as: its token. */
 function principalName(c: Parameters<typeof principalOf>[0]): string {
   return `token:${principalOf(c).tokenId}`;
 }
 
-interface ReadFor {
-  by: string;
-  /** The token id an upload's origin names (`upload by tok_…`). */
-  uploader: string;
-  action: "install" | "upgrade";
-  name?: string;
-}
-
-async function readUrl(runtime: Runtime, body: FromUrl, options: ReadFor & { querySha: string | undefined; download: DownloadOptions | undefined }): Promise<PluginPackage> {
-  const { querySha, download, action, uploader: _uploader, ...audit } = options;
-  if (querySha !== undefined) throw new InvalidInputError("query.sha256: give the sha256 in the body with the url", { field: "query.sha256" });
-  try {
-    return await runtime.installer.readPackageFor(action, body.url, { sha256: body.sha256, ...audit, ...(download === undefined ? {} : { download }) });
-  } catch (error) {
-    throw atField(error, { source: "body.url", sha256: "body.sha256", manifest: "body.url" });
-  }
-}
-
-/**
- * An uploaded .tgz: written to a file only this process can read (a fresh 0700 folder, the file
- * 0600, created exclusively) and read back by the installer as any local package is. The temp
- * path is an implementation detail, so it is taken out of any error before it is answered.
- */
-async function readUpload(runtime: Runtime, raw: RawBody, options: ReadFor & { sha256: string | undefined; tempDir: string | undefined }): Promise<PluginPackage> {
-  if (raw.bytes.length < 2 || raw.bytes[0] !== 0x1f || raw.bytes[1] !== 0x8b) {
-    throw new InvalidInputError("body: expected a gzip-compressed .tgz package (plugin.json and plugin.wasm)", { field: "body" });
-  }
-  const dir = await mkdtemp(join(options.tempDir ?? tmpdir(), "clawhive-upload-"));
-  const file = join(dir, "package.tgz");
-  try {
-    await writeFile(file, raw.bytes, { mode: 0o600, flag: "wx" });
-    const origin = `upload by ${options.uploader}`;
-    const audit = { by: options.by, origin, ...(options.name === undefined ? {} : { name: options.name }) };
-    const pkg = await runtime.installer.readPackageFor(options.action, file, { ...audit, ...(options.sha256 === undefined ? {} : { sha256: options.sha256 }) });
-    return { ...pkg, origin };
-  } catch (error) {
-    throw atField(error, { source: "body", sha256: "query.sha256", manifest: "body" }, { [file]: "the upload", [dir]: "the upload" });
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * The installer names its own inputs (`source`, `sha256`); the caller sent `body.url` or a
- * query. The same error, its field and any temp paths in its message translated.
- */
-function atField(error: unknown, fields: Record<string, string>, paths: Record<string, string> = {}): unknown {
-  if (!(error instanceof ClawhiveError)) return error;
-  let message = error.message;
-  for (const [path, name] of Object.entries(paths).sort((a, b) => b[0].length - a[0].length)) message = message.split(path).join(name);
-  if (error instanceof InvalidInputError) {
-    const field = error.field === undefined ? undefined : (fields[error.field] ?? error.field);
-    return new InvalidInputError(message, { ...(field === undefined ? {} : { field }), cause: error });
-  }
-  if (message === error.message) return error;
-  return new ClawhiveError(error.code, message, { status: error.status, cause: error });
-}
-
-/** What a list shows of a plugin. Publisher and descriptions are the plugin's own text: inert. */
-export function pluginSummary(p: InstalledPlugin): v.InferInput<typeof S.PluginSummarySchema> {
-  return {
-    name: p.name,
-    version: p.version,
-    format: p.format,
-    publisher: inert(p.publisher),
-    description: inert(p.manifest.description),
-    sha256: p.blobSha256,
-    size: p.size,
-    capabilities: p.manifest.capabilities,
-    tools: p.tools.map((t) => ({ name: t.name, risk: t.risk, capabilities: t.capabilities })),
-    first_party: p.firstParty,
-    origin: inert(p.origin),
-    installed_at: new Date(p.installedAt).toISOString(),
-    updated_at: new Date(p.updatedAt).toISOString(),
-  };
-}
-
-function pluginDetail(p: InstalledPlugin): v.InferInput<typeof S.PluginDetailSchema> {
-  return {
-    ...pluginSummary(p),
-    tools: p.tools.map((t) => ({ name: t.name, description: inert(t.description), risk: t.risk, capabilities: t.capabilities, input_schema: t.inputSchema })),
-    manifest: p.manifest as unknown as Record<string, unknown>,
-  };
-}

@@ -1,13 +1,11 @@
 import { ConflictError, NotFoundError, PluginError } from "../../errors.js";
 import type { Sandbox, SandboxPlugin } from "../../sandbox/index.js";
-import { readVerifiedFiles, type PluginArtifact } from "../artifact.js";
-import { compilePlugin } from "../compile.js";
 import { verifyPluginImports } from "../imports.js";
 import { CodeSeal } from "../seal.js";
 import { auditedRefusal, recordPluginEvent, RUNTIME_PRINCIPAL, subjectOf, type PluginAuditSink, type PluginSubject } from "./audit.js";
-import { cachedImports, checkDescriptors, checkImports, readDescribed, writeDescribed } from "./described.js";
+import { checkImports } from "./described.js";
+import { PluginBuilds } from "./builds.js";
 import { similarNames } from "./lookalike.js";
-import { checkToolsContract, typedDescriptors } from "./typed.js";
 import type { PluginManifest } from "../manifest.js";
 import { permissionDiff, type PermissionDiff } from "./diff.js";
 import { readPackage, type PluginPackage, type ReadPackageOptions } from "./package.js";
@@ -63,7 +61,7 @@ export interface LoadedPlugin {
 
 /**
  * Installs, upgrades and removes plugins, and loads installed ones. Every install goes through
- * `#verify`: the wasm's hash, its real imports against the manifest's capabilities, and
+ * `PluginBuilds.verify` (builds.ts): the wasm's hash, its real imports against the manifest's capabilities, and
  * `describe` read once in an instance with no grants and checked against the manifest. Every
  * change, allowed or refused, is one `plugin` audit record.
  */
@@ -72,13 +70,19 @@ export class PluginInstaller {
   /** The node-local build and compile cache. */
   readonly cacheDir: string;
   readonly #options: PluginInstallerOptions;
-  readonly #seal: CodeSeal;
+  readonly #builds: PluginBuilds;
 
   constructor(options: PluginInstallerOptions) {
     this.registry = options.registry;
     this.cacheDir = options.cacheDir;
     this.#options = options;
-    this.#seal = options.seal ?? CodeSeal.forProcess();
+    this.#builds = new PluginBuilds({
+      sandbox: options.sandbox,
+      cacheDir: options.cacheDir,
+      seal: options.seal ?? CodeSeal.forProcess(),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.audit ? { audit: options.audit } : {}),
+    });
   }
 
   /** Reads an install source (folder, .tgz, .wasm with manifest, https URL with sha256). */
@@ -117,7 +121,7 @@ export class PluginInstaller {
         );
       }
       if (!options.firstParty && !options.allowSimilarName) await this.#refuseLookalike(pkg.manifest.name);
-      const { tools, imports } = await this.#verify(pkg);
+      const { tools, imports } = await this.#builds.verify(pkg);
       await this.registry.put(record(pkg, { tools, imports }, options.firstParty ?? false), pkg.bytes);
       return { plugin: (await this.registry.get(pkg.manifest.name))!, action: "installed" };
     });
@@ -147,7 +151,7 @@ export class PluginInstaller {
       if (pkg.manifest.version === existing.version && !options.firstParty) {
         throw new ConflictError("plugin_version_exists", `${existing.name}@${existing.version} is installed with other content; a changed plugin needs a new version`);
       }
-      const { tools, imports } = await this.#verify(pkg);
+      const { tools, imports } = await this.#builds.verify(pkg);
       const diff = permissionDiff(view(existing.manifest, existing.tools), view(pkg.manifest, tools));
       if (diff.widening && !options.accept) throw new UpgradeNeedsAcceptance(existing.name, diff);
       await this.registry.put(record(pkg, { tools, imports }, (options.firstParty ?? false) || existing.firstParty), pkg.bytes, existing);
@@ -186,47 +190,16 @@ export class PluginInstaller {
    * either is refused, audited, and made again from the store's blob.
    */
   async load(installed: InstalledPlugin, sandbox: Sandbox = this.#options.sandbox): Promise<LoadedPlugin> {
-    const compile = (rebuild: boolean) => this.#compile(installed.manifest, installed.blobSha256, () => this.registry.blob(installed.blobSha256), rebuild);
+    const compile = (rebuild: boolean) => this.#builds.compile(installed.manifest, installed.blobSha256, () => this.registry.blob(installed.blobSha256), rebuild);
     const artifact = await compile(false);
     // A component's imports were read from its blob at install (they are a function of its
     // bytes, and the artifact is of those bytes): checked again against the manifest, not
     // parsed again. Older installs, and Extism modules (cheap to read), are read from the blob.
     if (installed.format === "component" && installed.imports !== null) checkImports(installed.name, installed.imports, installed.manifest.capabilities, artifact.glueImports);
     else await verifyPluginImports(artifact);
-    return { installed, plugin: (await this.#sandboxLoad(sandbox, artifact, () => compile(true))).plugin };
+    return { installed, plugin: (await this.#builds.sandboxLoad(sandbox, artifact, () => compile(true))).plugin };
   }
 
-  /** `sandbox.load`, which reads and hashes the files: one that fails its hash is refused, audited and built again. */
-  async #sandboxLoad(sandbox: Sandbox, artifact: PluginArtifact, rebuild: () => Promise<PluginArtifact>): Promise<{ plugin: SandboxPlugin; artifact: PluginArtifact }> {
-    try {
-      return { plugin: await sandbox.load(artifact), artifact };
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== "artifact_tampered") throw error;
-      await this.#refusedBuild(artifact.manifest, artifact.blobSha256, error);
-      const rebuilt = await rebuild();
-      return { plugin: await sandbox.load(rebuilt), artifact: rebuilt };
-    }
-  }
-
-  async #compile(manifest: PluginManifest, hash: string, bytes: () => Promise<Uint8Array>, rebuild = false): Promise<PluginArtifact> {
-    return compilePlugin(
-      { manifest, sha256: hash, bytes: await bytes() },
-      {
-        cacheDir: this.#options.cacheDir,
-        seal: this.#seal,
-        rebuild,
-        onRefused: (refused) => this.#refusedBuild(manifest, hash, new PluginError(refused.code, refused.message)),
-        ...(this.#options.onProgress ? { onProgress: this.#options.onProgress } : {}),
-      },
-    );
-  }
-
-  /** A cached build refused (then made again): audited as a refused load. */
-  async #refusedBuild(manifest: PluginManifest, hash: string, error: unknown): Promise<void> {
-    this.#options.onProgress?.(`${manifest.name}: ${(error as Error).message}`);
-    const subject = { name: manifest.name, version: manifest.version, sha256: hash, publisher: manifest.publisher };
-    await recordPluginEvent(this.#options.audit, { action: "load", subject, by: RUNTIME_PRINCIPAL, error });
-  }
 
   async #refuseLookalike(name: string): Promise<void> {
     const similar = similarNames(name, (await this.registry.list()).map((p) => p.name));
@@ -236,56 +209,6 @@ export class PluginInstaller {
       `plugin name ${name} is confusable with the installed plugin ${similar.join(", ")}: one could pass for the other in an agent's plugin list or an approval; ` +
         `if it really is another plugin, install it with --allow-similar-name (API: allow_similar_name: true)`,
     );
-  }
-
-  /** Hash, imports and `describe`: the tools the package really has, checked against its manifest. */
-  async #verify(pkg: PluginPackage): Promise<{ tools: InstalledTool[]; imports: string[] }> {
-    if (pkg.manifest.contract === "typed") return this.#verifyTyped(pkg);
-    if (pkg.manifest.format === "component") checkToolsContract(pkg.manifest, pkg.bytes);
-    let artifact = await this.#compile(pkg.manifest, pkg.sha256, async () => pkg.bytes);
-    const described = await readDescribed(artifact, this.#seal);
-    if (described) {
-      try {
-        // The compiled files are checked as a load would (a tampered cache is refused here too).
-        await readVerifiedFiles(artifact);
-        return { tools: checkDescriptors(pkg.manifest, described.tools), imports: await cachedImports(artifact, described.imports) };
-      } catch (error) {
-        if ((error as { code?: unknown }).code !== "artifact_tampered") throw error;
-        await this.#refusedBuild(pkg.manifest, pkg.sha256, error);
-        artifact = await this.#compile(pkg.manifest, pkg.sha256, async () => pkg.bytes, true);
-      }
-    }
-    const imports = await verifyPluginImports(artifact);
-    const loaded = await this.#sandboxLoad(this.#options.sandbox, artifact, () => this.#compile(pkg.manifest, pkg.sha256, async () => pkg.bytes, true));
-    const plugin = loaded.plugin;
-    try {
-      const descriptors = await this.#options.sandbox.describe(plugin);
-      await writeDescribed(loaded.artifact, this.#seal, { tools: descriptors, imports });
-      return { tools: checkDescriptors(pkg.manifest, descriptors), imports };
-    } finally {
-      // Installing compiles the plugin only to read describe: a runtime compiles it again when
-      // a run first uses it, rather than holding every installed plugin's code from now on.
-      this.#options.sandbox.unload(plugin);
-    }
-  }
-
-  /**
-   * A typed component: its tools from its WIT types (refused when one cannot map to JSON),
-   * checked against the manifest like described tools; its imports checked; then instantiated
-   * once in an unbound instance, so a component that cannot start is refused at install.
-   */
-  async #verifyTyped(pkg: PluginPackage): Promise<{ tools: InstalledTool[]; imports: string[] }> {
-    const { descriptors, imports } = typedDescriptors(pkg.manifest, pkg.bytes);
-    const tools = checkDescriptors(pkg.manifest, descriptors);
-    const artifact = await this.#compile(pkg.manifest, pkg.sha256, async () => pkg.bytes);
-    checkImports(pkg.manifest.name, imports, pkg.manifest.capabilities, artifact.glueImports);
-    const loaded = await this.#sandboxLoad(this.#options.sandbox, artifact, () => this.#compile(pkg.manifest, pkg.sha256, async () => pkg.bytes, true));
-    try {
-      await this.#options.sandbox.describe(loaded.plugin);
-    } finally {
-      this.#options.sandbox.unload(loaded.plugin);
-    }
-    return { tools, imports };
   }
 }
 

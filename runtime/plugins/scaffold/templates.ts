@@ -5,18 +5,9 @@
  */
 
 import { scaffoldTestHarness } from "./test-harness.js";
+import type { ScaffoldValues } from "./values.js";
 
-/** What the templates are filled with. Paths are absolute: the scaffold lives anywhere. */
-export interface ScaffoldValues {
-  name: string;
-  publisher: string;
-  /** The SDK's folder (`plugins/sdk` of the clawhive package). */
-  sdkDir: string;
-  /** `bin/clawhive.js` of the clawhive that scaffolded the plugin. */
-  bin: string;
-  /** `docs/plugins.md` of that clawhive. */
-  guide: string;
-}
+export type { ScaffoldValues } from "./values.js";
 
 /** File path (relative to the plugin folder) → content. */
 export function scaffoldFiles(v: ScaffoldValues): Array<[path: string, content: string]> {

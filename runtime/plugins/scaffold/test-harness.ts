@@ -3,7 +3,7 @@
  * install it into a throwaway data dir, grant it to a `tester` agent, and a `call` helper that
  * runs `clawhive call` as that agent. Each kind's template appends its own tests.
  */
-import type { ScaffoldValues } from "./templates.js";
+import type { ScaffoldValues } from "./values.js";
 
 export interface HarnessOptions {
   /** What the tests call, for the header line: "its tool", "its typed tools". */
