@@ -240,8 +240,9 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     handler: async (call) => {
       if (overBudget(options, call)) return { ok: true, value: undefined };
       if (call.iface === "config") {
+        const started = performance.now();
         const result = await servePluginConfig(options, closed ? undefined : options.pluginConfig, call).catch((): HostCallResult => ({ ok: false, error: { tag: "io", val: "the call could not be recorded, so it was not made" } }));
-        options.onHostCall?.({ call, capability: "config", result, approvalRequired: false });
+        options.onHostCall?.({ call, capability: "config", result, approvalRequired: false, durationMs: performance.now() - started });
         return result;
       }
       let served: { result: HostCallResult; capability: string; approvalRequired: boolean };
