@@ -15,7 +15,7 @@ const DROP: SpanExporter = {
 };
 
 export async function benchTraced(runtime: Runtime, options: { n: number; input: unknown; untracedP50: number }): Promise<Metrics> {
-  startTracing({ exporter: DROP, batch: true });
+  await startTracing({ exporter: DROP, batch: true });
   try {
     const run = await runtime.startRun({ agent: "bench" });
     const samples: number[] = [];

@@ -43,7 +43,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   // The server's own log (requests, failures) is structured; the lines below are for the person at the terminal.
   const logger = createLogger({ ...(config.log.level === undefined ? {} : { level: config.log.level }), ...(config.log.format === undefined ? {} : { format: config.log.format }) });
   setRuntimeLogger(logger);
-  startTracing({ ...(config.telemetry.otlpEndpoint === undefined ? {} : { otlpEndpoint: config.telemetry.otlpEndpoint }), serviceName: config.telemetry.serviceName, serviceVersion: VERSION });
+  await startTracing({ ...(config.telemetry.otlpEndpoint === undefined ? {} : { otlpEndpoint: config.telemetry.otlpEndpoint }), serviceName: config.telemetry.serviceName, serviceVersion: VERSION });
   const metrics = createRuntimeMetrics(undefined, { processMetrics: true });
   let webhooks: WebhookDispatcher | undefined;
   const runtime = await Runtime.create({

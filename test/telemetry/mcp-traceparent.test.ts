@@ -28,7 +28,7 @@ let sessions: McpHttpSessions;
 let token = "";
 
 before(async () => {
-  startTracing({ exporter });
+  await startTracing({ exporter });
   const made = await testRuntime();
   runtime = made.runtime;
   dispose = made.dispose;

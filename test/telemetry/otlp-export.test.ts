@@ -44,7 +44,7 @@ before(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`;
-  startTracing({ otlpEndpoint: endpoint, serviceName: "clawhive-test" });
+  await startTracing({ otlpEndpoint: endpoint, serviceName: "clawhive-test" });
   f = await apiFixture();
 });
 after(async () => {
@@ -69,7 +69,7 @@ test("spans reach an OTLP/HTTP receiver in the OTLP JSON encoding, under the run
   assert.ok(root && tool, spans.map((s) => s.name).join(", "));
   assert.equal(tool.parentSpanId, root.spanId);
   assert.ok(tool.attributes.some((a) => a.key === "gen_ai.tool.name" && a.value.stringValue === "probe.count"));
-  startTracing({ otlpEndpoint: endpoint, serviceName: "clawhive-test" });
+  await startTracing({ otlpEndpoint: endpoint, serviceName: "clawhive-test" });
 });
 
 describe("traceparent on POST /v1/runs: valid continued, malformed ignored", () => {
@@ -104,7 +104,7 @@ describe("traceparent on POST /v1/runs: valid continued, malformed ignored", () 
     const root = allSpans().find((s) => s.name === `invoke_agent ${agent}`);
     assert.equal(root?.traceId, "4bf92f3577b34da6a3ce929d0e0e4736");
     assert.equal(root?.parentSpanId, "00f067aa0ba902b7");
-    startTracing({ otlpEndpoint: endpoint, serviceName: "clawhive-test" });
+    await startTracing({ otlpEndpoint: endpoint, serviceName: "clawhive-test" });
   });
 });
 

@@ -23,7 +23,7 @@ let docs: string;
 const SECRET_TASK = "summarise the file; the code word is PINEAPPLE-42";
 
 before(async () => {
-  startTracing({ exporter });
+  await startTracing({ exporter });
   ({ runtime, dispose } = await testRuntime());
   await runtime.setSecret(LLM_SECRET, "sk-test-key-0123456789");
   fake = await startFakeOpenAi();
