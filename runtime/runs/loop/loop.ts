@@ -75,7 +75,7 @@ export class RunLoop {
 
   /** Whether run `id` is driven by the model (it has loop state). */
   async owns(id: string): Promise<boolean> {
-    return (await this.#options.states.get(id)) !== undefined;
+    return this.#options.states.has(id);
   }
 
   /**
