@@ -12,7 +12,7 @@ import { after, before, describe, it } from "node:test";
 import { needsSqld, startSqld, type SqldServer } from "../helpers/sqld.js";
 import { HOUR, respond, twoNodes, until, writeIntents, writeUse, type Node } from "./takeover-fixtures.js";
 import { LoopStates } from "../../runtime/runs/loop/state.js";
-import { MAX_STATEMENT_BYTES, type Store } from "../../runtime/store/index.js";
+import type { Store } from "../../runtime/store/index.js";
 
 type Stores = { label: string; url: (dataDir: string) => string; token?: () => string | undefined; skip?: string };
 
