@@ -1,20 +1,20 @@
-import { ClawhiveError, SandboxError } from "../errors.js";
 import type { AuditSubject, DeferredIntent, OutcomeInput } from "../audit/index.js";
 import { ApprovalError, argsHash, type Approval } from "../policy/approvals/index.js";
 import type { Denial } from "../../host-proxies/types.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
-import { GuestToolError, type Instance, type SandboxPlugin } from "../sandbox/index.js";
+import type { Instance, SandboxPlugin } from "../sandbox/index.js";
+import { approvalTooLarge, calendarsOf, kvOf, memoryOf, outputOf, scheduleOf, toToolCallError, type Execution } from "./tool-execution.js";
 import { createHostContext, toolCallSubject, type ActiveToolCall, type HostContext, type HostContextOptions } from "./host-context.js";
 import { withReadWarnings, type ReadWarnings } from "./read-warnings.js";
 import type { ReportBuilder } from "./report.js";
-import { agentMemoryBinding, type MemoryProxyOptions } from "../../host-proxies/memory/index.js";
 import type { RunServices, RunSetup } from "./run.js";
 import { untrustedSources } from "./untrusted-sources.js";
 import { pluginConfigValues } from "../plugins/config-grant.js";
-import type { RunEvent, ToolCallError } from "./types.js";
-import { GUEST_RESULT_JSON, parseBounded } from "../json/index.js";
+import type { RunEvent } from "./types.js";
 import { createLineBudget, type LineBudget } from "../../host-proxies/log/index.js";
 import { effectiveMounts, logPerMinute } from "./grant-limits.js";
+
+export { approvalTooLarge, type Execution } from "./tool-execution.js";
 
 interface Slot {
   instance: Instance;
@@ -28,11 +28,6 @@ interface Slot {
    */
   turn: Promise<unknown>;
 }
-
-export type Execution =
-  | { ok: true; output: unknown; effectApproval?: undefined }
-  | { ok: false; error: ToolCallError; effectApproval?: undefined }
-  | { ok: false; effectApproval: Approval; error?: undefined };
 
 interface Hooks {
   subject: () => Omit<AuditSubject, "kind">;
@@ -196,9 +191,9 @@ export class ToolExecutor {
       mounts: effectiveMounts(elevation ? { ...this.#setup.layers, elevation } : this.#setup.layers),
       allowSensitive: this.#setup.allowSensitive,
       mountGuard: this.#services.mountGuard,
-      kv: this.#kvOf(plugin),
-      schedule: this.#scheduleOf(),
-      memory: this.#memoryOf(),
+      kv: kvOf(this.#setup, this.#services, plugin),
+      schedule: scheduleOf(this.#setup, this.#services),
+      memory: memoryOf(this.#setup, this.#services),
       mail: grants["gmail.read"] ? { backend: this.#services.backends.mail, grant: grants["gmail.read"] } : undefined,
       calendar: calendarsOf(grants) ? { backend: this.#services.backends.calendar, calendars: calendarsOf(grants)! } : undefined,
       shell: this.#setup.agent.grants["shell.exec"] ? { grant: this.#setup.agent.grants["shell.exec"], sandbox: this.#services.shellSandbox } : undefined,
@@ -233,38 +228,6 @@ export class ToolExecutor {
     }
     this.#hooks.emit({ type: "instance", plugin: plugin.manifest.name, action: "bound", at: this.#services.now() });
     return slot;
-  }
-
-  /** Each agent and plugin gets its own namespace: two agents or two plugins never share data. */
-  #kvOf(plugin: SandboxPlugin): { store: RunServices["store"]; namespace: string; quotaBytes: number } | undefined {
-    const grant = this.#setup.agent.grants.kv;
-    if (!grant) return undefined;
-    return { store: this.#services.store, namespace: `${this.#setup.agent.name}/${plugin.manifest.name}/${grant.namespace}`, quotaBytes: grant.quota_bytes };
-  }
-
-  /** The schedule proxy's part of the run: bound when the agent is granted `schedule` and the runtime has a scheduler. */
-  #scheduleOf(): HostContextOptions["schedule"] {
-    const scheduler = this.#services.scheduler?.();
-    if (!this.#setup.agent.grants.schedule || scheduler === undefined) return undefined;
-    const { id, agent } = this.#setup;
-    return {
-      scheduler,
-      run: { id, agent: agent.name },
-      ownerToken: async () => (await this.#services.records.get(id))?.ownerToken ?? null,
-      agents: this.#services.agents ?? (async () => [agent]),
-    };
-  }
-
-  /**
-   * The `agent` memory scope of this run: owned by the root agent of the chain, written in the
-   * chain's own partition, read there and in every ancestor's. Fixed here, never by the guest.
-   */
-  #memoryOf(): MemoryProxyOptions | undefined {
-    if (!this.#setup.agent.grants.memory) return undefined;
-    const chain = [...(this.#setup.layers.parents ?? []).map((p) => p.name).reverse(), this.#setup.agent.name];
-    const runIds = [this.#setup.id, ...(this.#setup.ancestorRunIds ?? [])];
-    const trust = this.#services.memoryTrust;
-    return { memory: this.#services.memory, agent: agentMemoryBinding(chain), tainted: () => trust.tainted(runIds), markTainted: () => trust.mark(this.#setup.id) };
   }
 
   /** An Unsafe effect runs only on its own single-use approval; else one is requested. */
@@ -308,58 +271,7 @@ export class ToolExecutor {
   }
 }
 
-/** The calendar ids the proxy may touch at all: read or add (each call is decided per capability). */
-function calendarsOf(grants: RunSetup["agent"]["grants"]): string[] | undefined {
-  const ids = [...(grants["calendar.read"]?.calendars ?? []), ...(grants["calendar.add"]?.calendars ?? [])];
-  return ids.length > 0 ? [...new Set(ids)] : undefined;
-}
-
 async function release(slot: Slot, reason: string): Promise<void> {
   slot.instance.destroy(reason);
   await slot.context.close();
-}
-
-/**
- * The guest's result: JSON as a value, anything else as text. The sandbox already refuses JSON
- * beyond `GUEST_RESULT_JSON`; checked again here because the value is written out recursively
- * (audit, events, the model's messages) and a stack overflow there would strand the run.
- */
-function outputOf(text: string, instance: Instance): Execution {
-  const parsed = parseBounded(text, GUEST_RESULT_JSON, { at: "result" });
-  if (parsed.ok) return { ok: true, output: parsed.value };
-  if (parsed.problem.code === "not-json") return { ok: true, output: text };
-  instance.destroy("result refused");
-  const kind = parsed.problem.code === "too-deep" ? "result-too-deep" : "result-too-many-values";
-  return { ok: false, error: { kind, message: `the tool returned a result the runtime refuses: ${parsed.problem.message} (the instance was replaced)` } };
-}
-
-function toToolCallError(error: unknown): ToolCallError {
-  if (error instanceof GuestToolError) {
-    const payload = error.payload as { tag?: string; val?: unknown };
-    const tag = typeof payload?.tag === "string" ? payload.tag : "failed";
-    if (tag === "denied" && payload.val && typeof payload.val === "object") {
-      const denial = payload.val as { capability: string; reason: string; message: string };
-      return { kind: "denied", message: denial.message, denial };
-    }
-    return { kind: tag, message: typeof payload?.val === "string" ? payload.val : error.message };
-  }
-  if (error instanceof SandboxError) {
-    const kinds: Record<string, string> = {
-      plugin_trapped: "trapped",
-      deadline_exceeded: "deadline",
-      memory_cap: "memory-cap",
-      result_too_large: "result-too-large",
-      result_too_deep: "result-too-deep",
-      result_too_many_values: "result-too-many-values",
-      instance_lost: "instance-lost",
-    };
-    return { kind: kinds[error.code] ?? error.code, message: error.message };
-  }
-  if (error instanceof ClawhiveError) return { kind: error.code, message: error.message };
-  return { kind: "failed", message: (error as Error).message ?? String(error) };
-}
-
-/** The denial of a call whose approval would be over the size cap (audited by the caller). */
-export function approvalTooLarge(capabilities: readonly string[], error: ApprovalError): Denial {
-  return { capability: capabilities.join(",") || "tool", reason: "approval-too-large", message: error.message };
 }

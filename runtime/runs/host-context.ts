@@ -1,13 +1,10 @@
-import { createFsProxy, fsHostFunctions, type FsMount, type FsProxy, type MountHostGuard } from "../../host-proxies/fs/index.js";
-import { createLogProxy, logHostFunctions, type LineBudget, type LogLine } from "../../host-proxies/log/index.js";
-import { createHttpProxy, httpHostFunctions, type HttpHop } from "../../host-proxies/http/index.js";
-import { auditRefusedHop, checkHop } from "./redirect-hops.js";
+import type { FsMount, MountHostGuard } from "../../host-proxies/fs/index.js";
+import type { LineBudget, LogLine } from "../../host-proxies/log/index.js";
 import { hostCallSubject } from "./host-call-subject.js";
-import { createShellProxy, resolveShellGrant, shellHostFunctions, type SandboxInfo, type ShellProxy } from "../../host-proxies/shell/index.js";
+import type { SandboxInfo, ShellProxy } from "../../host-proxies/shell/index.js";
 import type { GmailResource, HttpResource, ShellResource } from "../policy/catalogue/index.js";
-import { createKvProxy, kvHostFunctions } from "../../host-proxies/kv/index.js";
-import { createScheduleProxy, scheduleHostFunctions, type ScheduleProxy, type ScheduleProxyOptions } from "../../host-proxies/schedule/index.js";
-import { createMemoryProxy, memoryHostFunctions, MEMORY_DENIAL_REASONS, type MemoryProxyOptions } from "../../host-proxies/memory/index.js";
+import { MEMORY_DENIAL_REASONS, type MemoryProxyOptions } from "../../host-proxies/memory/index.js";
+import type { ScheduleProxyOptions } from "../../host-proxies/schedule/index.js";
 import type { MailBackend } from "../../host-proxies/gmail/types.js";
 import type { CalendarBackend } from "../../host-proxies/calendar/types.js";
 import type { Store } from "../store/index.js";
@@ -16,12 +13,12 @@ import type { AuditLog, AuditSubject, DeferredIntent, IntentGuard, OutcomeInput 
 import { fenceRefused } from "./fence.js";
 import { decideHostCall, type CallingTool, type PolicyLayers } from "../policy/engine.js";
 import { hostCallRequest, isDenial, type CapabilityRequest } from "../policy/host-call-request.js";
-import { grantCovers, riskAbove, tightestScheduleLimit, type CapabilityGrant } from "../policy/catalogue/index.js";
+import { riskAbove, type CapabilityGrant } from "../policy/catalogue/index.js";
 import type { Risk } from "../plugins/manifest.js";
-import { noteReadWarning, type ReadWarnings } from "./read-warnings.js";
+import type { ReadWarnings } from "./read-warnings.js";
+import { bindProxies } from "./host-tables.js";
 import { servePluginConfig, type PluginConfigOptions } from "./plugin-config.js";
 
-type HostFunctions = Record<string, (args: unknown[]) => Promise<unknown>>;
 
 /** The ToolCall a host call belongs to: set by the run around each guest call. */
 export interface ActiveToolCall {
@@ -80,13 +77,13 @@ export interface HostContextOptions {
   /** The agent's http.fetch grant (the proxy's own limits), and how it reads attached secrets. */
   http?: { grant: HttpResource; resolveSecret: (name: string) => Promise<string> } | undefined;
   onLog: (line: LogLine) => void;
-  /** The plugin's config (its defaults and the agent's grant to it), read by `wasi:config/store` and Extism `config_get`. */
-  pluginConfig?: PluginConfigOptions | undefined;
   /**
    * The run's log lines (`log.per_minute`), shared by its instances: a line over it is dropped
    * before it is decided or audited, and counted on the ToolCall.
    */
   logBudget?: LineBudget | undefined;
+  /** The plugin's config (its defaults and the agent's grant to it), read by `wasi:config/store` and Extism `config_get`. */
+  pluginConfig?: PluginConfigOptions | undefined;
   /** `durationMs`: from the call's arrival to its outcome (decision, audit and effect). */
   onHostCall?: (event: { call: HostCall; capability: string; result: HostCallResult; approvalRequired: boolean; durationMs: number }) => void;
 }
@@ -130,41 +127,7 @@ export interface HostContext {
  * asks the policy, records the decision, and only then acts on the same canonical value.
  */
 export async function createHostContext(options: HostContextOptions): Promise<HostContext> {
-  const tables: Record<string, HostFunctions> = Object.create(null) as Record<string, HostFunctions>;
-  let fsProxy: FsProxy | undefined;
-  if (options.mounts.length > 0) {
-    fsProxy = await createFsProxy(options.mounts, { allowSensitive: options.allowSensitive, hostGuard: options.mountGuard });
-    tables.fs = fsHostFunctions(fsProxy);
-  }
-  // The run's budget decides which lines pass; the proxy then only cuts long lines.
-  tables.log = logHostFunctions(createLogProxy(options.onLog, { admittedByCaller: options.logBudget !== undefined }));
-  // The mail and calendar proxies (and their parsers) load with the first instance granted them.
-  if (options.mail) {
-    const gmail = await import("../../host-proxies/gmail/index.js");
-    tables.gmail = gmail.gmailHostFunctions(mailProxy(gmail.createGmailProxy, options, options.mail));
-  }
-  if (options.calendar) {
-    const calendar = await import("../../host-proxies/calendar/index.js");
-    tables.calendar = calendar.calendarHostFunctions(calendarProxy(calendar.createCalendarProxy, options, options.calendar));
-  }
-  if (options.kv) tables.kv = kvHostFunctions(createKvProxy(options.kv.store, { namespace: options.kv.namespace, quotaBytes: options.kv.quotaBytes }));
-  let scheduleProxy: ScheduleProxy | undefined;
-  if (options.schedule) {
-    scheduleProxy = createScheduleProxy({ ...options.schedule, ...creatorLayers(options.layers) });
-    tables.schedule = scheduleHostFunctions(scheduleProxy);
-  }
-  if (options.memory) tables.memory = memoryHostFunctions(createMemoryProxy(options.memory));
-  let shellProxy: ShellProxy | undefined;
-  if (options.shell) {
-    const runners = options.shell.grant.commands.filter((c) => c.runs_programs).map((c) => c.name);
-    const grant = await resolveShellGrant(options.shell.grant, { allowProgramRunners: runners });
-    shellProxy = await createShellProxy(grant, { mounts: options.shell.grant.mounts, sandbox: options.shell.sandbox, hostGuard: options.mountGuard });
-    tables.shell = shellHostFunctions(shellProxy);
-  }
-  if (options.http) {
-    const proxy = createHttpProxy(options.http.grant, { resolveSecret: options.http.resolveSecret });
-    tables.http = httpHostFunctions(proxy, { checkHop: (hop) => checkHop(options, hop), onHopRefused: (refusal) => auditRefusedHop(options, refusal) });
-  }
+  const { tables, fsProxy, shellProxy, scheduleProxy } = await bindProxies(options);
   let closed = false;
 
   const serve = async (call: HostCall): Promise<{ result: HostCallResult; capability: string; approvalRequired: boolean }> => {
@@ -239,14 +202,13 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
   return {
     handler: async (call) => {
       if (overBudget(options, call)) return { ok: true, value: undefined };
+      const started = performance.now();
       if (call.iface === "config") {
-        const started = performance.now();
         const result = await servePluginConfig(options, closed ? undefined : options.pluginConfig, call).catch((): HostCallResult => ({ ok: false, error: { tag: "io", val: "the call could not be recorded, so it was not made" } }));
         options.onHostCall?.({ call, capability: "config", result, approvalRequired: false, durationMs: performance.now() - started });
         return result;
       }
       let served: { result: HostCallResult; capability: string; approvalRequired: boolean };
-      const started = performance.now();
       try {
         served = await serve(call);
       } catch {
@@ -278,55 +240,6 @@ function overBudget(options: HostContextOptions, call: HostCall): boolean {
   if (!active || options.logBudget.take()) return false;
   active.droppedLogLines = (active.droppedLogLines ?? 0) + 1;
   return true;
-}
-
-/**
- * The gmail proxy of an instance: the agent's labels bound the backend; every layer's query is
- * ANDed onto each search; a label found on a fetched message is allowed only if every layer
- * allows it (asked of the policy, like any first request).
- */
-function mailProxy(create: typeof import("../../host-proxies/gmail/index.js").createGmailProxy, options: HostContextOptions, mail: { backend: MailBackend; grant: GmailResource }) {
-  const layers = [options.layers.agent.grants, options.layers.elevation ?? options.layers.task, ...(options.layers.parents ?? []).map((p) => p.grants)];
-  const queries = layers.map((g) => g?.["gmail.read"]?.query).filter((q): q is string => typeof q === "string");
-  return create(mail.backend, {
-    labels: mail.grant.labels,
-    queries,
-    onWarning: (w) => noteReadWarning(options.active(), `mail message ${w.messageId}: ${w.reason}`),
-    allowLabel: (label) => {
-      const active = options.active();
-      return active !== undefined && decideHostCall(options.layers, active.tool, { capability: "gmail.read", request: { label }, canonical: { label } }).kind === "allow";
-    },
-  });
-}
-
-function calendarProxy(create: typeof import("../../host-proxies/calendar/index.js").createCalendarProxy, options: HostContextOptions, calendar: { backend: CalendarBackend; calendars: readonly string[] }) {
-  return create(calendar.backend, {
-    calendars: calendar.calendars,
-    onWarning: (w) => noteReadWarning(options.active(), `calendar ${w.calendarId}: ${w.uid === undefined ? "" : `event ${JSON.stringify(w.uid)}: `}${w.reason}`),
-    allowCalendar: (id, capability) => {
-      const active = options.active();
-      return active !== undefined && decideHostCall(options.layers, active.tool, { capability, request: { calendar: id }, canonical: { calendar: id } }).kind !== "deny";
-    },
-  });
-}
-
-/**
- * What a schedule made by this run may capture: every layer the run answers to, in the policy
- * engine's words (its agent, its task, each ancestor), and its effective grant. A step's
- * elevation is left out: it lasts one step, a schedule outlives the run.
- */
-function creatorLayers(layers: PolicyLayers): Pick<ScheduleProxyOptions<CapabilityGrant>, "layers" | "effectiveGrant" | "liveLimit" | "covers"> {
-  const all = [
-    { who: `agent ${layers.agent.name}`, grants: layers.agent.grants },
-    ...(layers.task ? [{ who: "the task", grants: layers.task }] : []),
-    ...(layers.parents ?? []).map((p) => ({ who: `parent agent ${p.name}`, grants: p.grants })),
-  ];
-  return {
-    effectiveGrant: layers.task ?? layers.agent.grants,
-    layers: all,
-    liveLimit: tightestScheduleLimit(all.map((l) => l.grants)),
-    covers: grantCovers,
-  };
 }
 
 /** The proxy's own refusal of a call, before any approval is asked for; undefined if none. */

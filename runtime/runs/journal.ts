@@ -1,6 +1,7 @@
 import type { AuditLog, AuditRecord } from "../audit/index.js";
 import type { Migration, Store } from "../store/index.js";
 import { runFenceMigrations } from "./fence.js";
+import { loopStateChunkMigrations } from "./loop/state-rows.js";
 
 /**
  * Its own migration room, so its numbering never meets the runs room's: one row per run saying
@@ -21,8 +22,10 @@ export const runJournalMigrations: readonly Migration[] = [
       ) STRICT`,
     ],
   },
-  // Applied with the journal's: the fence table of every effect's intent (see fence.ts).
+  // Applied with the journal's: the fence table of every effect's intent (see fence.ts), and
+  // loop states in chunks (see loop/state-rows.ts).
   ...runFenceMigrations,
+  ...loopStateChunkMigrations,
 ];
 
 /** Where a run stood: `position` names the work (`plan:3`, `step_4:1`, `model:step_5`). */

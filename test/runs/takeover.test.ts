@@ -87,6 +87,40 @@ for (const s of stores) {
       });
     }
 
+    it("continues a run whose conversation is larger than one statement may move (> 1 MiB): its state, in chunks, is read back whole", async () => {
+      const { a, b, dispose } = await nodes();
+      try {
+        const { run } = await a.runtime.submitRun({ agent: "writer", task: "write a" });
+        await a.asked(2);
+        // Earlier turns of ~0.6 MB each (multi-byte text): the state is ~2.4 MB, stored in chunks.
+        const states = new LoopStates(a.runtime.store, { now: () => Date.now() });
+        const state = (await states.get(run.id))!;
+        const pad = (i: number) => `turn ${i} ${"é🦀".repeat(100_000)}`;
+        state.messages.splice(1, 0, ...[0, 1, 2, 3].map((i) => ({ role: i % 2 === 0 ? ("assistant" as const) : ("user" as const), content: [{ type: "text" as const, text: pad(i) }] })));
+        await states.put(run.id, state);
+        const chunks = await a.runtime.store.execute({ sql: "SELECT count(*) AS n FROM run_loop_chunks WHERE run_id = ?", args: [run.id] });
+        assert.ok(Number(chunks.rows[0]!.n) > 2, "the state is stored in chunks");
+        b.ahead(HOUR);
+        await until(b.runtime, async () => (await b.runtime.records.get(run.id))?.status === "ended", "B ended the run");
+        const record = (await b.runtime.records.get(run.id))!;
+        assert.equal(record.endReason, "completed", record.result ?? "");
+        assert.equal(record.result, "done after the journal's results");
+        // B read the whole state back (the model is sent what fits its context budget) and
+        // stored it, with its own turn, as the run ended.
+        const final = JSON.stringify((await new LoopStates(b.runtime.store, { now: () => Date.now() }).get(run.id))!.messages);
+        for (const i of [0, 1, 2, 3]) assert.ok(final.includes(JSON.stringify(pad(i))), `turn ${i} came back whole`);
+        assert.ok(final.includes("done after the journal's results"), "B's answer joined the state");
+        assert.ok(JSON.stringify(b.requests[0]!.messages).includes(JSON.stringify(pad(3))), "B's prompt carried the latest turn whole");
+        if (record.conversationId !== null) {
+          const history = JSON.stringify(await b.runtime.conversations.messages(record.conversationId));
+          for (const i of [0, 1, 2, 3]) assert.ok(history.includes(JSON.stringify(pad(i))), `turn ${i} joined the conversation whole`);
+        }
+        assert.equal(await writeIntents(b.runtime, run.id, "a.txt"), 1, "the finished write is not made again");
+      } finally {
+        await dispose();
+      }
+    });
+
     const modelCut: { label: string; cut: (a: Node, runId: string) => Promise<void>; code: string; step: string; result: string; writes: number }[] = [
       {
         label: "while the prompt was out (no outcome on record): recorded as interrupted, then the model is asked again",
@@ -146,14 +180,14 @@ async function cutInsideModelCall(store: Store, runId: string): Promise<void> {
 }
 
 /** Rewrites run `runId`'s loop state as if its node stopped inside the first ToolCall of its turn. */
-async function cutInsideToolCall(store: import("../../runtime/store/index.js").Store, runId: string, since: number): Promise<void> {
-  const row = (await store.execute({ sql: "SELECT state FROM run_loops WHERE run_id = ?", args: [runId] })).rows[0]!;
-  const state = JSON.parse(String(row.state)) as { messages: Array<{ role: string; content: Array<{ type: string }> }>; steps: number; waiting: unknown; modelCall?: unknown };
+async function cutInsideToolCall(store: Store, runId: string, since: number): Promise<void> {
+  const states = new LoopStates(store, { now: () => Date.now() });
+  const state = (await states.get(runId))!;
   const results = state.messages.pop()!;
   assert.equal(results.content[0]?.type, "tool_result");
   const turn = state.messages.at(-1)!;
   state.waiting = { stepId: `step_${state.steps - 1}`, context: "", uses: turn.content.filter((b) => b.type === "tool_use"), index: 0, results: [], since, node: "node_elsewhere_1_00000000" };
   state.steps -= 1;
   state.modelCall = null;
-  await store.execute({ sql: "UPDATE run_loops SET state = ? WHERE run_id = ?", args: [JSON.stringify(state), runId] });
+  await states.put(runId, state);
 }

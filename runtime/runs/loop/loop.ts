@@ -1,49 +1,19 @@
-import type { AgentManifest } from "../../agents/index.js";
-import type { AuditLog } from "../../audit/index.js";
 import { ClawhiveError } from "../../errors.js";
-import { malformedInputResult, responseText, toolResult, toolUses, type LlmProvider, type LlmResponse, type ToolResultBlock, type ToolUseBlock } from "../../llm/index.js";
-import type { Conversations } from "../conversations.js";
+import { responseText, toolUses, type LlmResponse, type ToolUseBlock } from "../../llm/index.js";
 import type { RunEndReason } from "../records.js";
 import type { Run } from "../run.js";
-import { spawnResultContent, subAgentOfTool, type SpawnResult, type SpawnSubAgentOptions, type SubAgentTool } from "../sub-agents.js";
 import { stopOnAuditFailure } from "../errors.js";
 import { ModelCallAudit } from "./model-calls.js";
 import { interruptedEffects } from "../takeover.js";
 import { buildStepRequest } from "./request.js";
 import { effectiveMounts } from "../grant-limits.js";
-import type { LoopState, LoopStates, WaitingTurn } from "./state.js";
-import { callSignature, errorResult, outcomeResult, repeatedCallResult } from "./tool-results.js";
-import { auditRefusedCall, limitTurn, LOOP_DENIAL_REASONS } from "./refusals.js";
+import type { LoopState, WaitingTurn } from "./state.js";
+import type { RunLoopOptions } from "./options.js";
 
-export interface RunLoopOptions {
-  states: LoopStates;
-  conversations: Conversations;
-  /** The runtime's clock (dates in the prompt); durations use the monotonic clock. */
-  now: () => number;
-  /** The provider an agent's `model` block names. */
-  provider: (agent: AgentManifest) => LlmProvider;
-  /** Where each model call is recorded (kind `model_call`). */
-  audit: AuditLog;
-  /** This runtime node's id, written in the Step journal. */
-  node?: string;
-  /** Model turns in a row with unusable tool input before the run fails (default 3). */
-  maxInvalidTurns?: number;
-  /** Identical calls (tool and canonical input) that run; the next one is stopped (default 2). */
-  maxRepeats?: number;
-  /** The skills zone of a run's system prompt. */
-  skills?: (run: Run) => Promise<string>;
-  /** The memory zone of a run's system prompt (MEMORY.md and what `task`, the run's task text, recalls). */
-  memory?: (run: Run, task: string) => Promise<string>;
-  /**
-   * Sub-agents: the tools the model sees for them, how one is spawned, and a child run's
-   * outcome once it has ended (`undefined` while it goes on or waits for a person).
-   */
-  subAgents?: {
-    tools: (run: Run) => Promise<SubAgentTool[]>;
-    spawn: (run: Run, options: SpawnSubAgentOptions) => Promise<SpawnResult>;
-    ended: (childRunId: string) => Promise<SpawnResult | undefined>;
-  };
-}
+export type { RunLoopOptions } from "./options.js";
+import { outcomeResult } from "./tool-results.js";
+import { limitTurn } from "./refusals.js";
+import { TurnCalls } from "./tool-calls.js";
 
 /** Why the loop stopped driving for now. */
 type Halt = "continue" | "paused" | "stopped";
@@ -68,14 +38,16 @@ export class RunLoop {
   /** The model-call audit of each run being driven, by run id. */
   readonly #modelCalls = new Map<string, ModelCallAudit>();
   #closing = false;
+  readonly #calls: TurnCalls;
 
   constructor(options: RunLoopOptions) {
     this.#options = options;
+    this.#calls = new TurnCalls(options);
   }
 
   /** Whether run `id` is driven by the model (it has loop state). */
   async owns(id: string): Promise<boolean> {
-    return (await this.#options.states.get(id)) !== undefined;
+    return this.#options.states.has(id);
   }
 
   /**
@@ -214,7 +186,7 @@ export class RunLoop {
       }
     }
     if (run.status === "awaiting_approval" && run.pending?.childRunId !== undefined) {
-      const result = await this.#subAgentResult(run, turn.uses[turn.index]!);
+      const result = await this.#calls.subAgentResult(run, turn.uses[turn.index]!);
       if (result === undefined) return "paused";
       turn.results.push(result);
       turn.index++;
@@ -245,7 +217,7 @@ export class RunLoop {
       turn.node = this.#options.node ?? "unknown";
       state.waiting = turn;
       await this.#options.states.put(run.id, state);
-      const result = await this.#callOne(run, state, turn, use);
+      const result = await this.#calls.callOne(run, state, turn, use);
       delete turn.since;
       delete turn.node;
       if (result === "stopped") return "stopped";
@@ -265,112 +237,6 @@ export class RunLoop {
       return "stopped";
     }
     return "continue";
-  }
-
-  async #callOne(run: Run, state: LoopState, turn: WaitingTurn, use: ToolUseBlock): Promise<ToolResultBlock | "paused" | "stopped"> {
-    if (use.input_error !== undefined) {
-      turn.invalid = true;
-      // One denial on record either way: as a refused ToolCall of a tool the run has, else as a
-      // refused call of a name it does not know.
-      const recorded = await run.refuseUnreadableInput(use.name, use.input_error, { stepId: turn.stepId, ...(use.raw_input === undefined ? {} : { raw: use.raw_input }) });
-      if (!recorded) {
-        const denial = { capability: "tool-input", reason: "malformed-input", message: `the arguments for ${use.name.slice(0, 200)} were not a JSON object: ${use.input_error}` };
-        await auditRefusedCall(this.#options.audit, run, { stepId: turn.stepId, use, denial });
-      }
-      return malformedInputResult(use);
-    }
-    const signature = callSignature(use);
-    const times = state.calls[signature] ?? 0;
-    if (times >= (this.#options.maxRepeats ?? 2)) {
-      // Repeating a call whose input was unusable (an unknown tool, invalid input) is unusable
-      // input again: the streak goes on, so the run stops after 3 such turns, not at max_tool_rounds.
-      if (state.unusable?.[signature]) turn.invalid = true;
-      return repeatedCallResult(use, times);
-    }
-    state.calls[signature] = times + 1;
-    const unusable = () => {
-      turn.invalid = true;
-      (state.unusable ??= {})[signature] = true;
-    };
-    const subAgent = subAgentOfTool(use.name);
-    if (subAgent !== undefined && this.#options.subAgents) {
-      // Only a sub-agent the model was offered: any other name is a tool the run does not have,
-      // and is never looked up among the node's agents (whose names the model may not learn).
-      const offered = (await this.#options.subAgents.tools(run)).some((tool) => tool.name === use.name);
-      if (!offered) {
-        unusable();
-        return this.#unknownTool(run, turn, use);
-      }
-      const task = (use.input as { task?: unknown }).task;
-      if (typeof task !== "string" || task.trim() === "") {
-        unusable();
-        const message = "task: expected the task for the sub-agent, as text";
-        await auditRefusedCall(this.#options.audit, run, { stepId: turn.stepId, use, denial: { capability: "agent.spawn", reason: LOOP_DENIAL_REASONS.invalidInput, message } });
-        return errorResult(use, { kind: "invalid-input", message });
-      }
-      let spawned: SpawnResult;
-      try {
-        spawned = await this.#options.subAgents.spawn(run, { agent: subAgent, task, stepId: turn.stepId });
-      } catch (error) {
-        // Removed from the node since it was offered: the model is told, the run goes on.
-        if (error instanceof ClawhiveError && error.code === "not_found" && !run.ended && !run.cancelled) {
-          unusable();
-          return this.#unknownTool(run, turn, use);
-        }
-        throw error;
-      }
-      if (spawned.status !== "awaiting_approval") {
-        const told = spawnResultContent(spawned);
-        return toolResult(use.id, told.content, { isError: told.isError });
-      }
-      // The child waits for a person: so does this run, until the child ends (continued by the
-      // child's end on this node, or by a driver's tick on any node).
-      await run.waitForSubAgent({ tool: use.name, input: use.input, stepId: turn.stepId, approvalId: spawned.approvalId ?? "", childRunId: spawned.runId, toolCallId: use.id });
-      // Decided and ended meanwhile (on another node): nothing to wait for.
-      return (await this.#subAgentResult(run, use)) ?? "paused";
-    }
-    try {
-      const outcome = await run.callTool(use.name, use.input, { stepId: turn.stepId, ...(turn.context ? { context: turn.context } : {}) });
-      if (outcome.status === "approval_required") return "paused";
-      stopOnAuditFailure(outcome);
-      if (outcome.status === "error" && outcome.error.kind === "invalid-input") unusable();
-      return outcomeResult(use, outcome);
-    } catch (error) {
-      if (run.ended || run.cancelled) return "stopped";
-      // A tool the run does not have (the model made one up): the model is told and may retry.
-      if (error instanceof ClawhiveError && (error.code === "not_found" || error.code === "ambiguous_tool")) {
-        unusable();
-        return this.#unknownTool(run, turn, use, error.code === "ambiguous_tool" ? error.message : undefined);
-      }
-      throw error;
-    }
-  }
-
-  /**
-   * A tool or sub-agent the run does not have (the model made one up): an error result the model
-   * sees, naming only the run's own tools, and a denial on record. The run goes on.
-   */
-  async #unknownTool(run: Run, turn: WaitingTurn, use: ToolUseBlock, detail?: string): Promise<ToolResultBlock> {
-    turn.invalid = true;
-    const name = use.name.slice(0, 200);
-    const own = [...run.tools.map((t) => t.qualifiedName), ...((await this.#options.subAgents?.tools(run)) ?? []).map((t) => t.name)];
-    const message = detail ?? `this run has no tool ${JSON.stringify(name)}; its tools: ${own.join(", ") || "none"}`;
-    await auditRefusedCall(this.#options.audit, run, { stepId: turn.stepId, use, denial: { capability: "tool", reason: LOOP_DENIAL_REASONS.unknownTool, message } });
-    return errorResult(use, { kind: "unknown-tool", message });
-  }
-
-  /**
-   * The tool result of the sub-agent call the run waits on, once the child has ended (the run
-   * is active again); `undefined` while the child goes on or waits.
-   */
-  async #subAgentResult(run: Run, use: ToolUseBlock): Promise<ToolResultBlock | undefined> {
-    const childRunId = run.pending?.childRunId;
-    if (childRunId === undefined || !this.#options.subAgents) return undefined;
-    const ended = await this.#options.subAgents.ended(childRunId);
-    if (ended === undefined) return undefined;
-    await run.subAgentEnded();
-    const told = spawnResultContent(ended);
-    return toolResult(use.id, told.content, { isError: told.isError });
   }
 
   /** Ends the run: its result text, a finish Step, the turn added to its conversation. */

@@ -1,6 +1,7 @@
 import type { Message, ToolResultBlock, ToolUseBlock } from "../../llm/index.js";
 import { ConflictError } from "../../errors.js";
 import type { Store } from "../../store/index.js";
+import { hasState, readState, writeState } from "./state-rows.js";
 
 /** The ToolCalls of one model turn being worked through when the run paused for a person. */
 export interface WaitingTurn {
@@ -95,27 +96,20 @@ export class LoopStates {
   }
 
   async get(runId: string): Promise<LoopState | undefined> {
-    const result = await this.#store.execute({ sql: "SELECT state FROM run_loops WHERE run_id = ?", args: [runId] });
-    const row = result.rows[0];
-    return row ? (JSON.parse(String(row.state)) as LoopState) : undefined;
+    const text = await readState(this.#store, runId);
+    return text === undefined ? undefined : (JSON.parse(text) as LoopState);
+  }
+
+  /** Whether run `runId` is driven by the model (it has loop state), without reading the state. */
+  has(runId: string): Promise<boolean> {
+    return hasState(this.#store, runId);
   }
 
   async put(runId: string, state: LoopState): Promise<void> {
-    if (this.#node === undefined) {
-      await this.#store.execute({
-        sql: "INSERT INTO run_loops (run_id, state, updated_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at",
-        args: [runId, JSON.stringify(state), this.#now()],
-      });
-      return;
-    }
-    // A node whose lease ran out and that another node took the run from must not overwrite
-    // the new holder's journal with its own stale one.
-    const result = await this.#store.execute({
-      sql: `INSERT INTO run_loops (run_id, state, updated_at) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at
-            WHERE NOT EXISTS (SELECT 1 FROM runs WHERE id = excluded.run_id AND node IS NOT NULL AND node != ?)`,
-      args: [runId, JSON.stringify(state), this.#now(), this.#node],
-    });
-    if (result.rowsAffected === 0) throw new ConflictError("run_taken_over", `run ${runId} is driven by another node now (this node's lease ran out); it goes on there`);
+    // With a node, fenced: a node whose lease ran out and that another node took the run from
+    // must not overwrite the new holder's journal with its own stale one.
+    const written = await writeState(this.#store, runId, JSON.stringify(state), { now: this.#now(), node: this.#node });
+    if (!written) throw new ConflictError("run_taken_over", `run ${runId} is driven by another node now (this node's lease ran out); it goes on there`);
   }
 
   /** Stores the run's final answer (or why it stopped), shown as the run's `result`. */
