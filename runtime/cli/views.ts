@@ -3,6 +3,7 @@
  * shows the same lines, and `--json` the same fields, whether it went through a server or opened
  * the store. A field the API does not expose is left out, never made up.
  */
+import { camelKeys } from "../json/snake.js";
 import type { Approval, ApprovalDecision, ApprovalKind, ApprovalScope, ApprovalStatus } from "../policy/approvals/index.js";
 import type { AuditRecord, JsonValue } from "../audit/index.js";
 import type { Risk } from "../plugins/manifest.js";
@@ -155,14 +156,8 @@ export function toolFromView(view: ToolView): ToolInfo {
   };
 }
 
-/** The API's snake_case names back to the store's camelCase; values under `opaque` keys are data and pass unchanged. */
-export function camelKeys<T>(value: unknown, opaque: ReadonlySet<string> = new Set()): T {
-  if (Array.isArray(value)) return value.map((item) => camelKeys(item, opaque)) as T;
-  if (value === null || typeof value !== "object") return value as T;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[key.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = opaque.has(key) ? item : camelKeys(item, opaque);
-  return out as T;
-}
+/** The API's snake_case names back to the store's camelCase (the one mapping, runtime/json/snake.ts). */
+export { camelKeys };
 
 /** `GET /v1/audit` → `records[]`, as the store keeps them (the capabilities are the grants' own values). */
 export function auditRecordFromView(view: unknown): AuditRecord {

@@ -1,5 +1,12 @@
 import type { Statement, Store } from "../store/index.js";
+import { camelKeys, snakeKeys } from "../json/snake.js";
 import type { RunEvent } from "./types.js";
+
+/**
+ * Stored in the API's names (snake_case), read back in the runtime's: a ToolCall's `input` is the
+ * caller's data and a Step's `usage` is already snake_case, so both pass unchanged either way.
+ */
+const EVENT_DATA: ReadonlySet<string> = new Set(["input", "usage"]);
 
 /** A run event as stored: numbered per run, so a reader resumes after the last one it saw. */
 export interface StoredRunEvent {
@@ -30,7 +37,7 @@ export class RunEventLog {
   append(runId: string, seq: number, event: RunEvent): void {
     this.#queue.push({
       sql: "INSERT INTO run_events (run_id, seq, type, data, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id, seq) DO NOTHING",
-      args: [runId, seq, event.type, JSON.stringify(event), event.at],
+      args: [runId, seq, event.type, JSON.stringify(snakeKeys(event, EVENT_DATA)), event.at],
     });
     this.#timer ??= setTimeout(() => {
       this.#timer = undefined;
@@ -65,7 +72,7 @@ export class RunEventLog {
       sql: "SELECT seq, type, data, at FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
       args: [runId, options.after ?? 0, Math.min(options.limit ?? 500, 5000)],
     });
-    return result.rows.map((row) => ({ seq: Number(row.seq), type: String(row.type) as RunEvent["type"], at: Number(row.at), data: JSON.parse(String(row.data)) as RunEvent }));
+    return result.rows.map((row) => ({ seq: Number(row.seq), type: String(row.type) as RunEvent["type"], at: Number(row.at), data: camelKeys<RunEvent>(JSON.parse(String(row.data)), EVENT_DATA) }));
   }
 
   /** The last seq stored for `runId` (0 when none). */

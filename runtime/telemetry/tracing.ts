@@ -18,16 +18,34 @@ export interface TracingOptions {
   readonly serviceVersion?: string;
 }
 
-/** Trace ids from the run (see `withTraceId`), span ids random, as the SDK's own. */
+const ZERO_SPAN_ID = "0".repeat(16);
+const ZERO_TRACE_ID = "0".repeat(32);
+
+/**
+ * Trace ids from the run (see `withTraceId`), span ids random. Random bytes are drawn 4 KiB at a
+ * time: one `randomBytes` call per span was a measurable part of a traced ToolCall's cost.
+ */
 class RunTraceIds implements IdGenerator {
   next: string | undefined;
+  #pool = Buffer.alloc(0);
+  #offset = 0;
   generateTraceId(): string {
-    const id = this.next ?? randomBytes(16).toString("hex");
+    const id = this.next ?? this.#hex(16);
     this.next = undefined;
     return id;
   }
   generateSpanId(): string {
-    return randomBytes(8).toString("hex");
+    return this.#hex(8);
+  }
+  #hex(bytes: number): string {
+    if (this.#offset + bytes > this.#pool.length) {
+      this.#pool = randomBytes(4096);
+      this.#offset = 0;
+    }
+    const id = this.#pool.toString("hex", this.#offset, this.#offset + bytes);
+    this.#offset += bytes;
+    // All-zero ids are invalid (W3C Trace Context); a draw of them is vanishingly rare but cheap to refuse.
+    return id === ZERO_SPAN_ID || id === ZERO_TRACE_ID ? this.#hex(bytes) : id;
   }
 }
 
