@@ -96,6 +96,21 @@ test("in a terminal: the answer rendered as Markdown, an approval taken inline s
   assert.match(answered, /^ok +files\.write_file/m, "the tool call's outcome is a compact line");
   assert.equal(await readFile(join(place.data, "workspace", "todo.md"), "utf8"), "milk");
 
+  // The answer streams: its first words are on screen while the model still writes (the fake
+  // holds the last fragment until they are seen), rendered once its block is complete.
+  let release!: () => void;
+  fake.reply({ type: "text", text: "Streaming **words** arrive one by one, and the last ones wait.", hold: new Promise<void>((resolve) => (release = resolve)) });
+  await tmux("send-keys", "-t", "chat", "stream please", "Enter");
+  const partial = await waitFor(/you> stream please\n[\s\S]*Streaming/);
+  const sincePrompt = partial.slice(partial.lastIndexOf("you> stream please") + "you> stream please".length);
+  assert.doesNotMatch(sincePrompt, /ones wait\./, "the held fragment has not arrived");
+  assert.doesNotMatch(sincePrompt, /you> /, "the answer has not ended");
+  release();
+  const streamed = await waitFor(/the last ones wait\.[\s\S]*you> $/m);
+  const answerShown = streamed.slice(streamed.lastIndexOf("you> stream please"));
+  assert.doesNotMatch(answerShown, /\*\*words\*\*/, "rendered as Markdown once complete");
+  assert.equal(answerShown.split("ones wait.").length - 1, 1, `shown once:\n${answerShown}`);
+
   // Ctrl-C while the model thinks cancels that run; the conversation goes on.
   fake.reply({ type: "hang" });
   await tmux("send-keys", "-t", "chat", "take forever", "Enter");
