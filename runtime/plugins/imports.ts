@@ -156,7 +156,7 @@ async function verifyExtismImports(artifact: PluginArtifact): Promise<string[]> 
   } catch (cause) {
     throw new PluginError("invalid_module", `plugin ${artifact.manifest.name}: plugin.wasm is not a valid WebAssembly core module: ${(cause as Error).message}`, { cause });
   }
-  const problems = [...extismImportProblems(WebAssembly.Module.imports(module), artifact.manifest.capabilities), ...extismExportProblems(WebAssembly.Module.exports(module))];
+  const problems = [...extismImportProblems(WebAssembly.Module.imports(module), artifact.manifest.capabilities), ...extismExportProblems(WebAssembly.Module.exports(module), Object.keys(artifact.manifest.tools))];
   if (problems.length > 0) {
     throw new PluginError("imports_not_declared", `plugin ${artifact.manifest.name}: its Extism module imports what its manifest does not declare, or lacks what the format needs:\n  ${problems.join("\n  ")}`);
   }
@@ -208,10 +208,19 @@ export function extismImportProblems(imports: readonly WebAssembly.ModuleImportD
 }
 
 /** An Extism plugin exports its memory and the `describe` and `call` functions. */
-export function extismExportProblems(exports: readonly WebAssembly.ModuleExportDescriptor[]): string[] {
+export function extismExportProblems(exports: readonly WebAssembly.ModuleExportDescriptor[], tools: readonly string[] = []): string[] {
   const problems: string[] = [];
-  for (const [name, kind] of [["describe", "function"], ["call", "function"], ["memory", "memory"]] as const) {
-    if (!exports.some((e) => e.name === name && e.kind === kind)) problems.push(`export ${name}: missing (an Extism plugin exports ${kind === "memory" ? "its memory" : `a ${name} function`})`);
+  const has = (name: string, kind: string) => exports.some((e) => e.name === name && e.kind === kind);
+  // A module with neither describe nor call is a plugin of exported functions, as the Extism
+  // PDKs build them (runtime/sandbox/extism-exports.ts): each tool plugin.json lists is one.
+  const servlet = has("describe", "function") || has("call", "function");
+  const required: Array<readonly [string, "function" | "memory"]> = servlet ? [["describe", "function"], ["call", "function"]] : tools.map((t) => [t, "function"] as const);
+  for (const [name, kind] of [...required, ["memory", "memory"] as const]) {
+    if (has(name, kind)) continue;
+    if (kind === "memory") problems.push("export memory: missing (an Extism plugin exports its memory)");
+    else if (servlet) problems.push(`export ${name}: missing (an Extism plugin exports a ${name} function)`);
+    else problems.push(`export ${name}: missing (tool ${name} of plugin.json is not a function the module exports; an Extism plugin exports either describe and call, or one function per tool)`);
   }
+  if (!servlet && tools.length === 0) problems.push("exports: neither describe and call nor a function for any tool of plugin.json");
   return problems;
 }

@@ -32,7 +32,7 @@ export async function servePluginConfig(source: Omit<HostCallSource, "active"> &
   if (keys === undefined || keys.some((k) => typeof k !== "string")) return refuse("invalid-input", `config.${call.fn}: expected a key string`);
   if (!source.active()) return refuse("no-tool-call", "config is read only during a tool call of a live run");
   const missing = (keys as string[]).filter((k) => !config?.values.has(k));
-  if (missing.length > 0) return refuse("not-granted", `config key ${JSON.stringify(missing[0])} is set neither by the plugin nor by the agent's grant to it`);
+  if (missing.length > 0) return refuse("not-granted", `config key ${JSON.stringify(String(missing[0]).slice(0, 200))} is set neither by the plugin nor by the agent's grant to it`);
   const secrets = (keys as string[]).map((k) => config!.values.get(k)!).filter((value): value is { secret: string } => typeof value === "object").map((value) => value.secret);
   // Fail closed, as for any host call: the ToolCall and this read are on record before the value leaves.
   await source.active()?.recorded?.ensure();

@@ -12,13 +12,14 @@
  * out of their blocks, within Extism's own 1 MiB limit.
  */
 import createPlugin, { type CallContext, type ExtismPluginOptions, type Plugin } from "@extism/extism";
-import { EXTISM_KERNEL, EXTISM_USER, extismHostFunction, KERNEL_LOG, U64_PARAMS } from "../plugins/extism-abi.js";
-import { argsFromJson, callInput, parseCallOutput, parseDescribe, toJson, type CallOutcome, type ExtismToolDefaults, type ToolErrorPayload } from "./extism-shapes.js";
+import { EXTISM_KERNEL, EXTISM_USER, KERNEL_LOG } from "../plugins/extism-abi.js";
+import { callInput, parseCallOutput, parseDescribe, type CallOutcome, type ExtismToolDefaults, type ToolErrorPayload } from "./extism-shapes.js";
 import type { HostResponse } from "./protocol.js";
 import { extismChannelFunctions } from "./extism-http.js";
+import { describeExports, exportInput, exportsTools } from "./extism-exports.js";
+import { userHostFunctions } from "./extism-host-user.js";
 import type { WasiGrant } from "./wasi/context.js";
 import type { ToolDescriptor } from "./types.js";
-import { GUEST_RESULT_JSON, parseBounded } from "../json/index.js";
 
 const TARGET = "main";
 const PREVIEW1 = "wasi_snapshot_preview1";
@@ -72,6 +73,8 @@ export class ExtismGuest {
   #initialize: (() => void) | undefined;
   /** Set for a wasip1 module: describe runs on a scratch instance of it (see describe). */
   #scratch: { module: WebAssembly.Module; options: ExtismGuestOptions } | undefined;
+  /** Set for a plugin of exported functions (extism-exports.ts): its module, read for describe. */
+  #exports: WebAssembly.Module | undefined;
 
   private constructor(plugin: Plugin, memory: WebAssembly.Memory | undefined, options: ExtismGuestOptions, state: CallState) {
     this.#plugin = plugin;
@@ -82,7 +85,7 @@ export class ExtismGuest {
 
   static async create(module: WebAssembly.Module, options: ExtismGuestOptions): Promise<ExtismGuest> {
     const state: CallState = { bytes: 0, blocks: 0, error: undefined, vars: new Map(), varBytes: 0 };
-    const functions: NonNullable<ExtismPluginOptions["functions"]> = { [EXTISM_KERNEL]: kernelFunctions(state, options), [EXTISM_USER]: hostFunctions(module, state, options) };
+    const functions: NonNullable<ExtismPluginOptions["functions"]> = { [EXTISM_KERNEL]: kernelFunctions(state, options), [EXTISM_USER]: userHostFunctions(module, options.hostCall, (bytes) => charge(state, options, BigInt(bytes))) };
     // A module built for WASI (wasip1) gets clawhive's own preview1, per instance.
     const holder: { memory: WebAssembly.Memory | undefined } = { memory: undefined };
     if (WebAssembly.Module.imports(module).some((i) => i.module === PREVIEW1)) {
@@ -112,6 +115,7 @@ export class ExtismGuest {
     // make host calls before it is bound.
     if (typeof exports._initialize === "function") guest.#initialize = exports._initialize as () => void;
     if (functions[PREVIEW1] && !options.scratch) guest.#scratch = { module, options: { ...options, scratch: true } };
+    if (exportsTools(module)) guest.#exports = module;
     return guest;
   }
 
@@ -125,6 +129,13 @@ export class ExtismGuest {
     // A wasip1 module's constructors read the preopens once, and describe may run before the
     // instance is bound (when host calls are refused): it runs on a scratch instance instead,
     // so this one initializes at its first call, bound, and sees the run's mounts.
+    if (this.#exports) {
+      try {
+        return { ok: true, value: describeExports(this.#exports, this.#options) };
+      } catch (cause) {
+        return { ok: false, error: { tag: "failed", val: (cause as Error).message } };
+      }
+    }
     if (this.#scratch) {
       const scratch = await ExtismGuest.create(this.#scratch.module, this.#scratch.options);
       try {
@@ -144,6 +155,12 @@ export class ExtismGuest {
 
   /** Calls tool `name` with JSON `input`. Throws only on a trap. */
   async call(name: string, input: string): Promise<CallOutcome> {
+    if (this.#exports) {
+      const raw = exportInput(name, input, this.#options);
+      if (!raw.ok) return { ok: false, error: { tag: raw.tag, val: raw.message } };
+      const { error, output } = await this.#invoke(name, raw.value);
+      return error !== undefined ? { ok: false, error: { tag: "failed", val: error } } : { ok: true, value: output ?? "" };
+    }
     const request = callInput(name, input);
     if (request === undefined) return { ok: false, error: { tag: "invalid-input", val: "the tool input is not JSON" } };
     const { error, output } = await this.#invoke("call", request);
@@ -151,7 +168,7 @@ export class ExtismGuest {
     return parseCallOutput(output);
   }
 
-  async #invoke(fn: "describe" | "call", input: string | undefined): Promise<{ error: string | undefined; output: string | undefined }> {
+  async #invoke(fn: string, input: string | undefined): Promise<{ error: string | undefined; output: string | undefined }> {
     const state = this.#state;
     state.bytes = input === undefined ? 0 : Buffer.byteLength(input);
     state.blocks = 0;
@@ -230,39 +247,6 @@ function varFunctions(state: CallState, options: ExtismGuestOptions): Functions 
       state.varBytes = bytes;
     },
   };
-}
-
-/**
- * The module's `extism:host/user` imports that are clawhive host functions, each a bridge call:
- * JSON parameters in, `{"ok"}`/`{"error"}` out. Other names are left unprovided, so the module
- * fails to instantiate, naming the import.
- */
-function hostFunctions(module: WebAssembly.Module, state: CallState, options: ExtismGuestOptions): Functions {
-  const functions: Functions = {};
-  for (const { module: namespace, name, kind } of WebAssembly.Module.imports(module)) {
-    if (namespace !== EXTISM_USER || kind !== "function") continue;
-    const host = extismHostFunction(name);
-    if (!host) continue;
-    const u64 = U64_PARAMS[`${host.iface}.${host.fn}`] ?? [];
-    functions[name] = (ctx: CallContext, offset: bigint): bigint => {
-      const text = ctx.read(offset)?.text();
-      let response: HostResponse;
-      // Bounded: the parameters are walked (and cloned to the main thread) recursively.
-      const parsed = text === undefined ? undefined : parseBounded(text, GUEST_RESULT_JSON, { at: name });
-      const args = parsed?.ok ? parsed.value : undefined;
-      if (parsed && !parsed.ok && parsed.problem.code !== "not-json") {
-        response = { ok: false, error: { tag: "invalid-input", val: parsed.problem.message } };
-      } else if (!Array.isArray(args)) {
-        response = { ok: false, error: { tag: "invalid-input", val: `${name}: expected the offset of a JSON array of the function's parameters` } };
-      } else {
-        response = options.hostCall(host.iface, host.fn, argsFromJson(args, u64));
-      }
-      const out = JSON.stringify(response.ok ? { ok: toJson(response.value) } : { error: toJson(response.error) });
-      charge(state, options, BigInt(Buffer.byteLength(out)));
-      return ctx.store(out);
-    };
-  }
-  return functions;
 }
 
 function readText(ctx: CallContext, addr: bigint, fn: string): string {

@@ -12,7 +12,7 @@ import { GUEST_RESULT_JSON, TOOL_INPUT_JSON, parseBounded, type JsonLimits } fro
  */
 const DESCRIBE_JSON: JsonLimits = GUEST_RESULT_JSON;
 /** The input as the host checked it, read again only to wrap it; prototype keys were refused there. */
-const WRAPPED_INPUT_JSON: JsonLimits = { ...TOOL_INPUT_JSON, forbiddenKeys: undefined };
+export const WRAPPED_INPUT_JSON: JsonLimits = { ...TOOL_INPUT_JSON, forbiddenKeys: undefined };
 /** The `call` output envelope around the text result. */
 const OUTPUT_JSON: JsonLimits = { ...GUEST_RESULT_JSON, maxDepth: GUEST_RESULT_JSON.maxDepth + 3 };
 

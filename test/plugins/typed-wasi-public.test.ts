@@ -69,6 +69,36 @@ test("an undeclared host is refused and audited; the export's error case is the 
   }
 });
 
+test("control: the same request to a granted host, its API key a named secret, is allowed and on record without the key", async () => {
+  // Whether the host answers (this machine may have no network) is not the point: the policy lets it go.
+  const key = "ow-key-from-the-secret-store-5e2a";
+  await runtime.setSecret("openweather", key);
+  await runtime.defineAgent({
+    name: "weather-granted",
+    description: "uses the public weather component with its API key from the secret store",
+    model: { provider: "anthropic", id: "test-model" },
+    system_prompt: "test",
+    plugins: [{ name: "weather", version: "*", config: { OPENWEATHER_API_KEY: { secret: "openweather" } } }],
+    grants: { log: {}, "http.fetch": { hosts: ["api.openweathermap.org"] } },
+    approvals: { lower_risk: [{ tool: "weather.get_weather", to: "safe", acknowledged: true }] },
+  });
+  const agent = "weather-granted";
+  const run = await runtime.startRun({ agent });
+  try {
+    await run.callTool("weather.get_weather", { city: "Paris" });
+    const records = (await runtime.audit.query({ runId: run.id, kind: "host_call", limit: 100 })).records.filter((r) => r.hostCall?.proxy === "http");
+    assert.ok(records.length >= 1, JSON.stringify(records));
+    assert.ok(records.every((r) => r.decision === "allow"), JSON.stringify(records));
+    assert.match(JSON.stringify(records[0]!.args), /api\.openweathermap\.org/);
+    // The key reached the request (the guest read it through wasi:config/store), never the audit log.
+    const all = (await runtime.audit.query({ runId: run.id, limit: 200 })).records;
+    assert.ok(all.some((r) => r.hostCall?.proxy === "config" && r.status === "ok"), JSON.stringify(all));
+    assert.ok(!JSON.stringify(all).includes(key));
+  } finally {
+    await run.end();
+  }
+});
+
 test("a Guarded typed function waits for a person before its guest runs", async () => {
   const agent = await defineTestAgent(runtime, "weather-guarded-user", { plugins: ["weather-guarded"], extraGrants: { "http.fetch": { hosts: ["api.example.test"] } } });
   const run = await runtime.startRun({ agent });

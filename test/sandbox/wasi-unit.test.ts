@@ -23,6 +23,8 @@ function fakeContext(files: Record<string, string> = { "/work/a.txt": "alpha" })
     calls.push([iface, fn, args]);
     const path = String(args[0]);
     if (iface === "log") return { ok: true, value: undefined };
+    // A binding that serves no config refuses it, as an unbound instance's would.
+    if (iface === "config") return { ok: false, error: { tag: "denied", val: { capability: "config", reason: "unbound-instance", message: "unbound" } } };
     if (fn === "mounts") return { ok: true, value: [{ guest: "/work", mode: "rw" }] };
     if (fn === "stat") {
       if (dirs.has(path)) return { ok: true, value: { kind: "directory", size: 0n, modifiedMs: 0n } };
@@ -146,6 +148,25 @@ test("the environment, args and config are the grant; exit traps", () => {
   assert.equal((cli["wasi:config/store"]!.get as (k: string) => unknown)("PATH"), undefined);
   assert.ok(thrown(() => (cli["wasi:cli/exit"]!.exit as (s: unknown) => void)({ tag: "ok" })) instanceof GuestExit);
   assert.throws(() => poll([]), /block forever/);
+});
+
+test("wasi:config/store asks the run; refused, only the plugin's defaults; a failed read is the guest's error", () => {
+  const answers: Array<{ name: string; host: HostResponse; get: unknown; all: unknown }> = [
+    { name: "control: the run's value (over the default)", host: { ok: true, value: "from-run" }, get: "from-run", all: undefined },
+    { name: "control: the run says absent", host: { ok: true, value: null }, get: undefined, all: undefined },
+    { name: "refused (no run): the default alone", host: { ok: false, error: { tag: "denied", val: { capability: "config", reason: "no-tool-call", message: "" } } }, get: "v", all: [["k", "v"]] },
+    { name: "a secret that could not be read: upstream error, never the default", host: { ok: false, error: { tag: "io", val: "secret gone" } }, get: { tag: "upstream", val: "secret gone" }, all: { tag: "upstream", val: "secret gone" } },
+  ];
+  for (const row of answers) {
+    const context: WasiInstanceContext = { hostCall: (iface) => (iface === "config" ? row.host : { ok: true, value: undefined }), grant: { env: {}, config: { k: "v" }, args: [] } };
+    const store = cliImports(context)["wasi:config/store"]!;
+    const get = (() => { try { return (store.get as (k: string) => unknown)("k"); } catch (e) { return e; } })();
+    assert.deepEqual(get, row.get, row.name);
+    if (row.all !== undefined) {
+      const all = (() => { try { return (store.getAll as () => unknown)(); } catch (e) { return e; } })();
+      assert.deepEqual(all, row.all, row.name);
+    }
+  }
 });
 
 test("preview1 serves no socket function", () => {
