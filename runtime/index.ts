@@ -6,3 +6,5 @@ export type { ApprovalNeeded, RunEvent, ToolCallError, ToolCallOutcome, ToolInfo
 export type { CallToolOptions } from "./runs/run.js";
 export type { LeastPrivilegeReport } from "./runs/report.js";
 export { ClawhiveError, InvalidInputError, NotFoundError, ConflictError, PluginError, SandboxError } from "./errors.js";
+export type { ClawhiveClient } from "./client/index.js";
+export { httpClient, inProcessClient, ServerError } from "./client/index.js";

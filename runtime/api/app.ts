@@ -60,7 +60,7 @@ export interface ApiLimits {
 export interface AppOptions {
   readonly version: string;
   /** The API's bearer tokens (`openTokenStore`); every `/v1` route needs one. */
-  readonly tokens: TokenStore;
+  readonly tokens: Pick<TokenStore, "verify">;
   /** The core the routes drive; without it `/health` reports only status and version. */
   readonly runtime?: Runtime;
   readonly limits?: ApiLimits;

@@ -14,8 +14,18 @@ import { PluginRegistry } from "../plugins/install/index.js";
 import type { ToolInfo } from "../runs/types.js";
 import { defaultSkillsDir, loadSkills } from "../skills/index.js";
 import { systemClock } from "../store/index.js";
-import type { FileReport } from "./agent.js";
+import type { DangerWarning } from "../agents/index.js";
 import { openExistingStore } from "./store-path.js";
+
+/** What `agent validate` reports of one manifest file. */
+export interface FileReport {
+  file: string;
+  ok: boolean;
+  issues: { path: string; message: string }[];
+  warnings: DangerWarning[];
+  /** Folders inside the data dir that do not exist yet: the runtime creates them on first start. */
+  notes?: string[];
+}
 
 /**
  * The checks beyond each file (`referenceProblems`, and sub-agents that exist), added to the

@@ -1,13 +1,10 @@
-import type { AgentManifest } from "../agents/index.js";
-import { InvalidInputError, NotFoundError } from "../errors.js";
-import { agentTools } from "../runs/agent-tools.js";
-import type { SandboxPlugin } from "../sandbox/index.js";
-import { defaultSkillsDir, loadSkills, skillsFor, skillView, type SkillLeftOut, type SkillView } from "../skills/index.js";
+import { InvalidInputError } from "../errors.js";
+import { defaultSkillsDir, type SkillLeftOut, type SkillView } from "../skills/index.js";
 import { parseCommandArgs } from "./args.js";
-import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
-import type { ApiClient } from "./client.js";
+import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
+import { withClient } from "./command-client.js";
 import { flagText, inert, jsonText } from "./render.js";
-import { openRuntime, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 
 export const skillsHelp = `clawhive skills — the skills there are, or which of an agent's skills it gets
 
@@ -34,7 +31,7 @@ ${STORE_FLAGS_HELP}
 
 interface SkillList {
   skills: SkillView[];
-  problems: Array<{ file: string; message: string }>;
+  problems?: Array<{ file: string; message: string }>;
 }
 interface AgentSkills {
   agent: string;
@@ -54,47 +51,27 @@ export async function skillsCommand(argv: string[]): Promise<number> {
   if (positionals.length > 0) throw new InvalidInputError(`skills takes no arguments, got ${positionals.join(" ")}; usage: clawhive skills [--agent NAME] [--json]`);
   const agent = flagText(values, "agent");
   const dir = flagText(values, "skills") ?? defaultSkillsDir();
-  const api = await apiClient(values);
-  if (api !== undefined && (values.agents !== undefined || values.skills !== undefined)) {
+  if ((values.agents !== undefined || values.skills !== undefined) && (await resolveServer(values)) !== undefined) {
     throw new InvalidInputError("--agents and --skills do not combine with --server: the server has its own", { field: values.agents !== undefined ? "agents" : "skills" });
   }
-  if (agent === undefined) {
-    const list = api !== undefined ? await api.get<SkillList>("/v1/skills") : await listLocal(dir);
-    printList(list, values.json === true);
-    return list.problems.length > 0 ? 1 : 0;
-  }
-  const found = api !== undefined ? await agentOnServer(api, agent) : await agentLocal(values, { agent, dir });
-  printAgent(found, values.json === true);
-  return 0;
-}
-
-async function agentOnServer(api: ApiClient, agent: string): Promise<AgentSkills> {
-  const { left_out: leftOut, ...found } = await api.get<Omit<AgentSkills, "leftOut"> & { left_out: SkillLeftOut[] }>("/v1/skills", { agent });
-  return { agent: found.agent, skills: found.skills, leftOut };
-}
-
-async function listLocal(dir: string): Promise<SkillList> {
-  const loaded = await loadSkills(dir);
-  return { skills: [...loaded.skills.values()].map(skillView), problems: loaded.problems.map((p) => ({ file: p.file, message: p.message })) };
-}
-
-async function agentLocal(values: Readonly<Record<string, unknown>>, options: { agent: string; dir: string }): Promise<AgentSkills> {
-  const loaded = await loadSkills(options.dir);
-  const runtime = await openRuntime(values);
-  try {
-    const agent: AgentManifest | undefined = runtime.agents().find((a) => a.name === options.agent);
-    if (agent === undefined) throw new NotFoundError(`no agent named ${options.agent}; 'clawhive agent list' shows the agents`);
-    const installed = await runtime.installer.registry.list();
-    const plugins = new Map<string, SandboxPlugin>(installed.map((p) => [p.name, { key: `${p.name}@${p.blobSha256}`, manifest: p.manifest, format: p.manifest.format, modules: {} }]));
-    const selected = skillsFor(agent, { skills: loaded.skills, tools: agentTools(agent, { plugins, tools: runtime.tools(), mcpPins: runtime.mcpClient.pins }) });
-    return { agent: agent.name, skills: selected.skills.map(skillView), leftOut: selected.leftOut };
-  } finally {
-    await runtime.close();
-  }
+  return withClient(
+    values,
+    async (client) => {
+      if (agent === undefined) {
+        const list = await client.request<SkillList>("GET", "/v1/skills");
+        printList(list, values.json === true);
+        return (list.problems ?? []).length > 0 ? 1 : 0;
+      }
+      const { left_out: leftOut, ...found } = await client.request<Omit<AgentSkills, "leftOut"> & { left_out: SkillLeftOut[] }>("GET", "/v1/skills", { query: { agent } });
+      printAgent({ agent: found.agent, skills: found.skills, leftOut }, values.json === true);
+      return 0;
+    },
+    { skillsDir: dir },
+  );
 }
 
 function printList(list: SkillList, json: boolean): void {
-  for (const p of list.problems) console.error(`skill not loaded: ${p.file}: ${inert(p.message, { newlines: false })}`);
+  for (const p of list.problems ?? []) console.error(`skill not loaded: ${p.file}: ${inert(p.message, { newlines: false })}`);
   if (json) return console.log(jsonText(list));
   if (list.skills.length === 0) return console.error("no skills");
   const width = Math.max(...list.skills.map((s) => s.name.length));

@@ -11,7 +11,7 @@ import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { defaultDataDir } from "../config/data-dir.js";
 import { defaultBuildCacheDir, PROJECT_ROOT } from "../plugins/locations.js";
 import { runtimeMountGuard } from "../runs/mount-guard.js";
-import { Runtime } from "../runtime.js";
+import { Runtime, type RuntimeOptions } from "../runtime.js";
 import { progressPrinter } from "./progress.js";
 import { openStore, parseStoreUrl } from "../store/index.js";
 import type { Store } from "../store/index.js";
@@ -85,7 +85,7 @@ export async function openExistingStore(values: Readonly<Record<string, unknown>
  * A runtime on the store the flags name (direct mode): the data dir, store and agents folder
  * resolved as every command does, no pooled instances (a command makes few), progress on stderr.
  */
-export function openRuntime(values: Readonly<Record<string, unknown>>): Promise<Runtime> {
+export function openRuntime(values: Readonly<Record<string, unknown>>, extra: Pick<RuntimeOptions, "skillsDir"> = {}): Promise<Runtime> {
   const authToken = fromEnv("CLAWHIVE_STORE_AUTH_TOKEN");
   const progress = progressPrinter(process.stderr);
   return Runtime.create({
@@ -95,6 +95,7 @@ export function openRuntime(values: Readonly<Record<string, unknown>>): Promise<
     agentsDir: resolveAgentsDir(values),
     sandbox: { poolSize: 0 },
     onProgress: progress,
+    ...extra,
   }).finally(() => progress.stop());
 }
 

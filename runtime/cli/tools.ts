@@ -1,11 +1,9 @@
-import { InvalidInputError, NotFoundError } from "../errors.js";
-import { agentTools } from "../runs/agent-tools.js";
-import type { ToolInfo } from "../runs/types.js";
-import type { SandboxPlugin } from "../sandbox/index.js";
+import { InvalidInputError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
-import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
+import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
+import { withClient } from "./command-client.js";
 import { flagText, inert, jsonText } from "./render.js";
-import { openRuntime, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { toolFromView, type ToolView } from "./views.js";
 
 export const toolsHelp = `clawhive tools — the tools of the installed plugins, or those an agent may use
@@ -31,9 +29,8 @@ export async function toolsCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, agent: { type: "string" }, agents: { type: "string" }, json: { type: "boolean" } });
   if (positionals.length > 0) throw new InvalidInputError(`tools takes no arguments, got ${positionals.join(" ")}; usage: clawhive tools [--agent NAME] [--json]`);
   const agent = flagText(values, "agent");
-  const api = await apiClient(values);
-  if (api !== undefined && values.agents !== undefined) throw new InvalidInputError("--agents and --server do not combine: the server has its own agents", { field: "agents" });
-  const tools = api !== undefined ? (await api.get<{ tools: ToolView[] }>("/v1/tools", { agent })).tools.map(toolFromView) : await toolsInStore(values, agent);
+  if (values.agents !== undefined && (await resolveServer(values)) !== undefined) throw new InvalidInputError("--agents and --server do not combine: the server has its own agents", { field: "agents" });
+  const tools = (await withClient(values, (client) => client.listTools(agent === undefined ? {} : { agent }))).map((view) => toolFromView(view as ToolView));
   if (values.json) {
     console.log(jsonText(tools));
   } else if (tools.length === 0) {
@@ -43,19 +40,4 @@ export async function toolsCommand(argv: string[]): Promise<number> {
     for (const t of tools) console.log(`${t.qualifiedName.padEnd(width)}  ${t.risk.padEnd(7)}  ${inert(t.description, { newlines: false })}`);
   }
   return 0;
-}
-
-async function toolsInStore(values: Readonly<Record<string, unknown>>, agentName: string | undefined): Promise<ToolInfo[]> {
-  const runtime = await openRuntime(values);
-  try {
-    if (agentName === undefined) return [...runtime.tools()];
-    const agent = runtime.agents().find((a) => a.name === agentName);
-    if (agent === undefined) throw new NotFoundError(`no agent named ${agentName}; 'clawhive agent list' shows the agents`);
-    // As GET /v1/tools?agent= answers: versions from the registry, the risk after the agent's overrides.
-    const installed = await runtime.installer.registry.list();
-    const plugins = new Map<string, SandboxPlugin>(installed.map((p) => [p.name, { key: `${p.name}@${p.blobSha256}`, manifest: p.manifest, format: p.manifest.format, modules: {} }]));
-    return agentTools(agent, { plugins, tools: runtime.tools(), mcpPins: runtime.mcpClient.pins });
-  } finally {
-    await runtime.close();
-  }
 }

@@ -86,6 +86,37 @@ test("a project imports clawhive by name, type-checks a strict use, and runs it"
   assert.equal(result.error, "x");
 });
 
+const CLIENT_USE = `import { Runtime } from "clawhive";
+import { httpClient, inProcessClient, type ClawhiveClient, type ToolView } from "clawhive/client";
+const runtime = await Runtime.create({ dataDir: process.argv[2]!, buildCacheDir: process.argv[3]!, agentsDir: process.argv[4]! });
+const client: ClawhiveClient = inProcessClient(runtime, { ownsRuntime: true });
+const remote: ClawhiveClient = httpClient({ url: "http://127.0.0.1:1", token: "chv_example" });
+try {
+  const tools: ToolView[] = await client.listTools();
+  console.log(JSON.stringify({ target: client.target, remote: remote.target, tools: tools.map((t) => t.name).sort() }));
+} finally {
+  await client.close();
+}
+`;
+
+test("a project imports the client by name (clawhive/client), type-checks a use and lists tools in process", async () => {
+  const dir = await consumer({ "use.ts": CLIENT_USE }, HOST_TSCONFIG);
+  const checked = await typeCheck(dir);
+  assert.ok(checked.ok, checked.output);
+  const data = await tempDir("clawhive-consumer-data-");
+  const agents = await tempDir("clawhive-consumer-agents-");
+  const { stdout } = await run(process.execPath, [join(dir, "out", "use.js"), data, defaultBuildCacheDir(), agents], { cwd: dir });
+  const result = JSON.parse(stdout.trim().split("\n").at(-1)!) as { target: string; remote: string; tools: string[] };
+  assert.equal(result.target, "in-process");
+  assert.equal(result.remote, "http://127.0.0.1:1");
+  assert.ok(result.tools.includes("files.read_file"), stdout);
+  // Control: a wrong use of the client's types fails the check.
+  const bad = await consumer({ "use.ts": CLIENT_USE.replace("await client.listTools()", "await client.listTools({ agent: 7 })") }, HOST_TSCONFIG);
+  const badCheck = await typeCheck(bad);
+  assert.equal(badCheck.ok, false);
+  assert.match(badCheck.output, /use\.ts.*number.*string/);
+});
+
 test("control: a wrong use of the public types fails the type check, naming the mistake", async () => {
   const wrong = HOST_USE.replace("dataDir: process.argv[2]!", "dataDir: 42");
   const dir = await consumer({ "use.ts": wrong }, HOST_TSCONFIG);

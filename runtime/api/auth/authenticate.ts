@@ -15,7 +15,7 @@ export const REALM = "clawhive";
  * three, so a caller cannot tell a revoked token from a made-up one. Roles are checked later,
  * per route, by `requireRole`.
  */
-export function authenticate(tokens: TokenStore): MiddlewareHandler<ApiEnv> {
+export function authenticate(tokens: Pick<TokenStore, "verify">): MiddlewareHandler<ApiEnv> {
   return bearerAuth<ApiEnv>({
     realm: REALM,
     verifyToken: async (token, c) => {

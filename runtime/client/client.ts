@@ -1,0 +1,167 @@
+/**
+ * `ClawhiveClient`: what a front end (the command line, a program using the package) asks of
+ * clawhive, answered in the API's own views (docs/api.md, `/v1/openapi.json`). Two
+ * implementations, one set of methods: over HTTP to a running `clawhive serve` (http.ts), and
+ * in this process over a Runtime (in-process.ts). Both go through the API's routes, so an
+ * answer, a refusal and its error code are the same whichever is used.
+ */
+import type * as v from "valibot";
+import type { ApprovalSchema } from "../api/schemas/approvals.js";
+import type { AuditRecordSchema, VerifyBody } from "../api/schemas/audit.js";
+import type { AgentDetailSchema, AgentSummarySchema, PluginDetailSchema, PluginSummarySchema, SecretSchema, ToolSchema } from "../api/schemas/resources.js";
+import type { RunSchema } from "../api/schemas/runs.js";
+import type { SubmitRunSchema } from "../api/routes/runs.js";
+import { segment, type ApiClient, type Query, type RequestOptions, type StreamedEvent } from "./transport.js";
+
+export type ApprovalView = v.InferInput<typeof ApprovalSchema>;
+export type RunView = v.InferInput<typeof RunSchema>;
+export type SubmitRunBody = v.InferInput<typeof SubmitRunSchema>;
+export type ToolView = v.InferInput<typeof ToolSchema>;
+export type AgentView = v.InferInput<typeof AgentSummarySchema>;
+export type AgentDetailView = v.InferInput<typeof AgentDetailSchema>;
+export type PluginView = v.InferInput<typeof PluginSummarySchema>;
+export type PluginDetailView = v.InferInput<typeof PluginDetailSchema>;
+export type SecretView = v.InferInput<typeof SecretSchema>;
+export type AuditRecordView = v.InferInput<typeof AuditRecordSchema>;
+export type VerifyView = v.InferInput<typeof VerifyBody>;
+export type { StreamedEvent };
+
+export type ApprovalStatusFilter = ApprovalView["status"] | "all";
+
+export interface ClawhiveClient {
+  /** Where requests go: a server's URL, or `in-process`. */
+  readonly target: string;
+  listTools(query?: { agent?: string }): Promise<ToolView[]>;
+  listAgents(): Promise<AgentView[]>;
+  getAgent(name: string): Promise<AgentDetailView>;
+  listPlugins(): Promise<PluginView[]>;
+  getPlugin(name: string): Promise<PluginDetailView>;
+  /** Newest first; default the pending ones, at most `limit` (default 50). */
+  listApprovals(query?: { status?: ApprovalStatusFilter; runId?: string; limit?: number }): Promise<ApprovalView[]>;
+  getApproval(id: string): Promise<ApprovalView>;
+  decideApproval(id: string, decision: { decision: "approve" | "deny"; scope?: "once" | "run"; reason?: string }): Promise<ApprovalView>;
+  listRuns(query?: { status?: RunView["status"]; limit?: number }): Promise<RunView[]>;
+  getRun(id: string): Promise<RunView>;
+  submitRun(body: SubmitRunBody): Promise<RunView>;
+  cancelRun(id: string): Promise<RunView>;
+  /** A run's events after `after`, oldest first, to its end. */
+  runEvents(id: string, options?: { after?: number; signal?: AbortSignal }): AsyncGenerator<StreamedEvent>;
+  listSecrets(): Promise<SecretView[]>;
+  /** `redacted`: the value is redacted from the audit log from now on. */
+  setSecret(name: string, value: string): Promise<{ secret: SecretView; redacted: boolean }>;
+  removeSecret(name: string): Promise<void>;
+  /** One page of audit records (the API's `/v1/audit` query), and the cursor of the next. */
+  auditPage(query: Query): Promise<{ records: AuditRecordView[]; next_cursor: string | null }>;
+  verifyAudit(query?: { expectHead?: string }): Promise<VerifyView>;
+  /** Any `/v1` route, for what the methods above do not name. */
+  request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
+  close(): Promise<void>;
+}
+
+const PAGE = 1000;
+
+/** The methods, written once over the API: what carries the requests is the implementation's. */
+export class ApiClawhiveClient implements ClawhiveClient {
+  readonly target: string;
+  readonly api: ApiClient;
+  readonly #close: () => Promise<void>;
+
+  constructor(api: ApiClient, options: { target: string; close?: () => Promise<void> }) {
+    this.api = api;
+    this.target = options.target;
+    this.#close = options.close ?? (async () => undefined);
+  }
+
+  async listTools(query: { agent?: string } = {}): Promise<ToolView[]> {
+    return this.#all<ToolView>("/v1/tools", "tools", { agent: query.agent });
+  }
+
+  listAgents(): Promise<AgentView[]> {
+    return this.#all<AgentView>("/v1/agents", "agents", {});
+  }
+
+  async getAgent(name: string): Promise<AgentDetailView> {
+    return (await this.api.get<{ agent: AgentDetailView }>(`/v1/agents/${segment(name)}`)).agent;
+  }
+
+  listPlugins(): Promise<PluginView[]> {
+    return this.#all<PluginView>("/v1/plugins", "plugins", {});
+  }
+
+  async getPlugin(name: string): Promise<PluginDetailView> {
+    return (await this.api.get<{ plugin: PluginDetailView }>(`/v1/plugins/${segment(name)}`)).plugin;
+  }
+
+  async listApprovals(query: { status?: ApprovalStatusFilter; runId?: string; limit?: number } = {}): Promise<ApprovalView[]> {
+    const { approvals } = await this.api.get<{ approvals: ApprovalView[] }>("/v1/approvals", { status: query.status, run_id: query.runId, limit: query.limit });
+    return approvals;
+  }
+
+  async getApproval(id: string): Promise<ApprovalView> {
+    return (await this.api.get<{ approval: ApprovalView }>(`/v1/approvals/${segment(id)}`)).approval;
+  }
+
+  async decideApproval(id: string, decision: { decision: "approve" | "deny"; scope?: "once" | "run"; reason?: string }): Promise<ApprovalView> {
+    return (await this.api.request<{ approval: ApprovalView }>("POST", `/v1/approvals/${segment(id)}`, { json: decision })).approval;
+  }
+
+  async listRuns(query: { status?: RunView["status"]; limit?: number } = {}): Promise<RunView[]> {
+    return (await this.api.get<{ runs: RunView[] }>("/v1/runs", { status: query.status, limit: query.limit })).runs;
+  }
+
+  async getRun(id: string): Promise<RunView> {
+    return (await this.api.get<{ run: RunView }>(`/v1/runs/${segment(id)}`)).run;
+  }
+
+  async submitRun(body: SubmitRunBody): Promise<RunView> {
+    return (await this.api.request<{ run: RunView }>("POST", "/v1/runs", { json: body })).run;
+  }
+
+  async cancelRun(id: string): Promise<RunView> {
+    return (await this.api.request<{ run: RunView }>("POST", `/v1/runs/${segment(id)}/cancel`)).run;
+  }
+
+  runEvents(id: string, options: { after?: number; signal?: AbortSignal } = {}): AsyncGenerator<StreamedEvent> {
+    return this.api.events(id, options);
+  }
+
+  listSecrets(): Promise<SecretView[]> {
+    return this.#all<SecretView>("/v1/secrets", "secrets", {});
+  }
+
+  setSecret(name: string, value: string): Promise<{ secret: SecretView; redacted: boolean }> {
+    return this.api.request<{ secret: SecretView; redacted: boolean }>("PUT", `/v1/secrets/${segment(name)}`, { json: { value } });
+  }
+
+  async removeSecret(name: string): Promise<void> {
+    await this.api.request("DELETE", `/v1/secrets/${segment(name)}`);
+  }
+
+  auditPage(query: Query): Promise<{ records: AuditRecordView[]; next_cursor: string | null }> {
+    return this.api.get<{ records: AuditRecordView[]; next_cursor: string | null }>("/v1/audit", query);
+  }
+
+  verifyAudit(query: { expectHead?: string } = {}): Promise<VerifyView> {
+    return this.api.get<VerifyView>("/v1/audit/verify", { expect_head: query.expectHead });
+  }
+
+  request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    return this.api.request<T>(method, path, options);
+  }
+
+  close(): Promise<void> {
+    return this.#close();
+  }
+
+  /** Every page of a list route. */
+  async #all<T>(path: string, key: string, query: Query): Promise<T[]> {
+    const out: T[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.api.get<Record<string, unknown> & { next_cursor: string | null }>(path, { ...query, limit: PAGE, ...(cursor === undefined ? {} : { cursor }) });
+      out.push(...(page[key] as T[]));
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+    return out;
+  }
+}

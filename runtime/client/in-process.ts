@@ -1,0 +1,45 @@
+/**
+ * The client in this process, over a Runtime: the API's own routes answer it (no socket, no
+ * server), so every answer, refusal and error code is what a server on this runtime would
+ * give. Calls are an admin's, under a token id made for this client alone: it never reaches the
+ * token store, so nothing outside this process can present it.
+ */
+import { randomBytes, timingSafeEqual } from "node:crypto";
+import { createApp } from "../api/app.js";
+import type { Principal } from "../api/auth/principal.js";
+import { newTokenId } from "../api/auth/token-text.js";
+import { VERSION } from "../cli/version.js";
+import type { Runtime } from "../runtime.js";
+import { ApiClawhiveClient } from "./client.js";
+import { ApiClient, type Fetch } from "./transport.js";
+
+/** A loopback name the API's Host check accepts: requests never leave the process. */
+const IN_PROCESS_URL = "http://127.0.0.1";
+
+export interface InProcessClientOptions {
+  /** Close the runtime when the client is closed (a command that opened it for one call). */
+  readonly ownsRuntime?: boolean;
+}
+
+export function inProcessClient(runtime: Runtime, options: InProcessClientOptions = {}): ApiClawhiveClient {
+  const secret = randomBytes(32).toString("base64url");
+  const principal: Principal = { tokenId: newTokenId(), role: "admin" };
+  const expected = Buffer.from(secret);
+  const tokens = {
+    verify: async (text: string): Promise<Principal | undefined> => {
+      const given = Buffer.from(text);
+      return given.length === expected.length && timingSafeEqual(given, expected) ? principal : undefined;
+    },
+  };
+  const app = createApp({
+    runtime,
+    tokens,
+    version: VERSION,
+    agentsDir: runtime.agentsDir,
+    // As a server does: a decision continues its run at once here.
+    onApprovalDecided: (approval) => void runtime.continueRun(approval.runId).catch(() => undefined),
+  });
+  const carry: Fetch = async (url, init) => app.fetch(new Request(url, init));
+  const api = new ApiClient({ url: IN_PROCESS_URL, token: secret }, { fetch: carry });
+  return new ApiClawhiveClient(api, { target: "in-process", ...(options.ownsRuntime ? { close: () => runtime.close() } : {}) });
+}
