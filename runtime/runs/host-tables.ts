@@ -12,7 +12,7 @@ import type { CalendarBackend } from "../../host-proxies/calendar/types.js";
 import { decideHostCall, type PolicyLayers } from "../policy/engine.js";
 import { grantCovers, tightestScheduleLimit, type CapabilityGrant } from "../policy/catalogue/index.js";
 import { noteReadWarning } from "./read-warnings.js";
-import type { HostContextOptions } from "./host-context.js";
+import type { HostContextOptions } from "./host-context-types.js";
 
 export type HostFunctions = Record<string, (args: unknown[]) => Promise<unknown>>;
 

@@ -9,14 +9,10 @@
  */
 import type { HostCall, HostCallResult } from "../../host-proxies/types.js";
 import type { AuditLog } from "../audit/index.js";
-import type { PluginConfigValue } from "../plugins/config-grant.js";
 import { hostCallSubject, type HostCallSource } from "./host-call-subject.js";
-import type { ActiveToolCall } from "./host-context.js";
+import type { ActiveToolCall, PluginConfigOptions } from "./host-context-types.js";
 
-export interface PluginConfigOptions {
-  values: ReadonlyMap<string, PluginConfigValue>;
-  secretValue: (name: string) => Promise<string>;
-}
+export type { PluginConfigOptions } from "./host-context-types.js";
 
 const CAPABILITY = "config";
 

@@ -1,92 +1,29 @@
 import { ConflictError, NotFoundError } from "../errors.js";
-import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import type { AgentManifest } from "../agents/index.js";
 import { agentRiskOverride } from "../agents/index.js";
-import type { AuditLog, AuditSubject } from "../audit/index.js";
-import { ApprovalError, argsHash, type Approval, type ApprovalStore } from "../policy/approvals/index.js";
+import { ApprovalError, argsHash, type Approval } from "../policy/approvals/index.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
 import { parseTaskGrants } from "./agent-setup.js";
 import { toolRisk, unreachableTool, type PolicyLayers } from "../policy/engine.js";
-import type { FsMount } from "../../host-proxies/fs/index.js";
 import type { Denial } from "../../host-proxies/types.js";
-import type { SandboxInfo } from "../../host-proxies/shell/index.js";
-import type { Store } from "../store/index.js";
-import type { Scheduler } from "../schedules/scheduler.js";
-import type { MemoryStore } from "../memory/index.js";
-import type { MemoryTrust } from "./run-memory.js";
-import type { Backends } from "./backends.js";
-import type { Sandbox } from "../sandbox/index.js";
 import { toolCallSubject, type ActiveToolCall, type RunStopped } from "./host-context.js";
 import { effectGuard, fencedAudit } from "./fence.js";
 import { approvalTooLarge, ToolExecutor, type Execution } from "./executor.js";
 import { checkToolInput } from "./tool-input.js";
-import type { PendingToolCall, RunEndReason, RunRecords, RunStatus } from "./records.js";
-import type { RunEventLog } from "./event-log.js";
+import type { PendingToolCall, RunEndReason, RunStatus } from "./records.js";
 import { untrustedSources } from "./untrusted-sources.js";
 import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
 import type { CommittedEffect } from "./errors.js";
 import { EffectLedger, type EffectMade } from "./effects.js";
-import type { ApprovalNeeded, PluginHandle, RunEvent, StepEvent, ToolCallOutcome, ToolInfo } from "./types.js";
-import { McpRunCalls, mcpCapability, serverManifest, type McpClient } from "../mcp-client/index.js";
+import type { ApprovalNeeded, RunEvent, StepEvent, ToolCallOutcome, ToolInfo } from "./types.js";
+import type { AuditSubject } from "../audit/index.js";
+import { McpRunCalls, mcpCapability, serverManifest } from "../mcp-client/index.js";
 import type { PluginManifest } from "../plugins/manifest.js";
 
 export type { EffectMade } from "./effects.js";
 
-/** What a run needs from the runtime that starts it. */
-export interface RunServices {
-  sandbox: Sandbox;
-  plugins: ReadonlyMap<string, PluginHandle>;
-  audit: AuditLog;
-  approvals: ApprovalStore;
-  records: RunRecords;
-  now: () => number;
-  /** The runtime's mail and calendar backends (built once, shared by every instance). */
-  backends: Backends;
-  /** The runtime's store (kv lives there). */
-  store: Store;
-  /** This runtime node's id: once another node holds the run's lease, no effect is made here. */
-  node?: string;
-  /** What bubblewrap can do on this machine (probed once per runtime). */
-  shellSandbox: SandboxInfo;
-  /** The runtime's forbidden mount roots: elevations, and every mount an instance opens. */
-  mountGuard: MountHostGuard;
-  /** The runtime's long-term memory, opened on first use. */
-  memory: () => Promise<MemoryStore>;
-  /** Whether a run's memory writes are untrusted (see MemoryTrust). */
-  memoryTrust: Pick<MemoryTrust, "tainted" | "mark">;
-  /** A stored secret's value, for a host proxy on the main thread (never a worker). */
-  secretValue: (name: string) => Promise<string>;
-  /** Where the run's events are persisted (for streams served by any node). */
-  events?: RunEventLog;
-  /** The runtime's scheduler, once open (the schedule proxy stores through it). */
-  scheduler?: () => Scheduler | undefined;
-  /** The agents as they are now (a schedule's target agent is read from them). */
-  agents?: () => Promise<readonly AgentManifest[]>;
-  /** Called once the run's end is in the store (its sub-agents and its waiting parent follow). */
-  onEnded?: (run: Run) => void;
-  /** The runtime's MCP client: the agent's `mcp_servers` are reached through it. */
-  mcp?: McpClient;
-}
-
-/** What is fixed when a run starts. */
-export interface RunSetup {
-  id: string;
-  traceId: string;
-  taskId: string;
-  parentRunId: string | null;
-  /** The ids of the runs above this one, nearest first (empty for a root run). */
-  ancestorRunIds?: readonly string[];
-  agent: AgentManifest;
-  /** The agent's tools (already narrowed to its plugin list). */
-  tools: readonly ToolInfo[];
-  layers: PolicyLayers;
-  mounts: readonly FsMount[];
-  allowSensitive: readonly string[];
-  status?: RunStatus;
-  pending?: PendingToolCall | null;
-  /** The seq of the last event already stored (a run rebuilt from the store continues after it). */
-  lastEventSeq?: number;
-}
+export type { RunServices, RunSetup } from "./run-types.js";
+import type { RunServices, RunSetup } from "./run-types.js";
 
 /** Events a Run keeps in memory (all of them are in the store). */
 const EVENTS_KEPT = 10_000;
@@ -360,7 +297,7 @@ export class Run {
     await this.#services.approvals.withdrawForRun(this.id, `run ${this.id} ended (${this.#endReason}) before the approval was used`);
     await this.#services.records.end(this.id, this.#report.build(), this.#services.now(), this.#endReason, this.#endResult);
     this.#endRecorded = true;
-    this.#services.onEnded?.(this);
+    this.#services.onEnded?.(this.id);
   }
 
   /**

@@ -46,7 +46,7 @@ export function buildRun(s: RuntimeState, input: BuildInput): Run {
     },
     memory: s.memory,
     memoryTrust: s.memoryTrust,
-    onEnded: (run) => afterEnd(s, run),
+    onEnded: (runId) => afterEnd(s, runId),
     mcp: s.mcpClient,
   };
   return new Run(
@@ -93,14 +93,14 @@ export async function parentLayers(s: RuntimeState, parentRunId: string | null):
  * that ends, for any reason, leaves no child behind), and a parent waiting for it continues
  * with its outcome. Another node's waiting parent is continued by that node's driver tick.
  */
-function afterEnd(s: RuntimeState, run: Run): void {
+function afterEnd(s: RuntimeState, runId: string): void {
   if (s.closed) return;
   const work = (async () => {
-    await s.hooks.cancelSubAgentRuns(run.id);
-    const parent = await s.records.waitingFor(run.id);
+    await s.hooks.cancelSubAgentRuns(runId);
+    const parent = await s.records.waitingFor(runId);
     if (parent !== undefined && !s.closed) await s.driver.continue(parent);
   })()
-    .catch((error: unknown) => s.onProgress?.(`run ${run.id}: after its end: ${(error as Error).message}`))
+    .catch((error: unknown) => s.onProgress?.(`run ${runId}: after its end: ${(error as Error).message}`))
     .finally(() => s.afterEnds.delete(work));
   s.afterEnds.add(work);
 }
