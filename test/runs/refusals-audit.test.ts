@@ -63,8 +63,8 @@ describe("a link the fs proxy refuses at the effect is audited as denied", () =>
 
 describe("host calls before an instance is bound are refused and audited", () => {
   test("the probe's describe-time read is on record as refused; control: the same read bound to a run is allowed", async () => {
-    // The probe reads a file while it describes its tools, which a pooled instance does before
-    // it is bound (the pool refills after the run below takes its instance).
+    // The probe reads a file while it describes its tools, which an instance does unbound: the
+    // sandbox describes a plugin on a fresh instance no run is bound to (after the run below).
     const agent = await defineTestAgent(runtime, `bound${++n}`, { plugins: ["probe"], mounts: [{ guest: "/work", host: work }] });
     const run = await runtime.startRun({ agent });
     assert.equal((await run.callTool("probe.read", { path: "/work/plain.txt" })).status, "ok");
@@ -72,6 +72,9 @@ describe("host calls before an instance is bound are refused and audited", () =>
     const bound = await runtime.audit.query({ runId: run.id, kind: "host_call" });
     assert.deepEqual(bound.records.filter((r) => r.hostCall?.proxy === "fs").map((r) => r.status), ["intent", "ok"]);
 
+    const installed = await runtime.installer.registry.get("probe");
+    const { plugin } = await runtime.installer.load(installed!, runtime.sandbox);
+    assert.ok((await runtime.sandbox.describe(plugin)).length > 0, "the unbound instance described its tools");
     const unbound = async () => {
       const { records } = await runtime.audit.query({ kind: "host_call", status: "denied", limit: 1000 });
       return records.filter((r) => r.denial?.reason === "unbound-instance" && r.plugin === "probe");
