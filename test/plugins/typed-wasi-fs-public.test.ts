@@ -90,9 +90,11 @@ describe("its WASI writes, each refusal beside a control", () => {
     const outside = join(await workDir(), "secret.txt");
     await writeFile(outside, "outside the mount");
     await symlink(outside, join(dir, "output.txt"));
-    const { outcome } = await runExport("fs-write-file", { host: dir, mode: "rw" });
+    const { outcome, records } = await runExport("fs-write-file", { host: dir, mode: "rw" });
     assert.equal(outcome.status, "error", JSON.stringify(outcome));
     assert.equal(await readFile(outside, "utf8"), "outside the mount");
+    // Refused by the fs proxy, on record, not merely by the component's WASI view.
+    assert.ok(records.some((r) => r.hostCall?.proxy === "fs" && r.status === "denied" && r.denial?.reason === "symlink"), JSON.stringify(records));
   });
 
   it("no mount at all: the component sees no preopen and fails on its own", async () => {
