@@ -4,7 +4,7 @@ import type { ToolInfo } from "../runs/types.js";
 import type { SandboxPlugin } from "../sandbox/index.js";
 import { parseCommandArgs } from "./args.js";
 import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
-import { flagText, inert, jsonText } from "./render.js";
+import { flagText, inert, jsonOut } from "./render.js";
 import { openRuntime, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { toolFromView, type ToolView } from "./views.js";
 
@@ -35,7 +35,7 @@ export async function toolsCommand(argv: string[]): Promise<number> {
   if (api !== undefined && values.agents !== undefined) throw new InvalidInputError("--agents and --server do not combine: the server has its own agents", { field: "agents" });
   const tools = api !== undefined ? (await api.get<{ tools: ToolView[] }>("/v1/tools", { agent })).tools.map(toolFromView) : await toolsInStore(values, agent);
   if (values.json) {
-    console.log(jsonText(tools));
+    console.log(jsonOut(tools));
   } else if (tools.length === 0) {
     console.error(agent === undefined ? "no tools: no plugin is installed" : `agent ${agent} is offered no tools`);
   } else {
