@@ -9,7 +9,7 @@ import { InvalidInputError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
 import { apiClient } from "./client.js";
 import type { ApiClient } from "./client.js";
-import { inert } from "./render.js";
+import { inert, jsonOut } from "./render.js";
 import { resolveAgentsDir, resolveDataDir, resolveMountGuard } from "./store-path.js";
 import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { FLAGS, usage } from "./agent-flags.js";
@@ -42,7 +42,7 @@ export async function validate(argv: string[]): Promise<number> {
     await checkReferences(reports, { parsed, values, agentsDir: options.protectedDirs[0]! });
   }
   if (values.json) {
-    console.log(JSON.stringify(reports, null, 2));
+    console.log(jsonOut(reports));
   } else {
     for (const r of reports) {
       if (r.ok) console.log(`ok ${r.file}`);

@@ -7,7 +7,7 @@ import type { AgentManifest, DangerWarning, ManifestIssue, ParsedAgentManifest }
 import { InvalidInputError, NotFoundError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
 import { segment, SERVER_FLAGS_HELP } from "./client.js";
-import { inert, jsonText } from "./render.js";
+import { inert, jsonText, jsonOut } from "./render.js";
 import { resolveAgentsDir, resolveDataDir, resolveMountGuard } from "./store-path.js";
 
 export const agentHelp = `clawhive agent — check, list and show agents; store agents on a server
@@ -89,7 +89,7 @@ async function list(argv: string[]): Promise<number> {
   const api = await server(values);
   if (api !== undefined) {
     const { agents } = await api.get<{ agents: AgentSummary[] }>("/v1/agents");
-    if (values.json) console.log(jsonText(agents));
+    if (values.json) console.log(jsonOut(agents));
     else if (agents.length === 0) console.error("no agents on the server");
     else printAgents(agents);
     return 0;
@@ -111,7 +111,7 @@ async function list(argv: string[]): Promise<number> {
   const file = (name: string) => `${dir}/${name}.yaml`;
   if (values.json) {
     // The API's summary fields (so scripts read the same in both modes), then the manifest and its warnings.
-    console.log(jsonText([...agents.values()].map(({ manifest, warnings }) => ({ ...summaryOf(manifest, file(manifest.name)), manifest, warnings }))));
+    console.log(jsonOut([...agents.values()].map(({ manifest, warnings }) => ({ ...summaryOf(manifest, file(manifest.name)), manifest, warnings }))));
     return 0;
   }
   if (agents.size === 0) {
@@ -141,7 +141,7 @@ async function show(argv: string[]): Promise<number> {
   const api = await server(values);
   if (api !== undefined) {
     const { agent } = await api.get<{ agent: AgentSummary & { manifest: AgentManifest | null; source?: string; problems?: ManifestIssue[] } }>(`/v1/agents/${segment(name)}`);
-    if (values.json) console.log(jsonText(agent));
+    if (values.json) console.log(jsonOut(agent));
     else {
       console.log(inert(`agent ${agent.name} (${agent.origin}${agent.file === undefined ? "" : ` ${agent.file}`})`, { newlines: false }));
       for (const p of agent.problems ?? []) console.log(inert(`  invalid: ${p.path}: ${p.message}`, { newlines: false }));
@@ -159,7 +159,7 @@ async function show(argv: string[]): Promise<number> {
   }
   if (values.json) {
     const parsed = parseAgentManifest(text, { file, baseDir: resolveDataDir(values), checkHostDirs: values["skip-host-dirs"] !== true, protectedDirs: [dir], hostGuard: resolveMountGuard(values) });
-    console.log(jsonText({ ...summaryOf(parsed.manifest, file), manifest: parsed.manifest, source: text }));
+    console.log(jsonOut({ ...summaryOf(parsed.manifest, file), manifest: parsed.manifest, source: text }));
   } else {
     console.log(inert(`agent ${name} (file ${file})`, { newlines: false }));
     console.log(inert(text));
@@ -193,7 +193,7 @@ async function put(argv: string[]): Promise<number> {
   const answer = await api.request<{ agent: AgentSummary; warnings: DangerWarning[] }>("PUT", `/v1/agents/${segment(name)}`, {
     raw: { bytes, mediaType: ext === ".json" ? "application/json" : "application/yaml" },
   });
-  if (values.json) console.log(jsonText(answer));
+  if (values.json) console.log(jsonOut(answer));
   else {
     console.log(inert(`stored agent ${answer.agent.name} on ${api.target.url}`, { newlines: false }));
     for (const w of answer.warnings) console.log(inert(`  warning: ${w.id}: ${w.message} (acknowledged)`, { newlines: false }));

@@ -1,4 +1,4 @@
-import { field, flagText, inert, jsonText, parseLimit } from "./render.js";
+import { field, flagText, inert, jsonOut, jsonText, parseLimit } from "./render.js";
 import { userInfo } from "node:os";
 import { InvalidInputError } from "../errors.js";
 import { ApprovalError, ApprovalStore } from "../policy/approvals/index.js";
@@ -83,7 +83,7 @@ async function list(argv: string[]): Promise<number> {
   const api = await apiClient(values);
   const found = api === undefined ? await listFromStore(values, { status, runId, limit }) : await listFromServer(api, { status: statusText, runId, limit });
   if (values.json) {
-    console.log(jsonText(found.map((f) => f.approval)));
+    console.log(jsonOut(found.map((f) => f.approval)));
     return 0;
   }
   if (found.length === 0) {
@@ -150,7 +150,7 @@ async function decide(decision: ApprovalDecision, argv: string[]): Promise<numbe
   }
   const { approval: a, next } = decided;
   if (values.json) {
-    console.log(jsonText(a));
+    console.log(jsonOut(a));
     return 0;
   }
   const verb = decision === "approve" ? `approved (${a.scope ?? "once"})` : "denied";

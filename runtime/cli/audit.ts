@@ -1,4 +1,5 @@
 import { openAuditLog } from "../audit/index.js";
+import { jsonOut } from "./render.js";
 import type { AuditKind, AuditPage, AuditQuery, AuditRecord, AuditStatus, ChainHead, ModelCallSummary, PluginEventSummary, VerifyReport } from "../audit/index.js";
 import { InvalidInputError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
@@ -96,7 +97,7 @@ async function tail(argv: string[]): Promise<number> {
 }
 
 function printPage(page: AuditPage, json: boolean): number {
-  if (json) console.log(JSON.stringify(page.records, null, 2));
+  if (json) console.log(jsonOut(page.records));
   else if (page.records.length === 0) console.error("no audit records match");
   // The newest page, read down in time order as tail shows a file; --cursor pages to older ones.
   else for (const line of tailLines([...page.records].reverse())) console.log(line);
@@ -249,7 +250,7 @@ async function verify(argv: string[]): Promise<number> {
 }
 
 function printReport(report: VerifyReport, json: boolean): number {
-  if (json) console.log(JSON.stringify(report, null, 2));
+  if (json) console.log(jsonOut(report));
   else for (const line of verifyLines(report)) console.log(line);
   return report.ok ? 0 : 1;
 }

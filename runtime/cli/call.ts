@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { jsonOut } from "./render.js";
 import { isAbsolute, resolve } from "node:path";
 import { stringify } from "yaml";
 import { checkMountHost, type MountHostGuard } from "../../host-proxies/fs/index.js";
@@ -68,7 +69,7 @@ export async function callCommand(argv: string[]): Promise<number> {
       throw error;
     }
     if (outcome.status !== "approval_required") await run.end();
-    if (values.json) console.log(JSON.stringify({ run: run.id, ...outcome }, null, 2));
+    if (values.json) console.log(jsonOut({ run: run.id, ...outcome }));
     else if (outcome.status === "ok") console.log(typeof outcome.output === "string" ? outcome.output : JSON.stringify(outcome.output, null, 2));
     else if (outcome.status === "error") console.error(`${tool}: ${outcome.error.kind}: ${outcome.error.message}`);
     else {

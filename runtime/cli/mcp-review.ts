@@ -9,7 +9,7 @@ import { InvalidInputError, NotFoundError } from "../errors.js";
 import { reviewView } from "../api/routes/mcp-servers.js";
 import { parseCommandArgs } from "./args.js";
 import { apiClient, SERVER_FLAGS } from "./client.js";
-import { inert, jsonText } from "./render.js";
+import { inert, jsonOut } from "./render.js";
 import { openRuntime, STORE_FLAGS } from "./store-path.js";
 
 type ReviewView = ReturnType<typeof reviewView>;
@@ -55,13 +55,13 @@ async function decide(review: ReviewView, values: Readonly<Record<string, unknow
     }
   }
   const accepted = await accept();
-  if (json) console.log(jsonText(accepted));
+  if (json) console.log(jsonOut(accepted));
   else console.error(`accepted: ${accepted.pinned?.tools.length ?? 0} tools of ${accepted.server} are offered to ${accepted.agent}'s runs`);
   return 0;
 }
 
 function print(review: ReviewView, json: boolean): void {
-  if (json) return console.log(jsonText(review));
+  if (json) return console.log(jsonOut(review));
   const when = review.pinned === null ? "nothing accepted yet" : `accepted ${review.pinned.accepted_at} by ${review.pinned.accepted_by}`;
   console.error(`MCP server ${review.server} of agent ${review.agent} (${when}):`);
   if (review.diff.lines.length === 0) console.error("  no change: every tool is as accepted");

@@ -18,7 +18,7 @@ import { systemClock, type Store } from "../store/index.js";
 import { hitView } from "../api/routes/memory.js";
 import { parseCommandArgs } from "./args.js";
 import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, type ApiClient } from "./client.js";
-import { flagText, inert, jsonText } from "./render.js";
+import { flagText, inert, jsonOut } from "./render.js";
 import { openExistingStore, resolveAgentsDir, resolveDataDir, STORE_FLAGS, STORE_FLAGS_HELP, withExistingStore } from "./store-path.js";
 
 export const memoryHelp = `clawhive memory — an agent's long-term memory: search, write, forget; its MEMORY.md
@@ -252,7 +252,7 @@ export function relevance(score: number, best: number): string {
 
 function printHits(hits: readonly Hit[], json: boolean): number {
   if (json) {
-    console.log(jsonText({ hits }));
+    console.log(jsonOut({ hits }));
     return 0;
   }
   if (hits.length === 0) console.error("no hits");

@@ -3,7 +3,7 @@
  * (the API's `pluginSummary` is this summary), so the two modes print the same.
  */
 import type { InstalledPlugin, InstallResult } from "../plugins/install/index.js";
-import { inert, jsonText } from "./render.js";
+import { inert, jsonOut } from "./render.js";
 
 export interface PluginSummary {
   name: string;
@@ -98,7 +98,7 @@ export function installReport(result: InstallResult): InstallReport {
 export function printInstall(report: InstallReport, json: boolean): void {
   const p = report.plugin;
   if (json) {
-    console.log(jsonText({ action: report.action, ...p, ...(report.diff ? { diff: report.diff } : {}) }));
+    console.log(jsonOut({ action: report.action, ...p, ...(report.diff ? { diff: report.diff } : {}) }));
     return;
   }
   if (report.action === "unchanged") {
@@ -113,7 +113,7 @@ export function printInstall(report: InstallReport, json: boolean): void {
 
 export function printList(plugins: readonly PluginSummary[], json: boolean): void {
   if (json) {
-    console.log(jsonText(plugins));
+    console.log(jsonOut(plugins));
     return;
   }
   if (plugins.length === 0) {
@@ -128,7 +128,7 @@ export function printList(plugins: readonly PluginSummary[], json: boolean): voi
 
 export function printInfo(plugin: PluginDetail, json: boolean): void {
   if (json) {
-    console.log(jsonText(plugin));
+    console.log(jsonOut(plugin));
     return;
   }
   console.log(`${plugin.name}@${plugin.version} (${plugin.format})`);

@@ -4,12 +4,24 @@
  * cannot rewrite the terminal or pass for a field it is not (CVE-2021-42574, Trojan Source).
  */
 import { InvalidInputError } from "../errors.js";
-import { inert } from "../text/inert.js";
+import { OPAQUE, snakeKeys } from "../json/snake.js";
+import { inert, jsonText } from "../text/inert.js";
 
 /** The text room's inert rendering, re-exported for the commands that import it from here. */
 export { inert, jsonText } from "../text/inert.js";
 
 const MAX_LIMIT = 1000;
+
+/** Data under these keys is printed as it is: a tool's input, an effect's arguments, grants. */
+const JSON_DATA: ReadonlySet<string> = new Set([...OPAQUE, "effect", "requested_capabilities", "granted_capabilities"]);
+
+/**
+ * What every `--json` prints: the value in the API's names (snake_case), whether the command
+ * went through a server or opened the store, as exact JSON text.
+ */
+export function jsonOut(value: unknown): string {
+  return jsonText(snakeKeys(value, JSON_DATA));
+}
 
 export function flagText(values: Readonly<Record<string, unknown>>, name: string): string | undefined {
   const value = values[name];

@@ -6,7 +6,7 @@ import type { Run } from "../runs/run.js";
 import type { ToolCallOutcome } from "../runs/types.js";
 import type { Runtime } from "../runtime.js";
 import { applyMigrations, systemClock } from "../store/index.js";
-import { inert, jsonText } from "./render.js";
+import { inert, jsonOut, jsonText } from "./render.js";
 import { parseCommandArgs } from "./args.js";
 import { reportLines } from "./runs.js";
 import { openExistingStore, openRuntime, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
@@ -66,7 +66,7 @@ async function continueDriven(runtime: Runtime, id: string, json: boolean): Prom
   await runtime.idle();
   const record = (await runtime.records.get(id))!;
   const outcomes = record.outcomes as ToolCallOutcome[];
-  if (json) console.log(jsonText({ run: id, status: record.status, outcomes, result: record.result, ...(record.report ? { report: record.report } : {}) }));
+  if (json) console.log(jsonOut({ run: id, status: record.status, outcomes, result: record.result, ...(record.report ? { report: record.report } : {}) }));
   else {
     if (record.result !== null) console.log(inert(record.result));
     for (const outcome of outcomes) {
@@ -130,7 +130,7 @@ function refuse(message: string): number {
 
 function print(runId: string, outcome: ToolCallOutcome, report: LeastPrivilegeReport | undefined, json: boolean): void {
   if (json) {
-    console.log(jsonText({ run: runId, ...outcome, ...(report ? { report } : {}) }));
+    console.log(jsonOut({ run: runId, ...outcome, ...(report ? { report } : {}) }));
     return;
   }
   if (outcome.status === "ok") console.log(typeof outcome.output === "string" ? inert(outcome.output) : jsonText(outcome.output));

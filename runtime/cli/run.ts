@@ -5,7 +5,7 @@ import { approvalBlock } from "./approvals.js";
 import { parseCommandArgs } from "./args.js";
 import { decideCommand, pausedHint } from "./hints.js";
 import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP, type StreamedEvent } from "./client.js";
-import { flagText, inert, jsonText } from "./render.js";
+import { flagText, inert, jsonOut } from "./render.js";
 import { paint as paintOut, paintErr } from "./colour.js";
 import { approvalQuestion, colourLine, eventLine, parseApprovalAnswer, runSucceeded, summaryLines, type ApprovalAnswer } from "./run-render.js";
 import { DirectRunSession, ServerRunSession, type RunSession } from "./run-session.js";
@@ -94,7 +94,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     const driven = toolCalls.length === 0 ? `driven by its model${run.conversation_id ? ` (conversation ${run.conversation_id})` : ""}` : `${toolCalls.length} tool call${toolCalls.length === 1 ? "" : "s"}`;
     console.error(inert(`run ${run.id} started: agent ${run.agent}, ${driven}, trace ${run.trace_id}`, { newlines: false }));
     if (values["no-wait"] === true) {
-      if (values.json === true) console.log(jsonText(run));
+      if (values.json === true) console.log(jsonOut(run));
       else console.log(run.id);
       console.error(inert(`follow it with: clawhive runs watch ${run.id}${session.serverFlag}`, { newlines: false }));
       return 0;
@@ -190,7 +190,7 @@ export async function follow(session: RunSession, runId: string, options: Follow
         // Ctrl-C at the question cancels the run like anywhere else.
         if (interrupted) break;
         if (next === "stop") {
-          if (options.json) console.log(jsonText(await session.run(runId)));
+          if (options.json) console.log(jsonOut(await session.run(runId)));
           return 3;
         }
       }
@@ -213,7 +213,7 @@ export async function follow(session: RunSession, runId: string, options: Follow
   const run = await session.run(runId);
   const answered = answerStep !== undefined && answer.shown(answerStep);
   if (options.present !== undefined) options.present.end(run, { answered });
-  else if (options.json) console.log(jsonText(run));
+  else if (options.json) console.log(jsonOut(run));
   else for (const line of summaryLines(run, { answered })) out(line);
   return runSucceeded(run) ? 0 : 1;
 }

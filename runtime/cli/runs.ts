@@ -5,7 +5,7 @@ import { RunRecords, runMigrations } from "../runs/records.js";
 import type { RunRecord, RunStatus } from "../runs/records.js";
 import type { LeastPrivilegeReport } from "../runs/report.js";
 import { applyMigrations, systemClock } from "../store/index.js";
-import { field, flagText, inert, jsonText, parseLimit } from "./render.js";
+import { field, flagText, inert, jsonOut, jsonText, parseLimit } from "./render.js";
 import { parseCommandArgs } from "./args.js";
 import { continueCommand } from "./hints.js";
 import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
@@ -72,7 +72,7 @@ async function list(argv: string[]): Promise<number> {
   const api = await apiClient(values);
   const query = { ...(status === undefined ? {} : { status: status as RunStatus }), limit };
   const runs = api === undefined ? await listFromStore(values, query) : await listFromServer(api, query);
-  if (values.json) console.log(jsonText(runs));
+  if (values.json) console.log(jsonOut(runs));
   else if (runs.length === 0) console.error(`no ${status === undefined ? "" : `${status} `}runs`);
   else for (const line of runLines(runs)) console.log(line);
   return 0;
@@ -117,7 +117,7 @@ async function show(argv: string[]): Promise<number> {
     return 1;
   }
   const { record, approvals, next } = found;
-  if (values.json) console.log(jsonText({ ...record, approvals }));
+  if (values.json) console.log(jsonOut({ ...record, approvals }));
   else console.log(showLines(record, approvals, { next }).join("\n"));
   return 0;
 }

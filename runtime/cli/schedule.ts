@@ -6,7 +6,7 @@ import { systemClock } from "../store/index.js";
 import type { Store } from "../store/index.js";
 import { parseCommandArgs } from "./args.js";
 import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError, type ApiClient } from "./client.js";
-import { field, flagText, inert, jsonText } from "./render.js";
+import { field, flagText, inert, jsonOut } from "./render.js";
 import { openExistingStore, openRuntime, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { CLIENT_JSON, parseArgument } from "../json/index.js";
 
@@ -178,7 +178,7 @@ async function list(argv: string[]): Promise<number> {
     ? await withScheduler(values, async (scheduler) => (await scheduler.list(status === undefined ? {} : { status: status as ScheduleStatus })).map(scheduleView))
     : (await api.get<{ schedules: View[] }>("/v1/schedules", { status })).schedules;
   if (values.json === true) {
-    console.log(jsonText(schedules));
+    console.log(jsonOut(schedules));
     return 0;
   }
   if (schedules.length === 0) console.log("no schedules");
@@ -197,7 +197,7 @@ async function show(argv: string[]): Promise<number> {
   if (found === undefined) return fail(`schedule ${id}: not found`);
   const { schedule: s, firings } = found;
   if (values.json === true) {
-    console.log(jsonText({ schedule: s, firings }));
+    console.log(jsonOut({ schedule: s, firings }));
     return 0;
   }
   const text = (value: unknown) => (typeof value === "string" ? value : "-");

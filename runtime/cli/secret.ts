@@ -6,7 +6,7 @@ import { openStore, systemClock } from "../store/index.js";
 import { parseCommandArgs } from "./args.js";
 import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
 import type { ApiClient } from "./client.js";
-import { flagText, jsonText } from "./render.js";
+import { flagText, jsonOut } from "./render.js";
 import { resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_FLAGS_HELP, withExistingStore } from "./store-path.js";
 
 export const secretHelp = `clawhive secret — credentials the host proxies inject, encrypted in the store
@@ -93,7 +93,7 @@ async function list(argv: string[]): Promise<number> {
   const api = await server(values);
   const print = (found: readonly SecretInfo[]): number => {
     if (values.json) {
-      console.log(jsonText(found));
+      console.log(jsonOut(found));
       return 0;
     }
     if (found.length === 0) {

@@ -3,7 +3,7 @@ import { defaultSkillsDir, type SkillLeftOut, type SkillView } from "../skills/i
 import { parseCommandArgs } from "./args.js";
 import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
 import { withClient } from "./command-client.js";
-import { flagText, inert, jsonText } from "./render.js";
+import { flagText, inert, jsonOut } from "./render.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 
 export const skillsHelp = `clawhive skills — the skills there are, or which of an agent's skills it gets
@@ -72,7 +72,7 @@ export async function skillsCommand(argv: string[]): Promise<number> {
 
 function printList(list: SkillList, json: boolean): void {
   for (const p of list.problems ?? []) console.error(`skill not loaded: ${p.file}: ${inert(p.message, { newlines: false })}`);
-  if (json) return console.log(jsonText(list));
+  if (json) return console.log(jsonOut(list));
   if (list.skills.length === 0) return console.error("no skills");
   const width = Math.max(...list.skills.map((s) => s.name.length));
   for (const s of list.skills) {
@@ -81,7 +81,7 @@ function printList(list: SkillList, json: boolean): void {
 }
 
 function printAgent(found: AgentSkills, json: boolean): void {
-  if (json) return console.log(jsonText(found));
+  if (json) return console.log(jsonOut(found));
   if (found.skills.length === 0 && found.leftOut.length === 0) return console.error(`agent ${found.agent} lists no skills`);
   for (const s of found.skills) console.log(`${s.name}  in the system prompt  (${s.bytes} bytes)`);
   for (const l of found.leftOut) console.log(`${l.name}  left out: ${inert(l.reason, { newlines: false })}`);

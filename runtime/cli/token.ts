@@ -4,7 +4,7 @@ import { checkTokenId, isRole, openTokenStore, ROLES } from "../api/auth/index.j
 import type { TokenInfo, TokenStore } from "../api/auth/index.js";
 import { openStore, systemClock } from "../store/index.js";
 import { parseCommandArgs } from "./args.js";
-import { flagText, inert, jsonText } from "./render.js";
+import { flagText, inert, jsonOut } from "./render.js";
 import { resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_FLAGS_HELP, withExistingStore } from "./store-path.js";
 
 export const tokenHelp = `clawhive token — bearer tokens for the HTTP API
@@ -73,7 +73,7 @@ async function list(argv: string[]): Promise<number> {
   return withTokens(values, async (tokens) => {
     const found = await tokens.list();
     if (values.json) {
-      console.log(jsonText(found));
+      console.log(jsonOut(found));
       return 0;
     }
     if (found.length === 0) {

@@ -2,7 +2,7 @@ import { InvalidInputError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
 import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
 import { withClient } from "./command-client.js";
-import { flagText, inert, jsonText } from "./render.js";
+import { flagText, inert, jsonOut } from "./render.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { toolFromView, type ToolView } from "./views.js";
 
@@ -32,7 +32,7 @@ export async function toolsCommand(argv: string[]): Promise<number> {
   if (values.agents !== undefined && (await resolveServer(values)) !== undefined) throw new InvalidInputError("--agents and --server do not combine: the server has its own agents", { field: "agents" });
   const tools = (await withClient(values, (client) => client.listTools(agent === undefined ? {} : { agent }))).map((view) => toolFromView(view as ToolView));
   if (values.json) {
-    console.log(jsonText(tools));
+    console.log(jsonOut(tools));
   } else if (tools.length === 0) {
     console.error(agent === undefined ? "no tools: no plugin is installed" : `agent ${agent} is offered no tools`);
   } else {

@@ -19,5 +19,5 @@ export async function startWebhooks(targets: readonly WebhookTarget[], runtime: 
     }
   }
   await applyMigrations(runtime.store, webhookMigrations, { clock: runtime.clock });
-  return new WebhookDispatcher({ targets, store: runtime.store, approvals: runtime.approvals, secretValue: (name) => runtime.secretValue(name), log });
+  return new WebhookDispatcher({ targets, store: runtime.store, approvals: runtime.approvals, now: () => runtime.clock.now(), secretValue: (name) => runtime.secretValue(name), log });
 }

@@ -59,7 +59,7 @@ describe("clawhive token", () => {
     assert.equal(json.code, 0, json.stderr);
     assert.doesNotMatch(json.stdout, /chv_|sha256/);
     const listed = JSON.parse(json.stdout) as TokenInfo[];
-    assert.deepEqual(Object.keys(listed[0]!).sort(), ["createdAt", "id", "lastUsedAt", "name", "revokedAt", "role"]);
+    assert.deepEqual(Object.keys(listed[0]!).sort(), ["created_at", "id", "last_used_at", "name", "revoked_at", "role"]);
     assert.ok(listed.some((t) => t.id === admin.id && t.role === "admin"));
   });
 

@@ -111,18 +111,19 @@ describe("clawhive audit tail --kind model_call", () => {
   it("--json gives each record its parsed model call", () => {
     const { code, stdout } = clawhive(["audit", "tail", "--data-dir", data, "--kind", "model_call", "--status", "ok", "--json"]);
     assert.equal(code, 0);
-    const [record, ...rest] = JSON.parse(stdout) as AuditRecord[];
+    // In the API's names, as every --json prints.
+    const [record, ...rest] = JSON.parse(stdout) as Array<Record<string, unknown>>;
     assert.equal(rest.length, 0);
     assert.equal(record!.kind, "model_call");
-    assert.deepEqual(record!.modelCall, {
+    assert.deepEqual(record!.model_call, {
       model: "claude-cli",
-      baseUrl: "api.anthropic.com",
+      base_url: "api.anthropic.com",
       messages: 3,
       tools: ["files.read-notes", "mail.send"],
-      maxTokens: 1024,
-      inputTokens: 1200,
-      outputTokens: 85,
-      stopReason: "tool_use",
+      max_tokens: 1024,
+      input_tokens: 1200,
+      output_tokens: 85,
+      stop_reason: "tool_use",
       attempts: 2,
     });
   });
@@ -202,11 +203,11 @@ describe("clawhive audit tail", () => {
   it("--json prints the records", () => {
     const { code, stdout } = clawhive(["audit", "tail", "--data-dir", data, "--json", "--status", "denied"]);
     assert.equal(code, 0);
-    const records = JSON.parse(stdout) as AuditRecord[];
+    const records = JSON.parse(stdout) as Array<Record<string, unknown>>;
     assert.equal(records.length, 1);
     assert.equal(records[0]!.seq, 5);
     assert.deepEqual(records[0]!.denial, { capability: "fs.write", reason: "not_granted", message: "fs.write /etc/passwd: not granted to agent mail" });
-    assert.equal(records[0]!.startAt, T0 + 4 * MINUTE);
+    assert.equal(records[0]!.start_at, T0 + 4 * MINUTE);
   });
 
   const badFlags: [string[], RegExp][] = [
@@ -263,8 +264,8 @@ describe("clawhive audit verify", () => {
     assert.equal(lines.length, 2);
 
     const json = clawhive(["audit", "verify", "--data-dir", data, "--json"]);
-    const report = JSON.parse(json.stdout) as { ok: boolean; records: number; head: { seq: number; hash: string }; inFlight: { seq: number }[] };
-    assert.deepEqual([report.ok, report.records, report.inFlight.map((f) => f.seq)], [true, 8, [8]]);
+    const report = JSON.parse(json.stdout) as { ok: boolean; records: number; head: { seq: number; hash: string }; in_flight: { seq: number }[] };
+    assert.deepEqual([report.ok, report.records, report.in_flight.map((f) => f.seq)], [true, 8, [8]]);
     assert.equal(lines[1], `ok: 8 records, head 8:${report.head.hash}`);
 
     const head = `8:${report.head.hash}`;

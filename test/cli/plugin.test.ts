@@ -91,13 +91,13 @@ test("a lookalike name needs --allow-similar-name; every change is in 'audit tai
 
   const tail = clawhiveIn(place, "audit", "tail", "--kind", "plugin", "--json", "--limit", "1000");
   assert.equal(tail.code, 0, tail.stderr);
-  const records = JSON.parse(tail.stdout) as Array<{ kind: string; status: string; plugin: string; denial: { reason: string } | null; pluginEvent: { by: string; sha256: string } }>;
+  const records = JSON.parse(tail.stdout) as Array<{ kind: string; status: string; plugin: string; denial: { reason: string } | null; plugin_event: { by: string; sha256: string } }>;
   assert.ok(records.every((r) => r.kind === "plugin"));
   const similar = records.find((r) => r.status === "denied" && r.denial?.reason === "plugin_name_similar");
   assert.ok(similar, JSON.stringify(records));
   assert.equal(similar.plugin, "bench-ech0");
-  assert.match(similar.pluginEvent.by, /^cli:/);
-  assert.equal(similar.pluginEvent.sha256, echo.sha256);
+  assert.match(similar.plugin_event.by, /^cli:/);
+  assert.equal(similar.plugin_event.sha256, echo.sha256);
   assert.ok(records.some((r) => r.status === "ok" && r.plugin === "bench-ech0"));
   // The earlier test's widening upgrade without --accept was refused, and recorded.
   assert.ok(records.some((r) => r.status === "denied" && r.denial?.reason === "upgrade_needs_acceptance"));

@@ -215,7 +215,7 @@ describe("clawhive run, on the store and through a server", () => {
       assert.match(stderr, new RegExp(`^cancelled run ${run}$`, "m"));
       const shown = cli(remote, ["runs", "show", run, "--json"]);
       assert.equal(shown.code, 0, shown.stderr);
-      assert.deepEqual([JSON.parse(shown.stdout).status, JSON.parse(shown.stdout).endReason], ["ended", "cancelled"]);
+      assert.deepEqual([JSON.parse(shown.stdout).status, JSON.parse(shown.stdout).end_reason], ["ended", "cancelled"]);
       // The cancelled run's approval is withdrawn: nobody can approve what it asked for any more.
       const approval = /waiting for approval (apr_\S+)/.exec(stderr)![1]!;
       const late = cli(remote, ["approvals", "approve", approval]);
@@ -288,7 +288,7 @@ describe("clawhive run in a terminal", { skip: HAS_SCRIPT ? false : "no util-lin
     assert.equal(code, 130, stdout);
     const run = /cancelled run (run_\S+)/.exec(stdout)?.[1];
     assert.ok(run, stdout);
-    assert.equal(JSON.parse(cli(remote, ["runs", "show", run, "--json"]).stdout).endReason, "cancelled");
+    assert.equal(JSON.parse(cli(remote, ["runs", "show", run, "--json"]).stdout).end_reason, "cancelled");
   });
 
   it("direct: d denies it; the call fails and the run exits 1", async () => {

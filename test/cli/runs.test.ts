@@ -16,7 +16,7 @@ interface ListedRun {
   status: string;
   agent: string;
   task: string | null;
-  pending: { tool: string; approvalId: string } | null;
+  pending: { tool: string; approval_id: string } | null;
   report: { used: string[] } | null;
 }
 
@@ -35,7 +35,7 @@ describe("clawhive runs, while a run waits", () => {
     assert.equal(runs[0]!.id, run);
     assert.equal(runs[0]!.status, "awaiting_approval");
     assert.equal(runs[0]!.agent, "writer");
-    assert.deepEqual(runs[0]!.pending && { tool: runs[0]!.pending.tool, approvalId: runs[0]!.pending.approvalId }, { tool: "files.write_file", approvalId: approval });
+    assert.deepEqual(runs[0]!.pending && { tool: runs[0]!.pending.tool, approval_id: runs[0]!.pending.approval_id }, { tool: "files.write_file", approval_id: approval });
     assert.deepEqual(JSON.parse(clawhive("runs", "list", "--status", "ended", "--json").stdout), []);
   });
 

@@ -71,9 +71,9 @@ describe("clawhive secret", () => {
     assert.match(text.stdout, /^from_file {2}created /m);
     const json = clawhive(["secret", "list", "--json"]);
     assert.equal(json.code, 0, json.stderr);
-    const listed = JSON.parse(json.stdout) as Array<{ name: string; createdAt: number; updatedAt: number }>;
+    const listed = JSON.parse(json.stdout) as Array<{ name: string; created_at: number; updated_at: number }>;
     assert.deepEqual(listed.map((s) => s.name), ["api_key", "from_file"]);
-    assert.ok(listed.every((s) => Object.keys(s).sort().join() === "createdAt,name,updatedAt"));
+    assert.ok(listed.every((s) => Object.keys(s).sort().join() === "created_at,name,updated_at"));
     for (const out of [text.stdout, text.stderr, json.stdout, json.stderr]) {
       assert.ok(!out.includes("crlf-value") && !out.includes("file-token-value"), "a value was printed");
     }

@@ -38,7 +38,7 @@ export function webhookRoutes(dispatcher: WebhookDispatcher): ApiRoute[] {
       tag: "approvals",
       summary: "Approvals as they are requested and decided on every node sharing the store, as Server-Sent Events",
       description:
-        "Each event: `event` approval.requested or approval.decided, `id` the event's id (`evt_<approval id>_requested` or `_decided`, the same on every node), `data` the webhook payload `{id, type, created_at, data}`. The store is read about once a second, so an event arrives within a few seconds wherever it happened (API, CLI, MCP, another node); a new stream starts with the last few seconds' events. A comment every 15 s keeps the stream open.",
+        "Each event: `event` approval.requested or approval.decided, `id` the event's id (`evt_<approval id>_requested` or `_decided`, the same on every node), `data` the webhook payload `{id, type, created_at, data}`. The store is read about once a second, so an event arrives within a few seconds wherever it happened (API, CLI, MCP, another node). A comment every 15 s keeps the stream open.",
       roles: ["approver"],
       responses: { 200: { description: "text/event-stream", mediaType: "text/event-stream" } },
       handler: (c) =>
