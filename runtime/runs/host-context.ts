@@ -18,7 +18,6 @@ import type { Risk } from "../plugins/manifest.js";
 import type { ReadWarnings } from "./read-warnings.js";
 import { bindProxies } from "./host-tables.js";
 
-
 /** The ToolCall a host call belongs to: set by the run around each guest call. */
 export interface ActiveToolCall {
   tool: CallingTool;
