@@ -177,7 +177,7 @@ export class RunToolCalls {
     if (!this.#mcp) return { ok: false as const, error: { kind: "mcp-unavailable", message: `this runtime has no MCP client for ${tool.qualifiedName}` } };
     const granted = Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants);
     const spec = this.#setup.agent.mcp_servers[tool.plugin];
-    return this.#mcp.execute(tool, input, {
+    const result = await this.#mcp.execute(tool, input, {
       timeoutMs: options.timeoutMs ?? spec?.call_timeout_ms ?? this.#setup.agent.limits.call_timeout_ms,
       hooks: {
         // The server call is an effect: its intent is fenced like a host call's.
@@ -188,6 +188,10 @@ export class RunToolCalls {
         effect: () => this.#side.effects.add({ toolCallId: active.toolCallId, tool: active.qualifiedName, capability: mcpCapability(tool.plugin) }),
       },
     });
+    // Its intent refused by the fence (or not written): the store says whether the run was
+    // cancelled or taken over meanwhile, so a node taken over stops here as after a host call.
+    const why = !result.ok && result.error?.kind === "audit-failed" ? await this.#side.stoppedBeforeEffect() : undefined;
+    return why === undefined ? result : { ok: false, error: { kind: "run-stopped", message: why.message } };
   }
 
   /** Ends a ToolCall before it runs: the denial is audited and goes back as its error. */
