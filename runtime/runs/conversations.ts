@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError } from "../errors.js";
 import type { Message } from "../llm/index.js";
-import { allRows, type Store } from "../store/index.js";
+import { allRows, type Statement, type Store } from "../store/index.js";
+import { CHUNK } from "./loop/state-rows.js";
 
 /** A person's talk with one agent over several runs. */
 export interface Conversation {
@@ -78,18 +79,24 @@ export class Conversations {
     // Paged: a long conversation is more than one statement may return.
     const rows = await allRows(this.#store, {
       page: (after, limit) => ({
-        sql: "SELECT seq, run_id, role, content, at FROM conversation_messages WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+        sql: "SELECT seq, run_id, role, content, chunks, at FROM conversation_messages WHERE conversation_id = ? AND seq > ? ORDER BY seq LIMIT ?",
         args: [id, after ?? 0, limit],
       }),
       key: (row) => row.seq as number,
     });
-    return rows.map((row) => ({
-      seq: Number(row.seq),
-      runId: row.run_id === null || row.run_id === undefined ? null : String(row.run_id),
-      role: String(row.role) as Message["role"],
-      content: JSON.parse(String(row.content)) as Message["content"],
-      at: Number(row.at),
-    }));
+    const messages: ConversationMessage[] = [];
+    for (const row of rows) {
+      // A message larger than one chunk is stored in parts (see messageStatements).
+      const content = Number(row.chunks ?? 0) === 0 ? String(row.content) : await readMessageParts(this.#store, id, Number(row.seq));
+      messages.push({
+        seq: Number(row.seq),
+        runId: row.run_id === null || row.run_id === undefined ? null : String(row.run_id),
+        role: String(row.role) as Message["role"],
+        content: JSON.parse(content) as Message["content"],
+        at: Number(row.at),
+      });
+    }
+    return messages;
   }
 
   /** Appends a run's turn (its messages, in order) in one transaction. */
@@ -100,14 +107,48 @@ export class Conversations {
     // on a number: the batch is one transaction.
     await this.#store.batch(
       [
-        ...messages.map((message, i) => ({
-          sql: `INSERT INTO conversation_messages (conversation_id, seq, run_id, role, content, at)
-                VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM conversation_messages WHERE conversation_id = ?), ?, ?, ?, ?)`,
-          args: [id, id, options.runId, message.role, JSON.stringify(message.content), now],
-        })),
+        ...messages.flatMap((message) => messageStatements(id, { runId: options.runId, role: message.role, content: JSON.stringify(message.content), at: now })),
         { sql: "UPDATE conversations SET updated_at = ? WHERE id = ?", args: [now, id] },
       ],
       { mode: "write" },
     );
   }
+}
+
+/**
+ * The statements appending one message: inline when its content fits one chunk, else an empty
+ * row naming its chunk count and the content's UTF-8 bytes in parts of at most `CHUNK`, one
+ * statement each (no statement moves more than the store's bound). Its seq is read inside the
+ * batch, as the row's own.
+ */
+function messageStatements(id: string, message: { runId: string; role: string; content: string; at: number }): Statement[] {
+  const bytes = Buffer.from(message.content, "utf8");
+  const chunks = bytes.byteLength <= CHUNK ? 0 : Math.ceil(bytes.byteLength / CHUNK);
+  const row: Statement = {
+    sql: `INSERT INTO conversation_messages (conversation_id, seq, run_id, role, content, chunks, at)
+          VALUES (?, (SELECT coalesce(max(seq), 0) + 1 FROM conversation_messages WHERE conversation_id = ?), ?, ?, ?, ?, ?)`,
+    args: [id, id, message.runId, message.role, chunks === 0 ? message.content : "", chunks, message.at],
+  };
+  const parts: Statement[] = [];
+  for (let part = 0; part < chunks; part++) {
+    parts.push({
+      sql: `INSERT INTO conversation_message_chunks (conversation_id, seq, part, bytes)
+            VALUES (?, (SELECT max(seq) FROM conversation_messages WHERE conversation_id = ?), ?, ?)`,
+      args: [id, id, part, bytes.subarray(part * CHUNK, (part + 1) * CHUNK)],
+    });
+  }
+  return [row, ...parts];
+}
+
+/** A chunked message's content, read a part per statement. */
+async function readMessageParts(store: Store, id: string, seq: number): Promise<string> {
+  const rows = await allRows(store, {
+    page: (after, limit) => ({
+      sql: "SELECT part, bytes FROM conversation_message_chunks WHERE conversation_id = ? AND seq = ? AND part > ? ORDER BY part LIMIT ?",
+      args: [id, seq, after ?? -1, limit],
+    }),
+    key: (row) => row.part as number,
+    pageSize: 1,
+  });
+  return Buffer.concat(rows.map((row) => row.bytes as Uint8Array)).toString("utf8");
 }

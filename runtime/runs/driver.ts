@@ -67,6 +67,8 @@ export class RunDriver {
   #driving = new Map<string, Promise<void>>();
   /** Runs ended here whose end the store refused: each tick writes them again. */
   #unrecorded = new Map<string, Run>();
+  /** Runs being opened to be continued (see `continue`). */
+  #continuing = new Map<string, Promise<boolean>>();
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
 
@@ -124,8 +126,20 @@ export class RunDriver {
     return held;
   }
 
-  /** Continues run `id` if this node may drive it now (it holds or can take its lease). */
-  async continue(id: string): Promise<boolean> {
+  /**
+   * Continues run `id` if this node may drive it now (it holds or can take its lease). One at a
+   * time per run: two ticks (the timer's and a caller's) finding the same orphan must not open
+   * two Run objects for it, the later one driving from a state the earlier has moved past.
+   */
+  continue(id: string): Promise<boolean> {
+    const under = this.#continuing.get(id);
+    if (under) return under;
+    const continuing = this.#continue(id).finally(() => this.#continuing.delete(id));
+    this.#continuing.set(id, continuing);
+    return continuing;
+  }
+
+  async #continue(id: string): Promise<boolean> {
     const record = await this.#options.records.get(id);
     if (!record || !(await this.#options.claim(id, { node: record.node, leaseUntil: record.leaseUntil }))) return false;
     let run: Run;
@@ -168,7 +182,7 @@ export class RunDriver {
     // taken over: continued here from their last durable point (see the Step journal). One
     // cancelled meanwhile ends; one no node here can open ends failed, saying why (`continue`).
     for (const left of await records.orphans(node)) {
-      if (this.#driving.has(left.id) || this.#unrecorded.has(left.id) || live.some((r) => r.id === left.id)) continue;
+      if (this.#driving.has(left.id) || this.#continuing.has(left.id) || this.#unrecorded.has(left.id) || live.some((r) => r.id === left.id)) continue;
       const free = left.node === null || (left.leaseUntil ?? 0) < now() || this.#options.holderGone?.(left.node) === true;
       if (!free) continue;
       if (left.cancelRequested) {
@@ -180,7 +194,7 @@ export class RunDriver {
       void this.continue(left.id).catch((error: unknown) => this.#options.onError?.(error, left.id));
     }
     for (const waiting of await records.decidedWaiting()) {
-      if (this.#driving.has(waiting.id)) continue;
+      if (this.#driving.has(waiting.id) || this.#continuing.has(waiting.id)) continue;
       // Another live node's run is for that node to continue.
       if (waiting.node !== null && waiting.node !== node && (waiting.leaseUntil ?? 0) >= now() && !(await this.#options.claim(waiting.id, waiting))) continue;
       await this.continue(waiting.id).catch((error: unknown) => this.#options.onError?.(error, waiting.id));

@@ -7,7 +7,7 @@ import { approvalTooLarge, calendarsOf, kvOf, memoryOf, outputOf, scheduleOf, to
 import { createHostContext, toolCallSubject, type ActiveToolCall, type HostContext, type HostContextOptions } from "./host-context.js";
 import { withReadWarnings, type ReadWarnings } from "./read-warnings.js";
 import type { ReportBuilder } from "./report.js";
-import type { RunServices, RunSetup } from "./run-types.js";
+import type { RunServices, RunSetup } from "./run-setup.js";
 import { untrustedSources } from "./untrusted-sources.js";
 import { pluginConfigValues } from "../plugins/config-grant.js";
 import type { RunEvent } from "./types.js";

@@ -4,7 +4,7 @@ import type { Denial } from "../../host-proxies/types.js";
 import { GuestToolError, type Instance, type SandboxPlugin } from "../sandbox/index.js";
 import type { HostContextOptions } from "./host-context-types.js";
 import { agentMemoryBinding, type MemoryProxyOptions } from "../../host-proxies/memory/index.js";
-import type { RunServices, RunSetup } from "./run-types.js";
+import type { RunServices, RunSetup } from "./run-setup.js";
 import type { ToolCallError } from "./types.js";
 import { GUEST_RESULT_JSON, parseBounded } from "../json/index.js";
 

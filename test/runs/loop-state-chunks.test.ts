@@ -1,7 +1,8 @@
 /**
  * A model-driven run's loop state grows with its conversation past what one statement may move
  * (a libSQL server caps a response): larger states are stored in chunks, read back whole, and a
- * fenced write (another node holds the run) leaves the stored state whole. On the embedded file,
+ * fenced write (another node holds the run) leaves the stored state whole; so are conversation
+ * messages larger than one chunk. On the embedded file,
  * `:memory:` and, when it is here, a libSQL server.
  */
 import assert from "node:assert/strict";
@@ -10,6 +11,8 @@ import { runJournalMigrations } from "../../runtime/runs/journal.js";
 import { runMigrations, RunRecords } from "../../runtime/runs/records.js";
 import { initialLoopState, LoopStates, type LoopState } from "../../runtime/runs/loop/state.js";
 import { CHUNK } from "../../runtime/runs/loop/state-rows.js";
+import { Conversations } from "../../runtime/runs/conversations.js";
+import type { Message } from "../../runtime/llm/index.js";
 import { applyMigrations, MAX_STATEMENT_BYTES, openStore, type Store } from "../../runtime/store/index.js";
 import { needsSqld, startSqld, type SqldServer } from "../helpers/sqld.js";
 import { openTempStore } from "../store/temp-store.js";
@@ -98,6 +101,25 @@ for (const driver of drivers) {
         assert.equal(await chunkRows(id), Math.ceil(Buffer.byteLength(JSON.stringify(holder.written ? second : first)) / CHUNK));
       });
     }
+
+    it("a conversation keeps messages of every size whole: inline, and over one statement's bound in parts", async () => {
+      const conversations = new Conversations(store, { now: () => 1 });
+      const conversation = await conversations.create("a");
+      const text = (bytes: number) => stateOf(bytes).messages[1]!.content;
+      const turn: Message[] = [
+        { role: "user", content: [{ type: "text", text: "small" }] },
+        { role: "assistant", content: text(MAX_STATEMENT_BYTES * 2.5) },
+        { role: "user", content: text(CHUNK + 64) },
+        { role: "assistant", content: [{ type: "text", text: "after" }] },
+      ];
+      await conversations.append(conversation.id, turn, { runId: "run_c1" });
+      await conversations.append(conversation.id, turn.slice(0, 2), { runId: "run_c2" });
+      const read = await conversations.messages(conversation.id);
+      assert.deepEqual(read.map((m) => ({ role: m.role, content: m.content })), [...turn, ...turn.slice(0, 2)]);
+      assert.deepEqual(read.map((m) => m.seq), [1, 2, 3, 4, 5, 6]);
+      const parts = await store.execute({ sql: "SELECT count(*) AS n FROM conversation_message_chunks WHERE conversation_id = ?", args: [conversation.id] });
+      assert.ok(Number(parts.rows[0]!.n) > 2, "the large messages are stored in parts");
+    });
 
     it("has no state for a run the model does not drive", async () => {
       const states = new LoopStates(store, { now: () => 1 });

@@ -70,6 +70,10 @@ for (const s of stores) {
           const since = c.effectBefore ? 0 : Date.now() + 1;
           await cutInsideToolCall(a.runtime.store, run.id, since);
           b.ahead(HOUR);
+          // Two ticks at once (the timer's and a caller's) find the same orphan: it is opened
+          // and continued once, never by two Run objects (the later one would drive from the
+          // state the earlier had already moved past, and make the write again).
+          await Promise.all([b.runtime.driverTick(), b.runtime.driverTick(), b.runtime.driverTick()]);
           if (c.effectBefore) {
             await until(b.runtime, async () => (await b.runtime.records.get(run.id))?.status === "awaiting_approval", "B paused the run");
             const pending = (await b.runtime.records.get(run.id))!.pending!;

@@ -28,6 +28,21 @@ export const loopStateChunkMigrations: readonly Migration[] = [
       ) STRICT`,
     ],
   },
+  {
+    room: "run-journal",
+    version: 3,
+    name: "conversation messages larger than one statement, in chunks (issue 20)",
+    statements: [
+      "ALTER TABLE conversation_messages ADD COLUMN chunks INTEGER NOT NULL DEFAULT 0",
+      `CREATE TABLE conversation_message_chunks (
+        conversation_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        part INTEGER NOT NULL,
+        bytes BLOB NOT NULL,
+        PRIMARY KEY (conversation_id, seq, part)
+      ) STRICT`,
+    ],
+  },
 ];
 
 /** The header upsert's condition: none (undefined), or that no other node holds the run. */

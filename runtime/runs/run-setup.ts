@@ -1,14 +1,9 @@
-/**
- * What a run is given when it starts: the runtime's services and what is fixed for the run.
- * Types only, in their own module, so the run's parts (executor, tool-execution) need not import
- * run.ts, which imports them.
- */
 import type { MountHostGuard, FsMount } from "../../host-proxies/fs/index.js";
-import type { SandboxInfo } from "../../host-proxies/shell/index.js";
 import type { AgentManifest } from "../agents/index.js";
 import type { AuditLog } from "../audit/index.js";
 import type { ApprovalStore } from "../policy/approvals/index.js";
 import type { PolicyLayers } from "../policy/engine.js";
+import type { SandboxInfo } from "../../host-proxies/shell/index.js";
 import type { Store } from "../store/index.js";
 import type { Scheduler } from "../schedules/scheduler.js";
 import type { MemoryStore } from "../memory/index.js";
@@ -19,6 +14,12 @@ import type { PendingToolCall, RunRecords, RunStatus } from "./records.js";
 import type { RunEventLog } from "./event-log.js";
 import type { PluginHandle, ToolInfo } from "./types.js";
 import type { McpClient } from "../mcp-client/index.js";
+import type { AuditSubject, IntentGuard } from "../audit/index.js";
+import type { ConflictError } from "../errors.js";
+import type { RunStopped } from "./host-context-types.js";
+import type { ReportBuilder } from "./report.js";
+import type { EffectLedger } from "./effects.js";
+import type { RunEvent } from "./types.js";
 
 /** What a run needs from the runtime that starts it. */
 export interface RunServices {
@@ -74,4 +75,34 @@ export interface RunSetup {
   pending?: PendingToolCall | null;
   /** The seq of the last event already stored (a run rebuilt from the store continues after it). */
   lastEventSeq?: number;
+}
+
+export interface CallToolOptions {
+  /** The step this call belongs to; a replay after an approval reuses its step. */
+  stepId?: string;
+  /** Restores, for this step only, what the task narrowed away (a grant within the agent's). */
+  elevation?: unknown;
+  timeoutMs?: number;
+  /** The text that led to the call, shown to the person asked to approve it. */
+  context?: string;
+}
+
+/** What a run's ToolCalls need of the run itself: its state, its events, and the store's word on whether it may go on. */
+export interface RunSide {
+  subject(): Omit<AuditSubject, "kind">;
+  emit(event: RunEvent): void;
+  readonly report: ReportBuilder;
+  readonly effects: EffectLedger;
+  status(): RunStatus;
+  pending(): PendingToolCall | null;
+  setPending(pending: PendingToolCall | null): Promise<void>;
+  /** Throws `run_cancelled`, `run_ended` or `run_taken_over` when the store says the run may not go on. */
+  stopIfAsked(): Promise<void>;
+  /** Asked before every effect: why the run may make none, else undefined. */
+  stoppedBeforeEffect(): Promise<RunStopped | undefined>;
+  /** The guard every effect's intent is committed with (see effectGuard). */
+  fence(): IntentGuard;
+  takenOver(): boolean;
+  takenOverError(): ConflictError;
+  flushEvents(): Promise<void>;
 }
