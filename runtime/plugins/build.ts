@@ -1,14 +1,13 @@
-import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { InvalidInputError, PluginError } from "../errors.js";
 import { sha256, type PluginArtifact } from "./artifact.js";
 import { bundleWithInputs } from "./bundle.js";
 import { recordBundleInputs, recordedBundleSha } from "./bundle-inputs.js";
 import { compilePlugin } from "./compile.js";
+import { runChild } from "./build-child.js";
 import type { CodeSeal } from "./seal.js";
 import { pluginRoot, readInside } from "./confine.js";
 import { publishDir } from "./publish.js";
@@ -20,13 +19,13 @@ const WIT_DIR = join(PROJECT_ROOT, "wit");
 const WASI_WIT_DIR = join(PROJECT_ROOT, "node_modules", "@bytecodealliance", "jco", "lib", "wit", "builtin", "0.2.12");
 // sockets only because wasi:cli's worlds name it; an import of it is refused at install.
 const WASI_WIT_PACKAGES = ["io", "clocks", "random", "cli", "filesystem", "sockets"];
-const CHILD = join(dirname(fileURLToPath(import.meta.url)), "componentize-child.js");
 /** Bump when the build recipe changes, so old cache entries stop matching. */
 const RECIPE = "4";
 const BUILD_RECORD = "build.json";
 const COMPONENT = "component.wasm";
 
 export { SDK_ALIASES } from "./bundle.js";
+export { patchGlue, runChild } from "./build-child.js";
 
 export interface BuildOptions {
   /** Where builds are cached, one folder per content key. */
@@ -151,21 +150,6 @@ async function readBuilt(dir: string, key: string, manifest: Pick<BuiltPlugin, "
   }
 }
 
-/**
- * Deterministic edits to the generated glue, applied before hashing:
- * - jco's glue reads `process.env.JCO_DEBUG` on every call (about a quarter of a call's CPU);
- *   the sandbox never debugs through the environment.
- * - At each instantiation the glue tries `WebAssembly.promising` (JSPI) on several exports and
- *   falls back in a catch. Node 20 has no JSPI, so each try throws a TypeError whose stack
- *   capture cost ~0.4 ms: about a quarter of an instantiation. Without JSPI the stand-in throws
- *   a primitive (no stack), taking the same fallback.
- */
-export function patchGlue(glue: string): string {
-  const debug = "if (!globalThis?.process?.env?.JCO_DEBUG) { return; }";
-  const promising =
-    "const __clawhivePromising = typeof WebAssembly.promising === 'function' ? WebAssembly.promising : () => { throw 0; };\n";
-  return promising + glue.split(debug).join("return;").split("WebAssembly.promising(").join("__clawhivePromising(");
-}
 
 /**
  * The plugin's own world at the root, clawhive's packages under deps/ (WIT's package layout).
@@ -206,25 +190,4 @@ function toolVersions(): Record<string, string> {
   const version = (name: string) =>
     (JSON.parse(readFileSync(join(PROJECT_ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
   return { componentize: version("@bytecodealliance/componentize-js"), jco: version("@bytecodealliance/jco") };
-}
-
-/** Runs the build child (`componentize` or `transpile`, see componentize-child.ts) in `args[1]`. */
-export function runChild(args: [mode: string, work: string, ...rest: string[]]): Promise<void> {
-  const work = args[1];
-  return new Promise((resolvePromise, reject) => {
-    // The child gets a minimal environment: the build needs nothing from ours.
-    const child = spawn(process.execPath, [CHILD, ...args], {
-      cwd: work,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code === 0) resolvePromise();
-      else reject(new PluginError("build_failed", `${args[0]} failed (exit ${code}):\n${output.split(work).join("<build>").slice(-4000)}`));
-    });
-  });
 }

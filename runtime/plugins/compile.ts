@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClawhiveError, PluginError } from "../errors.js";
 import { ARTIFACT_RECORD, BLOB_FILE, GLUE_FILE, readArtifact, sha256, type ArtifactRecord, type PluginArtifact } from "./artifact.js";
-import { patchGlue, runChild } from "./build.js";
+import { patchGlue, runChild } from "./build-child.js";
 import { PROJECT_ROOT } from "./locations.js";
 import type { PluginManifest } from "./manifest.js";
 import { publishDir } from "./publish.js";

@@ -3,7 +3,7 @@
  * and runs nothing — so a skill whose instructions use a tool the agent cannot call would only
  * make the model try and be denied: it is left out, and validation says why.
  */
-import type { AgentManifest } from "../agents/index.js";
+import type { AgentManifest } from "../agents/schema.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
 import type { ToolInfo } from "../runs/types.js";
 import type { Skill } from "./schema.js";

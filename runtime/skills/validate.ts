@@ -2,7 +2,7 @@
  * Skills as validation sees them (`clawhive agent validate`-like use): each problem of an
  * agent's skills list as `skills[i]: message`, in the shape agent manifest checks use.
  */
-import type { AgentManifest } from "../agents/index.js";
+import type { AgentManifest } from "../agents/schema.js";
 import type { Problem } from "../agents/issues.js";
 import type { Skill } from "./schema.js";
 import { skillsFor, type SkillsForOptions } from "./select.js";
