@@ -79,10 +79,12 @@ for (const file of FILES) {
           const command = ids.translate(step.command);
           const output = (await sh(shellOf(command))).replaceAll(env.README_TMP!, "/tmp");
           ids.saw(output);
-          const actual = output.replace(/\n+$/, "").split("\n").map(normalise);
+          // A command shown without output prints nothing.
+          const printed = output.replace(/\n+$/, "");
+          const actual = printed === "" ? [] : printed.split("\n").map(normalise);
           const expected = step.expected.map(normalise);
           if (process.env.README_TEST_RECORD) await appendFile(process.env.README_TEST_RECORD, `${JSON.stringify({ file, line: block.line, command: step.command, output })}\n`);
-          if (!matches(expected, step.expected.length === 0 ? [] : actual.filter((line, i) => line !== "" || i < actual.length - 1))) {
+          if (!matches(expected, actual)) {
             failures.push(`${file}:${block.line}: $ ${step.command}\n--- shown\n${step.expected.join("\n")}\n--- printed\n${output}`);
           }
         }
