@@ -9,19 +9,27 @@ import { spawn } from "node:child_process";
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
 import { writeTestSecretKey } from "../helpers/secret-key.js";
 import { BIN } from "./fixtures.js";
 import { consoleBlocks, IdBindings, matches, normalise } from "./readme-blocks.js";
 
-const FILES = ["README.md"];
+/**
+ * The files whose console blocks run. docs/plugins.md is not among them: nearly every block
+ * there builds a component (minutes each on a small machine); test/cli/plugin-authoring.test.ts
+ * runs those commands.
+ */
+const FILES = ["README.md", "docs/skills-and-sub-agents.md", "docs/run-loop.md", "docs/api.md"];
 
 let root: string;
 let env: NodeJS.ProcessEnv;
+const roots: string[] = [];
 
-before(async () => {
+/** A fresh project folder and data dir for one file's walkthrough. */
+async function freshPlace(): Promise<void> {
   root = await mkdtemp(join(tmpdir(), "clawhive-readme-"));
+  roots.push(root);
   await mkdir(join(root, "project"));
   // The data dir is the project's own `.clawhive`, as on a fresh clone.
   await writeTestSecretKey(join(root, "project", ".clawhive"));
@@ -42,12 +50,12 @@ before(async () => {
   await writeFile(editor, "#!/bin/sh\nprintf '# Ada\\nShort replies.\\n' > \"$1\"\n", { mode: 0o755 });
   env.EDITOR = editor;
   env.VISUAL = editor;
-});
-after(() => rm(root, { recursive: true, force: true }));
+}
+after(() => Promise.all(roots.map((dir) => rm(dir, { recursive: true, force: true }))));
 
-/** `npx clawhive` is the project's binary; `/tmp/` is the test's own folder. */
+/** `clawhive` (also as `npx clawhive`) is the project's binary; `/tmp/` is the test's own folder. */
 function shellOf(command: string): string {
-  return command.replaceAll("npx clawhive", `node ${JSON.stringify(BIN)}`).replaceAll("/tmp/", "$README_TMP/");
+  return `clawhive() { node ${JSON.stringify(BIN)} "$@"; }\n${command.replaceAll("npx clawhive", "clawhive").replaceAll("/tmp/", "$README_TMP/")}`;
 }
 
 function sh(script: string): Promise<string> {
@@ -65,6 +73,7 @@ for (const file of FILES) {
   describe(file, () => {
     const ids = new IdBindings();
     test("every console block runs and prints what it shows", async (t) => {
+      await freshPlace();
       const blocks = consoleBlocks(await readFile(join(PROJECT_ROOT, file), "utf8"));
       assert.ok(blocks.length > 0);
       const failures: string[] = [];
