@@ -6,6 +6,8 @@
  * - http_runs_per_s_cN / http_bare_req_per_s_cN: completions per second at concurrency N;
  * - http_run_ratio_cN: the two divided; http_run_ratio: the same at c = 32 (goal ≥ 0.10);
  * - http_run_p99_c32: the run's latency at the 99th percentile at c = 32 (goal ≤ 50 ms);
+ * - http_runs_per_s_c32_8_agents / http_run_ratio_c32_8_agents: the same at c = 32 with the runs
+ *   spread over 8 agents (what the per-agent fair share of the workers costs one agent);
  * - run_cost_agents_ratio: a one-call run's mean latency at c = 1 with 100 stored agents ÷ with 1
  *   (goal ≤ 1.1): the per-run cost of agents the run does not use.
  */
@@ -38,6 +40,18 @@ export async function benchHttpRuns(options: { quick?: boolean } = {}): Promise<
       }
     }
     metrics.run_cost_agents_ratio = value(await agentsRatio(server, options.quick ? 100 : 400), "ratio");
+    // The same load spread over 8 agents (after the figure above, which wants one agent stored):
+    // one agent's calls hold at most `calls_per_agent` workers at once (docs/security.md "Grant
+    // limits and fair share"), so this shows what that limit costs a server of one agent.
+    for (let i = 1; i < 8; i++) await putAgent(server, `spread-${i}`);
+    const spread = ["bench", ...Array.from({ length: 7 }, (_, i) => `spread-${i + 1}`)].map((name) => oneCallRun(server, name));
+    let turn = 0;
+    const spreadRun = () => spread[turn++ % spread.length]!();
+    for (let i = 0; i < 40; i++) await spreadRun();
+    const spreadRef = await load(seconds * 1000, 32, reference);
+    const spreadRuns = await load(seconds * 1000, 32, spreadRun);
+    metrics.http_runs_per_s_c32_8_agents = value(spreadRuns.perSecond, "per_s");
+    metrics.http_run_ratio_c32_8_agents = value(spreadRuns.perSecond / spreadRef.perSecond, "ratio");
     return metrics;
   } finally {
     await bare.close();
