@@ -90,6 +90,8 @@ export interface AppOptions {
   readonly agentsDir?: string;
   /** Plugin installs by URL: extra trusted CAs (a private registry's), size cap, timeout. */
   readonly pluginDownload?: DownloadOptions;
+  /** Where uploaded plugin packages are written (each in a fresh private folder) before install; default the OS temp dir. */
+  readonly pluginUploadDir?: string;
   /**
    * Serves MCP over streamable HTTP at `/mcp?agent=NAME` (bearer token as for `/v1`; admin or
    * client role; an admin's elicitation answers decide approvals).
@@ -166,7 +168,7 @@ function declaredRoutes(options: AppOptions): ApiRoute[] {
   if (runtime !== undefined) {
     const agents = new AgentCatalog(runtime, options.agentsDir === undefined ? {} : { agentsDir: options.agentsDir });
     routes.push(
-      ...pluginRoutes(runtime, options.pluginDownload === undefined ? {} : { download: options.pluginDownload }),
+      ...pluginRoutes(runtime, { ...(options.pluginDownload === undefined ? {} : { download: options.pluginDownload }), ...(options.pluginUploadDir === undefined ? {} : { tempDir: options.pluginUploadDir }) }),
       ...agentRoutes(agents),
       ...toolRoutes(runtime, agents),
       ...mcpServerRoutes(runtime),

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -18,6 +18,7 @@ let echo: Awaited<ReturnType<typeof echoComponent>>;
 let tls: { key: string; cert: string };
 let https: Server;
 let httpsBase = "";
+let uploads: string;
 /** What the https server serves, by path. */
 const served = new Map<string, Buffer>();
 
@@ -41,13 +42,15 @@ before(async () => {
   });
   await new Promise<void>((resolve) => https.listen(0, "127.0.0.1", resolve));
   httpsBase = `https://localhost:${(https.address() as AddressInfo).port}`;
-  f = await apiFixture({ app: { pluginDownload: { ca: tls.cert } } });
+  uploads = await mkdtemp(join(tmpdir(), "clawhive-test-uploads-"));
+  f = await apiFixture({ app: { pluginDownload: { ca: tls.cert }, pluginUploadDir: uploads } });
 });
 
 after(async () => {
   await f.close();
   https.close();
   await rm(root, { recursive: true, force: true });
+  await rm(uploads, { recursive: true, force: true });
 });
 
 test("GET /v1/plugins lists the installed plugins; GET /v1/plugins/:name shows one with its tools' input schemas", async () => {
@@ -103,8 +106,8 @@ test("install by upload, then a widening upgrade: 409 with the diff, then accept
   assert.equal(installed.body.plugin.name, "bench-echo");
   assert.match(installed.body.plugin.origin, /^upload by tok_[0-9a-f]{16}$/);
   assert.deepEqual(installed.body.plugin.tools.map((t: { name: string }) => t.name), ["echo", "hostloop"]);
-  // The upload went through a private temp file, removed afterwards.
-  assert.deepEqual((await readdir(tmpdir())).filter((n) => n.startsWith("clawhive-upload-")), []);
+  // The upload went through a private temp folder (in the dir the app was given), removed afterwards.
+  assert.deepEqual(await readdir(uploads), []);
 
   const again = await upload(await tgz("up-v1-other", { description: "other" }));
   assert.equal(again.status, 409);
