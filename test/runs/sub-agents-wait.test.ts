@@ -28,11 +28,12 @@ async function defineAgents(runtime: Runtime, baseUrl: string, dir: string): Pro
   // files.write_file is Guarded: every write asks a person.
   await define("helper");
   await define("mid", { sub_agents: ["helper"], grants: { ...files, "agent.spawn": { agents: ["helper"] } } });
-  // The lead's run timeout is short: it must not tick while the lead waits for its child.
+  // The lead's run timeout is short (yet long enough for its own work on a busy machine): it
+  // must not tick while the lead waits for its child.
   await define("lead", {
     sub_agents: ["helper", "mid"],
     grants: { ...files, "agent.spawn": { agents: ["helper", "mid"] } },
-    limits: { run_timeout_ms: 3000, call_timeout_ms: 3000, max_depth: 2 },
+    limits: { run_timeout_ms: 8000, call_timeout_ms: 8000, max_depth: 2 },
   });
 }
 
@@ -118,7 +119,7 @@ test("a child's approval makes the parent wait; approved through the API, the ch
   assert.ok(events.some((e) => e.type === "approval-required" && (e.data as { subAgentRunId?: string }).subAgentRunId === helperId), "the parent's stream shows the wait");
 
   // Longer than the lead's run timeout: waiting does not count against it.
-  await new Promise((resolve) => setTimeout(resolve, 3300));
+  await new Promise((resolve) => setTimeout(resolve, 8300));
   assert.equal((await f.runtime.records.get(leadId))?.status, "awaiting_approval");
   const decided = await call(f, "POST", `/v1/approvals/${approvalId}`, { token: f.token.approver, json: { decision: "approve" } });
   assert.equal(decided.status, 200, decided.text);
