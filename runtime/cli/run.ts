@@ -1,6 +1,5 @@
 import { createInterface } from "node:readline/promises";
 import { InvalidInputError } from "../errors.js";
-import type { PlannedCall } from "../runs/records.js";
 import { approvalBlock } from "./approvals.js";
 import { parseCommandArgs } from "./args.js";
 import { decideCommand, pausedHint } from "./hints.js";
@@ -13,7 +12,8 @@ import type { RunView } from "./views.js";
 import { answerStream, type AnswerStream } from "./answer-stream.js";
 import { Spinner } from "./spinner.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
-import { CLIENT_JSON, parseArgument } from "../json/index.js";
+export { parseCallFlag } from "./run-flags.js";
+import { parseCallFlag, parseGrants } from "./run-flags.js";
 
 export const RUN_EXIT_CODES = `  Exit codes: 0 the run ended and every tool call returned output; 1 a tool call failed (an
   error, a denial, a denied or expired approval) or the run was cancelled or failed; 2 bad usage
@@ -103,21 +103,6 @@ export async function runCommand(argv: string[]): Promise<number> {
   } finally {
     await session.close();
   }
-}
-
-/** `TOOL=JSON` (or `TOOL` alone, input `{}`). The tool name has no `=`, so the first one splits. */
-export function parseCallFlag(text: string): PlannedCall {
-  const at = text.indexOf("=");
-  const name = at < 0 ? text : text.slice(0, at);
-  if (!/^[A-Za-z0-9_.-]+$/.test(name)) throw new InvalidInputError(`--call ${inert(text, { newlines: false })}: expected TOOL=JSON, e.g. files.read_file='{"path":"/w/a.txt"}'`, { field: "call" });
-  if (at < 0) return { name, input: {} };
-  return { name, input: parseArgument(text.slice(at + 1), CLIENT_JSON, { at: `--call ${name}`, field: "call", malformed: `--call ${name}: the input is not valid JSON` }) };
-}
-
-function parseGrants(text: string): Record<string, unknown> {
-  const value = parseArgument(text, CLIENT_JSON, { at: "--grants", field: "grants" });
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new InvalidInputError('--grants: expected a JSON object of capabilities, e.g. {"log":{}}', { field: "grants" });
-  return value as Record<string, unknown>;
 }
 
 export interface FollowOptions {

@@ -11,7 +11,6 @@ import { mcpCapability } from "../mcp-client/index.js";
 import { RunToolCalls } from "./run-tool-calls.js";
 import type { CallToolOptions, RunServices, RunSetup } from "./run-setup.js";
 import { RunStops, type RunState } from "./run-stops.js";
-
 export type { CallToolOptions, RunServices, RunSetup } from "./run-setup.js";
 export type { EffectMade } from "./effects.js";
 
@@ -252,7 +251,6 @@ export class Run {
   recordStep(step: Omit<StepEvent, "type" | "at">): void {
     this.#emit({ type: "step", ...step, at: this.#services.now() });
   }
-
   /** Records text the model streamed during a Step (runs/loop/text-events.ts coalesces the deltas). */
   recordText(stepId: string, text: string): void {
     if (text !== "") this.#emit({ type: "text", stepId, text, at: this.#services.now() });
