@@ -79,17 +79,8 @@ export class ModelCallAudit {
     const message = answered
       ? `${who} stopped after the model answered but before the answer was journaled; the model is asked again`
       : `${who} stopped while the prompt was out and no outcome was recorded; the model is asked again`;
-    const run = this.#run;
     await this.#audit.appendModelCall({
-      traceId: run.traceId,
-      taskId: run.taskId,
-      runId: run.id,
-      stepId: call.stepId,
-      parentRunId: run.parentRunId,
-      agent: run.agent.name,
-      provider: providerApi(provider.provider),
-      model: provider.model,
-      baseUrl: provider.baseUrl ?? run.agent.model.base_url ?? null,
+      ...this.#who(provider, call.stepId),
       messages: call.messages ?? 0,
       tools: call.tools ?? [],
       maxTokens: call.maxTokens ?? 0,
@@ -127,22 +118,29 @@ export class ModelCallAudit {
   }
 
   #shape(call: { provider: LlmProvider; request: LlmRequest; stepId: string; startAt: number }): Omit<ModelCallInput, "attempts" | "status"> {
+    const { request } = call;
+    return {
+      ...this.#who(call.provider, call.stepId),
+      messages: request.messages.length,
+      tools: request.tools.map((tool) => tool.name),
+      maxTokens: request.max_tokens,
+      startAt: call.startAt,
+    };
+  }
+
+  /** Whose model call it is: the run, its Step, and the provider asked. */
+  #who(provider: LlmProvider, stepId: string) {
     const run = this.#run;
-    const { provider, request } = call;
     return {
       traceId: run.traceId,
       taskId: run.taskId,
       runId: run.id,
-      stepId: call.stepId,
+      stepId,
       parentRunId: run.parentRunId,
       agent: run.agent.name,
       provider: providerApi(provider.provider),
       model: provider.model,
       baseUrl: provider.baseUrl ?? run.agent.model.base_url ?? null,
-      messages: request.messages.length,
-      tools: request.tools.map((tool) => tool.name),
-      maxTokens: request.max_tokens,
-      startAt: call.startAt,
     };
   }
 }
