@@ -185,8 +185,12 @@ export class RunDriver {
       if (this.#driving.has(left.id) || this.#continuing.has(left.id) || this.#unrecorded.has(left.id) || live.some((r) => r.id === left.id)) continue;
       const free = left.node === null || (left.leaseUntil ?? 0) < now() || this.#options.holderGone?.(left.node) === true;
       if (!free) continue;
-      if (left.cancelRequested) {
-        const end = { reason: "cancelled" as const, code: "cancelled", message: "it was cancelled while no node drove it" };
+      if (left.cancelRequested || !left.drivable) {
+        // Nothing could continue a run without a plan or loop state: it ends, saying why, rather
+        // than stay active with no node that can drive it.
+        const end = left.cancelRequested
+          ? { reason: "cancelled" as const, code: "cancelled", message: "it was cancelled while no node drove it" }
+          : { reason: "failed" as const, code: "node_stopped", message: "its node stopped and nothing another node could continue from was recorded (no plan, no model loop state)" };
         await this.#options.abandon(left.id, end).catch((error: unknown) => this.#options.onError?.(error, left.id));
         continue;
       }

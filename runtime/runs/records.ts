@@ -188,11 +188,17 @@ export class RunRecords {
    * of (their node closed), or held by another node (whose lease may have run out, or whose
    * process may be gone). The caller decides which to take over.
    */
-  async orphans(node: string, limit = 100): Promise<Array<{ id: string; node: string | null; leaseUntil: number | null; cancelRequested: boolean }>> {
+  /**
+   * Active runs another node (or none) holds. `drivable`: the run has a plan or a loop state, so
+   * any node can continue it; else nothing here can (a run its node died starting before its
+   * loop state was written, or one driven only by its node's caller, e.g. an MCP session).
+   */
+  async orphans(node: string, limit = 100): Promise<Array<{ id: string; node: string | null; leaseUntil: number | null; cancelRequested: boolean; drivable: boolean }>> {
     const result = await this.#store.execute({
-      sql: `SELECT r.id, r.node, r.lease_until, r.cancel_requested FROM runs r
+      sql: `SELECT r.id, r.node, r.lease_until, r.cancel_requested,
+                   (r.plan IS NOT NULL OR EXISTS (SELECT 1 FROM run_loops l WHERE l.run_id = r.id)) AS drivable
+            FROM runs r
             WHERE r.status = 'active' AND (r.node IS NULL OR r.node != ?)
-              AND (r.plan IS NOT NULL OR EXISTS (SELECT 1 FROM run_loops l WHERE l.run_id = r.id))
             ORDER BY r.lease_until, r.created_at LIMIT ?`,
       args: [node, limit],
     });
@@ -201,6 +207,7 @@ export class RunRecords {
       node: row.node === null ? null : String(row.node),
       leaseUntil: row.lease_until === null ? null : Number(row.lease_until),
       cancelRequested: Number(row.cancel_requested) === 1,
+      drivable: Number(row.drivable) === 1,
     }));
   }
 

@@ -55,6 +55,26 @@ for (const s of stores) {
       }
     });
 
+    it("ends failed a run its node left with nothing to continue from (no plan, no loop state); control: a model-driven run cut off beside it is continued", async () => {
+      const { a, b, dispose } = await nodes();
+      try {
+        // As a node leaves a run it died starting (the record written, not yet its loop state),
+        // or a run only its node's caller drove (an MCP session): nothing here can drive it.
+        const bare = await a.runtime.startRun({ agent: "writer" });
+        const { run: waiting } = await a.runtime.submitRun({ agent: "writer", task: "write a" });
+        await a.asked(2);
+        b.ahead(HOUR);
+        await until(b.runtime, async () => (await b.runtime.records.get(bare.id))?.status === "ended", "B ended the bare run");
+        const ended = (await b.runtime.records.get(bare.id))!;
+        assert.equal(ended.endReason, "failed");
+        assert.match(ended.result ?? "", /node_stopped/);
+        await until(b.runtime, async () => (await b.runtime.records.get(waiting.id))?.status === "ended", "B continued the model-driven run");
+        assert.equal((await b.runtime.records.get(waiting.id))?.endReason, "completed");
+      } finally {
+        await dispose();
+      }
+    });
+
     const cut: { label: string; effectBefore: boolean }[] = [
       { label: "after it had begun its write: the run pauses for a person, the intent shown, and nothing is made again", effectBefore: true },
       { label: "before it had begun any effect (control): the ToolCall simply runs", effectBefore: false },
