@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,6 +62,7 @@ export async function compilePlugin(input: CompileInput, options: CompileOptions
   const seal = options.seal ?? CodeSeal.forProcess();
   const key = compileKey(input);
   const dir = join(options.cacheDir, "compiled", `${manifest.name}-${input.sha256.slice(0, 16)}-${key.slice(0, 12)}`);
+  const present = await stat(dir).then(() => true, () => false);
   const cached = await readCached(dir, key, seal, options);
   if (cached?.sealed && !options.rebuild) return cached.artifact;
 
@@ -80,7 +81,10 @@ export async function compilePlugin(input: CompileInput, options: CompileOptions
       });
     }
     await writeSeal(join(work, "out"), seal, record, { memoryPlace: dir });
-    await publishDir(join(work, "out"), dir, { replace: true });
+    // A build that was not there is published only if it still is not: another process of this
+    // node (nodes starting together) may have published the same build meanwhile, and replacing
+    // it would pull its files from under that process's loads. Same key, same build.
+    await publishDir(join(work, "out"), dir, { replace: present || options.rebuild === true });
     return { ...record, dir };
   } finally {
     await rm(work, { recursive: true, force: true });
