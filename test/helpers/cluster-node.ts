@@ -11,6 +11,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Runtime } from "../../runtime/index.js";
 import type { LlmProvider, LlmResponse } from "../../runtime/llm/index.js";
+import { respond } from "./scripted-response.js";
 import { FILES_PLUGIN } from "./runtime.js";
 
 const [url = "", dataDir = "", name = "node", mode = "idle", count = "0"] = process.argv.slice(2);
@@ -31,14 +32,6 @@ const manifest = {
 };
 await writeFile(join(dataDir, `agents-${name}`, "writer.yaml"), JSON.stringify(manifest, null, 2));
 
-const respond = (content: LlmResponse["content"]): LlmResponse => ({
-  content,
-  usage: { input_tokens: 1, output_tokens: 1 },
-  stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
-  provider_stop_reason: null,
-  model: "scripted",
-  attempts: 1,
-});
 
 /** "write F": asks for one write of /w/F, then answers. A short think time lets kills land mid-run. */
 const model: LlmProvider = {

@@ -7,6 +7,8 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Runtime } from "../../runtime/index.js";
 import type { LlmProvider, LlmRequest, LlmResponse } from "../../runtime/llm/index.js";
+import { respond } from "../helpers/scripted-response.js";
+export { respond } from "../helpers/scripted-response.js";
 import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
 import { writeTestSecretKey } from "../helpers/secret-key.js";
 
@@ -24,14 +26,6 @@ export interface Node {
   ahead(ms: number): void;
 }
 
-export const respond = (content: LlmResponse["content"]): LlmResponse => ({
-  content,
-  usage: { input_tokens: 1, output_tokens: 1 },
-  stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
-  provider_stop_reason: null,
-  model: "scripted",
-  attempts: 1,
-});
 
 export const writeUse = (file: string) => ({ type: "tool_use" as const, id: `tu_${file}`, name: "files.write_file", input: { path: `/w/${file}`, content: file } });
 
