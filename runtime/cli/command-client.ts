@@ -8,17 +8,30 @@ import { ApiClawhiveClient, type ClawhiveClient } from "../client/client.js";
 import { inProcessClient } from "../client/in-process.js";
 import { ApiClient } from "../client/transport.js";
 import { resolveServer } from "./client.js";
-import { openRuntime } from "./store-path.js";
+import { openRuntime, requireExistingStore } from "./store-path.js";
 
-export async function commandClient(values: Readonly<Record<string, unknown>>, local: Pick<RuntimeOptions, "skillsDir"> = {}): Promise<ClawhiveClient> {
+export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir"> {
+  /**
+   * The command reads or changes what is already there (approvals, runs, audit, secrets …): on
+   * the store, a file store that does not exist is refused (`not_found`, exit 1) instead of
+   * being created empty.
+   */
+  readonly existing?: boolean;
+  /** Who decides, on the store (`--by`, else the user's name); a server records the token. */
+  readonly actor?: string;
+}
+
+export async function commandClient(values: Readonly<Record<string, unknown>>, options: CommandClientOptions = {}): Promise<ClawhiveClient> {
   const target = await resolveServer(values);
   if (target !== undefined) return new ApiClawhiveClient(new ApiClient(target), { target: target.url });
-  return inProcessClient(await openRuntime(values, local), { ownsRuntime: true });
+  if (options.existing) requireExistingStore(values);
+  const runtime = await openRuntime(values, options.skillsDir === undefined ? {} : { skillsDir: options.skillsDir });
+  return inProcessClient(runtime, { ownsRuntime: true, continueDecidedRuns: false, ...(options.actor === undefined ? {} : { actor: options.actor }) });
 }
 
 /** Runs `body` with the command's client, closed after (a runtime opened for it is closed too). */
-export async function withClient<T>(values: Readonly<Record<string, unknown>>, body: (client: ClawhiveClient) => Promise<T>, local: Pick<RuntimeOptions, "skillsDir"> = {}): Promise<T> {
-  const client = await commandClient(values, local);
+export async function withClient<T>(values: Readonly<Record<string, unknown>>, body: (client: ClawhiveClient) => Promise<T>, options: CommandClientOptions = {}): Promise<T> {
+  const client = await commandClient(values, options);
   try {
     return await body(client);
   } finally {

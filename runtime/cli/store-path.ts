@@ -67,16 +67,22 @@ export function resolveAgentsDir(values: Readonly<Record<string, unknown>>): str
   return resolve(flag(values, "agents") ?? fromEnv("CLAWHIVE_AGENTS_DIR") ?? join(PROJECT_ROOT, "capabilities"));
 }
 
-/**
- * Opens the store a command reads. A file store must already exist: a read-only command pointed
- * at the wrong data dir should say so, not create an empty database there and report nothing.
- */
-export async function openExistingStore(values: Readonly<Record<string, unknown>>): Promise<Store> {
+/** The store URL the flags name; a file store must exist (`not_found` otherwise). */
+export function requireExistingStore(values: Readonly<Record<string, unknown>>): string {
   const url = resolveStoreUrl(values);
   const location = parseStoreUrl(url);
   if (location.kind === "file" && !existsSync(location.path)) {
     throw new NotFoundError(`no store at ${location.path}: pass the runtime's --data-dir or --store (or set CLAWHIVE_DATA_DIR)`);
   }
+  return url;
+}
+
+/**
+ * Opens the store a command reads. A file store must already exist: a read-only command pointed
+ * at the wrong data dir should say so, not create an empty database there and report nothing.
+ */
+export async function openExistingStore(values: Readonly<Record<string, unknown>>): Promise<Store> {
+  const url = requireExistingStore(values);
   const authToken = fromEnv("CLAWHIVE_STORE_AUTH_TOKEN");
   return openStore({ url, ...(authToken === undefined ? {} : { authToken }) });
 }

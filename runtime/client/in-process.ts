@@ -19,11 +19,22 @@ const IN_PROCESS_URL = "http://127.0.0.1";
 export interface InProcessClientOptions {
   /** Close the runtime when the client is closed (a command that opened it for one call). */
   readonly ownsRuntime?: boolean;
+  /**
+   * The person deciding approvals and accepting MCP server definitions through this client
+   * (recorded in place of the client's token id). The command line passes `--by` or the user.
+   */
+  readonly actor?: string;
+  /**
+   * Continue a run here as soon as its approval is decided, as a server does (default). The
+   * command line turns it off: its process ends with the command, and `clawhive resume`
+   * continues the run instead.
+   */
+  readonly continueDecidedRuns?: boolean;
 }
 
 export function inProcessClient(runtime: Runtime, options: InProcessClientOptions = {}): ApiClawhiveClient {
   const secret = randomBytes(32).toString("base64url");
-  const principal: Principal = { tokenId: newTokenId(), role: "admin" };
+  const principal: Principal = { tokenId: newTokenId(), role: "admin", ...(options.actor === undefined ? {} : { actor: options.actor }) };
   const expected = Buffer.from(secret);
   const tokens = {
     verify: async (text: string): Promise<Principal | undefined> => {
@@ -37,7 +48,7 @@ export function inProcessClient(runtime: Runtime, options: InProcessClientOption
     version: VERSION,
     agentsDir: runtime.agentsDir,
     // As a server does: a decision continues its run at once here.
-    onApprovalDecided: (approval) => void runtime.continueRun(approval.runId).catch(() => undefined),
+    ...(options.continueDecidedRuns === false ? {} : { onApprovalDecided: (approval: { runId: string }) => void runtime.continueRun(approval.runId).catch(() => undefined) }),
   });
   const carry: Fetch = async (url, init) => app.fetch(new Request(url, init));
   const api = new ApiClient({ url: IN_PROCESS_URL, token: secret }, { fetch: carry });

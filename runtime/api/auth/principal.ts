@@ -13,6 +13,17 @@ export interface Principal {
   /** `tok_<16 hex>`: what a run records as its owner. */
   readonly tokenId: string;
   readonly role: Role;
+  /**
+   * Who decides, when that is a person rather than a token: the command line's in-process client
+   * on the store (`--by NAME`, else the user's name). Decisions and acceptances record it in
+   * place of the token id; a token presented over HTTP never has one.
+   */
+  readonly actor?: string;
+}
+
+/** The name a decision or acceptance is recorded under: the person, else the token. */
+export function deciderOf(principal: Principal): string {
+  return principal.actor ?? principal.tokenId;
 }
 
 /** Hono's environment for every API route: `c.get("principal")` once `authenticate` ran. */

@@ -6,6 +6,7 @@ import type { Approval, ApprovalStatus } from "../../policy/approvals/index.js";
 import type { Runtime } from "../../runtime.js";
 import { inert, inertJson, jsonText } from "../../text/inert.js";
 import { principalOf } from "../auth/index.js";
+import { deciderOf } from "../auth/principal.js";
 import type { Principal } from "../auth/index.js";
 import { ApiError } from "../middleware/api-error.js";
 import { runtimeLogger } from "../../log/index.js";
@@ -110,7 +111,7 @@ export function approvalRoutes(runtime: Runtime, options: ApprovalRoutesOptions 
         try {
           decided = await runtime.approvals.decide(params.id, {
             decision: body.decision,
-            by: principal.tokenId,
+            by: deciderOf(principal),
             ...(body.scope === undefined ? {} : { scope: body.scope }),
             ...(body.reason === undefined ? {} : { reason: body.reason }),
           });

@@ -9,6 +9,7 @@ import type { McpReview } from "../../mcp-client/index.js";
 import type { Runtime } from "../../runtime.js";
 import { inert } from "../../text/inert.js";
 import { principalOf } from "../auth/index.js";
+import { deciderOf } from "../auth/principal.js";
 import { ApiError } from "../middleware/api-error.js";
 import { NAME } from "./fields.js";
 import * as S from "../schemas/resources.js";
@@ -50,7 +51,7 @@ export function mcpServerRoutes(runtime: Runtime): ApiRoute[] {
       responses: { 200: { description: "the review with the new pin", schema: S.McpReviewBody }, 404: { description: "no such agent or server" }, 409: { description: "mcp_definitions_changed: not the diff reviewed; review again" } },
       handler: async (c, { params, body }) => {
         const agent = await agentOf(params.name, params.server);
-        const review = await runtime.mcpClient.accept(agent, params.server, { diffHash: body.diff_hash, by: principalOf(c).tokenId });
+        const review = await runtime.mcpClient.accept(agent, params.server, { diffHash: body.diff_hash, by: deciderOf(principalOf(c)) });
         return reply(c, S.McpReviewBody, { review: reviewView(review) });
       },
     }),
