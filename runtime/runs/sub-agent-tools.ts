@@ -1,9 +1,10 @@
 /**
  * Sub-agents as the model sees them: one tool per sub-agent, and the tool result a spawn gives.
  */
+import type { Denial } from "../../host-proxies/types.js";
 import type { AgentManifest } from "../agents/index.js";
 import { capabilityMatches, type CapabilityGrant } from "../policy/catalogue/index.js";
-import type { SpawnResult } from "./sub-agents.js";
+import type { RunEndReason, RunStatus } from "./records.js";
 
 /**
  * Sub-agent tools are named `subagent_<agent>`. Agent names hold no `_`, and a plugin tool's
@@ -20,6 +21,22 @@ export interface SubAgentTool {
   description: string;
   inputSchema: { type: "object"; properties: { task: { type: "string"; description: string } }; required: ["task"]; additionalProperties: false };
 }
+
+/** What a spawn gives back: a denial, or the child run as far as it went. */
+export type SpawnResult =
+  | { status: "denied"; denial: Denial }
+  | {
+      status: RunStatus;
+      runId: string;
+      traceId: string;
+      endReason: RunEndReason | null;
+      /** The outcomes of the child's explicit ToolCalls so far. */
+      outcomes: unknown[];
+      /** A model-driven child's final answer. */
+      result: string | null;
+      /** The approval the child waits for, when it waits. */
+      approvalId: string | null;
+    };
 
 /** The agent a sub-agent tool name starts, or `undefined` for any other tool name. */
 export function subAgentOfTool(name: string): string | undefined {

@@ -14,28 +14,23 @@ import type { AuditSubject } from "../audit/index.js";
 import { ConflictError, NotFoundError } from "../errors.js";
 import { capabilityMatches, grantCovers, type CapabilityGrant } from "../policy/catalogue/index.js";
 import type { AuditLog } from "../audit/index.js";
-import type { SubmitRunOptions } from "../options.js";
 import type { Store } from "../store/index.js";
 import { parseTaskGrants } from "./agent-setup.js";
-import type { PlannedCall, RunEndReason, RunRecord, RunRecords, RunStatus } from "./records.js";
+import type { PlannedCall, RunRecord, RunRecords } from "./records.js";
 import type { Run } from "./run.js";
-import { SUB_AGENT_TOOL_PREFIX } from "./sub-agent-tools.js";
+import type { RunStarter } from "./run-starter.js";
+import { SUB_AGENT_TOOL_PREFIX, type SpawnResult } from "./sub-agent-tools.js";
 
 export { SUB_AGENT_TOOL_PREFIX, spawnResultContent, subAgentOfTool, subAgentProblems, subAgentTools } from "./sub-agent-tools.js";
-export type { SubAgentTool } from "./sub-agent-tools.js";
+export type { SpawnResult, SubAgentTool } from "./sub-agent-tools.js";
 
 /**
  * What a sub-agent needs of the runtime that starts it: the Runtime, seen through what it uses
  * (the runtime imports this file; this file does not import the runtime).
  */
-export interface SubAgentRuntime {
+export interface SubAgentRuntime extends RunStarter {
   readonly records: RunRecords;
-  readonly store: Store;
   readonly audit: AuditLog;
-  readonly mountGuard: MountHostGuard;
-  refreshAgents(): Promise<void>;
-  agents(): AgentManifest[];
-  submitRun(options: SubmitRunOptions): Promise<{ run: Run; settled: Promise<void> }>;
   cancelRun(id: string): Promise<unknown>;
 }
 
@@ -55,21 +50,6 @@ export interface SpawnSubAgentOptions {
   stepId?: string;
   ownerToken?: string;
 }
-
-export type SpawnResult =
-  | { status: "denied"; denial: Denial }
-  | {
-      status: RunStatus;
-      runId: string;
-      traceId: string;
-      endReason: RunEndReason | null;
-      /** The outcomes of the child's explicit ToolCalls so far. */
-      outcomes: unknown[];
-      /** A model-driven child's final answer. */
-      result: string | null;
-      /** The approval the child waits for, when it waits. */
-      approvalId: string | null;
-    };
 
 interface Layer {
   who: string;

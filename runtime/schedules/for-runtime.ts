@@ -1,22 +1,14 @@
-import type { MountHostGuard } from "../../host-proxies/fs/index.js";
-import type { AgentManifest } from "../agents/index.js";
-import type { SubmitRunOptions } from "../options.js";
-import type { Run } from "../runs/run.js";
-import type { Clock, Store } from "../store/index.js";
+import type { RunStarter } from "../runs/run-starter.js";
+import type { Clock } from "../store/index.js";
 import { Scheduler, type SchedulerOptions } from "./scheduler.js";
 
 /**
  * What firings need of the runtime: the Runtime, seen through what they use (the runtime
  * imports this file; this file does not import the runtime).
  */
-export interface ScheduledRuntime {
-  readonly store: Store;
+export interface ScheduledRuntime extends RunStarter {
   readonly clock: Clock;
   readonly node: string;
-  readonly mountGuard: MountHostGuard;
-  refreshAgents(): Promise<void>;
-  agents(): AgentManifest[];
-  submitRun(options: SubmitRunOptions): Promise<{ run: Run; settled: Promise<void> }>;
 }
 
 /**
