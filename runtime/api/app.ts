@@ -93,6 +93,11 @@ export interface AppOptions {
   /** Where uploaded plugin packages are written (each in a fresh private folder) before install; default the OS temp dir. */
   readonly pluginUploadDir?: string;
   /**
+   * Plugin installs and upgrades may name a path (or URL) the runtime reads itself: set only by
+   * the client in this process (client/in-process.ts), never by a server (see routes/plugins.ts).
+   */
+  readonly pluginLocalSources?: boolean;
+  /**
    * Serves MCP over streamable HTTP at `/mcp?agent=NAME` (bearer token as for `/v1`; admin or
    * client role; an admin's elicitation answers decide approvals).
    */
@@ -168,7 +173,7 @@ function declaredRoutes(options: AppOptions): ApiRoute[] {
   if (runtime !== undefined) {
     const agents = new AgentCatalog(runtime, options.agentsDir === undefined ? {} : { agentsDir: options.agentsDir });
     routes.push(
-      ...pluginRoutes(runtime, { ...(options.pluginDownload === undefined ? {} : { download: options.pluginDownload }), ...(options.pluginUploadDir === undefined ? {} : { tempDir: options.pluginUploadDir }) }),
+      ...pluginRoutes(runtime, { ...(options.pluginDownload === undefined ? {} : { download: options.pluginDownload }), ...(options.pluginUploadDir === undefined ? {} : { tempDir: options.pluginUploadDir }), localSources: options.pluginLocalSources === true }),
       ...agentRoutes(agents),
       ...toolRoutes(runtime, agents),
       ...mcpServerRoutes(runtime),

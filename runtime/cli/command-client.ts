@@ -10,7 +10,7 @@ import { ApiClient } from "../client/transport.js";
 import { resolveServer } from "./client.js";
 import { openRuntime, requireExistingStore } from "./store-path.js";
 
-export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir"> {
+export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir" | "pluginDirs"> {
   /**
    * The command reads or changes what is already there (approvals, runs, audit, secrets …): on
    * the store, a file store that does not exist is refused (`not_found`, exit 1) instead of
@@ -25,7 +25,10 @@ export async function commandClient(values: Readonly<Record<string, unknown>>, o
   const target = await resolveServer(values);
   if (target !== undefined) return new ApiClawhiveClient(new ApiClient(target), { target: target.url });
   if (options.existing) requireExistingStore(values);
-  const runtime = await openRuntime(values, options.skillsDir === undefined ? {} : { skillsDir: options.skillsDir });
+  const runtime = await openRuntime(values, {
+    ...(options.skillsDir === undefined ? {} : { skillsDir: options.skillsDir }),
+    ...(options.pluginDirs === undefined ? {} : { pluginDirs: options.pluginDirs }),
+  });
   return inProcessClient(runtime, { ownsRuntime: true, continueDecidedRuns: false, ...(options.actor === undefined ? {} : { actor: options.actor }) });
 }
 

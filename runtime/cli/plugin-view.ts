@@ -1,8 +1,9 @@
 /**
- * What `clawhive plugin` prints of a plugin, from the fields the store and the API both give
- * (the API's `pluginSummary` is this summary), so the two modes print the same.
+ * What `clawhive plugin` prints of a plugin, from the API's views (snake_case) turned into the
+ * fields the command line has always printed (camelCase).
  */
-import type { InstalledPlugin, InstallResult } from "../plugins/install/index.js";
+import type { PluginDetailView, PluginInstallView, PluginView } from "../client/client.js";
+import { formatBytes } from "../client/plugin-upload.js";
 import { inert, jsonOut } from "./render.js";
 
 export interface PluginSummary {
@@ -35,37 +36,8 @@ export interface InstallReport {
   diff?: readonly string[];
 }
 
-export function summary(p: InstalledPlugin): PluginSummary {
-  return {
-    name: p.name,
-    version: p.version,
-    format: p.format,
-    publisher: p.publisher,
-    description: p.manifest.description,
-    sha256: p.blobSha256,
-    size: p.size,
-    capabilities: p.manifest.capabilities,
-    tools: p.tools.map((t) => ({ name: t.name, risk: t.risk, capabilities: t.capabilities })),
-    firstParty: p.firstParty,
-    origin: p.origin,
-    installedAt: new Date(p.installedAt).toISOString(),
-    updatedAt: new Date(p.updatedAt).toISOString(),
-  };
-}
-
-export function detail(p: InstalledPlugin): PluginDetail {
-  return { ...summary(p), tools: p.tools, manifest: p.manifest };
-}
-
-/** A plugin as the API names it (snake_case): its summary or detail view. */
-export type ApiPlugin = Omit<PluginSummary, "firstParty" | "installedAt" | "updatedAt"> & { first_party: boolean; installed_at: string; updated_at: string };
-export type ApiPluginDetail = Omit<ApiPlugin, "tools"> & {
-  tools: Array<{ name: string; risk: string; capabilities: string[]; description: string; input_schema?: unknown }>;
-  manifest: unknown;
-};
-
 /** A summary's own fields from the API's view (its detail view answers an install). */
-export function summaryOf(p: ApiPlugin): PluginSummary {
+export function summaryOf(p: PluginView | PluginDetailView): PluginSummary {
   return {
     name: p.name,
     version: p.version,
@@ -83,7 +55,7 @@ export function summaryOf(p: ApiPlugin): PluginSummary {
   };
 }
 
-export function detailOf(p: ApiPluginDetail): PluginDetail {
+export function detailOf(p: PluginDetailView): PluginDetail {
   return {
     ...summaryOf(p),
     tools: p.tools.map(({ input_schema, ...t }) => ({ ...t, ...(input_schema === undefined ? {} : { inputSchema: input_schema }) })),
@@ -91,8 +63,9 @@ export function detailOf(p: ApiPluginDetail): PluginDetail {
   };
 }
 
-export function installReport(result: InstallResult): InstallReport {
-  return { action: result.action, plugin: summary(result.plugin), ...(result.diff ? { diff: result.diff.lines } : {}) };
+/** What an install or upgrade did, from the API's answer. */
+export function reportOf(answer: PluginInstallView): InstallReport {
+  return { action: answer.action, plugin: summaryOf(answer.plugin), ...(answer.diff ? { diff: answer.diff.lines } : {}) };
 }
 
 export function printInstall(report: InstallReport, json: boolean): void {
@@ -141,8 +114,4 @@ export function printInfo(plugin: PluginDetail, json: boolean): void {
   console.log(`  from          ${inert(plugin.origin)}`);
   console.log("  tools:");
   for (const t of plugin.tools) console.log(`    ${t.name.padEnd(18)} ${t.risk.padEnd(7)} ${(t.capabilities.join(", ") || "-").padEnd(24)} ${inert(t.description)}`);
-}
-
-export function formatBytes(n: number): string {
-  return n >= 1 << 20 ? `${(n / (1 << 20)).toFixed(1)} MiB` : `${(n / 1024).toFixed(1)} KiB`;
 }

@@ -1,11 +1,11 @@
+import { userInfo } from "node:os";
 import { createInterface } from "node:readline/promises";
-import { InvalidInputError, NotFoundError } from "../errors.js";
-import { UpgradeNeedsAcceptance } from "../plugins/install/index.js";
-import { cliPrincipal, withInstaller, withRegistry } from "./plugin-local.js";
+import type { ClawhiveClient } from "../client/client.js";
+import { InvalidInputError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
-import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
-import { infoOnServer, installOnServer, listOnServer, removeOnServer, ServerUpgradeNeedsAcceptance, upgradeOnServer } from "./plugin-remote.js";
-import { detail, installReport, printInfo, printInstall, printList, summary, type InstallReport } from "./plugin-view.js";
+import { SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
+import { withClient } from "./command-client.js";
+import { detailOf, printInfo, printInstall, printList, reportOf, summaryOf, type InstallReport } from "./plugin-view.js";
 import { pluginBuildCommand, pluginBuildHelp } from "./plugin-build.js";
 import { pluginNewCommand, pluginNewHelp } from "./plugin-new.js";
 import { manifestForBareWasm } from "./plugin-propose.js";
@@ -94,6 +94,15 @@ export async function pluginCommand(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * The client of every plugin command that changes or reads what is installed. On the store, the
+ * runtime installs no first-party plugins of its own (the command changes only what it names),
+ * and a change is audited as this user (`cli:<user>`); a server audits its token.
+ */
+function withPlugins<T>(values: Record<string, unknown>, body: (client: ClawhiveClient) => Promise<T>, options: { existing?: boolean } = {}): Promise<T> {
+  return withClient(values, body, { ...options, pluginDirs: [], actor: cliPrincipal() });
+}
+
 async function install(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, ...SOURCE_FLAGS, json: { type: "boolean" }, "allow-similar-name": { type: "boolean" }, yes: { type: "boolean" } });
   const [source, ...extra] = positionals;
@@ -102,14 +111,8 @@ async function install(argv: string[]): Promise<number> {
   const bare = await manifestForBareWasm(source, { manifestGiven: typeof values.manifest === "string", yes: values.yes === true });
   if ("exit" in bare) return bare.exit;
   if (bare.manifestFile !== undefined) values.manifest = bare.manifestFile;
-  const api = await apiClient(values);
-  if (api !== undefined) {
-    printInstall(await installOnServer(api, source, { ...sourceOptions(values), allowSimilarName }), values.json === true);
-    return 0;
-  }
-  return withInstaller(values, async (installer) => {
-    const result = await installer.install(source, { ...sourceOptions(values), by: cliPrincipal(), allowSimilarName });
-    printInstall(installReport(result), values.json === true);
+  return withPlugins(values, async (client) => {
+    printInstall(reportOf(await client.installPlugin(source, { ...sourceOptions(values), allowSimilarName, onProgress })), values.json === true);
     return 0;
   });
 }
@@ -119,27 +122,16 @@ async function upgrade(argv: string[]): Promise<number> {
   const [name, source, ...extra] = positionals;
   if (!name || !source || extra.length > 0) throw new InvalidInputError("usage: clawhive plugin upgrade NAME SOURCE [--accept]", { field: "source" });
   const json = values.json === true;
-  const api = await apiClient(values);
-  if (api !== undefined) {
+  const send = (client: ClawhiveClient, accept: boolean) => client.upgradePlugin(pluginName(name), source, { ...sourceOptions(values), accept, onProgress });
+  return withPlugins(values, async (client) => {
     try {
-      printInstall(await upgradeOnServer(api, { ...sourceOptions(values), name, source, accept: values.accept === true }), json);
+      printInstall(reportOf(await send(client, values.accept === true)), json);
       return 0;
     } catch (error) {
-      if (!(error instanceof ServerUpgradeNeedsAcceptance)) throw error;
-      return confirmWidening(error.lines, { title: `upgrading ${name} widens what it may do:`, retry: error.retry, json });
-    }
-  }
-  return withInstaller(values, async (installer) => {
-    const options = sourceOptions(values);
-    const by = cliPrincipal();
-    const pkg = await installer.readPackageFor("upgrade", source, { ...options, by, name });
-    try {
-      printInstall(installReport(await installer.upgradePackage(name, pkg, { accept: values.accept === true, firstParty: false, by })), json);
-      return 0;
-    } catch (error) {
-      if (!(error instanceof UpgradeNeedsAcceptance)) throw error;
-      const retry = async () => installReport(await installer.upgradePackage(name, pkg, { accept: true, firstParty: false, by }));
-      return confirmWidening(error.diff.lines, { title: `upgrading ${name} to ${pkg.manifest.version} widens what it may do:`, retry, json });
+      if (!(error instanceof ServerError && error.code === "upgrade_needs_acceptance")) throw error;
+      const diff = error.body.diff as { lines?: unknown } | undefined;
+      const lines = Array.isArray(diff?.lines) ? diff.lines.map(String) : [error.message];
+      return confirmWidening(lines, { title: `upgrading ${name} widens what it may do:`, retry: async () => reportOf(await send(client, true)), json });
     }
   });
 }
@@ -167,8 +159,7 @@ async function confirmWidening(lines: readonly string[], options: { title: strin
 async function list(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, json: { type: "boolean" } });
   if (positionals.length > 0) throw new InvalidInputError("usage: clawhive plugin list [--json]");
-  const api = await apiClient(values);
-  const plugins = api !== undefined ? await listOnServer(api) : await withRegistry(values, async (registry) => (await registry.list()).map(summary));
+  const plugins = await withPlugins(values, async (client) => (await client.listPlugins()).map(summaryOf), { existing: true });
   printList(plugins, values.json === true);
   return 0;
 }
@@ -177,15 +168,7 @@ async function info(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, json: { type: "boolean" } });
   const [name, ...extra] = positionals;
   if (!name || extra.length > 0) throw new InvalidInputError("usage: clawhive plugin info NAME [--json]", { field: "name" });
-  const api = await apiClient(values);
-  const plugin =
-    api !== undefined
-      ? await infoOnServer(api, name)
-      : await withRegistry(values, async (registry) => {
-          const found = await registry.get(name);
-          if (!found) throw new NotFoundError(`no plugin named ${inert(name)} is installed`);
-          return detail(found);
-        });
+  const plugin = await withPlugins(values, async (client) => detailOf(await client.getPlugin(pluginName(name))), { existing: true });
   printInfo(plugin, values.json === true);
   return 0;
 }
@@ -194,17 +177,29 @@ async function remove(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS });
   const [name, ...extra] = positionals;
   if (!name || extra.length > 0) throw new InvalidInputError("usage: clawhive plugin remove NAME", { field: "name" });
-  const api = await apiClient(values);
-  if (api !== undefined) {
-    const removed = await removeOnServer(api, name);
-    console.log(`removed ${removed.name}@${removed.version}`);
-    return 0;
+  const removed = await withPlugins(values, (client) => client.removePlugin(pluginName(name)), { existing: true });
+  console.log(`removed ${removed.name}@${removed.version}`);
+  return 0;
+}
+
+/** Plugin names are unique whatever their case (the API's names are lower case): `Bench-Echo` is bench-echo. */
+function pluginName(name: string): string {
+  return name.toLowerCase();
+}
+
+function onProgress(line: string): void {
+  console.error(line);
+}
+
+/** Who a change made from this command line is audited as. */
+function cliPrincipal(): string {
+  let user: string;
+  try {
+    user = userInfo().username;
+  } catch {
+    user = process.env.USER ?? "unknown";
   }
-  return withInstaller(values, async (installer) => {
-    const removed = await installer.remove(name, { by: cliPrincipal() });
-    console.log(`removed ${removed.name}@${removed.version}`);
-    return 0;
-  }, { sandbox: false, create: false });
+  return `cli:${user || "unknown"}`;
 }
 
 function sourceOptions(values: Record<string, unknown>): { sha256?: string; manifestFile?: string } {

@@ -8,9 +8,10 @@
 import type * as v from "valibot";
 import type { ApprovalSchema } from "../api/schemas/approvals.js";
 import type { AuditRecordSchema, VerifyBody } from "../api/schemas/audit.js";
-import type { AgentDetailSchema, AgentSummarySchema, PluginDetailSchema, PluginSummarySchema, SecretSchema, ToolSchema } from "../api/schemas/resources.js";
+import type { AgentDetailSchema, AgentSummarySchema, PluginDetailSchema, PluginInstalled, PluginSummarySchema, SecretSchema, ToolSchema } from "../api/schemas/resources.js";
 import type { RunSchema } from "../api/schemas/runs.js";
 import type { SubmitRunSchema } from "../api/routes/runs.js";
+import { uploadOf, type PluginSourceOptions } from "./plugin-upload.js";
 import { segment, type ApiClient, type Query, type RequestOptions, type StreamedEvent } from "./transport.js";
 
 export type ApprovalView = v.InferInput<typeof ApprovalSchema>;
@@ -24,7 +25,14 @@ export type PluginDetailView = v.InferInput<typeof PluginDetailSchema>;
 export type SecretView = v.InferInput<typeof SecretSchema>;
 export type AuditRecordView = v.InferInput<typeof AuditRecordSchema>;
 export type VerifyView = v.InferInput<typeof VerifyBody>;
-export type { StreamedEvent };
+export type PluginInstallView = v.InferInput<typeof PluginInstalled>;
+export type { PluginSourceOptions, StreamedEvent };
+
+/** How a plugin install or upgrade goes: what it reads and who is told what is sent. */
+export interface PluginChangeOptions extends PluginSourceOptions {
+  /** Progress lines (a source built, a package sent). */
+  onProgress?: (line: string) => void;
+}
 
 export type ApprovalStatusFilter = ApprovalView["status"] | "all";
 
@@ -53,6 +61,16 @@ export interface ClawhiveClient {
   /** One page of audit records (the API's `/v1/audit` query), and the cursor of the next. */
   auditPage(query: Query): Promise<{ records: AuditRecordView[]; next_cursor: string | null }>;
   verifyAudit(query?: { expectHead?: string }): Promise<VerifyView>;
+  // `clawhive plugin install | upgrade | remove` (list and info are listPlugins and getPlugin).
+  /**
+   * Installs the plugin at `source`: a package folder, a source folder (built), a .tgz, a .wasm
+   * with its manifest, or an https URL with its sha256. Over HTTP a local source is read here
+   * and uploaded as a .tgz; in this process the runtime reads it.
+   */
+  installPlugin(source: string, options?: PluginChangeOptions & { allowSimilarName?: boolean }): Promise<PluginInstallView>;
+  /** Upgrades plugin `name` to `source`; a widening upgrade without `accept` is refused (`upgrade_needs_acceptance`, its lines in the error's `diff`). */
+  upgradePlugin(name: string, source: string, options?: PluginChangeOptions & { accept?: boolean }): Promise<PluginInstallView>;
+  removePlugin(name: string): Promise<PluginView>;
   /** Any `/v1` route, for what the methods above do not name. */
   request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
   close(): Promise<void>;
@@ -65,11 +83,14 @@ export class ApiClawhiveClient implements ClawhiveClient {
   readonly target: string;
   readonly api: ApiClient;
   readonly #close: () => Promise<void>;
+  /** The routes take a source by its path (a runtime in this process reads it); else it is uploaded. */
+  readonly #localSources: boolean;
 
-  constructor(api: ApiClient, options: { target: string; close?: () => Promise<void> }) {
+  constructor(api: ApiClient, options: { target: string; close?: () => Promise<void>; localSources?: boolean }) {
     this.api = api;
     this.target = options.target;
     this.#close = options.close ?? (async () => undefined);
+    this.#localSources = options.localSources === true;
   }
 
   async listTools(query: { agent?: string } = {}): Promise<ToolView[]> {
@@ -145,12 +166,37 @@ export class ApiClawhiveClient implements ClawhiveClient {
     return this.api.get<VerifyView>("/v1/audit/verify", { expect_head: query.expectHead });
   }
 
+  installPlugin(source: string, options: PluginChangeOptions & { allowSimilarName?: boolean } = {}): Promise<PluginInstallView> {
+    return this.#sendPlugin("/v1/plugins", source, options, {}, "verifies and installs it");
+  }
+
+  upgradePlugin(name: string, source: string, options: PluginChangeOptions & { accept?: boolean } = {}): Promise<PluginInstallView> {
+    const accept = options.accept === true;
+    return this.#sendPlugin(`/v1/plugins/${segment(name)}/upgrade`, source, options, { accept: accept ? "true" : undefined }, accept ? `verifies it and upgrades ${name}` : `verifies it, compares its permissions and upgrades ${name}`);
+  }
+
+  async removePlugin(name: string): Promise<PluginView> {
+    return (await this.api.request<{ removed: PluginView }>("DELETE", `/v1/plugins/${segment(name)}`)).removed;
+  }
+
   request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     return this.api.request<T>(method, path, options);
   }
 
   close(): Promise<void> {
     return this.#close();
+  }
+
+  async #sendPlugin(path: string, source: string, options: PluginChangeOptions & { allowSimilarName?: boolean }, query: Query, does: string): Promise<PluginInstallView> {
+    const { onProgress, allowSimilarName, sha256, manifestFile } = options;
+    if (this.#localSources) {
+      const json = { source, ...(sha256 === undefined ? {} : { sha256 }), ...(manifestFile === undefined ? {} : { manifest: manifestFile }), ...(allowSimilarName ? { allow_similar_name: true } : {}) };
+      return this.api.request<PluginInstallView>("POST", path, { json, query });
+    }
+    const read = { ...(sha256 === undefined ? {} : { sha256 }), ...(manifestFile === undefined ? {} : { manifestFile }) };
+    const upload = await uploadOf(source, { ...read, query, ...(allowSimilarName ? { allowSimilarName } : {}), ...(onProgress === undefined ? {} : { onProgress }) });
+    onProgress?.(`sending ${upload.what} to ${this.target}; the server ${does}`);
+    return this.api.request<PluginInstallView>("POST", path, upload.options);
   }
 
   /** Every page of a list route. */

@@ -47,10 +47,12 @@ export function inProcessClient(runtime: Runtime, options: InProcessClientOption
     tokens,
     version: VERSION,
     agentsDir: runtime.agentsDir,
+    // The caller is this process: a plugin source may be named by its path, read by the runtime.
+    pluginLocalSources: true,
     // As a server does: a decision continues its run at once here.
     ...(options.continueDecidedRuns === false ? {} : { onApprovalDecided: (approval: { runId: string }) => void runtime.continueRun(approval.runId).catch(() => undefined) }),
   });
   const carry: Fetch = async (url, init) => app.fetch(new Request(url, init));
   const api = new ApiClient({ url: IN_PROCESS_URL, token: secret }, { fetch: carry });
-  return new ApiClawhiveClient(api, { target: "in-process", ...(options.ownsRuntime ? { close: () => runtime.close() } : {}) });
+  return new ApiClawhiveClient(api, { target: "in-process", localSources: true, ...(options.ownsRuntime ? { close: () => runtime.close() } : {}) });
 }

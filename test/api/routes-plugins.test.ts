@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
+import { inProcessClient } from "../../runtime/client/index.js";
 import { echoComponent, packTgz, writePackage } from "../helpers/plugin-packages.js";
 import { tempDir } from "../helpers/runtime.js";
 import { errorOf } from "./fixtures.js";
@@ -224,6 +225,38 @@ describe("bad input: the right 4xx and nothing installed", () => {
     const answer = await upload(Buffer.alloc(2 * 1024 * 1024, 0x61));
     assert.equal(answer.status, 400, answer.text);
   });
+});
+
+test("a served app never reads a path it is sent: {source} bodies are 400; the client in this process may name one (control)", async () => {
+  const dir = await writePackage(root, "path-echo", { ...echo.manifest, name: "path-echo" }, echo.bytes);
+  const file = await packTgz(dir, join(root, "path-echo.tgz"));
+  const before = await names();
+  const refusals: Array<[string, string, unknown]> = [
+    ["a package folder", "/v1/plugins", { source: dir }],
+    ["a .tgz on the server's disk", "/v1/plugins", { source: file }],
+    ["a file outside any package", "/v1/plugins", { source: "/etc/passwd" }],
+    ["a path with its sha256", "/v1/plugins", { source: dir, sha256: echo.sha256 }],
+    ["a path with a manifest", "/v1/plugins", { source: join(dir, "plugin.wasm"), manifest: join(dir, "plugin.json") }],
+    ["a path beside a valid url", "/v1/plugins", { url: `${httpsBase}/nothing.tgz`, sha256: echo.sha256, source: dir }],
+    ["an https url as a source", "/v1/plugins", { source: `${httpsBase}/nothing.tgz`, sha256: echo.sha256 }],
+    ["an upgrade from a path", "/v1/plugins/files/upgrade", { source: dir }],
+  ];
+  for (const [what, path, json] of refusals) {
+    const answer = await call(f, "POST", path, { json });
+    assert.equal(answer.status, 400, `${what}: ${answer.text}`);
+    assert.equal(answer.body.error.code, "invalid_input", what);
+    assert.deepEqual(await names(), before, `${what}: nothing installed`);
+  }
+  // Control: the same body through the client in this process (whose caller has the files) installs.
+  const local = inProcessClient(f.runtime);
+  try {
+    const installed = await local.request<{ action: string; plugin: { origin: string } }>("POST", "/v1/plugins", { json: { source: dir } });
+    assert.deepEqual([installed.action, installed.plugin.origin], ["installed", dir]);
+    await local.removePlugin("path-echo");
+  } finally {
+    await local.close();
+  }
+  assert.deepEqual(await names(), before);
 });
 
 test("plugins are for admins: approver and client tokens get 403, nothing installed", async () => {

@@ -216,34 +216,54 @@ describe("talking to a server", () => {
     assert.ok(JSON.parse(openapi.stdout).paths["/v1/plugins"]);
   });
 
-  it("installs a package folder (packed here) and a .tgz, upgrades with the permission diff, removes", async () => {
+  it("installs a package folder and a .tgz, upgrades with the permission diff, removes: the same lines on the store and through a server", async () => {
     const echo = await echoComponent();
     const v1 = await writePackage(place.root, "echo-v1", { ...echo.manifest, sha256: echo.sha256 }, echo.bytes);
-    const installed = cli(remote, ["plugin", "install", v1]);
-    assert.equal(installed.code, 0, installed.stderr);
-    assert.match(installed.stderr, /^sending bench-echo@0\.1\.0 from .*echo-v1, packed \(\d+\.\d MiB\) to http:\S+; the server verifies and installs it$/m);
-    assert.match(installed.stdout, new RegExp(`^installed bench-echo@0\\.1\\.0 \\(component, \\d+\\.\\d MiB, sha256 ${echo.sha256}\\)$`, "m"));
     const tgz = await packTgz(v1, join(place.root, "echo-0.1.0.tgz"));
-    const again = cli(remote, ["plugin", "install", tgz, "--json"]);
-    assert.equal(again.code, 0, again.stderr);
-    assert.equal(JSON.parse(again.stdout).action, "unchanged");
-    const origin = JSON.parse(cli(remote, ["plugin", "info", "bench-echo", "--json"]).stdout).origin as string;
-    assert.match(origin, /^upload by tok_/);
-
     const v2 = await writePackage(place.root, "echo-v2", { ...echo.manifest, version: "0.2.0", capabilities: ["fs.read", "log"] }, echo.bytes);
-    const refused = cli(remote, ["plugin", "upgrade", "bench-echo", v2]);
-    assert.equal(refused.code, 3, refused.stderr);
-    assert.match(refused.stderr, /widens what it may do:\n {2}\+ capability log\n/);
-    assert.match(refused.stderr, /not upgraded: re-run with --accept/);
-    const accepted = cli(remote, ["plugin", "upgrade", "bench-echo", v2, "--accept"]);
-    assert.equal(accepted.code, 0, accepted.stderr);
-    assert.match(accepted.stdout, /^upgraded bench-echo@0\.2\.0/m);
-    const clash = cli(remote, ["plugin", "install", v1]);
-    assert.equal(clash.code, 2, clash.stderr);
-    assert.match(clash.stderr, /already installed/);
-    const removed = cli(remote, ["plugin", "remove", "bench-echo"]);
-    assert.equal(removed.code, 0, removed.stderr);
-    assert.equal(removed.stdout, "removed bench-echo@0.2.0\n");
+    const printed = new Map<string, string[]>();
+    // One code path: each mode runs the same steps on the same store, and prints the same lines.
+    for (const mode of [remote, direct]) {
+      const out: string[] = [];
+      const installed = cli(mode, ["plugin", "install", v1]);
+      assert.equal(installed.code, 0, installed.stderr);
+      if (mode === remote) assert.match(installed.stderr, /^sending bench-echo@0\.1\.0 from .*echo-v1, packed \(\d+\.\d MiB\) to http:\S+; the server verifies and installs it$/m);
+      else assert.doesNotMatch(installed.stderr, /sending/, "in this process the runtime reads the folder itself: nothing is packed or sent");
+      assert.match(installed.stdout, new RegExp(`^installed bench-echo@0\\.1\\.0 \\(component, \\d+\\.\\d MiB, sha256 ${echo.sha256}\\)$`, "m"));
+      out.push(installed.stdout);
+      const again = cli(mode, ["plugin", "install", tgz, "--json"]);
+      assert.equal(again.code, 0, again.stderr);
+      assert.equal(JSON.parse(again.stdout).action, "unchanged");
+      const origin = JSON.parse(cli(mode, ["plugin", "info", "bench-echo", "--json"]).stdout).origin as string;
+      // A server never reads a path it is sent: it installs the upload; in this process the runtime read the folder.
+      if (mode === remote) assert.match(origin, /^upload by tok_/);
+      else assert.equal(origin, v1);
+
+      const refused = cli(mode, ["plugin", "upgrade", "bench-echo", v2]);
+      assert.equal(refused.code, 3, refused.stderr);
+      assert.match(refused.stderr, /^upgrading bench-echo widens what it may do:\n {2}\+ capability log\n/m);
+      assert.match(refused.stderr, /not upgraded: re-run with --accept/);
+      const accepted = cli(mode, ["plugin", "upgrade", "Bench-Echo", v2, "--accept"]);
+      assert.equal(accepted.code, 0, accepted.stderr);
+      assert.match(accepted.stdout, /^upgraded bench-echo@0\.2\.0/m);
+      out.push(refused.stdout, accepted.stdout);
+      const clash = cli(mode, ["plugin", "install", v1]);
+      assert.equal(clash.code, 2, clash.stderr);
+      assert.match(clash.stderr, /already installed/);
+      const removed = cli(mode, ["plugin", "remove", "bench-echo"]);
+      assert.equal(removed.code, 0, removed.stderr);
+      assert.equal(removed.stdout, "removed bench-echo@0.2.0\n");
+      const gone = cli(mode, ["plugin", "remove", "bench-echo"]);
+      assert.equal(gone.code, 2, gone.stderr);
+      assert.match(gone.stderr, /no plugin named bench-echo is installed/);
+      out.push(removed.stdout);
+      printed.set(mode.kind, out);
+    }
+    assert.deepEqual(printed.get("direct"), printed.get("server"));
+    // Who changed it: the store's user on the store, the token through a server.
+    const tail = cli(direct, ["audit", "tail", "--kind", "plugin", "--json", "--limit", "1000"]);
+    const by = new Set((JSON.parse(tail.stdout) as Array<{ plugin: string; plugin_event: { by: string } }>).filter((r) => r.plugin === "bench-echo").map((r) => r.plugin_event.by.replace(/:.*/, ":")));
+    assert.deepEqual([...by].sort(), ["cli:", "token:"]);
   });
 
   it("stores, shows and removes an agent on the server", async () => {

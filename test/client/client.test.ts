@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { httpClient, inProcessClient, ServerError, type ClawhiveClient, type RunView } from "../../runtime/client/index.js";
 import { apiFixture, type ApiFixture } from "../api/routes-fixtures.js";
+import { echoComponent, writePackage } from "../helpers/plugin-packages.js";
 import { defineTestAgent } from "../helpers/runtime.js";
 
 let f: ApiFixture;
@@ -150,6 +151,31 @@ describe("one client, two ways to reach the runtime", () => {
     }
     const [a, b] = await both((c) => c.auditPage({ limit: 50 }));
     assert.deepEqual(a, b);
+  });
+
+  it("plugins: installed from a folder, upgraded, removed alike; only the origin tells how the bytes came", async () => {
+    const echo = await echoComponent();
+    const v1 = await writePackage(f.dataDir, "client-echo-v1", echo.manifest, echo.bytes);
+    const v2 = await writePackage(f.dataDir, "client-echo-v2", { ...echo.manifest, version: "0.2.0", capabilities: ["fs.read", "log"] }, echo.bytes);
+    const tokenOrigin = /^upload by tok_/;
+    for (const [name, client] of clients) {
+      const installed = await client.installPlugin(v1);
+      assert.equal(installed.action, "installed", name);
+      // In this process the runtime reads the folder; over HTTP it is packed and uploaded.
+      assert.ok(name === "in-process" ? installed.plugin.origin === v1 : tokenOrigin.test(installed.plugin.origin), `${name}: ${installed.plugin.origin}`);
+      const [a, b] = await both((c) => c.getPlugin("bench-echo"));
+      assert.deepEqual(a, b, name);
+      const [wa, wb] = await both((c) => c.upgradePlugin("bench-echo", v2));
+      assert.deepEqual(wa, wb, name);
+      assert.equal((wa as { refused: { code: string } }).refused.code, "upgrade_needs_acceptance", name);
+      const upgraded = await client.upgradePlugin("bench-echo", v2, { accept: true });
+      assert.deepEqual([upgraded.action, upgraded.plugin.version, upgraded.diff?.lines], ["upgraded", "0.2.0", ["+ capability log"]], name);
+      const removed = await client.removePlugin("bench-echo");
+      assert.equal(removed.version, "0.2.0", name);
+      const [ga, gb] = await both((c) => c.removePlugin("bench-echo"));
+      assert.deepEqual(ga, gb, name);
+      assert.equal((ga as { refused: { status: number } }).refused.status, 404, name);
+    }
   });
 
   it("the HTTP client refuses a token the server does not know; the right one passes", async () => {

@@ -22,6 +22,20 @@ export const FromUrl = v.strictObject({
 });
 export type FromUrl = v.InferOutput<typeof FromUrl>;
 
+/**
+ * A source the runtime itself reads — a folder, a .tgz, a .wasm with its manifest, an https
+ * URL — named by a client in this process only (`localSources`): the app a server serves never
+ * accepts it, so no HTTP caller can make the server read a path of its own choosing.
+ */
+export const FromSource = v.strictObject({
+  source: v.pipe(v.string("expected a path or an https URL"), v.minLength(1, "expected a path or an https URL")),
+  sha256: v.optional(SHA256),
+  /** A bare .wasm's plugin.json. */
+  manifest: v.optional(v.pipe(v.string(), v.minLength(1, "expected a file"))),
+  allow_similar_name: v.optional(v.boolean("expected true or false")),
+});
+export type FromSource = v.InferOutput<typeof FromSource>;
+
 export interface ReadFor {
   by: string;
   /** The token id an upload's origin names (`upload by tok_…`). */
@@ -38,6 +52,16 @@ export async function readUrl(runtime: Runtime, body: FromUrl, options: ReadFor 
   } catch (error) {
     throw atField(error, { source: "body.url", sha256: "body.sha256", manifest: "body.url" });
   }
+}
+
+/** A source this process names (`FromSource`), read by the installer as the command line reads it. */
+export function readSource(runtime: Runtime, body: FromSource, options: ReadFor): Promise<PluginPackage> {
+  const { action, uploader: _uploader, ...audit } = options;
+  return runtime.installer.readPackageFor(action, body.source, {
+    ...audit,
+    ...(body.sha256 === undefined ? {} : { sha256: body.sha256 }),
+    ...(body.manifest === undefined ? {} : { manifestFile: body.manifest }),
+  });
 }
 
 /**

@@ -6,13 +6,14 @@ import { proposeManifest } from "../../plugins/install/propose.js";
 import type { DownloadOptions, InstalledPlugin, InstallResult } from "../../plugins/install/index.js";
 import type { Runtime } from "../../runtime.js";
 import { principalOf } from "../auth/index.js";
+import type { Principal } from "../auth/principal.js";
 import { errorBody } from "../middleware/api-error.js";
 import { NAME, QUERY_BOOLEAN } from "./fields.js";
 import { defineRoute, reply } from "./route.js";
 import * as S from "../schemas/resources.js";
 import { PAGE_QUERY, pageOf } from "./page.js";
 import type { ApiRoute, RawBody } from "./route.js";
-import { FromUrl, readUpload, readUrl, SHA256 } from "./plugin-upload.js";
+import { FromSource, FromUrl, readSource, readUpload, readUrl, SHA256 } from "./plugin-upload.js";
 import { installAnswer, pluginDetail, pluginSummary } from "./plugin-views.js";
 
 export { pluginDetail, pluginSummary } from "./plugin-views.js";
@@ -25,6 +26,11 @@ export interface PluginRoutesOptions {
   readonly download?: DownloadOptions;
   /** Where an upload is written (in a fresh private folder) before it is installed; default the OS temp dir. */
   readonly tempDir?: string;
+  /**
+   * Also accept `{source}` bodies (a path or URL the runtime reads itself, `FromSource`): only
+   * for the client in this process, whose caller already has the files; never for a served app.
+   */
+  readonly localSources?: boolean;
 }
 
 const RAW = {
@@ -41,12 +47,16 @@ const UpgradeQuery = v.strictObject({ sha256: v.optional(SHA256), accept: v.opti
 export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}): ApiRoute[] {
   /** The package a request sent: an upload, or the URL in its JSON body. */
   const source = (
-    input: { raw: RawBody | undefined; body: FromUrl | undefined; query: { sha256?: string | undefined } },
+    input: { raw: RawBody | undefined; body: FromUrl | FromSource | undefined; query: { sha256?: string | undefined } },
     read: { by: string; uploader: string; action: "install" | "upgrade"; name?: string },
-  ) =>
-    input.raw !== undefined
-      ? readUpload(runtime, input.raw, { sha256: input.query.sha256, tempDir: options.tempDir, ...read })
-      : readUrl(runtime, input.body!, { querySha: input.query.sha256, download: options.download, ...read });
+  ) => {
+    if (input.raw !== undefined) return readUpload(runtime, input.raw, { sha256: input.query.sha256, tempDir: options.tempDir, ...read });
+    const body = input.body!;
+    if ("source" in body) return readSource(runtime, body, read);
+    return readUrl(runtime, body, { querySha: input.query.sha256, download: options.download, ...read });
+  };
+  // A served app's body is FromUrl alone: a `source` there is an unknown key (400).
+  const body = (options.localSources === true ? v.union([FromUrl, FromSource]) : FromUrl) as v.GenericSchema<unknown, FromUrl | FromSource>;
   return [
     defineRoute({
       method: "GET",
@@ -71,7 +81,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
         "Verified like `clawhive plugin install`: hash, the wasm's imports against its declared capabilities, its tools against its manifest. An installed name is never replaced (409 plugin_exists; upgrade it instead). A name confusable with an installed plugin's (`fi1es` beside `files`) is refused (409 plugin_name_similar) unless `allow_similar_name` is true (in the JSON body, or the query of an upload). Every install, allowed or refused, is a `plugin` audit record.",
       roles: ["admin"],
       query: InstallQuery,
-      body: FromUrl,
+      body,
       raw: RAW,
       bodyLimitBytes: MAX_UPLOAD_BYTES,
       responses: {
@@ -131,7 +141,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       roles: ["admin"],
       params: Params,
       query: UpgradeQuery,
-      body: FromUrl,
+      body,
       raw: RAW,
       bodyLimitBytes: MAX_UPLOAD_BYTES,
       responses: {
@@ -190,8 +200,13 @@ async function installed(runtime: Runtime, work: () => Promise<InstallResult>): 
   return result;
 }
 
-/** Who a request's changes are audited as: its token. */
+/** Who a request's changes are audited as: the person acting in this process (`actor`), else its token. */
 function principalName(c: Parameters<typeof principalOf>[0]): string {
-  return `token:${principalOf(c).tokenId}`;
+  return changerOf(principalOf(c));
+}
+
+/** As `deciderOf`, with a token named as such in the plugin audit (`token:tok_…`). */
+export function changerOf(principal: Principal): string {
+  return principal.actor ?? `token:${principal.tokenId}`;
 }
 
