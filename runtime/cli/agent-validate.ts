@@ -7,25 +7,30 @@ import { checkReferences, type FileReport } from "./agent-references.js";
 import type { DangerWarning, ManifestIssue, ParsedAgentManifest } from "../agents/index.js";
 import { InvalidInputError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
-import { apiClient } from "./client.js";
-import type { ApiClient } from "./client.js";
+import type { ClawhiveClient } from "../client/client.js";
+import { resolveServer } from "./client.js";
+import { withClient } from "./command-client.js";
 import { inert, jsonOut } from "./render.js";
 import { resolveAgentsDir, resolveDataDir, resolveMountGuard } from "./store-path.js";
 import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { FLAGS, usage } from "./agent-flags.js";
 
-/** The server's client; the flags that only mean this machine's files do not combine with it. */
-export async function server(values: Readonly<Record<string, unknown>>): Promise<ApiClient | undefined> {
-  const api = await apiClient(values);
+/**
+ * Whether the command goes through a server; the flags that only mean this machine's files do
+ * not combine with one. Without a server, agents are this machine's files, read as files (see
+ * docs/cli.md): there is no store to ask.
+ */
+export async function onServer(values: Readonly<Record<string, unknown>>): Promise<boolean> {
+  const target = await resolveServer(values);
   const local = ["agents", "skip-host-dirs"].find((name) => values[name] !== undefined);
-  if (api !== undefined && local !== undefined) throw new InvalidInputError(`--${local} and --server do not combine: the server checks against its own agents and dirs`, { field: local });
-  return api;
+  if (target !== undefined && local !== undefined) throw new InvalidInputError(`--${local} and --server do not combine: the server checks against its own agents and dirs`, { field: local });
+  return target !== undefined;
 }
 
 export async function validate(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, FLAGS);
   if (positionals.length === 0) throw new InvalidInputError(`no manifest given; ${usage}`);
-  const api = await server(values);
+  const remote = await onServer(values);
   const options = {
     baseDir: resolveDataDir(values),
     checkHostDirs: values["skip-host-dirs"] !== true,
@@ -33,9 +38,11 @@ export async function validate(argv: string[]): Promise<number> {
     hostGuard: resolveMountGuard(values),
   };
   const reports: FileReport[] = [];
-  if (api !== undefined) {
+  if (remote) {
     if (values.skills !== undefined) throw new InvalidInputError("--skills and --server do not combine: the server checks against its own skills", { field: "skills" });
-    for (const file of positionals) reports.push(await validateOnServer(api, file));
+    await withClient(values, async (client) => {
+      for (const file of positionals) reports.push(await validateOnServer(client, file));
+    });
   } else {
     const parsed = new Map<string, ParsedAgentManifest>();
     for (const file of positionals) reports.push(await validateFile(file, { ...options, parsed }));
@@ -88,7 +95,7 @@ async function validateFile(
 }
 
 /** The file's own rules (extension, name), then the server's checks (`POST /v1/agents/validate`). */
-async function validateOnServer(api: ApiClient, file: string): Promise<FileReport> {
+async function validateOnServer(client: ClawhiveClient, file: string): Promise<FileReport> {
   const fail = (path: string, message: string): FileReport => ({ file, ok: false, issues: [{ path, message }], warnings: [] });
   let bytes: Uint8Array;
   try {
@@ -97,11 +104,6 @@ async function validateOnServer(api: ApiClient, file: string): Promise<FileRepor
     return fail("(root)", `cannot read the file: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   if (extname(file) !== ".yaml") return fail("(root)", "agent manifests use the .yaml extension; rename the file");
-  const answer = await api.request<{ valid: boolean; warnings?: DangerWarning[]; issues?: { path: string; message: string }[] }>("POST", "/v1/agents/validate", {
-    query: { name: basename(file, ".yaml") },
-    raw: { bytes, mediaType: "application/yaml" },
-  });
-  return { file, ok: answer.valid, issues: answer.issues ?? [], warnings: answer.warnings ?? [] };
+  const answer = await client.validateAgent({ text: bytes, format: "yaml" }, { name: basename(file, ".yaml") });
+  return answer.valid ? { file, ok: true, issues: [], warnings: answer.warnings as DangerWarning[] } : { file, ok: false, issues: answer.issues, warnings: [] };
 }
-
-/** A row of 'agent list': the API's summary of an agent. */

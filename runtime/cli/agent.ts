@@ -2,11 +2,13 @@ import { readFile } from "node:fs/promises";
 import { basename, extname } from "node:path";
 import { AgentManifestError, loadAgentManifests, parseAgentManifest } from "../agents/index.js";
 import { FLAGS, usage } from "./agent-flags.js";
-import { server, validate } from "./agent-validate.js";
-import type { AgentManifest, DangerWarning, ManifestIssue, ParsedAgentManifest } from "../agents/index.js";
+import { onServer, validate } from "./agent-validate.js";
+import type { AgentManifest, ParsedAgentManifest } from "../agents/index.js";
 import { InvalidInputError, NotFoundError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
-import { segment, SERVER_FLAGS_HELP } from "./client.js";
+import type { AgentDetailView } from "../client/client.js";
+import { SERVER_FLAGS_HELP } from "./client.js";
+import { withClient } from "./command-client.js";
 import { inert, jsonText, jsonOut } from "./render.js";
 import { resolveAgentsDir, resolveDataDir, resolveMountGuard } from "./store-path.js";
 
@@ -86,9 +88,8 @@ function summaryOf(m: AgentManifest, file: string): AgentSummary {
 async function list(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, FLAGS);
   if (positionals.length > 0) throw new InvalidInputError(`agent list takes no arguments, got ${positionals.join(" ")}; ${usage}`);
-  const api = await server(values);
-  if (api !== undefined) {
-    const { agents } = await api.get<{ agents: AgentSummary[] }>("/v1/agents");
+  if (await onServer(values)) {
+    const agents = await withClient(values, (client) => client.listAgents());
     if (values.json) console.log(jsonOut(agents));
     else if (agents.length === 0) console.error("no agents on the server");
     else printAgents(agents);
@@ -138,9 +139,8 @@ function printAgents(agents: readonly AgentSummary[]): void {
 async function show(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, FLAGS);
   const name = oneName("show", positionals);
-  const api = await server(values);
-  if (api !== undefined) {
-    const { agent } = await api.get<{ agent: AgentSummary & { manifest: AgentManifest | null; source?: string; problems?: ManifestIssue[] } }>(`/v1/agents/${segment(name)}`);
+  if (await onServer(values)) {
+    const agent: AgentDetailView = await withClient(values, (client) => client.getAgent(name));
     if (values.json) console.log(jsonOut(agent));
     else {
       console.log(inert(`agent ${agent.name} (${agent.origin}${agent.file === undefined ? "" : ` ${agent.file}`})`, { newlines: false }));
@@ -179,8 +179,7 @@ async function put(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...FLAGS, name: { type: "string" } });
   const [file, ...extra] = positionals;
   if (file === undefined || file === "" || extra.length > 0) throw new InvalidInputError("usage: clawhive agent put FILE [--name NAME] --server URL");
-  const api = await server(values);
-  if (api === undefined) throw new InvalidInputError(`agent put ${SERVER_ONLY}: copy the file there instead`);
+  if (!(await onServer(values))) throw new InvalidInputError(`agent put ${SERVER_ONLY}: copy the file there instead`);
   const ext = extname(file);
   if (ext !== ".yaml" && ext !== ".yml" && ext !== ".json") throw new InvalidInputError(`${file}: expected a .yaml or .json manifest`, { field: "file" });
   const name = typeof values.name === "string" ? values.name : basename(file, ext);
@@ -190,12 +189,10 @@ async function put(argv: string[]): Promise<number> {
   } catch (error) {
     throw new InvalidInputError(`${file}: cannot read it: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { field: "file" });
   }
-  const answer = await api.request<{ agent: AgentSummary; warnings: DangerWarning[] }>("PUT", `/v1/agents/${segment(name)}`, {
-    raw: { bytes, mediaType: ext === ".json" ? "application/json" : "application/yaml" },
-  });
+  const { answer, target } = await withClient(values, async (client) => ({ answer: await client.putAgent(name, { text: bytes, format: ext === ".json" ? "json" : "yaml" }), target: client.target }));
   if (values.json) console.log(jsonOut(answer));
   else {
-    console.log(inert(`stored agent ${answer.agent.name} on ${api.target.url}`, { newlines: false }));
+    console.log(inert(`stored agent ${answer.agent.name} on ${target}`, { newlines: false }));
     for (const w of answer.warnings) console.log(inert(`  warning: ${w.id}: ${w.message} (acknowledged)`, { newlines: false }));
   }
   return 0;
@@ -204,10 +201,12 @@ async function put(argv: string[]): Promise<number> {
 async function remove(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, FLAGS);
   const name = oneName("rm", positionals);
-  const api = await server(values);
-  if (api === undefined) throw new InvalidInputError(`agent rm ${SERVER_ONLY}: remove the file instead`);
-  await api.request("DELETE", `/v1/agents/${segment(name)}`);
-  console.log(inert(`removed agent ${name} from ${api.target.url}`, { newlines: false }));
+  if (!(await onServer(values))) throw new InvalidInputError(`agent rm ${SERVER_ONLY}: remove the file instead`);
+  const target = await withClient(values, async (client) => {
+    await client.removeAgent(name);
+    return client.target;
+  });
+  console.log(inert(`removed agent ${name} from ${target}`, { newlines: false }));
   return 0;
 }
 

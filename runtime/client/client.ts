@@ -8,7 +8,7 @@
 import type * as v from "valibot";
 import type { ApprovalSchema } from "../api/schemas/approvals.js";
 import type { AuditRecordSchema, VerifyBody } from "../api/schemas/audit.js";
-import type { AgentDetailSchema, AgentSummarySchema, PluginDetailSchema, PluginInstalled, PluginSummarySchema, SecretSchema, ToolSchema } from "../api/schemas/resources.js";
+import type { AgentDetailSchema, AgentPut, AgentSummarySchema, AgentValidation, PluginDetailSchema, PluginInstalled, PluginSummarySchema, SecretSchema, ToolSchema } from "../api/schemas/resources.js";
 import type { RunSchema } from "../api/schemas/runs.js";
 import type { SubmitRunSchema } from "../api/routes/runs.js";
 import { uploadOf, type PluginSourceOptions } from "./plugin-upload.js";
@@ -26,6 +26,13 @@ export type SecretView = v.InferInput<typeof SecretSchema>;
 export type AuditRecordView = v.InferInput<typeof AuditRecordSchema>;
 export type VerifyView = v.InferInput<typeof VerifyBody>;
 export type PluginInstallView = v.InferInput<typeof PluginInstalled>;
+export type AgentPutView = v.InferInput<typeof AgentPut>;
+export type AgentValidationView = v.InferInput<typeof AgentValidation>;
+/** An agent manifest as sent: its text, YAML (as in capabilities/<name>.yaml) or the same fields as JSON. */
+export interface AgentManifestText {
+  text: Uint8Array | string;
+  format: "yaml" | "json";
+}
 export type { PluginSourceOptions, StreamedEvent };
 
 /** How a plugin install or upgrade goes: what it reads and who is told what is sent. */
@@ -61,7 +68,8 @@ export interface ClawhiveClient {
   /** One page of audit records (the API's `/v1/audit` query), and the cursor of the next. */
   auditPage(query: Query): Promise<{ records: AuditRecordView[]; next_cursor: string | null }>;
   verifyAudit(query?: { expectHead?: string }): Promise<VerifyView>;
-  // `clawhive plugin install | upgrade | remove` (list and info are listPlugins and getPlugin).
+  // `clawhive plugin install | upgrade | remove` (list and info are listPlugins and getPlugin),
+  // `clawhive agent put | rm | validate` (list and show are listAgents and getAgent).
   /**
    * Installs the plugin at `source`: a package folder, a source folder (built), a .tgz, a .wasm
    * with its manifest, or an https URL with its sha256. Over HTTP a local source is read here
@@ -71,6 +79,11 @@ export interface ClawhiveClient {
   /** Upgrades plugin `name` to `source`; a widening upgrade without `accept` is refused (`upgrade_needs_acceptance`, its lines in the error's `diff`). */
   upgradePlugin(name: string, source: string, options?: PluginChangeOptions & { accept?: boolean }): Promise<PluginInstallView>;
   removePlugin(name: string): Promise<PluginView>;
+  /** Stores (or replaces) agent `name` in the store; a name a manifest file or code defines is refused (409). */
+  putAgent(name: string, manifest: AgentManifestText): Promise<AgentPutView>;
+  removeAgent(name: string): Promise<AgentView>;
+  /** Checks a manifest without storing it; `name`, when given, must be the manifest's. */
+  validateAgent(manifest: AgentManifestText, options?: { name?: string }): Promise<AgentValidationView>;
   /** Any `/v1` route, for what the methods above do not name. */
   request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
   close(): Promise<void>;
@@ -179,6 +192,18 @@ export class ApiClawhiveClient implements ClawhiveClient {
     return (await this.api.request<{ removed: PluginView }>("DELETE", `/v1/plugins/${segment(name)}`)).removed;
   }
 
+  putAgent(name: string, manifest: AgentManifestText): Promise<AgentPutView> {
+    return this.api.request<AgentPutView>("PUT", `/v1/agents/${segment(name)}`, { raw: manifestBody(manifest) });
+  }
+
+  async removeAgent(name: string): Promise<AgentView> {
+    return (await this.api.request<{ removed: AgentView }>("DELETE", `/v1/agents/${segment(name)}`)).removed;
+  }
+
+  validateAgent(manifest: AgentManifestText, options: { name?: string } = {}): Promise<AgentValidationView> {
+    return this.api.request<AgentValidationView>("POST", "/v1/agents/validate", { query: { name: options.name }, raw: manifestBody(manifest) });
+  }
+
   request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
     return this.api.request<T>(method, path, options);
   }
@@ -210,4 +235,9 @@ export class ApiClawhiveClient implements ClawhiveClient {
     } while (cursor !== undefined);
     return out;
   }
+}
+
+function manifestBody(manifest: AgentManifestText): { bytes: Uint8Array; mediaType: string } {
+  const bytes = typeof manifest.text === "string" ? new TextEncoder().encode(manifest.text) : manifest.text;
+  return { bytes, mediaType: manifest.format === "json" ? "application/json" : "application/yaml" };
 }

@@ -1,5 +1,8 @@
 export type {
   AgentDetailView,
+  AgentManifestText,
+  AgentPutView,
+  AgentValidationView,
   AgentView,
   ApprovalStatusFilter,
   ApprovalView,
