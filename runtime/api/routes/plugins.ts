@@ -206,7 +206,7 @@ function principalName(c: Parameters<typeof principalOf>[0]): string {
 }
 
 /** As `deciderOf`, with a token named as such in the plugin audit (`token:tok_…`). */
-export function changerOf(principal: Principal): string {
+function changerOf(principal: Principal): string {
   return principal.actor ?? `token:${principal.tokenId}`;
 }
 
