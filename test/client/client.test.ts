@@ -153,6 +153,32 @@ describe("one client, two ways to reach the runtime", () => {
     assert.deepEqual(a, b);
   });
 
+  it("agents: stored, validated, refused and removed alike", async () => {
+    const text = (name: string) => `name: ${name}\ndescription: Stored through a client.\nmodel: { provider: anthropic, id: none }\nsystem_prompt: Not used.\nplugins:\n  - { name: files, version: "*" }\ngrants:\n  log: {}\n`;
+    for (const [name, client] of clients) {
+      const agent = `stored-${name}`;
+      const [va, vb] = await both((c) => c.validateAgent({ text: text(agent), format: "yaml" }, { name: agent }));
+      assert.deepEqual(va, vb, name);
+      assert.equal((va as { valid: boolean }).valid, true, name);
+      const [ia, ib] = await both((c) => c.validateAgent({ text: text(agent).replace("log: {}", "log: 3"), format: "yaml" }));
+      assert.deepEqual(ia, ib, name);
+      assert.equal((ia as { valid: boolean }).valid, false, name);
+      const put = await client.putAgent(agent, { text: text(agent), format: "yaml" });
+      assert.equal(put.agent.origin, "store", name);
+      const [ga, gb] = await both((c) => c.getAgent(agent));
+      assert.deepEqual(ga, gb, name);
+      // A name the runtime defines is not the store's to replace or remove.
+      const [ra, rb] = await both((c) => c.putAgent("writer", { text: text("writer"), format: "yaml" }));
+      assert.deepEqual(ra, rb, name);
+      assert.equal((ra as { refused: { status: number } }).refused.status, 409, name);
+      const removed = await client.removeAgent(agent);
+      assert.equal(removed.name, agent, name);
+      const [na, nb] = await both((c) => c.removeAgent(agent));
+      assert.deepEqual(na, nb, name);
+      assert.equal((na as { refused: { status: number } }).refused.status, 404, name);
+    }
+  });
+
   it("plugins: installed from a folder, upgraded, removed alike; only the origin tells how the bytes came", async () => {
     const echo = await echoComponent();
     const v1 = await writePackage(f.dataDir, "client-echo-v1", echo.manifest, echo.bytes);
