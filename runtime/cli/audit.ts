@@ -28,7 +28,7 @@ export const auditHelp = `clawhive audit — read and check the audit log
   --expect-head SEQ:HASH  a head recorded earlier: also detects records cut off the end
 
   Through a server: tail with a client token needs --run (one of its runs); verify needs an
-  admin token; a page holds at most 500 records.
+  admin token. A --limit above 500 (the API's page) is read as several pages.
 
 ${SERVER_FLAGS_HELP}
 ${STORE_FLAGS_HELP}
