@@ -1,18 +1,15 @@
-import { field, flagText, inert, jsonOut, jsonText, parseLimit } from "./render.js";
 import { userInfo } from "node:os";
 import { InvalidInputError } from "../errors.js";
-import { ApprovalError, ApprovalStore } from "../policy/approvals/index.js";
-import type { Approval, ApprovalDecision, ApprovalScope, ApprovalStatus, DecideInput } from "../policy/approvals/index.js";
-import { RunRecords, runMigrations } from "../runs/records.js";
-import { applyMigrations, systemClock } from "../store/index.js";
-import type { Store } from "../store/index.js";
+import type { ApprovalDecision, ApprovalScope, ApprovalStatus } from "../policy/approvals/index.js";
+import type { Approval } from "../policy/approvals/index.js";
+import { systemClock } from "../store/index.js";
 import { parseCommandArgs } from "./args.js";
-import { decidedHint } from "./hints.js";
-import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
-import type { ApiClient } from "./client.js";
-import { openExistingStore, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
-import { approvalFromView } from "./views.js";
-import type { ApprovalView } from "./views.js";
+import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
+import { withClient } from "./command-client.js";
+import { decidedHint, serverFlagOf } from "./hints.js";
+import { field, flagText, inert, jsonOut, jsonText, parseLimit } from "./render.js";
+import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { approvalFromView, type ApprovalView } from "./views.js";
 
 export const approvalsHelp = `clawhive approvals — see and decide what runs wait for
 
@@ -80,8 +77,8 @@ async function list(argv: string[]): Promise<number> {
   const status = statusText === "all" ? undefined : (statusText as ApprovalStatus);
   const limit = parseLimit(flagText(values, "limit"), DEFAULT_LIMIT);
   const runId = flagText(values, "run");
-  const api = await apiClient(values);
-  const found = api === undefined ? await listFromStore(values, { status, runId, limit }) : await listFromServer(api, { status: statusText, runId, limit });
+  const views = await withClient(values, (client) => client.listApprovals({ status: statusText as ApprovalStatus | "all", ...(runId === undefined ? {} : { runId }), limit }), { storeOnly: true });
+  const found = views.map((view) => ({ approval: approvalFromView(view as ApprovalView), task: view.task }));
   if (values.json) {
     console.log(jsonOut(found.map((f) => f.approval)));
     return 0;
@@ -93,25 +90,6 @@ async function list(argv: string[]): Promise<number> {
   const now = systemClock.now();
   console.log(found.map(({ approval, task }) => approvalBlock(approval, { now, task }).join("\n")).join("\n\n"));
   return 0;
-}
-
-interface Listed {
-  approval: Approval;
-  /** The task of the run it belongs to: what the run was started to do. */
-  task: string | null;
-}
-
-async function listFromStore(values: Readonly<Record<string, unknown>>, query: { status: ApprovalStatus | undefined; runId: string | undefined; limit: number }): Promise<Listed[]> {
-  return withStore(values, async (store) => {
-    const found = await (await ApprovalStore.open(store, { clock: systemClock })).list(query);
-    const tasks = await runTasks(store, found);
-    return found.map((approval) => ({ approval, task: tasks.get(approval.runId) ?? null }));
-  });
-}
-
-async function listFromServer(api: ApiClient, query: { status: string; runId: string | undefined; limit: number }): Promise<Listed[]> {
-  const { approvals } = await api.get<{ approvals: ApprovalView[] }>("/v1/approvals", { status: query.status, run_id: query.runId, limit: query.limit });
-  return approvals.map((view) => ({ approval: approvalFromView(view), task: view.task }));
 }
 
 async function decide(decision: ApprovalDecision, argv: string[]): Promise<number> {
@@ -131,19 +109,26 @@ async function decide(decision: ApprovalDecision, argv: string[]): Promise<numbe
   }
   const scope = scopeText as ApprovalScope | undefined;
   const reason = flagText(values, "reason");
-  const api = await apiClient(values);
-  if (api !== undefined && values.by !== undefined) {
+  const onServer = (await resolveServer(values)) !== undefined;
+  if (onServer && values.by !== undefined) {
     throw new InvalidInputError("--by does not combine with --server: the server records the token that decides; leave --by out", { field: "by" });
   }
-  const by = api === undefined ? (flagText(values, "by") ?? currentUser()) : "";
+  const by = onServer ? undefined : (flagText(values, "by") ?? currentUser());
   const input = { decision, ...(scope === undefined ? {} : { scope }), ...(reason === undefined ? {} : { reason }) };
   let decided: { approval: Approval; next: string };
   try {
-    decided = api === undefined ? await decideInStore(values, { ...input, id, by }) : await decideOnServer(api, { ...input, id });
+    decided = await withClient(
+      values,
+      async (client) => {
+        const view = (await client.decideApproval(id, input)) as ApprovalView;
+        return { approval: approvalFromView(view), next: decidedHint(view.run_id, decision, serverFlagOf(client)) };
+      },
+      { storeOnly: true, ...(by === undefined ? {} : { actor: by }) },
+    );
   } catch (error) {
     // Not found, already decided, expired: the command was well formed, the answer is no.
-    if (error instanceof ApprovalError || (error instanceof ServerError && (error.status === 404 || error.status === 409))) {
-      console.error(`clawhive: ${inert(error.message)}`);
+    if (error instanceof ServerError && (error.status === 404 || error.status === 409 || error.field === "path.id")) {
+      console.error(`clawhive: ${inert(error.field === "path.id" ? `approval ${id}: not found` : error.message)}`);
       return 1;
     }
     throw error;
@@ -155,41 +140,9 @@ async function decide(decision: ApprovalDecision, argv: string[]): Promise<numbe
   }
   const verb = decision === "approve" ? `approved (${a.scope ?? "once"})` : "denied";
   const why = a.decisionReason === null ? "" : `: ${a.decisionReason}`;
-  console.log(inert(`${verb} ${a.id}: ${a.kind} ${a.tool} of run ${a.runId}, by ${a.decidedBy ?? by}${why}`, { newlines: false }));
+  console.log(inert(`${verb} ${a.id}: ${a.kind} ${a.tool} of run ${a.runId}, by ${a.decidedBy ?? by ?? "?"}${why}`, { newlines: false }));
   console.log(inert(next, { newlines: false }));
   return 0;
-}
-
-async function decideInStore(values: Readonly<Record<string, unknown>>, input: DecideInput & { id: string }): Promise<{ approval: Approval; next: string }> {
-  const { id, ...decision } = input;
-  return withStore(values, async (store) => {
-    const approval = await (await ApprovalStore.open(store, { clock: systemClock })).decide(id, decision);
-    return { approval, next: decidedHint(approval.runId, decision.decision, "") };
-  });
-}
-
-async function decideOnServer(api: ApiClient, input: Omit<DecideInput, "by"> & { id: string }): Promise<{ approval: Approval; next: string }> {
-  const { id, ...decision } = input;
-  const { approval } = await api.request<{ approval: ApprovalView }>("POST", `/v1/approvals/${segment(id)}`, { json: decision });
-  return { approval: approvalFromView(approval), next: decidedHint(approval.run_id, decision.decision, ` --server ${api.target.url}`) };
-}
-
-async function withStore<T>(values: Readonly<Record<string, unknown>>, body: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openExistingStore(values);
-  try {
-    return await body(store);
-  } finally {
-    await store.close();
-  }
-}
-
-/** The task of each run the approvals belong to: what the run was started to do. */
-async function runTasks(store: Store, approvals: readonly Approval[]): Promise<Map<string, string | null>> {
-  await applyMigrations(store, runMigrations, { clock: systemClock });
-  const records = new RunRecords(store);
-  const tasks = new Map<string, string | null>();
-  for (const runId of new Set(approvals.map((a) => a.runId))) tasks.set(runId, (await records.get(runId))?.task ?? null);
-  return tasks;
 }
 
 /** The decider's name when `--by` is not given; `userInfo` throws where the uid has no passwd entry. */

@@ -1,12 +1,12 @@
-import { openAuditLog } from "../audit/index.js";
-import { jsonOut } from "./render.js";
 import type { AuditKind, AuditPage, AuditQuery, AuditRecord, AuditStatus, ChainHead, ModelCallSummary, PluginEventSummary, VerifyReport } from "../audit/index.js";
+import type { ClawhiveClient } from "../client/client.js";
 import { InvalidInputError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
-import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
-import type { ApiClient } from "./client.js";
+import { SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
+import { withClient } from "./command-client.js";
+import { jsonOut } from "./render.js";
 import { auditRecordFromView, camelKeys } from "./views.js";
-import { openExistingStore, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 
 export const auditHelp = `clawhive audit — read and check the audit log
 
@@ -28,7 +28,7 @@ export const auditHelp = `clawhive audit — read and check the audit log
   --expect-head SEQ:HASH  a head recorded earlier: also detects records cut off the end
 
   Through a server: tail with a client token needs --run (one of its runs); verify needs an
-  admin token; a page holds at most 500 records.
+  admin token. A --limit above 500 (the API's page) is read as several pages.
 
 ${SERVER_FLAGS_HELP}
 ${STORE_FLAGS_HELP}
@@ -76,24 +76,8 @@ async function tail(argv: string[]): Promise<number> {
   noPositionals("tail", positionals);
   // Every flag is checked before the store is opened: a typo is a usage error, not a query.
   const query = tailQuery(values, Date.now());
-  const api = await apiClient(values);
-  if (api !== undefined) return printPage(await tailOnServer(api, query), values.json === true);
-  const store = await openExistingStore(values);
-  try {
-    const log = await openAuditLog(store);
-    try {
-      const page = await log.query(query).catch((error: unknown) => {
-        // The log names its own fields (`audit query cursor: …`); the user typed a flag.
-        if (error instanceof InvalidInputError && error.field === "cursor") throw new InvalidInputError(error.message.replace(/^audit query cursor/, "--cursor"), { field: "cursor", cause: error });
-        throw error;
-      });
-      return printPage(page, values.json === true);
-    } finally {
-      await log.close();
-    }
-  } finally {
-    await store.close();
-  }
+  const page = await withClient(values, (client) => tailPage(client, query), { storeOnly: true }).catch(asFlagError);
+  return printPage(page, values.json === true);
 }
 
 function printPage(page: AuditPage, json: boolean): number {
@@ -105,23 +89,49 @@ function printPage(page: AuditPage, json: boolean): number {
   return 0;
 }
 
+/** The API's most records a page (`GET /v1/audit`); a longer --limit is read as several pages. */
+const API_PAGE = 500;
+
 /** The same query as `GET /v1/audit` parameters; the records come back as the store keeps them. */
-async function tailOnServer(api: ApiClient, query: AuditQuery): Promise<AuditPage> {
-  const page = await api.get<{ records: unknown[]; next_cursor: string | null }>("/v1/audit", {
-    order: query.order,
-    limit: query.limit,
-    run_id: query.runId,
-    trace_id: query.traceId,
-    agent: query.agent,
-    tool: query.tool,
-    kind: query.kind,
-    status: query.status === undefined ? undefined : typeof query.status === "string" ? query.status : query.status.join(","),
-    since: query.since,
-    until: query.until,
-    cursor: query.cursor,
-  });
-  return { records: page.records.map(auditRecordFromView), nextCursor: page.next_cursor };
+async function tailPage(client: ClawhiveClient, query: AuditQuery): Promise<AuditPage> {
+  const records: AuditRecord[] = [];
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  let cursor = query.cursor;
+  do {
+    const page = await client.auditPage({
+      order: query.order,
+      limit: Math.min(API_PAGE, limit - records.length),
+      run_id: query.runId,
+      trace_id: query.traceId,
+      agent: query.agent,
+      tool: query.tool,
+      kind: query.kind,
+      status: query.status === undefined ? undefined : typeof query.status === "string" ? query.status : query.status.join(","),
+      since: query.since,
+      until: query.until,
+      cursor,
+    });
+    records.push(...page.records.map(auditRecordFromView));
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor !== undefined && records.length < limit);
+  return { records, nextCursor: cursor ?? null };
 }
+
+/** The API names its query fields (`query.cursor: …`); the user typed a flag (`--cursor: …`). */
+function asFlagError(error: unknown): never {
+  const flag = error instanceof ServerError && error.status === 400 ? FLAG_OF[error.field ?? ""] : undefined;
+  if (flag === undefined) throw error;
+  throw new InvalidInputError((error as ServerError).message.replace(/^query\.\w+/, `--${flag}`), { field: flag, cause: error });
+}
+
+const FLAG_OF: Readonly<Record<string, string>> = {
+  "query.run_id": "run",
+  "query.trace_id": "trace",
+  "query.agent": "agent",
+  "query.tool": "tool",
+  "query.cursor": "cursor",
+  "query.expect_head": "expect-head",
+};
 
 function text(values: Readonly<Record<string, unknown>>, name: string): string | undefined {
   const value = values[name];
@@ -231,22 +241,9 @@ async function verify(argv: string[]): Promise<number> {
   noPositionals("verify", positionals);
   const headText = text(values, "expect-head");
   const expectedHead = headText === undefined ? undefined : parseHead(headText);
-  const api = await apiClient(values);
-  if (api !== undefined) {
-    const head = expectedHead === undefined ? undefined : `${expectedHead.seq}:${expectedHead.hash}`;
-    return printReport(camelKeys<VerifyReport>(await api.get<unknown>("/v1/audit/verify", { expect_head: head })), values.json === true);
-  }
-  const store = await openExistingStore(values);
-  try {
-    const log = await openAuditLog(store);
-    try {
-      return printReport(await log.verify(expectedHead === undefined ? {} : { expectedHead }), values.json === true);
-    } finally {
-      await log.close();
-    }
-  } finally {
-    await store.close();
-  }
+  const head = expectedHead === undefined ? undefined : `${expectedHead.seq}:${expectedHead.hash}`;
+  const report = await withClient(values, (client) => client.verifyAudit(head === undefined ? {} : { expectHead: head }), { storeOnly: true }).catch(asFlagError);
+  return printReport(camelKeys<VerifyReport>(report), values.json === true);
 }
 
 function printReport(report: VerifyReport, json: boolean): number {

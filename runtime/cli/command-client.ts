@@ -8,7 +8,8 @@ import { ApiClawhiveClient, type ClawhiveClient } from "../client/client.js";
 import { inProcessClient } from "../client/in-process.js";
 import { ApiClient } from "../client/transport.js";
 import { resolveServer } from "./client.js";
-import { openRuntime, requireExistingStore } from "./store-path.js";
+import { storeClient } from "../client/store-reader.js";
+import { openExistingStore, openRuntime, requireExistingStore } from "./store-path.js";
 
 export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir" | "pluginDirs"> {
   /**
@@ -17,6 +18,12 @@ export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir" |
    * being created empty.
    */
   readonly existing?: boolean;
+  /**
+   * The command reads runs, approvals or the audit log, or decides approvals: on the store no
+   * runtime is opened (no plugin installed, nothing driven, the audit log left as it was); the
+   * API's routes for these answer over the store alone, which may be read-only. Implies `existing`.
+   */
+  readonly storeOnly?: boolean;
   /** Who decides, on the store (`--by`, else the user's name); a server records the token. */
   readonly actor?: string;
 }
@@ -24,6 +31,8 @@ export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir" |
 export async function commandClient(values: Readonly<Record<string, unknown>>, options: CommandClientOptions = {}): Promise<ClawhiveClient> {
   const target = await resolveServer(values);
   if (target !== undefined) return new ApiClawhiveClient(new ApiClient(target), { target: target.url });
+  const actor = options.actor === undefined ? {} : { actor: options.actor };
+  if (options.storeOnly) return storeClient(await openExistingStore(values), { ownsStore: true, ...actor });
   if (options.existing) requireExistingStore(values);
   const runtime = await openRuntime(values, {
     ...(options.skillsDir === undefined ? {} : { skillsDir: options.skillsDir }),

@@ -8,6 +8,11 @@
 /** `--server URL` when the command went through a server, else empty. */
 export type ServerFlag = string;
 
+/** The ServerFlag of a ClawhiveClient's commands: empty for the client in this process (`in-process`). */
+export function serverFlagOf(client: { readonly target: string }): ServerFlag {
+  return client.target === "in-process" ? "" : ` --server ${client.target}`;
+}
+
 /** The command that decides approval `id`. */
 export function decideCommand(approvalId: string, serverFlag: ServerFlag): string {
   return `clawhive approvals approve ${approvalId}${serverFlag}`;

@@ -1,18 +1,17 @@
-import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
-import { ApprovalStore } from "../policy/approvals/index.js";
+import { InvalidInputError } from "../errors.js";
 import type { Approval } from "../policy/approvals/index.js";
-import { RunRecords, runMigrations } from "../runs/records.js";
-import type { RunRecord, RunStatus } from "../runs/records.js";
+import type { RunStatus } from "../runs/records.js";
 import type { LeastPrivilegeReport } from "../runs/report.js";
-import { applyMigrations, systemClock } from "../store/index.js";
+import type { ClawhiveClient } from "../client/client.js";
 import { field, flagText, inert, jsonOut, jsonText, parseLimit } from "./render.js";
 import { parseCommandArgs } from "./args.js";
-import { continueCommand } from "./hints.js";
-import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
-import type { ApiClient } from "./client.js";
+import { ClientRunSession } from "./client-run-session.js";
+import { continueCommand, serverFlagOf } from "./hints.js";
+import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
+import { withClient } from "./command-client.js";
+import { currentUser } from "./approvals.js";
 import { follow, RUN_EXIT_CODES } from "./run.js";
-import { DirectRunSession, ServerRunSession } from "./run-session.js";
-import { openExistingStore, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { approvalFromView, runFromView } from "./views.js";
 import type { ApprovalView, RunSummary, RunView } from "./views.js";
 
@@ -69,28 +68,12 @@ async function list(argv: string[]): Promise<number> {
     throw new InvalidInputError(`--status ${status}: expected one of ${STATUSES.join(", ")}`, { field: "status" });
   }
   const limit = parseLimit(flagText(values, "limit"), 20);
-  const api = await apiClient(values);
   const query = { ...(status === undefined ? {} : { status: status as RunStatus }), limit };
-  const runs = api === undefined ? await listFromStore(values, query) : await listFromServer(api, query);
+  const runs = (await withClient(values, (client) => client.listRuns(query), { storeOnly: true })).map((view) => runFromView(view as RunView));
   if (values.json) console.log(jsonOut(runs));
   else if (runs.length === 0) console.error(`no ${status === undefined ? "" : `${status} `}runs`);
   else for (const line of runLines(runs)) console.log(line);
   return 0;
-}
-
-async function listFromStore(values: Readonly<Record<string, unknown>>, query: { status?: RunStatus; limit: number }): Promise<RunRecord[]> {
-  const store = await openExistingStore(values);
-  try {
-    await applyMigrations(store, runMigrations, { clock: systemClock });
-    return await new RunRecords(store).list(query);
-  } finally {
-    await store.close();
-  }
-}
-
-async function listFromServer(api: ApiClient, query: { status?: RunStatus; limit: number }): Promise<RunSummary[]> {
-  const { runs } = await api.get<{ runs: RunView[] }>("/v1/runs", query);
-  return runs.map((r) => runFromView(r));
 }
 
 /** One line a run, columns aligned; the task last, since its length varies. */
@@ -110,10 +93,9 @@ export function runLines(runs: readonly RunSummary[]): string[] {
 async function show(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, json: { type: "boolean" } });
   const id = oneId("show", positionals);
-  const api = await apiClient(values);
-  const found = api === undefined ? await showFromStore(values, id) : await showFromServer(api, id);
+  const { found, inProcess } = await withClient(values, async (client) => ({ found: await shown(client, id), inProcess: serverFlagOf(client) === "" }), { storeOnly: true });
   if (found === undefined) {
-    console.error(`clawhive: ${inert(`no run ${id}; 'clawhive runs list' shows the runs${api === undefined ? " in this store" : ""}`, { newlines: false })}`);
+    console.error(`clawhive: ${inert(`no run ${id}; 'clawhive runs list' shows the runs${inProcess ? " in this store" : ""}`, { newlines: false })}`);
     return 1;
   }
   const { record, approvals, next } = found;
@@ -135,40 +117,27 @@ interface Shown {
   next: string;
 }
 
-async function showFromStore(values: Readonly<Record<string, unknown>>, id: string): Promise<Shown | undefined> {
-  const store = await openExistingStore(values);
-  try {
-    await applyMigrations(store, runMigrations, { clock: systemClock });
-    const record = await new RunRecords(store).get(id);
-    if (!record) return undefined;
-    const approvals = await (await ApprovalStore.open(store, { clock: systemClock })).list({ runId: id, limit: 1000 });
-    return { record, approvals, next: continueCommand(record.id, "") };
-  } finally {
-    await store.close();
-  }
-}
-
-async function showFromServer(api: ApiClient, id: string): Promise<Shown | undefined> {
+async function shown(client: ClawhiveClient, id: string): Promise<Shown | undefined> {
   let view: RunView;
   try {
-    view = (await api.get<{ run: RunView }>(`/v1/runs/${segment(id)}`)).run;
+    view = (await client.getRun(id)) as RunView;
   } catch (error) {
-    if (error instanceof ServerError && error.status === 404) return undefined;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
   let approvals: Approval[] = [];
   try {
-    const answer = await api.get<{ approvals: ApprovalView[] }>("/v1/approvals", { status: "all", run_id: id, limit: 500 });
-    approvals = answer.approvals.map(approvalFromView);
+    approvals = (await client.listApprovals({ status: "all", runId: id, limit: 1000 })).map((a) => approvalFromView(a as ApprovalView));
   } catch (error) {
     // A client token reads its runs, not approvals: the run is shown without them.
     if (!(error instanceof ServerError && error.status === 403)) throw error;
   }
   const waitsOn = approvals.find((a) => a.id === view.pending_approval?.id);
+  const serverFlag = serverFlagOf(client);
   return {
     record: runFromView(view, waitsOn === undefined ? undefined : { input: waitsOn.input }),
     approvals,
-    next: `the server continues it; follow it with '${continueCommand(view.id, ` --server ${api.target.url}`)}'`,
+    next: serverFlag === "" ? continueCommand(view.id, "") : `the server continues it; follow it with '${continueCommand(view.id, serverFlag)}'`,
   };
 }
 
@@ -185,49 +154,59 @@ async function watch(argv: string[]): Promise<number> {
   const id = oneId("watch", positionals);
   const afterText = flagText(values, "after");
   if (afterText !== undefined && !/^\d{1,12}$/.test(afterText)) throw new InvalidInputError(`--after ${afterText}: expected an event number`, { field: "after" });
-  const api = await apiClient(values);
-  const session = api === undefined ? await DirectRunSession.open(values) : new ServerRunSession(api);
+  const actor = (await resolveServer(values)) === undefined ? knownUser() : undefined;
   try {
-    await session.run(id); // an unknown run is said before any stream opens
-    return await follow(session, id, {
-      json: values.json === true,
-      waitApproval: values["wait-approval"] === true,
-      verbose: values.verbose === true,
-      ...(afterText === undefined ? {} : { after: Number(afterText) }),
-    });
+    // On the store, the runtime opened here drives the run once its approval is decided (as `resume`).
+    return await withClient(
+      values,
+      async (client) => {
+        const session = new ClientRunSession(client);
+        await session.run(id); // an unknown run is said before any stream opens
+        return follow(session, id, {
+          json: values.json === true,
+          waitApproval: values["wait-approval"] === true,
+          verbose: values.verbose === true,
+          ...(afterText === undefined ? {} : { after: Number(afterText) }),
+        });
+      },
+      { existing: true, ...(actor === undefined ? {} : { actor }) },
+    );
   } catch (error) {
     if (isNotFound(error)) return noRun(id);
     throw error;
-  } finally {
-    await session.close();
   }
 }
 
 async function cancel(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, agents: { type: "string" } });
   const id = oneId("cancel", positionals);
-  const api = await apiClient(values);
-  const session = api === undefined ? await DirectRunSession.open(values) : new ServerRunSession(api);
   try {
-    await session.cancel(id);
-    const after = await session.run(id);
+    const after = await withClient(values, (client) => client.cancelRun(id), { existing: true });
     if (after.status === "ended") console.log(inert(`cancelled run ${id}`, { newlines: false }));
     else console.log(inert(`asked run ${id} to stop: the runtime driving it ends it before its next tool call`, { newlines: false }));
     return 0;
   } catch (error) {
     if (isNotFound(error)) return noRun(id);
-    if ((error instanceof ConflictError || error instanceof ServerError) && error.code === "run_ended") {
+    if (error instanceof ServerError && error.code === "run_ended") {
       console.error(`clawhive: ${inert(error.message, { newlines: false })}`);
       return 1;
     }
     throw error;
-  } finally {
-    await session.close();
   }
 }
 
+/** No such run; an id the runtime could never have made (`path.id`) is no run either. */
 function isNotFound(error: unknown): boolean {
-  return error instanceof NotFoundError || (error instanceof ServerError && error.status === 404);
+  return error instanceof ServerError && (error.status === 404 || error.field === "path.id");
+}
+
+/** Who decides an approval `watch` asks for on the store; asked again (and said) only if one is decided. */
+function knownUser(): string | undefined {
+  try {
+    return currentUser();
+  } catch {
+    return undefined;
+  }
 }
 
 function noRun(id: string): number {

@@ -33,26 +33,41 @@ export interface InProcessClientOptions {
 }
 
 export function inProcessClient(runtime: Runtime, options: InProcessClientOptions = {}): ApiClawhiveClient {
+  const build = (tokens: TokenCheck) =>
+    createApp({
+      runtime,
+      tokens,
+      version: VERSION,
+      agentsDir: runtime.agentsDir,
+      // The caller is this process: a plugin source may be named by its path, read by the runtime.
+      pluginLocalSources: true,
+      // As a server does: a decision continues its run at once here.
+      ...(options.continueDecidedRuns === false ? {} : { onApprovalDecided: (approval: { runId: string }) => void runtime.continueRun(approval.runId).catch(() => undefined) }),
+    });
+  return appClient(build, { localSources: true, ...(options.actor === undefined ? {} : { actor: options.actor }), ...(options.ownsRuntime ? { close: () => runtime.close() } : {}) });
+}
+
+/** How the app this client calls checks its token. */
+export interface TokenCheck {
+  verify(text: string): Promise<Principal | undefined>;
+}
+
+/**
+ * A client answered by the app `build` makes, in this process, as an admin (recorded as `actor`
+ * when given). `localSources`: the app reads plugin sources named by path (a runtime's app
+ * does). `close` is called when the client is closed.
+ */
+export function appClient(build: (tokens: TokenCheck) => { fetch(request: Request): Response | Promise<Response> }, options: { actor?: string; localSources?: boolean; close?: () => Promise<void> } = {}): ApiClawhiveClient {
   const secret = randomBytes(32).toString("base64url");
   const principal: Principal = { tokenId: newTokenId(), role: "admin", ...(options.actor === undefined ? {} : { actor: options.actor }) };
   const expected = Buffer.from(secret);
-  const tokens = {
+  const app = build({
     verify: async (text: string): Promise<Principal | undefined> => {
       const given = Buffer.from(text);
       return given.length === expected.length && timingSafeEqual(given, expected) ? principal : undefined;
     },
-  };
-  const app = createApp({
-    runtime,
-    tokens,
-    version: VERSION,
-    agentsDir: runtime.agentsDir,
-    // The caller is this process: a plugin source may be named by its path, read by the runtime.
-    pluginLocalSources: true,
-    // As a server does: a decision continues its run at once here.
-    ...(options.continueDecidedRuns === false ? {} : { onApprovalDecided: (approval: { runId: string }) => void runtime.continueRun(approval.runId).catch(() => undefined) }),
   });
   const carry: Fetch = async (url, init) => app.fetch(new Request(url, init));
   const api = new ApiClient({ url: IN_PROCESS_URL, token: secret }, { fetch: carry });
-  return new ApiClawhiveClient(api, { target: "in-process", localSources: true, ...(options.ownsRuntime ? { close: () => runtime.close() } : {}) });
+  return new ApiClawhiveClient(api, { target: "in-process", ...(options.localSources ? { localSources: true } : {}), ...(options.close === undefined ? {} : { close: options.close }) });
 }

@@ -115,6 +115,9 @@ describe("the same command on the store and through a server", () => {
       [["runs", "list", "--status", "done"], 2, /--status done: expected one of/],
       [["audit", "tail", "--since", "yesterday"], 2, /--since yesterday: expected an ISO date/],
       [["audit", "tail", "--kind", "llm"], 2, /--kind llm: expected one of tool_call, host_call, model_call/],
+      [["audit", "tail", "--cursor", "bogus"], 2, /^clawhive: --cursor: is not a cursor this log issued/],
+      [["runs", "cancel", "run_nope"], 1, /no run run_nope/],
+      [["runs", "cancel", runId], 1, /has already ended/],
     ];
     for (const [args, code, message] of rows) {
       const got = both(args);
@@ -126,7 +129,9 @@ describe("the same command on the store and through a server", () => {
   });
 
   it("--json prints the same records for the same things", () => {
-    for (const args of [["plugin", "list"], ["tools"], ["approvals", "list", "--status", "all"], ["audit", "tail", "--limit", "50"], ["secret", "list"], ["plugin", "info", "files"]]) {
+    // runs: one path, the API's fields in both modes; an audit page longer than the API's (500) is read in pages alike.
+    const rows = [["plugin", "list"], ["tools"], ["approvals", "list", "--status", "all"], ["audit", "tail", "--limit", "50"], ["audit", "tail", "--limit", "600"], ["secret", "list"], ["plugin", "info", "files"], ["runs", "list"], ["runs", "show", runId]];
+    for (const args of rows) {
       const got = both([...args, "--json"]);
       assert.equal(got.direct.code, 0, got.direct.stderr);
       assert.equal(got.server.code, 0, got.server.stderr);

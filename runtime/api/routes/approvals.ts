@@ -42,8 +42,12 @@ const Decision = v.strictObject({
   reason: v.optional(v.pipe(v.string("expected text"), v.maxLength(MAX_REASON, `expected at most ${MAX_REASON} characters`))),
 });
 
-/** Approvals: what runs wait for, with everything a person needs to decide; and the decision. */
-export function approvalRoutes(runtime: Runtime, options: ApprovalRoutesOptions = {}): ApiRoute[] {
+/**
+ * Approvals: what runs wait for, with everything a person needs to decide; and the decision.
+ * They need the approval store and the run records alone: a store opened without a runtime
+ * serves them too.
+ */
+export function approvalRoutes(runtime: Pick<Runtime, "approvals" | "records">, options: ApprovalRoutesOptions = {}): ApiRoute[] {
   const view = async (approval: Approval) =>
     approvalView(approval, (await runtime.records.get(approval.runId))?.task ?? null, {
       // A sub-agent's approval shows who asked through whom (root first).

@@ -4,7 +4,7 @@ import { InvalidInputError } from "../../errors.js";
 import type { Runtime } from "../../runtime.js";
 import { mayReadRun, principalOf } from "../auth/index.js";
 import { ApiError } from "../middleware/api-error.js";
-import { ID, NAME, QUERY_TIME, queryInt, queryList } from "./fields.js";
+import { NAME, QUERY_TIME, queryInt, queryList } from "./fields.js";
 import { defineRoute, reply } from "./route.js";
 import { AuditPage, VerifyBody, type AuditRecordSchema } from "../schemas/audit.js";
 import { OPAQUE, snakeKeys } from "./snake.js";
@@ -27,11 +27,16 @@ export const MAX_AUDIT_PAGE = 500;
 const STATUSES: readonly AuditStatus[] = ["intent", "ok", "error", "denied"];
 const KINDS: readonly AuditKind[] = ["tool_call", "host_call", "model_call", "plugin"];
 
+/**
+ * The log keeps the ids and tool names its writers gave (a run id from another runtime, a tool
+ * named without its plugin): a filter matches them exactly, so it takes what the log may hold,
+ * not only what this runtime makes.
+ */
 const Query = v.strictObject({
-  run_id: v.optional(ID),
+  run_id: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,128}$/, "expected a run id (letters, digits, _ and -)"))),
   trace_id: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,128}$/, "expected a trace id (letters, digits, _ and -)"))),
   agent: v.optional(NAME),
-  tool: v.optional(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,62}\.[a-z][a-z0-9_]{0,62}$/, "expected a tool as plugin.tool, e.g. files.read_file"))),
+  tool: v.optional(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_-]{0,62}(?:\.[a-z][a-z0-9_-]{0,62})?$/, "expected a tool as plugin.tool (files.read_file), or a tool's own name"))),
   kind: v.optional(v.picklist(KINDS, `expected one of ${KINDS.join(", ")}`)),
   status: v.optional(queryList(STATUSES)),
   since: v.optional(QUERY_TIME),
@@ -46,7 +51,7 @@ const VerifyQuery = v.strictObject({
 });
 
 /** The audit log: paged, filtered records (clients: their own runs only), and the chain check. */
-export function auditRoutes(runtime: Runtime, options: AuditRoutesOptions = {}): ApiRoute[] {
+export function auditRoutes(runtime: Pick<Runtime, "audit" | "records">, options: AuditRoutesOptions = {}): ApiRoute[] {
   const runOwner: RunOwnerLookup = options.runOwner ?? (async (runId) => {
     const record = await runtime.records.get(runId);
     return record === undefined ? undefined : record.ownerToken;

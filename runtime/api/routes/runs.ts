@@ -41,11 +41,14 @@ const ListQuery = v.strictObject({
   ...PAGE_QUERY,
 });
 
+/** What reading runs needs of a runtime: the records, and its live runs (none without a runtime). */
+export type RunReader = Pick<Runtime, "records" | "getRun">;
+
 /** How often an event stream looks for new events of a run another node drives. */
 const POLL_MS = 100;
 
 /** A run as the API shows it: its record, its plan's outcomes so far, and its least-privilege report. */
-export function runView(record: RunRecord, runtime: Runtime): v.InferInput<typeof RunSchema> {
+export function runView(record: RunRecord, runtime: Pick<Runtime, "getRun">): v.InferInput<typeof RunSchema> {
   const live = runtime.getRun(record.id);
   return {
     id: record.id,
@@ -132,38 +135,7 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
         return reply(c, RunBody, { run: runView(record, runtime) }, wait ? 201 : 202, { Location: `/v1/runs/${run.id}` });
       },
     }),
-    defineRoute({
-      method: "GET",
-      path: "/v1/runs",
-      tag: "runs",
-      summary: "List runs, newest first (a client sees its own), a page at a time",
-      roles: ["client", "approver"],
-      query: ListQuery,
-      responses: { 200: { description: "a page of runs", schema: RunPage } },
-      handler: async (c, { query }) => {
-        const principal = principalOf(c);
-        const limit = query.limit ?? 100;
-        const before = query.cursor === undefined ? undefined : timeKeyOf(query.cursor);
-        const records = await runtime.records.list({
-          ...(query.status ? { status: query.status } : {}),
-          limit: limit + 1,
-          ...(before === undefined ? {} : { before: { createdAt: before.at, id: before.id } }),
-          ...(principal.role === "client" ? { ownerToken: principal.tokenId } : {}),
-        });
-        const page = pageOf(records, (r) => timeKey(r.createdAt, r.id), { limit }, "desc");
-        return reply(c, RunPage, { runs: page.items.map((r) => runView(r, runtime)), next_cursor: page.next_cursor });
-      },
-    }),
-    defineRoute({
-      method: "GET",
-      path: "/v1/runs/:id",
-      tag: "runs",
-      summary: "One run: status, plan outcomes, pending approval, least-privilege report",
-      roles: ["client", "approver"],
-      params: IdParams,
-      responses: { 200: { description: "the run", schema: RunBody }, 404: { description: "no such run (or not the caller's)" } },
-      handler: async (c, { params }) => reply(c, RunBody, { run: runView(await readable(runtime, params.id, principalOf(c)), runtime) }),
-    }),
+    ...runReadRoutes(runtime),
     defineRoute({
       method: "POST",
       path: "/v1/runs/:id/cancel",
@@ -223,6 +195,44 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
   ];
 }
 
+/** GET /v1/runs and /v1/runs/:id: the run records alone (a store opened without a runtime serves them too). */
+export function runReadRoutes(runtime: RunReader): ApiRoute[] {
+  return [
+    defineRoute({
+      method: "GET",
+      path: "/v1/runs",
+      tag: "runs",
+      summary: "List runs, newest first (a client sees its own), a page at a time",
+      roles: ["client", "approver"],
+      query: ListQuery,
+      responses: { 200: { description: "a page of runs", schema: RunPage } },
+      handler: async (c, { query }) => {
+        const principal = principalOf(c);
+        const limit = query.limit ?? 100;
+        const before = query.cursor === undefined ? undefined : timeKeyOf(query.cursor);
+        const records = await runtime.records.list({
+          ...(query.status ? { status: query.status } : {}),
+          limit: limit + 1,
+          ...(before === undefined ? {} : { before: { createdAt: before.at, id: before.id } }),
+          ...(principal.role === "client" ? { ownerToken: principal.tokenId } : {}),
+        });
+        const page = pageOf(records, (r) => timeKey(r.createdAt, r.id), { limit }, "desc");
+        return reply(c, RunPage, { runs: page.items.map((r) => runView(r, runtime)), next_cursor: page.next_cursor });
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/runs/:id",
+      tag: "runs",
+      summary: "One run: status, plan outcomes, pending approval, least-privilege report",
+      roles: ["client", "approver"],
+      params: IdParams,
+      responses: { 200: { description: "the run", schema: RunBody }, 404: { description: "no such run (or not the caller's)" } },
+      handler: async (c, { params }) => reply(c, RunBody, { run: runView(await readable(runtime, params.id, principalOf(c)), runtime) }),
+    }),
+  ];
+}
+
 function streamEvents(c: Context<ApiEnv>, runtime: Runtime, id: string, from: number): Response {
   let after = from;
   return streamSSE(c, async (stream) => {
@@ -255,7 +265,7 @@ function streamEvents(c: Context<ApiEnv>, runtime: Runtime, id: string, from: nu
 }
 
 /** The run's record when `principal` may read it; 404 otherwise (someone else's run is not shown to exist). */
-async function readable(runtime: Runtime, id: string, principal: Principal): Promise<RunRecord> {
+async function readable(runtime: Pick<Runtime, "records">, id: string, principal: Principal): Promise<RunRecord> {
   const record = await runtime.records.get(id);
   if (!record || (principal.role !== "approver" && !mayReadRun(principal, record.ownerToken))) {
     throw new ApiError("not_found", `no run ${id}`, { status: 404 });
