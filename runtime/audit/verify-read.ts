@@ -22,11 +22,18 @@ export const FULL_COLUMNS = SELECT_COLUMNS;
 /** Rows per page: large enough that a page's round trip is noise, small enough to stay bounded. */
 const PAGE = 1000;
 
-/** Whether the table is STRICT, i.e. the fast path's premise holds; unknown counts as no. */
+/**
+ * Whether the fast path's premise holds: the table is STRICT and every hashed column is declared
+ * TEXT or INTEGER (a STRICT table may also have ANY columns, which hold BLOBs and REALs). Unknown
+ * counts as no.
+ */
 export async function strictTable(store: Store): Promise<boolean> {
   try {
-    const result = await store.execute("SELECT strict FROM pragma_table_list WHERE name = 'audit_records'");
-    return result.rows.length === 1 && Number(result.rows[0]!.strict) === 1;
+    const table = await store.execute("SELECT strict FROM pragma_table_list WHERE name = 'audit_records'");
+    if (table.rows.length !== 1 || Number(table.rows[0]!.strict) !== 1) return false;
+    const columns = await store.execute("SELECT name, type FROM pragma_table_info('audit_records')");
+    const types = new Map(columns.rows.map((row) => [String(row.name), String(row.type).toUpperCase()]));
+    return BODY_COLUMNS.every((column) => types.get(column) === "TEXT" || types.get(column) === "INTEGER");
   } catch {
     return false;
   }

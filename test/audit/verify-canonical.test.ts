@@ -61,6 +61,35 @@ describe("verify: tables and records off the fast path", () => {
     await store.execute("INSERT INTO audit_records SELECT * FROM audit_records_strict");
   }
 
+  /** The chain moved into a STRICT table whose `agent` column is ANY: it holds a BLOB too. */
+  async function strictWithAny(store: Store): Promise<void> {
+    await dropAppendOnlyGuards(store);
+    await store.execute("ALTER TABLE audit_records RENAME TO audit_records_old");
+    const columns = ALL_COLUMNS.map((c) => (c === "seq" ? "seq INTEGER PRIMARY KEY" : c === "agent" ? "agent ANY" : `${c} ${["intent_seq", "args_bytes", "args_truncated", "approval_required", "start_at", "end_at", "result_size"].includes(c) ? "INTEGER" : "TEXT"}`));
+    await store.execute(`CREATE TABLE audit_records (${columns.join(", ")}) STRICT`);
+    await store.execute("INSERT INTO audit_records SELECT * FROM audit_records_old");
+  }
+
+  for (const [label, sql, issues] of [
+    ["untouched (control)", null, []],
+    ["its text replaced by a BLOB of the same bytes", "UPDATE audit_records SET agent = CAST(agent AS BLOB) WHERE seq = 1", [[1, "altered"]]],
+  ] as [string, string | null, [number, string][]][]) {
+    it(`verifies a STRICT table with an ANY column, ${label}`, async () => {
+      const t = await openTempAuditLog();
+      try {
+        const intent = await t.log.appendIntent(hostIntent());
+        await t.log.appendOutcome(intent, { status: "ok" });
+        await strictWithAny(t.store);
+        assert.equal(await strictTable(t.store), false, "an ANY column is off the fast path");
+        if (sql !== null) await t.store.execute(sql);
+        const report = await t.log.verify();
+        assert.deepEqual([report.records, report.issues.map((i) => [i.seq, i.kind])], [2, issues]);
+      } finally {
+        await t.cleanup();
+      }
+    });
+  }
+
   const cases: [string, string | null, [number, string][]][] = [
     ["the copy, untouched (control)", null, []],
     ["a TEXT value replaced by a BLOB of its bytes", "UPDATE audit_records SET agent = CAST(agent AS BLOB) WHERE seq = 2", [[2, "altered"]]],
