@@ -1,8 +1,9 @@
 /**
  * The MCP client's figures: the same Safe read, policy and audit on, as one ToolCall of a run
  * - mcp_client_call: to the published filesystem MCP server, run confined (stdio, bubblewrap);
- * - mcp_client_ratio: its p50 ÷ the p50 of the same read through the first-party WASM plugin
- *   (`files.read_file`), measured in the same run.
+ * - mcp_client_ratio: it ÷ the same read through the first-party WASM plugin (`files.read_file`),
+ *   measured in one loop: a run of each open, blocks of calls in turn, the median of the
+ *   per-round ratios of medians (interleave.ts).
  * Skipped (no figures) where bubblewrap is not usable: a stdio server never runs unconfined.
  */
 import { realpathSync } from "node:fs";
@@ -11,6 +12,7 @@ import { probeSandbox } from "../host-proxies/shell/index.js";
 import { Runtime } from "../runtime/index.js";
 import { PROJECT_ROOT } from "../runtime/plugins/locations.js";
 import { latency, value, type Metrics } from "./metrics.js";
+import { interleaved, timedCalls } from "./interleave.js";
 
 export async function benchMcpClient(dataDir: string, agentsDir: string, calls: number): Promise<Metrics> {
   if (!(await probeSandbox()).available) return {};
@@ -35,36 +37,29 @@ export async function benchMcpClient(dataDir: string, agentsDir: string, calls: 
     });
     const review = await runtime.mcpClient.review(agent, "files");
     await runtime.mcpClient.accept(agent, "files", { diffHash: review.diff.hash, by: "bench" });
-    const mcp = await timedRun(runtime, "mcp-reader", "files.read_text_file", calls);
-    const wasm = await timedRun(runtime, "reader", "files.read_file", calls);
-    return { mcp_client_call: latency(mcp), mcp_client_ratio: value(median(mcp) / median(wasm), "ratio") };
+    const mcpRun = await openedRun(runtime, "mcp-reader", "files.read_text_file");
+    const wasmRun = await openedRun(runtime, "reader", "files.read_file");
+    try {
+      const rounds = Math.max(3, Math.round(calls / 30));
+      const block = Math.ceil(calls / rounds);
+      const figures = await interleaved(rounds, () => timedCalls(block, mcpRun.call), () => timedCalls(block, wasmRun.call));
+      return { mcp_client_call: latency(figures.a), mcp_client_ratio: value(figures.ratio, "ratio") };
+    } finally {
+      await mcpRun.end();
+      await wasmRun.end();
+    }
   } finally {
     await runtime.close();
   }
 }
 
-/** `calls` ToolCalls in one run (the server or instance started by the warm-up), in µs. */
-async function timedRun(runtime: Runtime, agent: string, tool: string, calls: number): Promise<number[]> {
+/** A run of `agent` whose `call` makes one checked ToolCall, warmed up (server or instance started). */
+async function openedRun(runtime: Runtime, agent: string, tool: string): Promise<{ call: () => Promise<void>; end: () => Promise<unknown> }> {
   const run = await runtime.startRun({ agent });
-  try {
-    const call = async () => {
-      const outcome = await run.callTool(tool, { path: "/w/note.md" });
-      if (outcome.status !== "ok") throw new Error(`bench ${tool} failed: ${JSON.stringify(outcome).slice(0, 300)}`);
-    };
-    for (let i = 0; i < 10; i++) await call();
-    const samples: number[] = [];
-    for (let i = 0; i < calls; i++) {
-      const started = performance.now();
-      await call();
-      samples.push((performance.now() - started) * 1000);
-    }
-    return samples;
-  } finally {
-    await run.end();
-  }
-}
-
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+  const call = async () => {
+    const outcome = await run.callTool(tool, { path: "/w/note.md" });
+    if (outcome.status !== "ok") throw new Error(`bench ${tool} failed: ${JSON.stringify(outcome).slice(0, 300)}`);
+  };
+  for (let i = 0; i < 10; i++) await call();
+  return { call, end: () => run.end() };
 }

@@ -7,7 +7,8 @@
  * - v1_tool_call_http: the same call as a one-call run through `POST /v1/runs?wait=true`, the
  *   reference both are read against (an MCP session is one run, so its calls skip the run's
  *   creation and end);
- * - mcp_http_ratio: mcp_tool_call_http p50 ÷ v1_tool_call_http p50, measured in the same run.
+ * - mcp_http_ratio: mcp_tool_call_http ÷ v1_tool_call_http, measured in one loop: blocks of each
+ *   in turn, the median of the per-round ratios of medians (interleave.ts).
  * - mcp_client_call, mcp_client_ratio: the other way round (mcp-client.ts).
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -25,6 +26,7 @@ import { McpHttpSessions } from "../runtime/mcp/index.js";
 import { PROJECT_ROOT } from "../runtime/plugins/locations.js";
 import { latency, value, type Metrics } from "./metrics.js";
 import { benchMcpClient } from "./mcp-client.js";
+import { interleaved, timedCalls } from "./interleave.js";
 
 const AGENT = `name: reader
 description: Reads its workspace.
@@ -51,8 +53,7 @@ export async function benchMcp(options: { quick?: boolean } = {}): Promise<Metri
   await writeFile(join(dataDir, "workspace", "note.md"), "a short note\n");
   try {
     const stdio = await stdioCalls(dataDir, agentsDir, calls);
-    const { mcp, v1 } = await httpCalls(dataDir, agentsDir, calls);
-    const ratio = median(mcp) / median(v1);
+    const { mcp, v1, ratio } = await httpCalls(dataDir, agentsDir, calls);
     const client = await benchMcpClient(dataDir, agentsDir, calls);
     return {
       ...client,
@@ -98,7 +99,7 @@ async function stdioCalls(dataDir: string, agentsDir: string, calls: number): Pr
   }
 }
 
-async function httpCalls(dataDir: string, agentsDir: string, calls: number): Promise<{ mcp: number[]; v1: number[] }> {
+async function httpCalls(dataDir: string, agentsDir: string, calls: number): Promise<{ mcp: number[]; v1: number[]; ratio: number }> {
   const runtime = await Runtime.create({ dataDir, agentsDir });
   const sessions = new McpHttpSessions(runtime, { version: "bench" });
   let server: ServerType | undefined;
@@ -113,31 +114,23 @@ async function httpCalls(dataDir: string, agentsDir: string, calls: number): Pro
     const client = new Client({ name: "bench", version: "1" });
     const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp?agent=reader`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
     await client.connect(transport);
-    const mcp = await timed(client, calls);
-    await transport.terminateSession();
-    await client.close();
     const body = JSON.stringify({ agent: "reader", tool_calls: [{ name: "files.read_file", input: CALL.arguments }] });
     const post = async () => {
       const response = await fetch(`${base}/v1/runs?wait=true`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body });
       const result = (await response.json()) as { run?: { outcomes: Array<{ status: string }> } };
       if (response.status !== 201 || result.run?.outcomes[0]?.status !== "ok") throw new Error(`bench /v1 run failed: ${response.status}`);
     };
+    for (let i = 0; i < 10; i++) await check(client);
     for (let i = 0; i < 10; i++) await post();
-    const v1: number[] = [];
-    for (let i = 0; i < calls; i++) {
-      const started = performance.now();
-      await post();
-      v1.push((performance.now() - started) * 1000);
-    }
-    return { mcp, v1 };
+    // One loop, blocks of each in turn (interleave.ts): the session stays open between blocks.
+    const rounds = Math.max(3, Math.round(calls / 30));
+    const figures = await interleaved(rounds, () => timedCalls(Math.ceil(calls / rounds), () => check(client)), () => timedCalls(Math.ceil(calls / rounds), post));
+    await transport.terminateSession();
+    await client.close();
+    return { mcp: figures.a, v1: figures.b, ratio: figures.ratio };
   } finally {
     await sessions.close();
     await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     await runtime.close();
   }
-}
-
-function median(samples: number[]): number {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
 }

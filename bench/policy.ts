@@ -2,29 +2,31 @@
  * Issue-1 figures re-measured through whole runs with policy and audit on, on a file-backed
  * store: every ToolCall passes the risk gate and writes its intent and outcome, every host call
  * is decided against each layer and writes its intent (before) and outcome (after).
- * - tool_call_policy_ratio / host_call_policy_ratio: p50 of tool_call_policy / host_call_policy
- *   ÷ p50 of the same call on a bare sandbox instance (no run, policy or audit), measured in
- *   this group just before (goal ≤ 2).
+ * - tool_call_policy_ratio / host_call_policy_ratio: the call with policy and audit ÷ the same
+ *   call on a bare sandbox instance of the same plugin (no run, policy or audit), both measured
+ *   in one loop: blocks of each in turn, the median of the per-round ratios (interleave.ts), so
+ *   the ratio holds when the machine's load changes (goal ≤ 2).
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Runtime, type Run } from "../runtime/index.js";
+import { Runtime } from "../runtime/index.js";
 import { PROJECT_ROOT } from "../runtime/plugins/locations.js";
 import { Sandbox } from "../runtime/sandbox/index.js";
+import type { HostCallHandler } from "../host-proxies/types.js";
 import { latency, value, type Metrics } from "./metrics.js";
 import { benchTraced } from "./tracing.js";
-import { toSample } from "./peers/index.js";
-import { hostCalls as bareHostCalls, probePlugin, toolCalls as bareToolCalls, warmUp } from "./sandbox.js";
+import { interleaved, timedCalls } from "./interleave.js";
+import { probePlugin, warmUp } from "./sandbox.js";
 
 const ECHO = join(PROJECT_ROOT, "bench", "plugins", "echo");
 
 export async function benchPolicy(options: { quick?: boolean } = {}): Promise<Metrics> {
   const scale = options.quick ? 0.2 : 1;
-  const bare = await bareReference(scale);
   const dataDir = await mkdtemp(join(tmpdir(), "clawhive-bench-"));
   await mkdir(join(dataDir, "agents"));
   await mkdir(join(dataDir, "work"));
+  const bare = new Sandbox({ poolSize: 0 });
   const runtime = await Runtime.create({ dataDir, agentsDir: join(dataDir, "agents"), pluginDirs: [ECHO], sandbox: { poolSize: 4 } });
   try {
     await runtime.defineAgent({
@@ -36,7 +38,10 @@ export async function benchPolicy(options: { quick?: boolean } = {}): Promise<Me
       grants: { "fs.read": { mounts: [{ guest: "/work", host: join(dataDir, "work") }] } },
     });
     const input = { query: "a typical small tool input", limit: 10 };
+    const inputJson = JSON.stringify(input);
     const metrics: Metrics = {};
+    const plugin = await probePlugin(bare);
+    await warmUp(bare, plugin);
     // Warm-up: let V8 tier the module up and the store settle.
     const warm = await runtime.startRun({ agent: "bench" });
     for (let i = 0; i < 300; i++) await warm.callTool("bench-echo.echo", input);
@@ -44,30 +49,57 @@ export async function benchPolicy(options: { quick?: boolean } = {}): Promise<Me
 
     metrics.instance_ready_cold_policy = latency(await firstCalls(runtime, Math.round(200 * scale)), "ms");
     const run = await runtime.startRun({ agent: "bench" });
-    metrics.tool_call_policy = latency(await timed(Math.round(3000 * scale), () => run.callTool("bench-echo.echo", input)));
-    const untraced = metrics.tool_call_policy;
-    if ("p50" in untraced) Object.assign(metrics, await benchTraced(runtime, { n: Math.round(3000 * scale), input, untracedP50: untraced.p50 }));
-    metrics.host_call_policy = latency(await hostCalls(run, Math.round(100 * scale)));
+    const instance = await bare.acquire(plugin, { label: "bare", handler: bareHandler });
+    try {
+      const rounds = Math.max(3, Math.round(30 * scale));
+      const block = 100;
+      const toolCall = await interleaved(
+        rounds,
+        () => timedCalls(block, () => run.callTool("bench-echo.echo", input)),
+        () => timedCalls(block, () => instance.call("echo", inputJson)),
+      );
+      metrics.tool_call_policy = latency(toolCall.a);
+      metrics.tool_call_roundtrip_bare_beside_policy = latency(toolCall.b);
+      metrics.tool_call_policy_ratio = value(toolCall.ratio, "ratio");
+      const hostRounds = Math.max(3, Math.round(20 * scale));
+      const hostCall = await interleaved(
+        hostRounds,
+        () => perHostCall(5, (n) => run.callTool("bench-echo.hostloop", { n })),
+        () => perHostCall(5, (n) => instance.call("hostloop", JSON.stringify({ n }))),
+      );
+      metrics.host_call_policy = latency(hostCall.a);
+      metrics.host_call_bare_beside_policy = latency(hostCall.b);
+      metrics.host_call_policy_ratio = value(hostCall.ratio, "ratio");
+    } finally {
+      instance.destroy();
+    }
     await run.end();
+    Object.assign(metrics, await benchTraced(runtime, { rounds: Math.max(3, Math.round(20 * scale)), block: 100, input }));
     metrics.tool_calls_per_s_policy = value(await throughput(runtime, Math.round(6000 * scale)), "per_s");
-    const p50 = (name: string) => (metrics[name] as { p50: number }).p50;
-    metrics.tool_call_policy_ratio = value(p50("tool_call_policy") / toSample(bare.toolCall).p50, "ratio");
-    metrics.host_call_policy_ratio = value(p50("host_call_policy") / toSample(bare.hostCall).p50, "ratio");
     return metrics;
   } finally {
     await runtime.close();
+    await bare.close();
     await rm(dataDir, { recursive: true, force: true });
   }
 }
 
-async function timed(n: number, fn: () => Promise<unknown>): Promise<number[]> {
-  const samples: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const started = performance.now();
-    await fn();
-    samples.push((performance.now() - started) * 1000);
+const LOOPS = 50;
+const bareHandler: HostCallHandler = async (call) =>
+  call.fn === "mounts" ? { ok: true, value: [{ guest: "/w", mode: "rw" }] } : { ok: false, error: { tag: "io", val: "unused" } };
+
+/**
+ * One host call's cost, the same way on both sides: a guest loop of LOOPS host calls minus the
+ * same call with none, over LOOPS (the call's fixed cost cancels out).
+ */
+async function perHostCall(samples: number, call: (n: number) => Promise<unknown>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const [base] = await timedCalls(1, () => call(0));
+    const [loaded] = await timedCalls(1, () => call(LOOPS));
+    out.push((loaded! - base!) / LOOPS);
   }
-  return samples;
+  return out;
 }
 
 /** A run started and its first ToolCall answered: instance from the pool, bound, called. */
@@ -83,17 +115,6 @@ async function firstCalls(runtime: Runtime, n: number): Promise<number[]> {
   return samples;
 }
 
-async function hostCalls(run: Run, n: number): Promise<number[]> {
-  const loops = 50;
-  const samples: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const [base] = await timed(1, () => run.callTool("bench-echo.hostloop", { n: 0 }));
-    const [loaded] = await timed(1, () => run.callTool("bench-echo.hostloop", { n: loops }));
-    samples.push((loaded! - base!) / loops);
-  }
-  return samples;
-}
-
 async function throughput(runtime: Runtime, n: number): Promise<number> {
   const runs = await Promise.all([1, 2, 3, 4].map(() => runtime.startRun({ agent: "bench" })));
   const started = performance.now();
@@ -103,17 +124,4 @@ async function throughput(runtime: Runtime, n: number): Promise<number> {
   const perSecond = n / ((performance.now() - started) / 1000);
   await Promise.all(runs.map((run) => run.end()));
   return perSecond;
-}
-
-/** The same calls on a bare instance of the same plugin: the ratios' denominators. */
-async function bareReference(scale: number): Promise<{ toolCall: number[]; hostCall: number[] }> {
-  const sandbox = new Sandbox({ poolSize: 0 });
-  try {
-    const plugin = await probePlugin(sandbox);
-    await warmUp(sandbox, plugin);
-    const { roundTrip } = await bareToolCalls(sandbox, plugin, Math.round(3000 * scale));
-    return { toolCall: roundTrip, hostCall: await bareHostCalls(sandbox, plugin, Math.round(100 * scale)) };
-  } finally {
-    await sandbox.close();
-  }
 }

@@ -44,7 +44,7 @@ const groups: Record<string, Group> = {
     },
   },
   typed: { about: "typed WIT exports beside describe/call", run: () => benchTyped({ quick }) },
-  wasi: { about: "a WASI component's call beside a bare tool call", run: () => benchWasi({ quick, toolCallRoundTrip: metrics.tool_call_roundtrip_bare }) },
+  wasi: { about: "a WASI component's call beside a bare tool call", run: () => benchWasi({ quick }) },
   policy: { about: "policy and audit on (file store), against a bare instance", run: () => benchPolicy({ quick }) },
   audit: { about: "audit log", run: async () => ({ ...(await benchAudit(quick ? { calls: 4000, serialCalls: 1000, warmup: 200 } : {})) }) },
   plugins: { about: "plugin install", run: () => benchPlugins({ quick }) },
@@ -85,8 +85,6 @@ if (unknown.length > 0 || chosen.length === 0) {
 }
 // The raw-wasm floor loads the sandbox group's probe module.
 if (chosen.includes("peers") && !chosen.includes("sandbox")) chosen.unshift("sandbox");
-// The WASI ratio's reference is the sandbox group's bare tool call round trip.
-if (chosen.includes("wasi") && !chosen.includes("sandbox")) chosen.unshift("sandbox");
 
 const metrics: Metrics = {};
 const benchStarted = performance.now();

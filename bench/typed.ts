@@ -3,8 +3,8 @@
  * - typed_export_call: a typed export's call cost beyond the plugin's own work (round trip minus
  *   time in worker), the same input as `tool_call`'s echo: JSON parsed, lowered to WIT values,
  *   the result lifted back to JSON;
- * - typed_export_call_ratio: typed_export_call p50 ÷ the describe/call echo's p50, both measured
- *   here back to back.
+ * - typed_export_call_ratio: typed_export_call ÷ the describe/call echo's, both measured in one
+ *   loop: blocks of each in turn, the median of the per-round ratios of medians.
  */
 import { join } from "node:path";
 import { buildPlugin } from "../runtime/plugins/build.js";
@@ -13,6 +13,7 @@ import { Sandbox, type SandboxPlugin } from "../runtime/sandbox/index.js";
 import type { HostCallHandler } from "../host-proxies/types.js";
 import { latency, value, type Metrics } from "./metrics.js";
 import { probePlugin } from "./sandbox.js";
+import { interleaved } from "./interleave.js";
 
 const TYPED = join(PROJECT_ROOT, "bench", "plugins", "typed-echo");
 const handler: HostCallHandler = async () => ({ ok: false, error: { tag: "io", val: "unused" } });
@@ -24,17 +25,12 @@ export async function benchTyped(options: { quick?: boolean } = {}): Promise<Met
     const typed = await sandbox.load(await buildPlugin(TYPED, { cacheDir: defaultBuildCacheDir() }));
     const echo = await probePlugin(sandbox);
     const input = JSON.stringify({ query: "a typical small tool input", limit: 10 });
-    // Interleaved rounds, so both see the same machine state.
-    const typedSamples: number[] = [];
-    const echoSamples: number[] = [];
-    for (let round = 0; round < 5; round++) {
-      typedSamples.push(...(await overheads(sandbox, typed, input, n / 5)));
-      echoSamples.push(...(await overheads(sandbox, echo, input, n / 5)));
-    }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    // One loop, blocks of each in turn, so both see the same machine state (interleave.ts).
+    const rounds = 10;
+    const figures = await interleaved(rounds, () => overheads(sandbox, typed, input, n / rounds), () => overheads(sandbox, echo, input, n / rounds));
     return {
-      typed_export_call: latency(typedSamples),
-      typed_export_call_ratio: value(median(typedSamples) / median(echoSamples), "ratio"),
+      typed_export_call: latency(figures.a),
+      typed_export_call_ratio: value(figures.ratio, "ratio"),
     };
   } finally {
     await sandbox.close();

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import * as crypto from "node:crypto";
 import { canonicalJson } from "./json.js";
 import { BODY_COLUMNS } from "./schema.js";
 import type { BodyColumn, RecordBody } from "./schema.js";
@@ -36,5 +36,11 @@ const KEY_PREFIXES = SORTED_COLUMNS.map((column, i) => `${i === 0 ? "" : ","}${J
  * chains it to everything before.
  */
 export function chainHash(seq: number, prevHash: string, body: string): string {
-  return createHash("sha256").update(`${DOMAIN}\n${seq}\n${prevHash}\n${body}`).digest("hex");
+  return sha256Hex(`${DOMAIN}\n${seq}\n${prevHash}\n${body}`);
 }
+
+// The one-shot `crypto.hash` (Node ≥ 20.12) skips the Hash object per record: a third of the
+// hashing cost when `verify()` hashes a whole chain. Same digest either way.
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: "hex") => string }).hash;
+const sha256Hex: (text: string) => string =
+  typeof oneShot === "function" ? (text) => oneShot("sha256", text, "hex") : (text) => crypto.createHash("sha256").update(text).digest("hex");

@@ -1,10 +1,9 @@
 import type { Row, Store } from "../store/index.js";
 import { bodyText, chainHash, GENESIS_HASH } from "./chain.js";
 import { bodyFromRow } from "./record.js";
-import { SELECT_COLUMNS } from "./schema.js";
+import { chainPages, FAST_COLUMNS, FULL_COLUMNS, rowsBySeq, strictTable } from "./verify-read.js";
 import type { ChainHead, InFlightIntent, VerifyIssue, VerifyOptions, VerifyReport } from "./types.js";
 
-const PAGE = 1000;
 /** Past this many, a log is plainly tampered with; keep the report (and memory) bounded. */
 const MAX_ISSUES = 10_000;
 
@@ -17,19 +16,30 @@ const MAX_ISSUES = 10_000;
  *
  * Cutting records off the end leaves a valid shorter chain: only `expectedHead`, a head kept
  * somewhere else, detects that.
+ *
+ * On a STRICT table the database writes each record's canonical text (verify-read.ts) and a
+ * record whose text does not hash to its stored hash is read whole and checked from its values,
+ * as on any other table; either way every record's hash is recomputed.
  */
 export async function verifyChain(store: Store, options: VerifyOptions = {}): Promise<VerifyReport> {
   const walk = new ChainWalk(options.expectedHead);
-  for (let after = 0; ; ) {
-    const page = await store.execute({
-      sql: `SELECT ${SELECT_COLUMNS} FROM audit_records WHERE seq > ? ORDER BY seq LIMIT ${PAGE}`,
-      args: [after],
-    });
-    for (const row of page.rows) walk.visit(row);
-    const last = page.rows[page.rows.length - 1];
-    if (last === undefined || page.rows.length < PAGE) break;
-    after = Number(last.seq);
+  const fast = await strictTable(store);
+  for await (const page of chainPages(store, fast ? FAST_COLUMNS : FULL_COLUMNS)) {
+    if (!fast) {
+      for (const row of page) walk.visit(row, bodyText(bodyFromRow(row)));
+      continue;
+    }
+    const hashes = page.map((row) => chainHash(Number(row.seq), String(row.prev_hash), String(row.body_text)));
+    const unmatched = page.filter((row, i) => hashes[i] !== row.hash).map((row) => Number(row.seq));
+    const whole = unmatched.length === 0 ? undefined : await rowsBySeq(store, unmatched);
+    for (let i = 0; i < page.length; i++) {
+      const full = whole?.get(Number(page[i]!.seq));
+      if (full !== undefined) walk.visit(full, bodyText(bodyFromRow(full)));
+      else walk.visitHashed(page[i]!, hashes[i]!);
+    }
   }
+  const pending = walk.unreadIntents();
+  if (pending.length > 0) walk.readIntents(await rowsBySeq(store, pending));
   return walk.report();
 }
 
@@ -39,7 +49,8 @@ class ChainWalk {
   #prevHash = GENESIS_HASH;
   #head: ChainHead | null = null;
   #issues: VerifyIssue[] = [];
-  #open = new Map<number, InFlightIntent>();
+  /** Open intents in seq order; null until their details are read (the fast path has none). */
+  #open = new Map<number, InFlightIntent | null>();
   readonly #expectedHead: ChainHead | undefined;
   #expectedHeadSeen = false;
 
@@ -47,7 +58,13 @@ class ChainWalk {
     this.#expectedHead = expectedHead;
   }
 
-  visit(row: Row): void {
+  /** One record: `row` has at least seq, prev_hash, hash, status and intent_seq; `body` is its canonical text. */
+  visit(row: Row, body: string): void {
+    this.visitHashed(row, chainHash(Number(row.seq), String(row.prev_hash), body));
+  }
+
+  /** One record whose hash the caller recomputed from its canonical text. */
+  visitHashed(row: Row, computed: string): void {
     const seq = Number(row.seq);
     const stored = String(row.hash);
     const prevHash = String(row.prev_hash);
@@ -58,8 +75,6 @@ class ChainWalk {
     if (prevHash !== this.#prevHash) {
       this.#issue(seq, "broken_link", `prev_hash ${short(prevHash)} is not the previous record's hash ${short(this.#prevHash)}`);
     }
-    const body = bodyFromRow(row);
-    const computed = chainHash(seq, prevHash, bodyText(body));
     if (computed !== stored) this.#issue(seq, "altered", `content hashes to ${short(computed)}, stored hash is ${short(stored)}`);
     this.#track(seq, row);
     if (this.#expectedHead?.seq === seq) {
@@ -73,6 +88,15 @@ class ChainWalk {
     this.#head = { seq, hash: stored };
   }
 
+  /** The open intents whose details the walk has not seen. */
+  unreadIntents(): number[] {
+    return [...this.#open].filter(([, intent]) => intent === null).map(([seq]) => seq);
+  }
+
+  readIntents(rows: ReadonlyMap<number, Row>): void {
+    for (const [seq, row] of rows) if (this.#open.get(seq) === null) this.#open.set(seq, inFlight(seq, row));
+  }
+
   report(): VerifyReport {
     const expected = this.#expectedHead;
     if (expected !== undefined && !this.#expectedHeadSeen) {
@@ -84,20 +108,13 @@ class ChainWalk {
       records: this.#records,
       head: this.#head,
       issues: this.#issues,
-      inFlight: [...this.#open.values()],
+      inFlight: [...this.#open.values()].filter((intent): intent is InFlightIntent => intent !== null),
     };
   }
 
   #track(seq: number, row: Row): void {
     if (row.status === "intent") {
-      this.#open.set(seq, {
-        seq,
-        runId: String(row.run_id),
-        traceId: String(row.trace_id),
-        tool: row.tool === null ? null : String(row.tool),
-        hostCall: row.proxy === null ? null : { proxy: String(row.proxy), function: String(row.host_function ?? "") },
-        startAt: Number(row.start_at),
-      });
+      this.#open.set(seq, row.run_id === undefined ? null : inFlight(seq, row));
       return;
     }
     if (row.intent_seq === null) return;
@@ -110,6 +127,17 @@ class ChainWalk {
   #issue(seq: number, kind: VerifyIssue["kind"], detail: string): void {
     if (this.#issues.length < MAX_ISSUES) this.#issues.push({ seq, kind, detail });
   }
+}
+
+function inFlight(seq: number, row: Row): InFlightIntent {
+  return {
+    seq,
+    runId: String(row.run_id),
+    traceId: String(row.trace_id),
+    tool: row.tool === null ? null : String(row.tool),
+    hostCall: row.proxy === null ? null : { proxy: String(row.proxy), function: String(row.host_function ?? "") },
+    startAt: Number(row.start_at),
+  };
 }
 
 function short(hash: string): string {

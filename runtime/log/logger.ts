@@ -6,7 +6,8 @@
  * (API tokens, bearer credentials, provider keys) is masked wherever it appears.
  */
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
-import pretty from "pino-pretty";
+import { createRequire } from "node:module";
+import type pinoPretty from "pino-pretty";
 
 export type { Logger } from "pino";
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -62,8 +63,13 @@ export function createLogger(options: LogOptions = {}): Logger {
       },
     },
   };
-  const destination = options.destination ?? (format === "pretty" ? pretty({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, translateTime: "SYS:HH:MM:ss.l" }) : pino.destination({ dest: 2, sync: true }));
+  const destination = options.destination ?? (format === "pretty" ? loadPretty()({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, translateTime: "SYS:HH:MM:ss.l" }) : pino.destination({ dest: 2, sync: true }));
   return pino(config, destination);
+}
+
+/** pino-pretty (and its dependencies) only where a line is pretty: JSON logging never loads it. */
+function loadPretty(): typeof pinoPretty {
+  return createRequire(import.meta.url)("pino-pretty") as typeof pinoPretty;
 }
 
 let shared: Logger | undefined;
