@@ -9,6 +9,7 @@ import type * as v from "valibot";
 import type { ApprovalSchema } from "../api/schemas/approvals.js";
 import type { AuditRecordSchema, VerifyBody } from "../api/schemas/audit.js";
 import type { AgentDetailSchema, AgentSummarySchema, PluginDetailSchema, PluginSummarySchema, SecretSchema, ToolSchema } from "../api/schemas/resources.js";
+import type { FiringSchema, ScheduleSchema } from "../api/schemas/resources.js";
 import type { RunSchema } from "../api/schemas/runs.js";
 import type { SubmitRunSchema } from "../api/routes/runs.js";
 import { segment, type ApiClient, type Query, type RequestOptions, type StreamedEvent } from "./transport.js";
@@ -24,6 +25,8 @@ export type PluginDetailView = v.InferInput<typeof PluginDetailSchema>;
 export type SecretView = v.InferInput<typeof SecretSchema>;
 export type AuditRecordView = v.InferInput<typeof AuditRecordSchema>;
 export type VerifyView = v.InferInput<typeof VerifyBody>;
+export type ScheduleView = v.InferInput<typeof ScheduleSchema>;
+export type FiringView = v.InferInput<typeof FiringSchema>;
 export type { StreamedEvent };
 
 export type ApprovalStatusFilter = ApprovalView["status"] | "all";
@@ -53,6 +56,9 @@ export interface ClawhiveClient {
   /** One page of audit records (the API's `/v1/audit` query), and the cursor of the next. */
   auditPage(query: Query): Promise<{ records: AuditRecordView[]; next_cursor: string | null }>;
   verifyAudit(query?: { expectHead?: string }): Promise<VerifyView>;
+  // secret, memory, schedule, mcp review: what `request` alone cannot do (every page of a list).
+  /** Every schedule the caller may see (a client token: its own), oldest first. */
+  listSchedules(query?: { status?: string }): Promise<ScheduleView[]>;
   /** Any `/v1` route, for what the methods above do not name. */
   request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
   close(): Promise<void>;
@@ -135,6 +141,10 @@ export class ApiClawhiveClient implements ClawhiveClient {
 
   async removeSecret(name: string): Promise<void> {
     await this.api.request("DELETE", `/v1/secrets/${segment(name)}`);
+  }
+
+  listSchedules(query: { status?: string } = {}): Promise<ScheduleView[]> {
+    return this.#all<ScheduleView>("/v1/schedules", "schedules", { status: query.status });
   }
 
   auditPage(query: Query): Promise<{ records: AuditRecordView[]; next_cursor: string | null }> {
