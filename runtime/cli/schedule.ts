@@ -120,6 +120,8 @@ function createInput(values: Record<string, unknown>, base: { agent: string; tas
   const maxRuns = flagText(values, "max-runs");
   const grants = flagText(values, "grants");
   const toolCalls = flagText(values, "tool-calls");
+  // The Scheduler's own words, said before any runtime or server is asked.
+  if ((at === undefined) === (cron === undefined)) throw new InvalidInputError("at, cron: give exactly one: at (a time, for one run) or cron (an expression, for repeated runs)", { field: at === undefined ? "at" : "cron" });
   if (maxRuns !== undefined && !/^\d{1,7}$/.test(maxRuns)) throw new InvalidInputError(`--max-runs ${maxRuns}: expected a whole number`, { field: "max-runs" });
   return {
     ...base,

@@ -59,6 +59,8 @@ describe("clawhive schedule, on the store and through a server", () => {
       [["create", "writer", "t", "--at", "2020-01-01T09:00:00Z"], 2, /at: .* has passed/],
       [["create", "writer", "t", "--at", "2030-01-01T09:00"], 2, /--at .*offset/],
       [["list", "--status", "nope"], 2, /--status nope: expected one of/],
+      [["create", "writer", "t"], 2, /at, cron: give exactly one/],
+      [["create", "writer", "t", "--at", future, "--grants", '{"fs.read": {"mounts": [{"guest": "/srv", "host": "/srv"}]}}'], 2, /grants\.fs\.read.*only narrow/],
     ];
     for (const [args, code, message] of rows) {
       for (const [mode, result] of Object.entries(both(args))) {
