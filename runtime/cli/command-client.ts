@@ -11,7 +11,7 @@ import { ApiClient } from "../client/transport.js";
 import { resolveServer } from "./client.js";
 import { openRuntime, requireExistingStore } from "./store-path.js";
 
-export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory"> {
+export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory" | "pluginDirs"> {
   /**
    * The command reads or changes what is already there (approvals, runs, audit, secrets …): on
    * the store, a file store that does not exist is refused (`not_found`, exit 1) instead of

@@ -98,6 +98,8 @@ interface Target {
 async function runtimeConfig(values: Record<string, unknown>): Promise<CommandClientOptions> {
   const config = await loadConfig({ env: process.env, cwd: process.cwd(), flags: values });
   return {
+    // Memory needs no plugin: the first-party ones are not installed or upgraded for it.
+    pluginDirs: [],
     ...(config.memory.embeddings === undefined ? {} : { memory: { embeddings: config.memory.embeddings } }),
     ...(config.secrets.keyFile === undefined ? {} : { secretKeyFile: config.secrets.keyFile }),
   };

@@ -12,6 +12,8 @@ import { CLIENT_JSON, parseArgument } from "../json/index.js";
 type View = ScheduleView;
 /** The firings `show` prints, latest first. */
 const SHOWN_FIRINGS = 20;
+/** Reading and cancelling need no plugin: the first-party ones are not installed or upgraded for it. */
+const READ = { existing: true, pluginDirs: [] };
 
 export const scheduleHelp = `clawhive schedule — runs that start by themselves: once at a time, or on a cron expression
 
@@ -157,7 +159,7 @@ async function list(argv: string[]): Promise<number> {
   if (status !== undefined && !STATUSES.includes(status as ScheduleStatus)) {
     throw new InvalidInputError(`--status ${status}: expected one of ${STATUSES.join(", ")}`, { field: "status" });
   }
-  const schedules = await withClient(values, (client) => client.listSchedules(status === undefined ? {} : { status }), { existing: true });
+  const schedules = await withClient(values, (client) => client.listSchedules(status === undefined ? {} : { status }), READ);
   if (values.json === true) {
     console.log(jsonOut(schedules));
     return 0;
@@ -173,7 +175,7 @@ async function list(argv: string[]): Promise<number> {
 async function show(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, json: { type: "boolean" } });
   const id = one(positionals, "show");
-  const found = await withClient(values, (client) => shown(client, id), { existing: true });
+  const found = await withClient(values, (client) => shown(client, id), READ);
   if (found === undefined) return fail(`schedule ${id}: not found`);
   const { schedule: s, firings } = found;
   if (values.json === true) {
@@ -222,7 +224,7 @@ async function cancel(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS });
   const id = one(positionals, "cancel");
   try {
-    await withClient(values, (client) => client.request("DELETE", `/v1/schedules/${segment(id)}`), { existing: true });
+    await withClient(values, (client) => client.request("DELETE", `/v1/schedules/${segment(id)}`), READ);
   } catch (error) {
     if (error instanceof ServerError && error.status === 404) return fail(`schedule ${id}: not found`);
     if (error instanceof ServerError && error.status === 409) return fail(error.message);

@@ -142,10 +142,14 @@ function infoOf(view: SecretView): SecretInfo {
   return { name: view.name, createdAt: Date.parse(view.created_at), updatedAt: Date.parse(view.updated_at) };
 }
 
-/** The key file of the store (CLAWHIVE_SECRET_KEY, read by the runtime itself, goes before it). */
-function keyOptions(values: Readonly<Record<string, unknown>>): { secretKeyFile?: string } {
+/**
+ * The key file of the store (CLAWHIVE_SECRET_KEY, read by the runtime itself, goes before it).
+ * No plugin folders: secrets need no plugin, so a first `secret set` on a fresh store does not
+ * wait for the first-party plugins to install (the first runtime that runs tools installs them).
+ */
+function keyOptions(values: Readonly<Record<string, unknown>>): { secretKeyFile?: string; pluginDirs: string[] } {
   const keyFile = flagText(values, "secret-key-file") ?? nonEmptyEnv("CLAWHIVE_SECRET_KEY_FILE");
-  return keyFile === undefined ? {} : { secretKeyFile: keyFile };
+  return { pluginDirs: [], ...(keyFile === undefined ? {} : { secretKeyFile: keyFile }) };
 }
 
 function nonEmptyEnv(name: string): string | undefined {
