@@ -1,3 +1,4 @@
+import { userInfo } from "node:os";
 import type { ClawhiveClient, FiringView, ScheduleView } from "../client/client.js";
 import { InvalidInputError } from "../errors.js";
 import type { CreateScheduleInput, ScheduleStatus } from "../schedules/index.js";
@@ -47,9 +48,10 @@ export const scheduleHelp = `clawhive schedule — runs that start by themselves
 
   A schedule an agent's run created (the schedule plugin) shows who: created by agent and run.
 
-  Without --server the command works on the store directly; with it, through the API
-  (/v1/schedules) of a running server, which checks against its own agents (--agents does not
-  combine with it) and shows a client token only its own schedules.
+  Without --server a runtime opened here on the store answers through the same API routes
+  (the schedule is a person's, owned by no token); with it, the API (/v1/schedules) of a
+  running server, which checks against its own agents (--agents does not combine with it)
+  and shows a client token only its own schedules.
 ${STORE_FLAGS_HELP}
 ${SERVER_FLAGS_HELP}
 
@@ -93,7 +95,9 @@ async function create(argv: string[]): Promise<number> {
   if (values.agents !== undefined && (await resolveServer(values)) !== undefined) {
     throw new InvalidInputError("--agents and --server do not combine: the server checks against its own agents", { field: "agents" });
   }
-  const { schedule: s } = await withClient(values, (client) => client.request<{ schedule: View }>("POST", "/v1/schedules", { json: createBody(input) }));
+  const create = (client: ClawhiveClient) => client.request<{ schedule: View }>("POST", "/v1/schedules", { json: createBody(input) });
+  // On the store a person creates it (no token owns it); through a server, the token.
+  const { schedule: s } = await withClient(values, create, { actor: `cli:${userInfo().username}` });
   console.log(`created schedule ${s.id}: ${describe(s)}; next run ${String(s.next_at)}`);
   return 0;
 }
