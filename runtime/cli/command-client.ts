@@ -5,13 +5,14 @@
  */
 import type { RuntimeOptions } from "../runtime.js";
 import { ApiClawhiveClient, type ClawhiveClient } from "../client/client.js";
+import { NotFoundError } from "../errors.js";
 import { inProcessClient } from "../client/in-process.js";
 import { ApiClient } from "../client/transport.js";
 import { resolveServer } from "./client.js";
 import { storeClient } from "../client/store-reader.js";
 import { openExistingStore, openRuntime, requireExistingStore } from "./store-path.js";
 
-export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir" | "pluginDirs"> {
+export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory" | "pluginDirs"> {
   /**
    * The command reads or changes what is already there (approvals, runs, audit, secrets …): on
    * the store, a file store that does not exist is refused (`not_found`, exit 1) instead of
@@ -34,16 +35,34 @@ export async function commandClient(values: Readonly<Record<string, unknown>>, o
   const actor = options.actor === undefined ? {} : { actor: options.actor };
   if (options.storeOnly) return storeClient(await openExistingStore(values), { ownsStore: true, ...actor });
   if (options.existing) requireExistingStore(values);
-  const runtime = await openRuntime(values, {
-    ...(options.skillsDir === undefined ? {} : { skillsDir: options.skillsDir }),
-    ...(options.pluginDirs === undefined ? {} : { pluginDirs: options.pluginDirs }),
-  });
+  const { existing: _existing, actor: _actor, storeOnly: _storeOnly, ...runtimeOptions } = options;
+  const runtime = await openRuntime(values, runtimeOptions);
   return inProcessClient(runtime, { ownsRuntime: true, continueDecidedRuns: false, ...(options.actor === undefined ? {} : { actor: options.actor }) });
 }
 
 /** Runs `body` with the command's client, closed after (a runtime opened for it is closed too). */
 export async function withClient<T>(values: Readonly<Record<string, unknown>>, body: (client: ClawhiveClient) => Promise<T>, options: CommandClientOptions = {}): Promise<T> {
   const client = await commandClient(values, options);
+  try {
+    return await body(client);
+  } finally {
+    await client.close();
+  }
+}
+
+/**
+ * `withClient` for a command that reads or changes what is there, where no store is an answer
+ * rather than a usage error: it is said on stderr and the exit code is 1.
+ */
+export async function withExistingClient(values: Readonly<Record<string, unknown>>, body: (client: ClawhiveClient) => Promise<number>, options: CommandClientOptions = {}): Promise<number> {
+  let client: ClawhiveClient;
+  try {
+    client = await commandClient(values, { ...options, existing: true });
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    console.error(`clawhive: ${error.message}`);
+    return 1;
+  }
   try {
     return await body(client);
   } finally {

@@ -5,12 +5,13 @@
  */
 import { createInterface } from "node:readline/promises";
 import { userInfo } from "node:os";
-import { InvalidInputError, NotFoundError } from "../errors.js";
-import { reviewView } from "../api/routes/mcp-servers.js";
+import { InvalidInputError } from "../errors.js";
+import type { reviewView } from "../api/routes/mcp-servers.js";
 import { parseCommandArgs } from "./args.js";
-import { apiClient, SERVER_FLAGS } from "./client.js";
+import { segment, SERVER_FLAGS } from "./client.js";
+import { withClient } from "./command-client.js";
 import { inert, jsonOut } from "./render.js";
-import { openRuntime, STORE_FLAGS } from "./store-path.js";
+import { STORE_FLAGS } from "./store-path.js";
 
 type ReviewView = ReturnType<typeof reviewView>;
 
@@ -18,21 +19,16 @@ export async function mcpReviewCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, agents: { type: "string" }, accept: { type: "boolean" }, json: { type: "boolean" } });
   const [agentName, server, ...rest] = positionals;
   if (agentName === undefined || server === undefined || rest.length > 0) throw new InvalidInputError("usage: clawhive mcp review AGENT SERVER [--accept] [--json]");
-  const api = await apiClient(values);
-  if (api !== undefined) {
-    const path = `/v1/agents/${encodeURIComponent(agentName)}/mcp-servers/${encodeURIComponent(server)}`;
-    const { review } = await api.get<{ review: ReviewView }>(path);
-    return decide(review, values, async () => (await api.request<{ review: ReviewView }>("POST", `${path}/accept`, { json: { diff_hash: review.diff.hash } })).review);
-  }
-  const runtime = await openRuntime(values);
-  try {
-    const agent = runtime.agents().find((a) => a.name === agentName);
-    if (agent === undefined) throw new NotFoundError(`no agent named ${agentName}; 'clawhive agent list' shows the agents`);
-    const review = reviewView(await runtime.mcpClient.review(agent, server));
-    return await decide(review, values, async () => reviewView(await runtime.mcpClient.accept(agent, server, { diffHash: review.diff.hash, by: `cli:${userInfo().username}` })));
-  } finally {
-    await runtime.close();
-  }
+  const path = `/v1/agents/${segment(agentName)}/mcp-servers/${segment(server)}`;
+  // On the store the acceptance is recorded as the person's; through a server, as the token's.
+  return withClient(
+    values,
+    async (client) => {
+      const { review } = await client.request<{ review: ReviewView }>("GET", path);
+      return decide(review, values, async () => (await client.request<{ review: ReviewView }>("POST", `${path}/accept`, { json: { diff_hash: review.diff.hash } })).review);
+    },
+    { actor: `cli:${userInfo().username}` },
+  );
 }
 
 /** Prints the review; accepts on --accept or a 'y'; exit 3 when changes were left unaccepted. */

@@ -1,25 +1,21 @@
 /**
  * `clawhive memory`: a person's side of an agent's long-term memory — search, write and forget
- * episodes, show and edit MEMORY.md — on the store directly, or through a server's API
- * (`--server`), where the server's embeddings configuration applies.
+ * episodes, show and edit MEMORY.md — through the API's memory routes, of a server (`--server`,
+ * whose embeddings configuration applies) or of a runtime opened here on the store.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ClawhiveClient } from "../client/client.js";
 import { loadConfig } from "../config/index.js";
-import { existsSync } from "node:fs";
-import { AgentStore } from "../agents/store.js";
-import { ClawhiveError, InvalidInputError, NotFoundError } from "../errors.js";
-import { forgetAsPerson, MEMORY_FILE_MAX_BYTES, personScope, readMemoryFile, searchAsPerson, writeAsPerson, writeMemoryFile, type MemoryStore } from "../memory/index.js";
-import { lazyMemoryStore } from "../runs/run-memory.js";
-import { openSecretStore } from "../secrets/index.js";
-import { systemClock, type Store } from "../store/index.js";
-import { hitView } from "../api/routes/memory.js";
+import { ClawhiveError, InvalidInputError } from "../errors.js";
+import { MEMORY_FILE_MAX_BYTES, personScope } from "../memory/index.js";
 import { parseCommandArgs } from "./args.js";
-import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, type ApiClient } from "./client.js";
+import { resolveServer, segment, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
+import { withExistingClient, type CommandClientOptions } from "./command-client.js";
 import { flagText, inert, jsonOut } from "./render.js";
-import { openExistingStore, resolveAgentsDir, resolveDataDir, STORE_FLAGS, STORE_FLAGS_HELP, withExistingStore } from "./store-path.js";
+import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 
 export const memoryHelp = `clawhive memory — an agent's long-term memory: search, write, forget; its MEMORY.md
 
@@ -73,67 +69,78 @@ export async function memoryCommand(argv: string[]): Promise<number> {
   const [agent, arg, ...extra] = positionals;
   if (sub === undefined || !["search", "write", "forget", "show", "edit"].includes(sub)) throw new InvalidInputError(sub === undefined ? usage : `unknown memory command '${sub}'; ${usage}`);
   if (agent === undefined || extra.length > 0) throw new InvalidInputError(usage);
-  const api = await apiClient(values);
-  if (api !== undefined && values.agents !== undefined) throw new InvalidInputError("--agents does not combine with --server: the server has its own", { field: "agents" });
-  const base = `/v1/agents/${segment(agent)}`;
+  const server = (await resolveServer(values)) !== undefined;
+  if (server && values.agents !== undefined) throw new InvalidInputError("--agents does not combine with --server: the server has its own", { field: "agents" });
   const scope = flagText(values, "scope");
   // Checked here, before a store, an agent or a server is asked anything.
   if (scope !== undefined) personScope(scope);
-  const target: Target = { values, agent, arg, api, base, scope };
+  const target: Target = { values, agent, arg, base: `/v1/agents/${segment(agent)}`, scope, on: async (body) => withExistingClient(values, body, server ? {} : await runtimeConfig(values)) };
   const run = { search, write, forget, show, edit }[sub as "search" | "write" | "forget" | "show" | "edit"];
   return run(target);
 }
 
-/** One command's inputs: the agent, its one argument, and where it acts (a server, or the store). */
+/** One command's inputs: the agent, its one argument, and the client it acts through. */
 interface Target {
   values: Record<string, unknown>;
   agent: string;
   arg: string | undefined;
-  api: ApiClient | undefined;
   /** `/v1/agents/<agent>`. */
   base: string;
   scope: string | undefined;
+  /** Runs `body` with the command's client, once the input is checked. */
+  on: (body: (client: ClawhiveClient) => Promise<number>) => Promise<number>;
 }
 
-async function search({ values, agent, arg, api, base, scope }: Target): Promise<number> {
+/**
+ * On the store, the embeddings and key file the config (file and env) names: a person's note
+ * written here is embedded like one written through a server.
+ */
+async function runtimeConfig(values: Record<string, unknown>): Promise<CommandClientOptions> {
+  const config = await loadConfig({ env: process.env, cwd: process.cwd(), flags: values });
+  return {
+    // Memory needs no plugin: the first-party ones are not installed or upgraded for it.
+    pluginDirs: [],
+    ...(config.memory.embeddings === undefined ? {} : { memory: { embeddings: config.memory.embeddings } }),
+    ...(config.secrets.keyFile === undefined ? {} : { secretKeyFile: config.secrets.keyFile }),
+  };
+}
+
+async function search({ values, arg, base, scope, on }: Target): Promise<number> {
   if (arg === undefined) throw new InvalidInputError(`usage: clawhive memory search AGENT "QUERY"`, { field: "query" });
   const k = kFlag(flagText(values, "k"));
-  if (api) return printHits((await api.get<{ hits: Hit[] }>(`${base}/memory`, { q: arg, k, scope })).hits, values.json === true);
-  return withMemory(values, agent, async (memory) => printHits((await searchAsPerson(memory, agent, { query: arg, k, scope })).map(hitView), values.json === true));
+  return on(async (client) => printHits((await client.request<{ hits: Hit[] }>("GET", `${base}/memory`, { query: { q: arg, k, scope } })).hits, values.json === true));
 }
 
-async function write({ values, agent, arg, api, base, scope }: Target): Promise<number> {
+async function write({ values, arg, base, scope, on }: Target): Promise<number> {
   const text = arg ?? (await stdinText());
   const title = flagText(values, "title");
-  const done = (id: string) => {
-    console.log(`remembered ${id}`);
+  const json = { text, ...(title === undefined ? {} : { title }), ...(scope === undefined ? {} : { scope }) };
+  return on(async (client) => {
+    console.log(`remembered ${(await client.request<{ episode_id: string }>("POST", `${base}/memory`, { json })).episode_id}`);
     return 0;
-  };
-  if (api) return done((await api.request<{ episode_id: string }>("POST", `${base}/memory`, { json: { text, ...(title === undefined ? {} : { title }), ...(scope === undefined ? {} : { scope }) } })).episode_id);
-  return withMemory(values, agent, async (memory) => done(await writeAsPerson(memory, agent, { text, title, scope })));
+  });
 }
 
-async function forget({ values, agent, arg, api, base, scope }: Target): Promise<number> {
+async function forget({ agent, arg, base, scope, on }: Target): Promise<number> {
   if (arg === undefined) throw new InvalidInputError("usage: clawhive memory forget AGENT EPISODE_ID", { field: "episode" });
-  const done = (forgotten: boolean) => {
-    if (!forgotten) {
+  return on(async (client) => {
+    if (!(await client.request("DELETE", `${base}/memory/${segment(arg)}`, { query: { scope } }).then(() => true, notFound))) {
       console.error(`clawhive: agent ${agent} has no episode ${inert(arg, { newlines: false })} in scope ${scope ?? "agent"}`);
       return 1;
     }
     console.log(`forgot ${arg}`);
     return 0;
-  };
-  if (api) return done(await api.request("DELETE", `${base}/memory/${segment(arg)}`, { query: { scope } }).then(() => true, (error: unknown) => notFound(error)));
-  return withMemory(values, agent, async (memory) => done(await forgetAsPerson(memory, agent, { episodeId: arg, scope })));
+  });
 }
 
-async function show({ values, agent, arg, api, base }: Target): Promise<number> {
+async function show({ agent, arg, base, on }: Target): Promise<number> {
   noArgument(arg);
-  if (!api) await knownAgent(values, agent);
-  const text = api ? (await api.get<{ text: string }>(`${base}/memory-file`)).text : await readMemoryFile(resolveDataDir(values), agent);
-  if (text === "") console.error(`agent ${agent} has no MEMORY.md`);
-  else console.log(text.endsWith("\n") ? text.slice(0, -1) : text);
-  return 0;
+  return on(async (client) => {
+    const { text } = await client.request<{ text: string }>("GET", `${base}/memory-file`);
+    if (text === "") console.error(`agent ${agent} has no MEMORY.md`);
+    else console.log(text.endsWith("\n") ? text.slice(0, -1) : text);
+    return 0;
+  });
 }
 
 /** A 404 from the server is "no such episode"; any other error goes on. */
@@ -143,88 +150,35 @@ function notFound(error: unknown): false {
 }
 
 /** Opens MEMORY.md (a temp copy) in the person's editor and saves it when it changed. */
-async function edit(o: Target): Promise<number> {
-  noArgument(o.arg);
-  const values = o.values;
-  const dataDir = resolveDataDir(values);
-  if (!o.api) await knownAgent(values, o.agent);
-  const before = o.api ? (await o.api.get<{ text: string }>(`${o.base}/memory-file`)).text : await readMemoryFile(dataDir, o.agent);
-  const dir = await mkdtemp(join(tmpdir(), "clawhive-memory-"));
-  try {
-    const file = join(dir, "MEMORY.md");
-    await writeFile(file, before);
-    const editor = process.env.VISUAL || process.env.EDITOR || "vi";
-    // Through sh, as git does: $EDITOR may carry its own arguments ("code --wait").
-    const result = spawnSync("sh", ["-c", `${editor} "$1"`, "sh", file], { stdio: "inherit" });
-    if (result.status !== 0) {
-      console.error(`clawhive: the editor (${editor}) exited with ${result.status ?? result.signal}; MEMORY.md was not changed`);
-      return 1;
-    }
-    const after = await readFile(file, "utf8");
-    if (after === before) {
-      console.error("MEMORY.md unchanged");
+async function edit({ agent, arg, base, on }: Target): Promise<number> {
+  noArgument(arg);
+  return on(async (client) => {
+    const before = (await client.request<{ text: string }>("GET", `${base}/memory-file`)).text;
+    const dir = await mkdtemp(join(tmpdir(), "clawhive-memory-"));
+    try {
+      const file = join(dir, "MEMORY.md");
+      await writeFile(file, before);
+      const editor = process.env.VISUAL || process.env.EDITOR || "vi";
+      // Through sh, as git does: $EDITOR may carry its own arguments ("code --wait").
+      const result = spawnSync("sh", ["-c", `${editor} "$1"`, "sh", file], { stdio: "inherit" });
+      if (result.status !== 0) {
+        console.error(`clawhive: the editor (${editor}) exited with ${result.status ?? result.signal}; MEMORY.md was not changed`);
+        return 1;
+      }
+      const after = await readFile(file, "utf8");
+      if (after === before) {
+        console.error("MEMORY.md unchanged");
+        return 0;
+      }
+      const bytes = Buffer.byteLength(after, "utf8");
+      if (bytes > MEMORY_FILE_MAX_BYTES) throw new InvalidInputError(`MEMORY.md: ${bytes} bytes is over the ${MEMORY_FILE_MAX_BYTES}-byte cap; nothing was saved`, { field: "text" });
+      await client.request("PUT", `${base}/memory-file`, { json: { text: after } });
+      console.log(`saved MEMORY.md of ${agent} (${bytes} bytes)`);
       return 0;
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
-    const bytes = Buffer.byteLength(after, "utf8");
-    if (bytes > MEMORY_FILE_MAX_BYTES) throw new InvalidInputError(`MEMORY.md: ${bytes} bytes is over the ${MEMORY_FILE_MAX_BYTES}-byte cap; nothing was saved`, { field: "text" });
-    if (o.api) await o.api.request("PUT", `${o.base}/memory-file`, { json: { text: after } });
-    else await writeMemoryFile(dataDir, o.agent, after);
-    console.log(`saved MEMORY.md of ${o.agent} (${bytes} bytes)`);
-    return 0;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-/**
- * Runs `body` on the store the flags name, with the embeddings the config (file and env) names:
- * a person's note written here is embedded like one written through a server.
- */
-async function withMemory(values: Record<string, unknown>, agent: string, body: (memory: MemoryStore) => Promise<number>): Promise<number> {
-  const config = await loadConfig({ env: process.env, cwd: process.cwd(), flags: values });
-  return withExistingStore(values, async (store) => {
-    await knownAgent(values, agent, store);
-    const secrets = config.memory.embeddings?.apiKeySecret === undefined ? undefined : openSecretStore(store, secretKey(values));
-    const memory = lazyMemoryStore(store, { clock: systemClock, embeddings: config.memory.embeddings, secretValue: async (name) => (await secrets!).get(name) });
-    return body(await memory());
   });
-}
-
-/**
- * An agent of the agents folder or stored in the store (as the server knows them), so that a
- * typo in a name is an error, not a note in the memory of an agent that does not exist.
- */
-async function knownAgent(values: Record<string, unknown>, agent: string, store?: Store): Promise<void> {
-  const agentsDir = flagText(values, "agents") ?? resolveAgentsDir(values);
-  if (/^[a-z0-9][a-z0-9_-]{0,63}$/.test(agent) && existsSync(join(agentsDir, `${agent}.yaml`))) return;
-  if (store !== undefined) {
-    if ((await (await AgentStore.open(store, { clock: systemClock })).get(agent).catch(() => undefined)) !== undefined) return;
-  } else if (await withStoreIfAny(values, async (s) => (await (await AgentStore.open(s, { clock: systemClock })).get(agent).catch(() => undefined)) !== undefined)) {
-    return;
-  }
-  throw new NotFoundError(`no agent named ${inert(agent, { newlines: false })} in ${agentsDir} or the store; 'clawhive agent list' shows the agents`);
-}
-
-/** `body` on the store when one exists (a data dir may hold MEMORY.md files before any store). */
-async function withStoreIfAny(values: Record<string, unknown>, body: (store: Store) => Promise<boolean>): Promise<boolean> {
-  let store: Store;
-  try {
-    store = await openExistingStore(values);
-  } catch (error) {
-    if (error instanceof NotFoundError) return false;
-    throw error;
-  }
-  try {
-    return await body(store);
-  } finally {
-    await store.close();
-  }
-}
-
-function secretKey(values: Record<string, unknown>): { dataDir: string; keyFromEnv?: string; keyFile?: string; clock: typeof systemClock } {
-  const keyFromEnv = process.env.CLAWHIVE_SECRET_KEY || undefined;
-  const keyFile = flagText(values, "secret-key-file") ?? (process.env.CLAWHIVE_SECRET_KEY_FILE || undefined);
-  return { dataDir: resolveDataDir(values), clock: systemClock, ...(keyFromEnv === undefined ? {} : { keyFromEnv }), ...(keyFile === undefined ? {} : { keyFile }) };
 }
 
 function kFlag(text: string | undefined): number | undefined {

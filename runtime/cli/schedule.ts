@@ -1,19 +1,20 @@
-import type { AgentManifest } from "../agents/index.js";
-import { ConflictError, InvalidInputError, NotFoundError } from "../errors.js";
-import { firingView, Scheduler, scheduleView } from "../schedules/index.js";
+import { userInfo } from "node:os";
+import type { ClawhiveClient, FiringView, ScheduleView } from "../client/client.js";
+import { InvalidInputError } from "../errors.js";
 import type { CreateScheduleInput, ScheduleStatus } from "../schedules/index.js";
-import { systemClock } from "../store/index.js";
-import type { Store } from "../store/index.js";
 import { parseCommandArgs } from "./args.js";
-import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError, type ApiClient } from "./client.js";
+import { resolveServer, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
+import { withClient } from "./command-client.js";
 import { field, flagText, inert, jsonOut } from "./render.js";
-import { openExistingStore, openRuntime, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
+import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { CLIENT_JSON, parseArgument } from "../json/index.js";
 
-/** A schedule as `scheduleView` shows it (and the API sends it): both modes print from this. */
-type View = ReturnType<typeof scheduleView>;
+/** A schedule as the API sends it. */
+type View = ScheduleView;
 /** The firings `show` prints, latest first. */
 const SHOWN_FIRINGS = 20;
+/** Reading and cancelling need no plugin: the first-party ones are not installed or upgraded for it. */
+const READ = { existing: true, pluginDirs: [] };
 
 export const scheduleHelp = `clawhive schedule — runs that start by themselves: once at a time, or on a cron expression
 
@@ -47,9 +48,10 @@ export const scheduleHelp = `clawhive schedule — runs that start by themselves
 
   A schedule an agent's run created (the schedule plugin) shows who: created by agent and run.
 
-  Without --server the command works on the store directly; with it, through the API
-  (/v1/schedules) of a running server, which checks against its own agents (--agents does not
-  combine with it) and shows a client token only its own schedules.
+  Without --server a runtime opened here on the store answers through the same API routes
+  (the schedule is a person's, owned by no token); with it, the API (/v1/schedules) of a
+  running server, which checks against its own agents (--agents does not combine with it)
+  and shows a client token only its own schedules.
 ${STORE_FLAGS_HELP}
 ${SERVER_FLAGS_HELP}
 
@@ -90,32 +92,20 @@ async function create(argv: string[]): Promise<number> {
   const [agent, task, ...extra] = positionals;
   if (agent === undefined || task === undefined || extra.length > 0) throw new InvalidInputError(`usage: clawhive schedule create AGENT "TASK" (--at TIME | --cron EXPR)`);
   const input = createInput(values, { agent, task }); // checked before the runtime starts
-  const api = await apiClient(values);
-  if (api !== undefined && values.agents !== undefined) {
+  if (values.agents !== undefined && (await resolveServer(values)) !== undefined) {
     throw new InvalidInputError("--agents and --server do not combine: the server checks against its own agents", { field: "agents" });
   }
-  const s = api === undefined ? await createInStore(values, input) : await createOnServer(api, input);
+  const create = (client: ClawhiveClient) => client.request<{ schedule: View }>("POST", "/v1/schedules", { json: createBody(input) });
+  // On the store a person creates it (no token owns it); through a server, the token.
+  const { schedule: s } = await withClient(values, create, { actor: `cli:${userInfo().username}` });
   console.log(`created schedule ${s.id}: ${describe(s)}; next run ${String(s.next_at)}`);
   return 0;
 }
 
-async function createInStore(values: Record<string, unknown>, input: CreateScheduleInput): Promise<View> {
-  const runtime = await openRuntime(values);
-  try {
-    const scheduler = await storeScheduler(runtime.store, { agents: async () => {
-      await runtime.refreshAgents();
-      return runtime.agents();
-    } });
-    return scheduleView(await scheduler.create(input));
-  } finally {
-    await runtime.close();
-  }
-}
-
-/** The same input as the API's body: times as the RFC 3339 text they were given in. */
-async function createOnServer(api: ApiClient, input: CreateScheduleInput): Promise<View> {
+/** The API's body: times as RFC 3339 text. */
+function createBody(input: CreateScheduleInput): Record<string, unknown> {
   const iso = (t: number | undefined) => (t === undefined ? undefined : new Date(t).toISOString());
-  const body = {
+  return {
     agent: input.agent,
     task: input.task,
     tool_calls: input.toolCalls,
@@ -126,8 +116,6 @@ async function createOnServer(api: ApiClient, input: CreateScheduleInput): Promi
     until: iso(input.until),
     max_runs: input.maxRuns,
   };
-  const { schedule } = await api.request<{ schedule: View }>("POST", "/v1/schedules", { json: body });
-  return schedule;
 }
 
 function createInput(values: Record<string, unknown>, base: { agent: string; task: string }): CreateScheduleInput {
@@ -138,6 +126,8 @@ function createInput(values: Record<string, unknown>, base: { agent: string; tas
   const maxRuns = flagText(values, "max-runs");
   const grants = flagText(values, "grants");
   const toolCalls = flagText(values, "tool-calls");
+  // The Scheduler's own words, said before any runtime or server is asked.
+  if ((at === undefined) === (cron === undefined)) throw new InvalidInputError("at, cron: give exactly one: at (a time, for one run) or cron (an expression, for repeated runs)", { field: at === undefined ? "at" : "cron" });
   if (maxRuns !== undefined && !/^\d{1,7}$/.test(maxRuns)) throw new InvalidInputError(`--max-runs ${maxRuns}: expected a whole number`, { field: "max-runs" });
   return {
     ...base,
@@ -173,10 +163,7 @@ async function list(argv: string[]): Promise<number> {
   if (status !== undefined && !STATUSES.includes(status as ScheduleStatus)) {
     throw new InvalidInputError(`--status ${status}: expected one of ${STATUSES.join(", ")}`, { field: "status" });
   }
-  const api = await apiClient(values);
-  const schedules = api === undefined
-    ? await withScheduler(values, async (scheduler) => (await scheduler.list(status === undefined ? {} : { status: status as ScheduleStatus })).map(scheduleView))
-    : (await api.get<{ schedules: View[] }>("/v1/schedules", { status })).schedules;
+  const schedules = await withClient(values, (client) => client.listSchedules(status === undefined ? {} : { status }), READ);
   if (values.json === true) {
     console.log(jsonOut(schedules));
     return 0;
@@ -192,8 +179,7 @@ async function list(argv: string[]): Promise<number> {
 async function show(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, json: { type: "boolean" } });
   const id = one(positionals, "show");
-  const api = await apiClient(values);
-  const found = api === undefined ? await showFromStore(values, id) : await showFromServer(api, id);
+  const found = await withClient(values, (client) => shown(client, id), READ);
   if (found === undefined) return fail(`schedule ${id}: not found`);
   const { schedule: s, firings } = found;
   if (values.json === true) {
@@ -224,21 +210,13 @@ async function show(argv: string[]): Promise<number> {
 
 interface Shown {
   schedule: View;
-  firings: Array<Record<string, unknown>>;
+  firings: FiringView[];
 }
 
-function showFromStore(values: Record<string, unknown>, id: string): Promise<Shown | undefined> {
-  return withScheduler(values, async (scheduler) => {
-    const s = await scheduler.get(id);
-    if (s === undefined) return undefined;
-    return { schedule: scheduleView(s), firings: (await scheduler.firings(id, { limit: SHOWN_FIRINGS })).map(firingView) };
-  });
-}
-
-async function showFromServer(api: ApiClient, id: string): Promise<Shown | undefined> {
+async function shown(client: ClawhiveClient, id: string): Promise<Shown | undefined> {
   try {
-    const shown = await api.get<Shown>(`/v1/schedules/${segment(id)}`);
-    return { schedule: shown.schedule, firings: shown.firings.slice(0, SHOWN_FIRINGS) };
+    const found = await client.request<Shown>("GET", `/v1/schedules/${segment(id)}`);
+    return { schedule: found.schedule, firings: found.firings.slice(0, SHOWN_FIRINGS) };
   } catch (error) {
     // Someone else's schedule is not shown to exist: the server says 404 for both.
     if (error instanceof ServerError && error.status === 404) return undefined;
@@ -249,13 +227,11 @@ async function showFromServer(api: ApiClient, id: string): Promise<Shown | undef
 async function cancel(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS });
   const id = one(positionals, "cancel");
-  const api = await apiClient(values);
   try {
-    if (api === undefined) await withScheduler(values, (scheduler) => scheduler.cancel(id));
-    else await api.request("DELETE", `/v1/schedules/${segment(id)}`);
+    await withClient(values, (client) => client.request("DELETE", `/v1/schedules/${segment(id)}`), READ);
   } catch (error) {
-    if (error instanceof NotFoundError || (error instanceof ServerError && error.status === 404)) return fail(`schedule ${id}: not found`);
-    if (error instanceof ConflictError || (error instanceof ServerError && error.status === 409)) return fail((error as Error).message);
+    if (error instanceof ServerError && error.status === 404) return fail(`schedule ${id}: not found`);
+    if (error instanceof ServerError && error.status === 409) return fail(error.message);
     throw error;
   }
   console.log(`cancelled schedule ${id}`);
@@ -277,24 +253,4 @@ function describe(s: View): string {
   if (s.kind === "once") return `once at ${String(s.at)}`;
   const limits = [s.timezone === null ? "" : ` in ${String(s.timezone)}`, s.until === null ? "" : `, until ${String(s.until)}`, s.max_runs === null ? "" : `, at most ${String(s.max_runs)} runs`];
   return `cron "${String(s.cron)}"${limits.join("")}`;
-}
-
-/** A Scheduler that only reads and writes schedules: it never ticks, so it starts no run. */
-function storeScheduler(store: Store, options: { agents?: () => Promise<readonly AgentManifest[]> } = {}): Promise<Scheduler> {
-  return Scheduler.open({
-    store,
-    clock: systemClock,
-    node: `cli_${process.pid}`,
-    agents: options.agents ?? (() => []),
-    submit: () => Promise.reject(new Error("the CLI does not start scheduled runs")),
-  });
-}
-
-async function withScheduler<T>(values: Record<string, unknown>, work: (scheduler: Scheduler) => Promise<T>): Promise<T> {
-  const store = await openExistingStore(values);
-  try {
-    return await work(await storeScheduler(store));
-  } finally {
-    await store.close();
-  }
 }

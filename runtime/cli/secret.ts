@@ -1,13 +1,13 @@
 import { mkdir, open } from "node:fs/promises";
+import type { SecretView } from "../client/client.js";
 import { InvalidInputError } from "../errors.js";
-import { checkSecretName, MAX_VALUE_BYTES, MIN_REDACTED_LENGTH, openSecretStore, SecretError } from "../secrets/index.js";
-import type { SecretInfo, SecretStore } from "../secrets/index.js";
-import { openStore, systemClock } from "../store/index.js";
+import { checkSecretName, MAX_VALUE_BYTES, MIN_REDACTED_LENGTH } from "../secrets/index.js";
+import type { SecretInfo } from "../secrets/index.js";
 import { parseCommandArgs } from "./args.js";
-import { apiClient, segment, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
-import type { ApiClient } from "./client.js";
+import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
+import { withClient, withExistingClient } from "./command-client.js";
 import { flagText, jsonOut } from "./render.js";
-import { resolveDataDir, resolveStoreUrl, STORE_FLAGS, STORE_FLAGS_HELP, withExistingStore } from "./store-path.js";
+import { resolveDataDir, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 
 export const secretHelp = `clawhive secret — credentials the host proxies inject, encrypted in the store
 
@@ -70,132 +70,86 @@ async function set(argv: string[]): Promise<number> {
   const valueFile = flagText(values, "value-file");
   const value = dropNewline(valueFile === undefined ? await readStdin() : await readValueFile(valueFile));
   if (value === "") throw new InvalidInputError(`secret ${name}: the value is empty`, { field: "value" });
-  const api = await server(values);
-  if (api !== undefined) return setOnServer(api, { name, value });
-  await mkdir(resolveDataDir(values), { recursive: true, mode: 0o700 });
-  const store = await openStore({ url: resolveStoreUrl(values), ...authToken() });
-  try {
-    const secrets = await openSecretStore(store, { ...keyConfig(values), clock: systemClock });
-    const info = await secrets.set(name, value);
-    console.log(`${info.createdAt === info.updatedAt ? "created" : "updated"} secret ${info.name}`);
-    if ([...value].length < MIN_REDACTED_LENGTH) {
-      console.error(`clawhive: note: the value is shorter than ${MIN_REDACTED_LENGTH} characters, so it is not redacted from logs`);
-    }
-    return 0;
-  } finally {
-    await store.close();
-  }
+  // The data dir holds the key: made private before the runtime creates the key in it.
+  if (!(await onServer(values))) await mkdir(resolveDataDir(values), { recursive: true, mode: 0o700 });
+  const answer = await withClient(values, (client) => client.setSecret(name, value), keyOptions(values));
+  console.log(`${answer.secret.created_at === answer.secret.updated_at ? "created" : "updated"} secret ${answer.secret.name}`);
+  if (!answer.redacted) console.error(`clawhive: note: the value is shorter than ${MIN_REDACTED_LENGTH} characters, so it is not redacted from logs`);
+  return 0;
 }
 
 async function list(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, ...KEY_FLAGS, json: { type: "boolean" } });
   if (positionals.length > 0) throw new InvalidInputError(`secret list takes no arguments; ${usage}`);
-  const api = await server(values);
-  const print = (found: readonly SecretInfo[]): number => {
-    if (values.json) {
-      console.log(jsonOut(found));
+  await onServer(values);
+  return withExistingClient(
+    values,
+    async (client) => {
+      const found = (await client.listSecrets()).map(infoOf);
+      if (values.json) {
+        console.log(jsonOut(found));
+        return 0;
+      }
+      if (found.length === 0) {
+        console.error("no secrets");
+        return 0;
+      }
+      const width = Math.max(...found.map((s) => s.name.length));
+      for (const s of found) {
+        console.log(`${s.name.padEnd(width)}  created ${new Date(s.createdAt).toISOString()}  updated ${new Date(s.updatedAt).toISOString()}`);
+      }
       return 0;
-    }
-    if (found.length === 0) {
-      console.error("no secrets");
-      return 0;
-    }
-    const width = Math.max(...found.map((s) => s.name.length));
-    for (const s of found) {
-      console.log(`${s.name.padEnd(width)}  created ${new Date(s.createdAt).toISOString()}  updated ${new Date(s.updatedAt).toISOString()}`);
-    }
-    return 0;
-  };
-  if (api !== undefined) return print(await listOnServer(api));
-  return withSecrets(values, async (secrets) => print(await secrets.list()));
+    },
+    keyOptions(values),
+  );
 }
 
 async function remove(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, ...KEY_FLAGS });
   const [name, ...extra] = positionals;
   if (name === undefined || name === "" || extra.length > 0) throw new InvalidInputError("usage: clawhive secret rm NAME");
-  const api = await server(values);
-  if (api !== undefined) return removeOnServer(api, name);
-  return withSecrets(values, async (secrets) => {
-    if (!(await secrets.remove(name))) {
-      console.error(`clawhive: secret ${name}: not found`);
-      return 1;
-    }
-    console.log(`removed secret ${name}`);
-    return 0;
-  });
+  await onServer(values);
+  return withExistingClient(
+    values,
+    async (client) => {
+      try {
+        await client.removeSecret(name);
+      } catch (error) {
+        if (error instanceof ServerError && error.status === 404) {
+          console.error(`clawhive: ${error.message}`);
+          return 1;
+        }
+        throw error;
+      }
+      console.log(`removed secret ${name}`);
+      return 0;
+    },
+    keyOptions(values),
+  );
 }
 
-/** The server's client, when there is one; the key is the server's business there. */
-async function server(values: Readonly<Record<string, unknown>>): Promise<ApiClient | undefined> {
-  const api = await apiClient(values);
-  if (api !== undefined && values["secret-key-file"] !== undefined) {
+/** Whether the command goes through a server; the key is the server's business there. */
+async function onServer(values: Readonly<Record<string, unknown>>): Promise<boolean> {
+  const server = (await resolveServer(values)) !== undefined;
+  if (server && values["secret-key-file"] !== undefined) {
     throw new InvalidInputError("--secret-key-file does not combine with --server: the server holds the key", { field: "secret-key-file" });
   }
-  return api;
+  return server;
 }
 
-interface SecretView {
-  name: string;
-  created_at: string;
-  updated_at: string;
-}
-
+/** The times as the store keeps them: `--json` prints milliseconds, as it always has. */
 function infoOf(view: SecretView): SecretInfo {
   return { name: view.name, createdAt: Date.parse(view.created_at), updatedAt: Date.parse(view.updated_at) };
 }
 
-async function setOnServer(api: ApiClient, secret: { name: string; value: string }): Promise<number> {
-  const { name, value } = secret;
-  const answer = await api.request<{ secret: SecretView; redacted: boolean }>("PUT", `/v1/secrets/${segment(name)}`, { json: { value } });
-  const info = infoOf(answer.secret);
-  console.log(`${info.createdAt === info.updatedAt ? "created" : "updated"} secret ${info.name}`);
-  if (!answer.redacted) console.error(`clawhive: note: the value is shorter than ${MIN_REDACTED_LENGTH} characters, so it is not redacted from logs`);
-  return 0;
-}
-
-async function listOnServer(api: ApiClient): Promise<SecretInfo[]> {
-  return (await api.get<{ secrets: SecretView[] }>("/v1/secrets")).secrets.map(infoOf);
-}
-
-async function removeOnServer(api: ApiClient, name: string): Promise<number> {
-  try {
-    await api.request("DELETE", `/v1/secrets/${segment(name)}`);
-  } catch (error) {
-    if (error instanceof ServerError && error.status === 404) {
-      console.error(`clawhive: ${error.message}`);
-      return 1;
-    }
-    throw error;
-  }
-  console.log(`removed secret ${name}`);
-  return 0;
-}
-
-/** Opens the existing store; no store means nothing to list or remove (exit 1). */
-function withSecrets(values: Readonly<Record<string, unknown>>, body: (secrets: SecretStore) => Promise<number>): Promise<number> {
-  return withExistingStore(values, async (store) => {
-    try {
-      return await body(await openSecretStore(store, { ...keyConfig(values), clock: systemClock }));
-    } catch (error) {
-      if (error instanceof SecretError && error.code === "secret_not_found") {
-        console.error(`clawhive: ${error.message}`);
-        return 1;
-      }
-      throw error;
-    }
-  });
-}
-
-function keyConfig(values: Readonly<Record<string, unknown>>): { dataDir: string; keyFromEnv?: string; keyFile?: string } {
-  const keyFromEnv = nonEmptyEnv("CLAWHIVE_SECRET_KEY");
+/**
+ * The key file of the store (CLAWHIVE_SECRET_KEY, read by the runtime itself, goes before it).
+ * No plugin folders: secrets need no plugin, so a first `secret set` on a fresh store does not
+ * wait for the first-party plugins to install (the first runtime that runs tools installs them).
+ */
+function keyOptions(values: Readonly<Record<string, unknown>>): { secretKeyFile?: string; pluginDirs: string[] } {
   const keyFile = flagText(values, "secret-key-file") ?? nonEmptyEnv("CLAWHIVE_SECRET_KEY_FILE");
-  return { dataDir: resolveDataDir(values), ...(keyFromEnv === undefined ? {} : { keyFromEnv }), ...(keyFile === undefined ? {} : { keyFile }) };
-}
-
-function authToken(): { authToken?: string } {
-  const token = nonEmptyEnv("CLAWHIVE_STORE_AUTH_TOKEN");
-  return token === undefined ? {} : { authToken: token };
+  return { pluginDirs: [], ...(keyFile === undefined ? {} : { secretKeyFile: keyFile }) };
 }
 
 function nonEmptyEnv(name: string): string | undefined {

@@ -9,6 +9,7 @@ import type * as v from "valibot";
 import type { ApprovalSchema } from "../api/schemas/approvals.js";
 import type { AuditRecordSchema, VerifyBody } from "../api/schemas/audit.js";
 import type { AgentDetailSchema, AgentPut, AgentSummarySchema, AgentValidation, PluginDetailSchema, PluginInstalled, PluginSummarySchema, SecretSchema, ToolSchema } from "../api/schemas/resources.js";
+import type { FiringSchema, ScheduleSchema } from "../api/schemas/resources.js";
 import type { RunSchema } from "../api/schemas/runs.js";
 import type { SubmitRunSchema } from "../api/routes/runs.js";
 import { uploadOf, type PluginSourceOptions } from "./plugin-upload.js";
@@ -40,6 +41,8 @@ export interface PluginChangeOptions extends PluginSourceOptions {
   /** Progress lines (a source built, a package sent). */
   onProgress?: (line: string) => void;
 }
+export type ScheduleView = v.InferInput<typeof ScheduleSchema>;
+export type FiringView = v.InferInput<typeof FiringSchema>;
 
 export type ApprovalStatusFilter = ApprovalView["status"] | "all";
 
@@ -84,6 +87,9 @@ export interface ClawhiveClient {
   removeAgent(name: string): Promise<AgentView>;
   /** Checks a manifest without storing it; `name`, when given, must be the manifest's. */
   validateAgent(manifest: AgentManifestText, options?: { name?: string }): Promise<AgentValidationView>;
+  // secret, memory, schedule, mcp review: what `request` alone cannot do (every page of a list).
+  /** Every schedule the caller may see (a client token: its own), oldest first. */
+  listSchedules(query?: { status?: string }): Promise<ScheduleView[]>;
   /** Any `/v1` route, for what the methods above do not name. */
   request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
   close(): Promise<void>;
@@ -169,6 +175,10 @@ export class ApiClawhiveClient implements ClawhiveClient {
 
   async removeSecret(name: string): Promise<void> {
     await this.api.request("DELETE", `/v1/secrets/${segment(name)}`);
+  }
+
+  listSchedules(query: { status?: string } = {}): Promise<ScheduleView[]> {
+    return this.#all<ScheduleView>("/v1/schedules", "schedules", { status: query.status });
   }
 
   auditPage(query: Query): Promise<{ records: AuditRecordView[]; next_cursor: string | null }> {

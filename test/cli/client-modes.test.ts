@@ -177,6 +177,31 @@ describe("talking to a server", () => {
     assert.match(gone.stderr, new RegExp(`cannot reach the clawhive server at http://127\\.0\\.0\\.1:${port}: ECONNREFUSED; is 'clawhive serve' running there\\?`));
   });
 
+  it("secret set says the same in both modes, whichever set it first; the value is never printed", () => {
+    const rows: Array<[name: string, value: string, note: boolean]> = [
+      ["modes_long", "a-long-enough-secret-value", false],
+      ["modes_short", "abc", true],
+    ];
+    for (const [name, value, note] of rows) {
+      for (const [first, second] of [[direct, remote], [remote, direct]] as const) {
+        const made = cli(first, ["secret", "set", name], { input: `${value}\n` });
+        const again = cli(second, ["secret", "set", name], { input: `${value}\n` });
+        for (const [result, verb] of [[made, "created"], [again, "updated"]] as const) {
+          assert.equal(result.code, 0, result.stderr);
+          assert.equal(result.stdout, `${verb} secret ${name}\n`);
+          assert.equal(/shorter than \d+ characters, so it is not redacted/.test(result.stderr), note, result.stderr);
+          assert.ok(!result.stdout.includes(value) && !result.stderr.includes(value), "the value was printed");
+        }
+        assert.equal(made.stderr, again.stderr);
+        const removed = cli(second === direct ? remote : direct, ["secret", "rm", name]);
+        assert.equal(removed.stdout, `removed secret ${name}\n`, removed.stderr);
+      }
+    }
+    const listed = both(["secret", "list", "--json"]);
+    assert.equal(listed.server.stdout, listed.direct.stdout);
+    assert.deepEqual(JSON.parse(listed.direct.stdout).map((s: { name: string }) => s.name), ["modes_token"]);
+  });
+
   it("a token's role limits it; a client token's runs are its own", () => {
     const created = cli(direct, ["token", "create", "--role", "client", "--name", "modes"]);
     assert.equal(created.code, 0, created.stderr);

@@ -1,7 +1,9 @@
 /** `clawhive schedule` on the store and through a running server: the same lines, the same exits. */
 import assert from "node:assert/strict";
 import { rm } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { openStore } from "../../runtime/store/index.js";
 import { cli, serve, type Mode, type Result, type Served } from "./client-fixtures.js";
 import { cliPlace, type CliPlace } from "./fixtures.js";
 
@@ -59,6 +61,8 @@ describe("clawhive schedule, on the store and through a server", () => {
       [["create", "writer", "t", "--at", "2020-01-01T09:00:00Z"], 2, /at: .* has passed/],
       [["create", "writer", "t", "--at", "2030-01-01T09:00"], 2, /--at .*offset/],
       [["list", "--status", "nope"], 2, /--status nope: expected one of/],
+      [["create", "writer", "t"], 2, /at, cron: give exactly one/],
+      [["create", "writer", "t", "--at", future, "--grants", '{"fs.read": {"mounts": [{"guest": "/srv", "host": "/srv"}]}}'], 2, /grants\.fs\.read.*only narrow/],
     ];
     for (const [args, code, message] of rows) {
       for (const [mode, result] of Object.entries(both(args))) {
@@ -80,6 +84,17 @@ describe("clawhive schedule, on the store and through a server", () => {
     const shown = both(["show", onceId]);
     assert.equal(shown.server.stdout, shown.direct.stdout);
     assert.match(shown.direct.stdout, /status:\s+cancelled/);
+  });
+
+  it("a schedule made on the store is a person's, owned by no token; one made through a server is its token's", async () => {
+    const store = await openStore({ url: `file:${join(place.data, "clawhive.db")}` });
+    try {
+      const owner = async (id: string) => (await store.execute({ sql: "SELECT owner_token FROM schedules WHERE id = ?", args: [id] })).rows[0]?.owner_token;
+      assert.equal(await owner(onceId), null);
+      assert.match(String(await owner(cronId)), /^tok_/);
+    } finally {
+      await store.close();
+    }
   });
 
   it("--agents does not combine with --server", () => {

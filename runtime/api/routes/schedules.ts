@@ -68,7 +68,9 @@ export function scheduleRoutes(scheduler: Scheduler): ApiRoute[] {
             ...(body.timezone === undefined ? {} : { timezone: body.timezone }),
             ...(body.until === undefined ? {} : { until: body.until }),
             ...(body.max_runs === undefined ? {} : { maxRuns: body.max_runs }),
-            ownerToken: principalOf(c).tokenId,
+            // A person on the store (the command line's in-process client) owns no token: the
+            // schedule and its runs are nobody's, as the admins' and approvers' to see.
+            ownerToken: principalOf(c).actor === undefined ? principalOf(c).tokenId : null,
           }),
         );
         return reply(c, S.ScheduleBody, { schedule: schedule(created) }, 201, { Location: `/v1/schedules/${created.id}` });
