@@ -46,10 +46,9 @@ export class PluginBuilds {
     }
   }
 
-  /** `bytes` as a function is read only when no sealed build is cached (see compilePlugin). */
-  async compile(manifest: PluginManifest, hash: string, bytes: Uint8Array | (() => Promise<Uint8Array>), rebuild = false): Promise<PluginArtifact> {
+  async compile(manifest: PluginManifest, hash: string, bytes: () => Promise<Uint8Array>, rebuild = false): Promise<PluginArtifact> {
     return compilePlugin(
-      { manifest, sha256: hash, bytes },
+      { manifest, sha256: hash, bytes: await bytes() },
       {
         cacheDir: this.#options.cacheDir,
         seal: this.#seal,
@@ -71,7 +70,7 @@ export class PluginBuilds {
   async verify(pkg: PluginPackage): Promise<{ tools: InstalledTool[]; imports: string[] }> {
     if (pkg.manifest.contract === "typed") return this.#verifyTyped(pkg);
     if (pkg.manifest.format === "component") checkToolsContract(pkg.manifest, pkg.bytes);
-    let artifact = await this.compile(pkg.manifest, pkg.sha256, pkg.bytes);
+    let artifact = await this.compile(pkg.manifest, pkg.sha256, async () => pkg.bytes);
     const described = await readDescribed(artifact, this.#seal);
     if (described) {
       try {
@@ -81,11 +80,11 @@ export class PluginBuilds {
       } catch (error) {
         if ((error as { code?: unknown }).code !== "artifact_tampered") throw error;
         await this.refusedBuild(pkg.manifest, pkg.sha256, error);
-        artifact = await this.compile(pkg.manifest, pkg.sha256, pkg.bytes, true);
+        artifact = await this.compile(pkg.manifest, pkg.sha256, async () => pkg.bytes, true);
       }
     }
     const imports = await verifyPluginImports(artifact);
-    const loaded = await this.sandboxLoad(this.#options.sandbox, artifact, () => this.compile(pkg.manifest, pkg.sha256, pkg.bytes, true));
+    const loaded = await this.sandboxLoad(this.#options.sandbox, artifact, () => this.compile(pkg.manifest, pkg.sha256, async () => pkg.bytes, true));
     const plugin = loaded.plugin;
     try {
       const descriptors = await this.#options.sandbox.describe(plugin);
@@ -106,9 +105,9 @@ export class PluginBuilds {
   async #verifyTyped(pkg: PluginPackage): Promise<{ tools: InstalledTool[]; imports: string[] }> {
     const { descriptors, imports } = typedDescriptors(pkg.manifest, pkg.bytes);
     const tools = checkDescriptors(pkg.manifest, descriptors);
-    const artifact = await this.compile(pkg.manifest, pkg.sha256, pkg.bytes);
+    const artifact = await this.compile(pkg.manifest, pkg.sha256, async () => pkg.bytes);
     checkImports(pkg.manifest.name, imports, pkg.manifest.capabilities, artifact.glueImports);
-    const loaded = await this.sandboxLoad(this.#options.sandbox, artifact, () => this.compile(pkg.manifest, pkg.sha256, pkg.bytes, true));
+    const loaded = await this.sandboxLoad(this.#options.sandbox, artifact, () => this.compile(pkg.manifest, pkg.sha256, async () => pkg.bytes, true));
     try {
       await this.#options.sandbox.describe(loaded.plugin);
     } finally {
