@@ -19,13 +19,16 @@ export const PROBE_PLUGIN = join(PROJECT_ROOT, "test", "plugins", "probe");
 const FRESH_STORE_OPTIONS = ["store", "storeUrl", "storeAuthToken", "secretKey", "secretKeyFile", "clock", "pluginDirs", "buildCacheDir", "onProgress"] as const;
 
 let installedTemplate: Promise<string> | undefined;
+/** Runtimes with none of FRESH_STORE_OPTIONS started in this process so far. */
+let plainRuntimes = 0;
 
 /**
  * A store file as a fresh runtime leaves it (migrated, the suite's key, files and probe
  * installed and audited), made once per test process. Installing writes each ~12 MB component
- * into the store and hashes it: most of a test runtime's start, a thousand times a suite. Each
- * runtime gets its own copy, so nothing one test does is seen by another; starting on it, the
- * runtime finds its plugins installed from the same bytes and installs nothing.
+ * into the store and hashes it (~0.3 s of CPU): most of a test runtime's start. Each runtime
+ * gets its own copy, so nothing one test does is seen by another; starting on it, the runtime
+ * finds its plugins installed from the same bytes and installs nothing. Making the template
+ * costs about one install, so it pays from a process's second runtime on.
  */
 function installedStoreTemplate(): Promise<string> {
   installedTemplate ??= (async () => {
@@ -60,7 +63,8 @@ export async function testRuntime(options: Partial<RuntimeOptions> = {}): Promis
   const agentsDir = join(dataDir, "agents");
   await mkdir(agentsDir);
   if (options.secretKey === undefined && options.secretKeyFile === undefined) await writeTestSecretKey(dataDir);
-  if (FRESH_STORE_OPTIONS.every((key) => options[key] === undefined)) await copyInstalledStore(join(dataDir, DEFAULT_STORE_FILE));
+  // Most test files start one runtime: the first installs as any runtime does.
+  if (FRESH_STORE_OPTIONS.every((key) => options[key] === undefined) && ++plainRuntimes > 1) await copyInstalledStore(join(dataDir, DEFAULT_STORE_FILE));
   const runtime = await Runtime.create({ dataDir, agentsDir, pluginDirs: [FILES_PLUGIN, PROBE_PLUGIN], ...options });
   return {
     runtime,
