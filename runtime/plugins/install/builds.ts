@@ -46,10 +46,9 @@ export class PluginBuilds {
     }
   }
 
-  /** `lazy`: `bytes` is read only when no sealed build of `hash` is cached (a load of an installed blob). */
-  async compile(manifest: PluginManifest, hash: string, bytes: () => Promise<Uint8Array>, rebuild = false, lazy = false): Promise<PluginArtifact> {
+  async compile(manifest: PluginManifest, hash: string, bytes: () => Promise<Uint8Array>, rebuild = false): Promise<PluginArtifact> {
     return compilePlugin(
-      { manifest, sha256: hash, bytes: lazy ? bytes : await bytes() },
+      { manifest, sha256: hash, bytes: await bytes() },
       {
         cacheDir: this.#options.cacheDir,
         seal: this.#seal,
