@@ -9,7 +9,7 @@ import { Runtime } from "../../runtime/index.js";
 import type { LlmProvider, LlmRequest, LlmResponse } from "../../runtime/llm/index.js";
 import { respond } from "../helpers/scripted-response.js";
 export { respond } from "../helpers/scripted-response.js";
-import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
+import { copyInstalledStore, defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
 import { writeTestSecretKey } from "../helpers/secret-key.js";
 
 export const HOUR = 3_600_000;
@@ -56,6 +56,9 @@ export async function twoNodes(storeUrl: (dataDir: string) => string, options: {
   const work = join(dataDir, "work");
   await mkdir(work);
   await writeTestSecretKey(dataDir);
+  // A store file starts with the plugins installed (as node A would leave it); a server's store is installed by A.
+  const url = storeUrl(dataDir);
+  if (url.startsWith("file:")) await copyInstalledStore(url.slice("file:".length));
   const make = async (name: "a" | "b"): Promise<Node> => {
     const requests: LlmRequest[] = [];
     const waiters: Array<{ n: number; resolve: () => void }> = [];
@@ -66,7 +69,7 @@ export async function twoNodes(storeUrl: (dataDir: string) => string, options: {
     const runtime = await Runtime.create({
       dataDir,
       agentsDir,
-      storeUrl: storeUrl(dataDir),
+      storeUrl: url,
       ...(options.authToken === undefined ? {} : { storeAuthToken: options.authToken }),
       pluginDirs: [FILES_PLUGIN, PROBE_PLUGIN],
       sandbox: { poolSize: 0 },
