@@ -156,6 +156,15 @@ export function currentUser(): string {
   throw new InvalidInputError("--by: could not tell who you are from the system; pass --by NAME", { field: "by" });
 }
 
+/** Who decides an approval a followed run asks for on the store; asked again (and said) only if one is decided. */
+export function knownUser(): string | undefined {
+  try {
+    return currentUser();
+  } catch {
+    return undefined;
+  }
+}
+
 export function approvalBlock(a: Approval, options: { now: number; task?: string | null }): string[] {
   const lines = [inert(`${a.id}  ${a.kind}  ${a.status}`, { newlines: false })];
   lines.push(...field("agent", a.agent), ...field("run", a.runId), ...field("tool", `${a.tool} (${a.risk})`));

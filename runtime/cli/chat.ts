@@ -3,14 +3,17 @@ import { Marked } from "marked";
 import { markedTerminal } from "marked-terminal";
 import { InvalidInputError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
-import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
+import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
+import { ClientRunSession } from "./client-run-session.js";
+import { withClient } from "./command-client.js";
+import { knownUser } from "./approvals.js";
 import { colourOn, paint, paintErr } from "./colour.js";
 import { inert } from "./render.js";
 import { AnswerStream } from "./answer-stream.js";
 import { Spinner } from "./spinner.js";
 import { colourLine } from "./run-render.js";
 import { follow, type RunPresenter } from "./run.js";
-import { DirectRunSession, ServerRunSession, type RunSession } from "./run-session.js";
+import type { RunSession } from "./run-session.js";
 import { reportLines } from "./runs.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import type { LeastPrivilegeReport } from "../runs/report.js";
@@ -45,17 +48,19 @@ export async function chatCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, agents: { type: "string" }, conversation: { type: "string" } });
   const [agent, ...extra] = positionals;
   if (agent === undefined || agent === "" || extra.length > 0) throw new InvalidInputError("usage: clawhive chat AGENT (clawhive chat --help)");
-  const api = await apiClient(values);
-  if (api !== undefined && values.agents !== undefined) throw new InvalidInputError("--agents and --server do not combine: the server has its own agents", { field: "agents" });
-  const session = api === undefined ? await DirectRunSession.open(values) : new ServerRunSession(api);
-  try {
-    // /tools asks as `clawhive tools --agent` would, on the same store or server.
-    const place = ["data-dir", "store", "agents"].flatMap((name) => (typeof values[name] === "string" ? [`--${name}`, values[name] as string] : []));
-    const chat = new Chat(session, agent, { conversation: typeof values.conversation === "string" ? values.conversation : undefined, place });
-    return await chat.loop();
-  } finally {
-    await session.close();
-  }
+  const server = await resolveServer(values);
+  if (server !== undefined && values.agents !== undefined) throw new InvalidInputError("--agents and --server do not combine: the server has its own agents", { field: "agents" });
+  const actor = server === undefined ? knownUser() : undefined;
+  return withClient(
+    values,
+    async (client) => {
+      // /tools asks as `clawhive tools --agent` would, on the same store or server.
+      const place = ["data-dir", "store", "agents"].flatMap((name) => (typeof values[name] === "string" ? [`--${name}`, values[name] as string] : []));
+      const chat = new Chat(new ClientRunSession(client), agent, { conversation: typeof values.conversation === "string" ? values.conversation : undefined, place });
+      return chat.loop();
+    },
+    { continueDecidedRuns: true, ...(actor === undefined ? {} : { actor }) },
+  );
 }
 
 /** One REPL over a conversation: a line is a message (a run) or a /command. */

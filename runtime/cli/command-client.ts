@@ -27,6 +27,12 @@ export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir" |
   readonly storeOnly?: boolean;
   /** Who decides, on the store (`--by`, else the user's name); a server records the token. */
   readonly actor?: string;
+  /**
+   * On the store, continue a run in this process as soon as its approval is decided (`run` and
+   * `chat`, which follow their run to its end); by default a decided run is left to whichever
+   * runtime drives it next (`clawhive resume`, a server).
+   */
+  readonly continueDecidedRuns?: boolean;
 }
 
 export async function commandClient(values: Readonly<Record<string, unknown>>, options: CommandClientOptions = {}): Promise<ClawhiveClient> {
@@ -35,9 +41,9 @@ export async function commandClient(values: Readonly<Record<string, unknown>>, o
   const actor = options.actor === undefined ? {} : { actor: options.actor };
   if (options.storeOnly) return storeClient(await openExistingStore(values), { ownsStore: true, ...actor });
   if (options.existing) requireExistingStore(values);
-  const { existing: _existing, actor: _actor, storeOnly: _storeOnly, ...runtimeOptions } = options;
+  const { existing: _existing, actor: _actor, storeOnly: _storeOnly, continueDecidedRuns = false, ...runtimeOptions } = options;
   const runtime = await openRuntime(values, runtimeOptions);
-  return inProcessClient(runtime, { ownsRuntime: true, continueDecidedRuns: false, ...(options.actor === undefined ? {} : { actor: options.actor }) });
+  return inProcessClient(runtime, { ownsRuntime: true, continueDecidedRuns, ...(options.actor === undefined ? {} : { actor: options.actor }) });
 }
 
 /** Runs `body` with the command's client, closed after (a runtime opened for it is closed too). */

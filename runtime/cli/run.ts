@@ -1,13 +1,15 @@
 import { createInterface } from "node:readline/promises";
 import { InvalidInputError } from "../errors.js";
-import { approvalBlock } from "./approvals.js";
+import { approvalBlock, knownUser } from "./approvals.js";
 import { parseCommandArgs } from "./args.js";
 import { decideCommand, pausedHint } from "./hints.js";
-import { apiClient, SERVER_FLAGS, SERVER_FLAGS_HELP, type StreamedEvent } from "./client.js";
+import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP, type StreamedEvent } from "./client.js";
+import { ClientRunSession } from "./client-run-session.js";
+import { withClient } from "./command-client.js";
 import { flagText, inert, jsonOut } from "./render.js";
 import { paint as paintOut, paintErr } from "./colour.js";
 import { approvalQuestion, colourLine, eventLine, parseApprovalAnswer, runSucceeded, summaryLines, type ApprovalAnswer } from "./run-render.js";
-import { DirectRunSession, ServerRunSession, type RunSession } from "./run-session.js";
+import type { RunSession } from "./run-session.js";
 import type { RunView } from "./views.js";
 import { answerStream, type AnswerStream } from "./answer-stream.js";
 import { Spinner } from "./spinner.js";
@@ -83,26 +85,30 @@ export async function runCommand(argv: string[]): Promise<number> {
   if (conversationId !== undefined && toolCalls.length > 0) throw new InvalidInputError("--conversation continues a run the model drives: it does not combine with --call", { field: "conversation" });
   const grantsText = flagText(values, "grants");
   const grants = grantsText === undefined ? undefined : parseGrants(grantsText);
-  const api = await apiClient(values);
-  if (api === undefined && values["no-wait"] === true) {
+  const server = await resolveServer(values);
+  if (server === undefined && values["no-wait"] === true) {
     throw new InvalidInputError("--no-wait needs --server URL (or CLAWHIVE_SERVER): on the store, nothing would drive the run once this command returns; leave --no-wait out to follow it here, or start 'clawhive serve' and pass --server", { field: "no-wait" });
   }
-  if (api !== undefined && values.agents !== undefined) throw new InvalidInputError("--agents and --server do not combine: the server has its own agents", { field: "agents" });
-  const session = api === undefined ? await DirectRunSession.open(values) : new ServerRunSession(api);
-  try {
-    const run = await session.submit({ agent, task, toolCalls, ...(grants === undefined ? {} : { grants }), ...(conversationId === undefined ? {} : { conversationId }) });
-    const driven = toolCalls.length === 0 ? `driven by its model${run.conversation_id ? ` (conversation ${run.conversation_id})` : ""}` : `${toolCalls.length} tool call${toolCalls.length === 1 ? "" : "s"}`;
-    console.error(inert(`run ${run.id} started: agent ${run.agent}, ${driven}, trace ${run.trace_id}`, { newlines: false }));
-    if (values["no-wait"] === true) {
-      if (values.json === true) console.log(jsonOut(run));
-      else console.log(run.id);
-      console.error(inert(`follow it with: clawhive runs watch ${run.id}${session.serverFlag}`, { newlines: false }));
-      return 0;
-    }
-    return await follow(session, run.id, { json: values.json === true, waitApproval: values["wait-approval"] === true, verbose: values.verbose === true });
-  } finally {
-    await session.close();
-  }
+  if (server !== undefined && values.agents !== undefined) throw new InvalidInputError("--agents and --server do not combine: the server has its own agents", { field: "agents" });
+  const actor = server === undefined ? knownUser() : undefined;
+  // On the store, the runtime opened here drives the run, and continues it once it is decided.
+  return withClient(
+    values,
+    async (client) => {
+      const session = new ClientRunSession(client);
+      const run = await session.submit({ agent, task, toolCalls, ...(grants === undefined ? {} : { grants }), ...(conversationId === undefined ? {} : { conversationId }) });
+      const driven = toolCalls.length === 0 ? `driven by its model${run.conversation_id ? ` (conversation ${run.conversation_id})` : ""}` : `${toolCalls.length} tool call${toolCalls.length === 1 ? "" : "s"}`;
+      console.error(inert(`run ${run.id} started: agent ${run.agent}, ${driven}, trace ${run.trace_id}`, { newlines: false }));
+      if (values["no-wait"] === true) {
+        if (values.json === true) console.log(jsonOut(run));
+        else console.log(run.id);
+        console.error(inert(`follow it with: clawhive runs watch ${run.id}${session.serverFlag}`, { newlines: false }));
+        return 0;
+      }
+      return follow(session, run.id, { json: values.json === true, waitApproval: values["wait-approval"] === true, verbose: values.verbose === true });
+    },
+    { continueDecidedRuns: true, ...(actor === undefined ? {} : { actor }) },
+  );
 }
 
 export interface FollowOptions {
@@ -142,7 +148,8 @@ export async function follow(session: RunSession, runId: string, options: Follow
   const onInterrupt = () => {
     if (interrupted) process.exit(130);
     interrupted = true;
-    console.error(inert(`\ncancelling run ${runId} (Ctrl-C again to quit and leave it running)`, { newlines: false }));
+    // The line break ends whatever the terminal shows (the ^C); the rest is one inert line.
+    console.error(`\n${inert(`cancelling run ${runId} (Ctrl-C again to quit and leave it running)`, { newlines: false })}`);
     controller.abort();
   };
   process.on("SIGINT", onInterrupt);

@@ -9,7 +9,7 @@ import { ClientRunSession } from "./client-run-session.js";
 import { continueCommand, serverFlagOf } from "./hints.js";
 import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
 import { withClient } from "./command-client.js";
-import { currentUser } from "./approvals.js";
+import { currentUser, knownUser } from "./approvals.js";
 import { follow, RUN_EXIT_CODES } from "./run.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { approvalFromView, runFromView } from "./views.js";
@@ -198,15 +198,6 @@ async function cancel(argv: string[]): Promise<number> {
 /** No such run; an id the runtime could never have made (`path.id`) is no run either. */
 function isNotFound(error: unknown): boolean {
   return error instanceof ServerError && (error.status === 404 || error.field === "path.id");
-}
-
-/** Who decides an approval `watch` asks for on the store; asked again (and said) only if one is decided. */
-function knownUser(): string | undefined {
-  try {
-    return currentUser();
-  } catch {
-    return undefined;
-  }
 }
 
 function noRun(id: string): number {

@@ -67,7 +67,48 @@ export function appClient(build: (tokens: TokenCheck) => { fetch(request: Reques
       return given.length === expected.length && timingSafeEqual(given, expected) ? principal : undefined;
     },
   });
-  const carry: Fetch = async (url, init) => app.fetch(new Request(url, init));
+  const carry: Fetch = async (url, init) => abortable(await app.fetch(new Request(url, init)), init?.signal);
   const api = new ApiClient({ url: IN_PROCESS_URL, token: secret }, { fetch: carry });
   return new ApiClawhiveClient(api, { target: "in-process", ...(options.localSources ? { localSources: true } : {}), ...(options.close === undefined ? {} : { close: options.close }) });
+}
+
+/**
+ * The response with a body that ends when `signal` aborts, as a socket's does. In this process
+ * nothing else ends it: an event stream waiting for a run's next event (one that waits for a
+ * person) would hold its reader, and the command that stopped following it, for good.
+ */
+function abortable(response: Response, signal: AbortSignal | null | undefined): Response {
+  if (!signal || response.body === null) return response;
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const stop = () => {
+        try {
+          controller.error(signal.reason ?? new DOMException("the request was aborted", "AbortError"));
+        } catch {
+          // already closed or errored
+        }
+        void reader.cancel().catch(() => undefined);
+      };
+      if (signal.aborted) stop();
+      else signal.addEventListener("abort", stop, { once: true });
+    },
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (error) {
+        try {
+          controller.error(error);
+        } catch {
+          // already errored by the abort
+        }
+      }
+    },
+    cancel(reason) {
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }

@@ -241,6 +241,9 @@ function streamEvents(c: Context<ApiEnv>, runtime: Runtime, id: string, from: nu
       closed = true;
     });
     for (;;) {
+      // A reader gone (a socket closed, a command that stopped following) reads nothing more:
+      // the runtime may be closing under it.
+      if (closed) return;
       const events = await runtime.events.list(id, { after, limit: 500 });
       for (const event of events) {
         await stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(eventData(event.data)) });
