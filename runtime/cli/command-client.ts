@@ -8,7 +8,11 @@ import { ApiClawhiveClient, type ClawhiveClient } from "../client/client.js";
 import { NotFoundError } from "../errors.js";
 import { inProcessClient } from "../client/in-process.js";
 import { ApiClient } from "../client/transport.js";
+import { knownUser } from "./approvals.js";
 import { resolveServer } from "./client.js";
+
+/** Who acts on the store when the system cannot name its user (a decision asks for --by then). */
+const LOCAL_USER = "local user";
 import { storeClient } from "../client/store-reader.js";
 import { openExistingStore, openRuntime, requireExistingStore } from "./store-path.js";
 
@@ -43,7 +47,9 @@ export async function commandClient(values: Readonly<Record<string, unknown>>, o
   if (options.existing) requireExistingStore(values);
   const { existing: _existing, actor: _actor, storeOnly: _storeOnly, continueDecidedRuns = false, ...runtimeOptions } = options;
   const runtime = await openRuntime(values, runtimeOptions);
-  return inProcessClient(runtime, { ownsRuntime: true, continueDecidedRuns, ...(options.actor === undefined ? {} : { actor: options.actor }) });
+  // On the store the caller is a person, never a token: what they start is owned by no token
+  // (so a later command continues their conversation), and they decide under their own name.
+  return inProcessClient(runtime, { ownsRuntime: true, continueDecidedRuns, actor: options.actor ?? knownUser() ?? LOCAL_USER });
 }
 
 /** Runs `body` with the command's client, closed after (a runtime opened for it is closed too). */

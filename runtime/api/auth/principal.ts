@@ -21,6 +21,15 @@ export interface Principal {
   readonly actor?: string;
 }
 
+/**
+ * The token a run, conversation or schedule it starts is owned by: none for a person on the
+ * store (what they start is the store's, readable by every admin and by them in any later
+ * command), else the calling token.
+ */
+export function ownerOf(principal: Principal): string | null {
+  return principal.actor === undefined ? principal.tokenId : null;
+}
+
 /** The name a decision or acceptance is recorded under: the person, else the token. */
 export function deciderOf(principal: Principal): string {
   return principal.actor ?? principal.tokenId;

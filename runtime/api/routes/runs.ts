@@ -4,6 +4,7 @@ import * as v from "valibot";
 import type { Runtime } from "../../runtime.js";
 import type { RunRecord } from "../../runs/records.js";
 import { mayReadRun, principalOf, type ApiEnv, type Principal } from "../auth/index.js";
+import { ownerOf } from "../auth/principal.js";
 import { ApiError, ID } from "../middleware/index.js";
 import { defineRoute, reply, type ApiRoute } from "./route.js";
 import { storeFailedAfter } from "../../runs/errors.js";
@@ -120,7 +121,7 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
           agent: body.agent,
           ...(body.tool_calls === undefined ? {} : { toolCalls: body.tool_calls.map((call) => ({ name: call.name, input: call.input ?? {} })) }),
           ...(body.conversation_id === undefined ? {} : { conversationId: body.conversation_id }),
-          ownerToken: principalOf(c).tokenId,
+          ...(ownerOf(principalOf(c)) === null ? {} : { ownerToken: ownerOf(principalOf(c))! }),
           ...(body.task === undefined ? {} : { task: body.task }),
           ...(body.grants === undefined ? {} : { grants: body.grants }),
         });

@@ -3,6 +3,7 @@ import { InvalidInputError } from "../../errors.js";
 import type { Scheduler, ScheduleRecord } from "../../schedules/index.js";
 import { firingView, MAX_RUNS_LIMIT, scheduleView } from "../../schedules/index.js";
 import { principalOf, type Principal } from "../auth/index.js";
+import { ownerOf } from "../auth/principal.js";
 import { ApiError, ID } from "../middleware/index.js";
 import { defineRoute, reply, type ApiRoute } from "./route.js";
 import * as S from "../schemas/resources.js";
@@ -70,7 +71,7 @@ export function scheduleRoutes(scheduler: Scheduler): ApiRoute[] {
             ...(body.max_runs === undefined ? {} : { maxRuns: body.max_runs }),
             // A person on the store (the command line's in-process client) owns no token: the
             // schedule and its runs are nobody's, as the admins' and approvers' to see.
-            ownerToken: principalOf(c).actor === undefined ? principalOf(c).tokenId : null,
+            ownerToken: ownerOf(principalOf(c)),
           }),
         );
         return reply(c, S.ScheduleBody, { schedule: schedule(created) }, 201, { Location: `/v1/schedules/${created.id}` });
