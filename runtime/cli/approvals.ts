@@ -1,9 +1,9 @@
-import { userInfo } from "node:os";
 import { InvalidInputError } from "../errors.js";
 import type { ApprovalDecision, ApprovalScope, ApprovalStatus } from "../policy/approvals/index.js";
 import type { Approval } from "../policy/approvals/index.js";
 import { systemClock } from "../store/index.js";
 import { parseCommandArgs } from "./args.js";
+import { currentUser } from "./user.js";
 import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
 import { withClient } from "./command-client.js";
 import { decidedHint, serverFlagOf } from "./hints.js";
@@ -143,26 +143,6 @@ async function decide(decision: ApprovalDecision, argv: string[]): Promise<numbe
   console.log(inert(`${verb} ${a.id}: ${a.kind} ${a.tool} of run ${a.runId}, by ${a.decidedBy ?? by ?? "?"}${why}`, { newlines: false }));
   console.log(inert(next, { newlines: false }));
   return 0;
-}
-
-/** The decider's name when `--by` is not given; `userInfo` throws where the uid has no passwd entry. */
-export function currentUser(): string {
-  try {
-    const name = userInfo().username;
-    if (name !== "") return name;
-  } catch {
-    // fall through: say what to do instead
-  }
-  throw new InvalidInputError("--by: could not tell who you are from the system; pass --by NAME", { field: "by" });
-}
-
-/** Who decides an approval a followed run asks for on the store; asked again (and said) only if one is decided. */
-export function knownUser(): string | undefined {
-  try {
-    return currentUser();
-  } catch {
-    return undefined;
-  }
 }
 
 export function approvalBlock(a: Approval, options: { now: number; task?: string | null }): string[] {

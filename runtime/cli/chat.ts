@@ -6,7 +6,7 @@ import { parseCommandArgs } from "./args.js";
 import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
 import { ClientRunSession } from "./client-run-session.js";
 import { withClient } from "./command-client.js";
-import { knownUser } from "./approvals.js";
+import { knownUser } from "./user.js";
 import { colourOn, paint, paintErr } from "./colour.js";
 import { inert } from "./render.js";
 import { AnswerStream } from "./answer-stream.js";

@@ -6,7 +6,7 @@
  */
 import type { ClawhiveClient } from "../client/client.js";
 import type { Approval } from "../policy/approvals/index.js";
-import { currentUser } from "./approvals.js";
+import { currentUser } from "./user.js";
 import { ServerError, type StreamedEvent } from "./client.js";
 import { serverFlagOf } from "./hints.js";
 import type { ApprovalAnswer } from "./run-render.js";

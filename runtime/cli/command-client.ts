@@ -8,7 +8,7 @@ import { ApiClawhiveClient, type ClawhiveClient } from "../client/client.js";
 import { NotFoundError } from "../errors.js";
 import { inProcessClient } from "../client/in-process.js";
 import { ApiClient } from "../client/transport.js";
-import { knownUser } from "./approvals.js";
+import { knownUser } from "./user.js";
 import { resolveServer } from "./client.js";
 
 /** Who acts on the store when the system cannot name its user (a decision asks for --by then). */

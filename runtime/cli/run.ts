@@ -1,6 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import { InvalidInputError } from "../errors.js";
-import { approvalBlock, knownUser } from "./approvals.js";
+import { approvalBlock } from "./approvals.js";
+import { knownUser } from "./user.js";
 import { parseCommandArgs } from "./args.js";
 import { decideCommand, pausedHint } from "./hints.js";
 import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP, type StreamedEvent } from "./client.js";

@@ -9,7 +9,7 @@ import { ClientRunSession } from "./client-run-session.js";
 import { continueCommand, serverFlagOf } from "./hints.js";
 import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
 import { withClient } from "./command-client.js";
-import { currentUser, knownUser } from "./approvals.js";
+import { currentUser, knownUser } from "./user.js";
 import { follow, RUN_EXIT_CODES } from "./run.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { approvalFromView, runFromView } from "./views.js";
