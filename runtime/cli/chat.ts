@@ -6,7 +6,6 @@ import { parseCommandArgs } from "./args.js";
 import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP } from "./client.js";
 import { ClientRunSession } from "./client-run-session.js";
 import { withClient } from "./command-client.js";
-import { knownUser } from "./user.js";
 import { colourOn, paint, paintErr } from "./colour.js";
 import { inert } from "./render.js";
 import { AnswerStream } from "./answer-stream.js";
@@ -50,7 +49,6 @@ export async function chatCommand(argv: string[]): Promise<number> {
   if (agent === undefined || agent === "" || extra.length > 0) throw new InvalidInputError("usage: clawhive chat AGENT (clawhive chat --help)");
   const server = await resolveServer(values);
   if (server !== undefined && values.agents !== undefined) throw new InvalidInputError("--agents and --server do not combine: the server has its own agents", { field: "agents" });
-  const actor = server === undefined ? knownUser() : undefined;
   return withClient(
     values,
     async (client) => {
@@ -59,7 +57,7 @@ export async function chatCommand(argv: string[]): Promise<number> {
       const chat = new Chat(new ClientRunSession(client), agent, { conversation: typeof values.conversation === "string" ? values.conversation : undefined, place });
       return chat.loop();
     },
-    { continueDecidedRuns: true, ...(actor === undefined ? {} : { actor }) },
+    { continueDecidedRuns: true },
   );
 }
 

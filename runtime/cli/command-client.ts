@@ -10,11 +10,11 @@ import { inProcessClient } from "../client/in-process.js";
 import { ApiClient } from "../client/transport.js";
 import { knownUser } from "./user.js";
 import { resolveServer } from "./client.js";
+import { storeClient } from "../client/store-reader.js";
+import { openExistingStore, openRuntime, requireExistingStore } from "./store-path.js";
 
 /** Who acts on the store when the system cannot name its user (a decision asks for --by then). */
 const LOCAL_USER = "local user";
-import { storeClient } from "../client/store-reader.js";
-import { openExistingStore, openRuntime, requireExistingStore } from "./store-path.js";
 
 export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory" | "pluginDirs"> {
   /**

@@ -1,7 +1,6 @@
 import { createInterface } from "node:readline/promises";
 import { InvalidInputError } from "../errors.js";
 import { approvalBlock } from "./approvals.js";
-import { knownUser } from "./user.js";
 import { parseCommandArgs } from "./args.js";
 import { decideCommand, pausedHint } from "./hints.js";
 import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP, type StreamedEvent } from "./client.js";
@@ -91,7 +90,6 @@ export async function runCommand(argv: string[]): Promise<number> {
     throw new InvalidInputError("--no-wait needs --server URL (or CLAWHIVE_SERVER): on the store, nothing would drive the run once this command returns; leave --no-wait out to follow it here, or start 'clawhive serve' and pass --server", { field: "no-wait" });
   }
   if (server !== undefined && values.agents !== undefined) throw new InvalidInputError("--agents and --server do not combine: the server has its own agents", { field: "agents" });
-  const actor = server === undefined ? knownUser() : undefined;
   // On the store, the runtime opened here drives the run, and continues it once it is decided.
   return withClient(
     values,
@@ -108,7 +106,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       }
       return follow(session, run.id, { json: values.json === true, waitApproval: values["wait-approval"] === true, verbose: values.verbose === true });
     },
-    { continueDecidedRuns: true, ...(actor === undefined ? {} : { actor }) },
+    { continueDecidedRuns: true },
   );
 }
 

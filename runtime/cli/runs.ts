@@ -7,9 +7,8 @@ import { field, flagText, inert, jsonOut, jsonText, parseLimit } from "./render.
 import { parseCommandArgs } from "./args.js";
 import { ClientRunSession } from "./client-run-session.js";
 import { continueCommand, serverFlagOf } from "./hints.js";
-import { resolveServer, SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
+import { SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
 import { withClient } from "./command-client.js";
-import { currentUser, knownUser } from "./user.js";
 import { follow, RUN_EXIT_CODES } from "./run.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { approvalFromView, runFromView } from "./views.js";
@@ -154,7 +153,6 @@ async function watch(argv: string[]): Promise<number> {
   const id = oneId("watch", positionals);
   const afterText = flagText(values, "after");
   if (afterText !== undefined && !/^\d{1,12}$/.test(afterText)) throw new InvalidInputError(`--after ${afterText}: expected an event number`, { field: "after" });
-  const actor = (await resolveServer(values)) === undefined ? knownUser() : undefined;
   try {
     // On the store, the runtime opened here drives the run once its approval is decided (as `resume`).
     return await withClient(
@@ -169,7 +167,7 @@ async function watch(argv: string[]): Promise<number> {
           ...(afterText === undefined ? {} : { after: Number(afterText) }),
         });
       },
-      { existing: true, ...(actor === undefined ? {} : { actor }) },
+      { existing: true },
     );
   } catch (error) {
     if (isNotFound(error)) return noRun(id);
