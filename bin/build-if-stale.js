@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // `npm start` builds only when a TypeScript source (or the compiler's configuration) is newer
-// than the last successful build: tsc on an up-to-date tree still takes seconds.
+// than the last successful build: tsc on an up-to-date tree still takes seconds. A build is tsc,
+// then the command line's bundle (bundle-cli.js).
 import { spawnSync } from "node:child_process";
 import { readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { bundleCli } from "./bundle-cli.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const stamp = join(root, "dist", ".build-stamp");
@@ -35,6 +37,7 @@ if (built > 0 && built >= sources && process.argv[2] !== "--force") process.exit
 const started = Date.now();
 const result = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(root, "tsconfig.json")], { stdio: "inherit" });
 if (result.status !== 0) process.exit(result.status ?? 1);
+await bundleCli(root);
 writeFileSync(stamp, `${new Date(started).toISOString()}\n`);
 // Stamped with the build's start: a source saved while tsc ran is newer, so the next start builds.
 utimesSync(stamp, new Date(started), new Date(started));

@@ -10,7 +10,9 @@ import { Worker } from "node:worker_threads";
 import { HostProxyError } from "../types.js";
 import type { JobKind, JobInput, JobOutput, WorkerReply } from "./protocol.js";
 
-const WORKER_FILE = new URL("./worker.js", import.meta.url);
+// Named from dist/, not from this file: the command line's bundle (dist/runtime/cli-bundle/) holds
+// this code too, at the same depth.
+const WORKER_FILE = new URL("../../host-proxies/_parse/worker.js", import.meta.url);
 
 export interface ParsePoolOptions {
   /** Workers at most; default 2 (or fewer cores). */

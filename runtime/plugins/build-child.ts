@@ -4,7 +4,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PluginError } from "../errors.js";
 
-const CHILD = join(dirname(fileURLToPath(import.meta.url)), "componentize-child.js");
+// Named from dist/runtime/, not from this file: the command line's bundle (dist/runtime/cli-bundle/)
+// holds this code too, one folder over.
+const CHILD = join(dirname(fileURLToPath(import.meta.url)), "..", "plugins", "componentize-child.js");
 
 /**
  * Deterministic edits to the generated glue, applied before hashing:

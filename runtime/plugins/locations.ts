@@ -2,7 +2,10 @@ import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The project root (this file lives at dist/runtime/plugins/ once compiled). */
+/**
+ * The project root: this file lives at dist/runtime/plugins/ once compiled, and the command line's
+ * bundle that also holds it at dist/runtime/cli-bundle/, the same depth.
+ */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 
 /**

@@ -3,7 +3,9 @@ import { SandboxError } from "../errors.js";
 import { Channel, ChannelClosedError, createChannelBuffer, NOT_READY } from "./channel.js";
 import type { HostRequest, HostResponse, WorkerInit, WorkerReply, WorkerTask } from "./protocol.js";
 
-const WORKER_FILE = new URL("./worker.js", import.meta.url);
+// Named from dist/runtime/, not from this file: the command line's bundle (dist/runtime/cli-bundle/)
+// holds this code too, one folder over.
+const WORKER_FILE = new URL("../sandbox/worker.js", import.meta.url);
 
 /** Task lanes: guest calls go before pool refills, so pre-creating never delays a run. */
 export type Lane = "call" | "background";
