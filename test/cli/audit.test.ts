@@ -1,21 +1,18 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { openAuditLog } from "../../runtime/audit/index.js";
-import type { AuditRecord } from "../../runtime/audit/index.js";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
 import { openStore } from "../../runtime/store/index.js";
 import type { Store } from "../../runtime/store/index.js";
-import { dropAppendOnlyGuards, hostDenial, hostIntent, ManualClock, toolIntent } from "../audit/fixtures.js";
+import { dropAppendOnlyGuards, ManualClock } from "../audit/fixtures.js";
+import { MINUTE, populate, T0 } from "./_audit-store.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "clawhive.js");
-/** ManualClock's start: 2023-11-14T22:13:20.000Z. Each record below is one minute later. */
-const T0 = 1_700_000_000_000;
-const MINUTE = 60_000;
 
 let root: string;
 
@@ -31,52 +28,15 @@ function clawhive(args: string[], env: Record<string, string> = {}) {
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Seqs of `audit tail` output lines, in printed order. */
 /** The seqs of a tail, newest first (tail prints its page oldest first, the newest last). */
 function seqs(stdout: string): number[] {
   return stdout.trimEnd().split("\n").filter(Boolean).map((line) => Number(/^#(\d+) /.exec(line)?.[1])).reverse();
 }
 
-/**
- * A data dir whose store holds eight records:
- *   1 tool intent (run-1, mail)        2 host intent fs.read-file     3 its outcome ok     4 tool outcome ok
- *   5 denial fs.write (run-2, coder)   6 host intent (run-2)          7 its outcome error
- *   8 host intent (run-3), never settled: in flight
- * `tamper` runs on the store (append-only guards dropped) before it is closed.
- */
-async function populate(name: string, tamper?: (store: Store) => Promise<void>): Promise<string> {
-  const dataDir = join(root, name);
-  await mkdir(dataDir);
-  const store = await openStore({ url: `file:${join(dataDir, "clawhive.db")}` });
-  const clock = new ManualClock(T0);
-  const log = await openAuditLog(store, { clock });
-  const step = async (append: () => Promise<AuditRecord>): Promise<AuditRecord> => {
-    const record = await append();
-    clock.advance(MINUTE);
-    return record;
-  };
-  const tool = await step(() => log.appendIntent(toolIntent()));
-  const read = await step(() => log.appendIntent(hostIntent()));
-  await step(() => log.appendOutcome(read, { status: "ok", resultSize: 12 }));
-  await step(() => log.appendOutcome(tool, { status: "ok", resultSize: 40 }));
-  const run2 = { runId: "run-2", traceId: "trace-2", agent: "coder", tool: "write-notes" };
-  await step(() => log.appendDenial(hostDenial(run2)));
-  const write = await step(() => log.appendIntent(hostIntent({ ...run2, hostCall: { proxy: "fs", function: "write-file" } })));
-  await step(() => log.appendOutcome(write, { status: "error", error: { code: "io", message: "disk full\nretry later" } }));
-  await step(() => log.appendIntent(hostIntent({ runId: "run-3", traceId: "trace-3", tool: "send" })));
-  await log.close();
-  if (tamper) {
-    await dropAppendOnlyGuards(store);
-    await tamper(store);
-  }
-  await store.close();
-  return dataDir;
-}
-
 describe("clawhive audit tail --kind model_call", () => {
   let data: string;
   before(async () => {
-    data = await populate("models", async (store) => {
+    data = await populate(root, "models", async (store) => {
       // Two model calls after the eight records, written through a fresh log (with its guards
       // dropped by populate, which does no harm to appends).
       const log = await openAuditLog(store, { clock: new ManualClock(T0 + 10 * MINUTE) });
@@ -136,7 +96,7 @@ describe("clawhive audit tail --kind model_call", () => {
 describe("clawhive audit tail", () => {
   let data: string;
   before(async () => {
-    data = await populate("tail");
+    data = await populate(root, "tail");
   });
 
   it("prints one line a record, the newest last as tail does: time goes forward down the page", () => {
@@ -255,7 +215,7 @@ describe("clawhive audit tail", () => {
 
 describe("clawhive audit verify", () => {
   it("passes an intact chain, listing in-flight intents apart (control)", async () => {
-    const data = await populate("intact");
+    const data = await populate(root, "intact");
     const { code, stdout, stderr } = clawhive(["audit", "verify", "--data-dir", data]);
     assert.equal(code, 0, stderr);
     const lines = stdout.trimEnd().split("\n");
@@ -284,7 +244,7 @@ describe("clawhive audit verify", () => {
   ];
   for (const [label, tamper, expected] of tampered) {
     it(`exits 1 on ${label}, naming the seq`, async () => {
-      const data = await populate(`tampered-${label.replace(/\W+/g, "-")}`, tamper);
+      const data = await populate(root, `tampered-${label.replace(/\W+/g, "-")}`, tamper);
       const { code, stdout } = clawhive(["audit", "verify", "--data-dir", data]);
       assert.equal(code, 1, stdout);
       for (const line of expected) assert.match(stdout, line);
@@ -294,7 +254,7 @@ describe("clawhive audit verify", () => {
   }
 
   it("detects records cut off the end only against --expect-head", async () => {
-    const data = await populate("cut");
+    const data = await populate(root, "cut");
     const report = JSON.parse(clawhive(["audit", "verify", "--data-dir", data, "--json"]).stdout) as { head: { seq: number; hash: string } };
     const store = await openStore({ url: `file:${join(data, "clawhive.db")}` });
     await dropAppendOnlyGuards(store);

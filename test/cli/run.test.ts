@@ -1,5 +1,4 @@
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -7,8 +6,9 @@ import { sseMessages } from "../../runtime/cli/sse.js";
 import { parseCallFlag } from "../../runtime/cli/run.js";
 import { eventLine, parseApprovalAnswer, runSucceeded } from "../../runtime/cli/run-render.js";
 import type { RunView } from "../../runtime/cli/views.js";
-import { cleanEnv, cli, serve, start, type Mode, type Result, type Served } from "./client-fixtures.js";
-import { BIN, cliPlace, type CliPlace } from "./fixtures.js";
+import { cli, serve, start, type Mode, type Served } from "./client-fixtures.js";
+import { cliPlace, type CliPlace } from "./fixtures.js";
+import { HAS_SCRIPT, inTerminal } from "./terminal.js";
 
 let place: CliPlace;
 let server: Served;
@@ -245,30 +245,6 @@ describe("clawhive run, on the store and through a server", () => {
     }
   });
 });
-
-/** util-linux `script` gives the command a pseudo-terminal: stdin and stderr are a TTY, as for a person. */
-const HAS_SCRIPT = spawnSync("script", ["--version"], { encoding: "utf8" }).status === 0;
-
-/**
- * Runs the real binary in a pseudo-terminal and types `answers`, each once `prompt` has appeared
- * one more time: what a person at the terminal does.
- */
-function inTerminal(mode: Mode, args: readonly string[], answers: readonly string[]): Promise<Result> {
-  const quote = (a: string) => `'${a.replace(/'/g, `'\\''`)}'`;
-  const command = [process.execPath, BIN, ...args].map(quote).join(" ");
-  const env = mode.kind === "direct"
-    ? cleanEnv({ CLAWHIVE_DATA_DIR: mode.place.data, CLAWHIVE_AGENTS_DIR: mode.place.agents })
-    : cleanEnv({ CLAWHIVE_SERVER: mode.server.url, CLAWHIVE_TOKEN: mode.server.token });
-  const child = spawn("script", ["-qfec", command, "/dev/null"], { env, stdio: ["pipe", "pipe", "pipe"] });
-  let out = "";
-  let typed = 0;
-  child.stdout.on("data", (d: Buffer) => {
-    out += d.toString();
-    const prompts = out.split("[o/r/d]? ").length - 1;
-    if (prompts > typed && typed < answers.length) child.stdin.write(`${answers[typed++]}\n`);
-  });
-  return new Promise((resolve) => child.on("exit", (code) => resolve({ code, stdout: out, stderr: "" })));
-}
 
 describe("clawhive run in a terminal", { skip: HAS_SCRIPT ? false : "no util-linux script for a pseudo-terminal" }, () => {
   it("server: shows the approval in full, asks again on a stray key, and approves for the run with r", async () => {

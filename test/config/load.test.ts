@@ -11,9 +11,7 @@ let n = 0;
 before(async () => {
   root = await mkdtemp(join(tmpdir(), "clawhive-config-"));
 });
-after(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+after(() => rm(root, { recursive: true, force: true }));
 
 /** A fresh cwd holding `files` (name → text). */
 async function dir(files: Record<string, string> = {}): Promise<string> {

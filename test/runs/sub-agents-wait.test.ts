@@ -8,6 +8,7 @@ import { apiFixture, call, type ApiFixture } from "../api/routes-fixtures.js";
 import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-llm/index.js";
 import { FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
 import { LLM_SECRET, until } from "./_loop.js";
+import { childOf, defineAgents, delegate, ended, waiting, write } from "./_sub-agents.js";
 
 /**
  * A model-driven parent whose sub-agent waits for a person waits too, and goes on with the
@@ -17,25 +18,6 @@ import { LLM_SECRET, until } from "./_loop.js";
 let f: ApiFixture;
 let fake: FakeAnthropic;
 let work: string;
-
-/** The agents every runtime of these tests defines: lead → mid → helper, and lead → helper. */
-async function defineAgents(runtime: Runtime, baseUrl: string, dir: string): Promise<void> {
-  const model = { provider: "anthropic", id: "m", base_url: baseUrl, api_key_secret: LLM_SECRET, max_tokens: 512 };
-  const mount = { guest: "/work", host: dir };
-  const files = { "fs.read": { mounts: [mount] }, "fs.write": { mounts: [{ ...mount, mode: "rw" }] } };
-  const define = (name: string, extra: Record<string, unknown> = {}) =>
-    runtime.defineAgent({ name, description: `agent ${name}`, model, system_prompt: `You are ${name}.`, plugins: [{ name: "files", version: "*" }], grants: files, ...extra });
-  // files.write_file is Guarded: every write asks a person.
-  await define("helper");
-  await define("mid", { sub_agents: ["helper"], grants: { ...files, "agent.spawn": { agents: ["helper"] } } });
-  // The lead's run timeout is short (yet long enough for its own work on a busy machine): it
-  // must not tick while the lead waits for its child.
-  await define("lead", {
-    sub_agents: ["helper", "mid"],
-    grants: { ...files, "agent.spawn": { agents: ["helper", "mid"] } },
-    limits: { run_timeout_ms: 8000, call_timeout_ms: 8000, max_depth: 2 },
-  });
-}
 
 before(async () => {
   fake = await startFakeAnthropic();
@@ -49,9 +31,6 @@ after(async () => {
   await f.close();
   await fake.close();
 });
-
-const write = (file: string, content: string) => ({ type: "tool_calls" as const, calls: [{ name: "files__write_file", arguments: { path: `/work/${file}`, content } }] });
-const delegate = (agent: string, task: string) => ({ type: "tool_calls" as const, calls: [{ name: `subagent_${agent}`, arguments: { task } }] });
 
 /** The request the fake got `n` requests after `from`, as text. */
 function request(from: number, n: number): string {
@@ -78,22 +57,6 @@ async function runView(id: string) {
   const answer = await call(f, "GET", `/v1/runs/${id}`, { token: f.token.client });
   assert.equal(answer.status, 200, answer.text);
   return answer.body.run;
-}
-
-async function childOf(runtime: Runtime, parentId: string): Promise<string> {
-  let id: string | undefined;
-  await until(async () => (id = (await runtime.records.list({ limit: 500 })).find((r) => r.parentRunId === parentId)?.id) !== undefined, `a child of ${parentId}`);
-  return id!;
-}
-
-async function waiting(runtime: Runtime, id: string) {
-  await until(async () => (await runtime.records.get(id))?.status === "awaiting_approval", `run ${id} to wait`);
-  return (await runtime.records.get(id))!;
-}
-
-async function ended(runtime: Runtime, id: string, ms = 8000) {
-  await until(async () => (await runtime.records.get(id))?.status === "ended", `run ${id} to end`, ms);
-  return (await runtime.records.get(id))!;
 }
 
 test("a child's approval makes the parent wait; approved through the API, the child finishes and the parent's model gets its answer", async () => {
