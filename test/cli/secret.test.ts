@@ -13,7 +13,7 @@ let place: CliPlace;
 /** The real binary on the place's data dir, with `stdin` piped in and no clawhive variables inherited. */
 function clawhive(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) {
   const env = { ...process.env };
-  for (const name of Object.keys(env)) if (name.startsWith("CLAWHIVE_")) delete env[name];
+  for (const name of Object.keys(env)) if (name.startsWith("CLAWHIVE_") && name !== "CLAWHIVE_BUILD_CACHE") delete env[name];
   const result = spawnSync(process.execPath, [BIN, ...args, "--data-dir", place.data], {
     input: options.stdin ?? "",
     encoding: "utf8",
