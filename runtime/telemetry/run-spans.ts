@@ -21,6 +21,14 @@ interface RunSpans {
 
 const runs = new Map<string, RunSpans>();
 
+/**
+ * Every span's start and end, from one clock: epoch milliseconds with the monotonic clock's
+ * fraction. Left to itself a span anchors its start on `Date.now()` (whole milliseconds) and adds
+ * the monotonic time since, so two spans' ends could be up to a millisecond out of order: a tool
+ * call that ended just before its Step would seem to end after it.
+ */
+const clock = (): number => performance.timeOrigin + performance.now();
+
 /** Opens the run's span and follows its events until it ends; nothing when tracing is off. */
 export function observeRun(run: Run): void {
   const tracer = activeTracer();
@@ -28,7 +36,7 @@ export function observeRun(run: Run): void {
   const parent = parentContext(run);
   const attributes: Attributes = { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": run.agent.name, "clawhive.run.id": run.id, "clawhive.task.id": run.taskId };
   if (run.parentRunId !== null) attributes["clawhive.parent_run.id"] = run.parentRunId;
-  const start = () => tracer.startSpan(`invoke_agent ${run.agent.name}`, { kind: SpanKind.INTERNAL, attributes }, parent);
+  const start = () => tracer.startSpan(`invoke_agent ${run.agent.name}`, { kind: SpanKind.INTERNAL, attributes, startTime: clock() }, parent);
   const span = trace.getSpan(parent) === undefined ? withTraceId(run.traceId, start) : start();
   const spans: RunSpans = { span, steps: new Map(), toolCalls: new Map(), current: undefined };
   runs.set(run.id, spans);
@@ -57,13 +65,13 @@ function parentContext(run: Run): Context {
 function onEvent(spans: RunSpans, event: RunEvent): void {
   const tracer = activeTracer();
   if (tracer === undefined || !spans.span.isRecording()) {
-    if (event.type === "run-ended") spans.span.end();
+    if (event.type === "run-ended") spans.span.end(clock());
     return;
   }
   switch (event.type) {
     case "tool-call": {
       const { parent, links } = toolCallParent(spans, event.stepId);
-      const span = tracer.startSpan(`execute_tool ${event.tool}`, { kind: SpanKind.INTERNAL, links, attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.tool, "gen_ai.tool.call.id": event.id, "clawhive.step.id": event.stepId } }, parent);
+      const span = tracer.startSpan(`execute_tool ${event.tool}`, { kind: SpanKind.INTERNAL, links, startTime: clock(), attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": event.tool, "gen_ai.tool.call.id": event.id, "clawhive.step.id": event.stepId } }, parent);
       spans.toolCalls.set(event.id, span);
       spans.current = span;
       return;
@@ -77,7 +85,7 @@ function onEvent(spans: RunSpans, event: RunEvent): void {
         span.setAttribute("error.type", event.error?.kind ?? "error");
         span.setStatus({ code: SpanStatusCode.ERROR, message: event.error?.kind ?? "error" });
       }
-      span.end();
+      span.end(clock());
       if (spans.current === span) spans.current = undefined;
       return;
     }
@@ -86,7 +94,7 @@ function onEvent(spans: RunSpans, event: RunEvent): void {
       const attributes: Attributes = { "clawhive.host_call": event.call, "clawhive.capability": event.capability, "clawhive.policy.decision": event.denial === undefined ? "allow" : "deny" };
       if (event.denial !== undefined) attributes["clawhive.denial.reason"] = event.denial.reason;
       // The event comes with the call's outcome: the span starts when the call arrived.
-      const end = performance.now();
+      const end = clock();
       const span = tracer.startSpan(`host ${event.call}`, { kind: SpanKind.INTERNAL, startTime: end - Math.max(0, event.durationMs ?? 0), attributes }, trace.setSpan(context.active(), parent));
       if (!event.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: event.denial?.reason ?? "failed" });
       span.end(end);
@@ -99,10 +107,10 @@ function onEvent(spans: RunSpans, event: RunEvent): void {
     case "step":
       return stepEvent(spans, event);
     case "run-ended": {
-      for (const span of [...spans.toolCalls.values(), ...spans.steps.values()]) span.end();
+      for (const span of [...spans.toolCalls.values(), ...spans.steps.values()]) span.end(clock());
       spans.span.setAttribute("clawhive.run.end_reason", event.reason ?? "completed");
       if (event.reason === "failed") spans.span.setStatus({ code: SpanStatusCode.ERROR, message: "failed" });
-      spans.span.end();
+      spans.span.end(clock());
       return;
     }
     default:
@@ -132,7 +140,7 @@ function stepEvent(spans: RunSpans, event: StepEvent): void {
   span.setAttribute("clawhive.step.action", event.action);
   if (event.reason !== undefined) span.setAttribute("clawhive.step.reason", event.reason);
   if (event.action !== "tool_call") {
-    span.end();
+    span.end(clock());
     spans.steps.delete(event.stepId);
   }
 }
@@ -141,11 +149,11 @@ function stepSpan(spans: RunSpans, stepId: string): Span {
   const existing = spans.steps.get(stepId);
   if (existing !== undefined) return existing;
   for (const [id, open] of spans.steps) {
-    open.end();
+    open.end(clock());
     spans.steps.delete(id);
   }
   const tracer = activeTracer()!;
-  const span = tracer.startSpan(`step ${stepId}`, { kind: SpanKind.INTERNAL, attributes: { "clawhive.step.id": stepId } }, trace.setSpan(context.active(), spans.span));
+  const span = tracer.startSpan(`step ${stepId}`, { kind: SpanKind.INTERNAL, startTime: clock(), attributes: { "clawhive.step.id": stepId } }, trace.setSpan(context.active(), spans.span));
   spans.steps.set(stepId, span);
   return span;
 }
@@ -175,7 +183,7 @@ export function modelCallSpan(run: Run, stepId: string, provider: LlmProvider, r
   if (request.max_tokens !== undefined) attributes["gen_ai.request.max_tokens"] = request.max_tokens;
   const host = hostOf(provider.baseUrl);
   if (host !== undefined) attributes["server.address"] = host;
-  const span = tracer.startSpan(`chat ${provider.model}`, { kind: SpanKind.CLIENT, attributes }, trace.setSpan(context.active(), step));
+  const span = tracer.startSpan(`chat ${provider.model}`, { kind: SpanKind.CLIENT, attributes, startTime: clock() }, trace.setSpan(context.active(), step));
   return {
     headers: { traceparent: traceparentOf(span) },
     end(outcome) {
@@ -192,7 +200,7 @@ export function modelCallSpan(run: Run, stepId: string, provider: LlmProvider, r
         span.setAttribute("error.type", typeof code === "string" ? code : "error");
         span.setStatus({ code: SpanStatusCode.ERROR, message: typeof code === "string" ? code : "error" });
       }
-      span.end();
+      span.end(clock());
     },
   };
 }
