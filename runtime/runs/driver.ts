@@ -54,6 +54,11 @@ export interface RunDriverOptions {
    * journal is kept.
    */
   journal?: { store: RunJournal; audit: Pick<AuditLog, "query" | "flush" | "appendOutcome"> };
+  /**
+   * Default true: the tick continues any waiting run whose approval is decided. False leaves
+   * them to whoever continues them explicitly (`continue`), e.g. a short-lived command.
+   */
+  continueDecided?: boolean;
 }
 
 /**
@@ -197,6 +202,7 @@ export class RunDriver {
       // Not awaited: one slow run must not hold up the tick (lease renewal above all).
       void this.continue(left.id).catch((error: unknown) => this.#options.onError?.(error, left.id));
     }
+    if (this.#options.continueDecided === false) return;
     for (const waiting of await records.decidedWaiting()) {
       if (this.#driving.has(waiting.id) || this.#continuing.has(waiting.id)) continue;
       // Another live node's run is for that node to continue.
@@ -273,7 +279,7 @@ export class RunDriver {
         const call = plan[next]!;
         // The Step journal: this ToolCall's start, then (below) its outcome, each durable.
         await journal?.store.mark(run.id, { position: `plan:${next}`, since: this.#options.now(), node: this.#options.node });
-        const outcome = await run.callTool(call.name, call.input, record.task ? { context: record.task } : {});
+        const outcome = await run.callTool(call.name, call.input, { ...(record.task ? { context: record.task } : {}), ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) });
         if (outcome.status === "approval_required") return;
         outcomes.push(outcome);
         stopOnAuditFailure(outcome);
