@@ -115,6 +115,9 @@ async function storeAdHocAgent(client: ClawhiveClient, mounts: readonly Mount[],
   const manifest = adHocAgent(mounts, await client.listPlugins());
   const name = `cli-${createHash("sha256").update(JSON.stringify(manifest)).digest("hex").slice(0, 12)}`;
   const source = stringify({ ...manifest, name });
+  // Stored already (the same mounts, the same plugins): reading it is cheaper than storing it again.
+  const stored = await client.getAgent(name).catch(() => undefined);
+  if (stored?.source === source) return name;
   try {
     await client.putAgent(name, { text: source, format: "yaml" });
   } catch (error) {
