@@ -6,10 +6,7 @@ import type { RunRecords } from "./records.js";
 import { interruptedEffects } from "./takeover.js";
 import type { Run } from "./run.js";
 
-/**
- * Waits between attempts to record a run's failure (ms): a busy or briefly failing store gets
- * about a second and a half before the run is left to the tick.
- */
+/** Waits between attempts to record a run's failure (ms): about 1.5 s before the tick takes over. */
 const RECORD_RETRY_MS = [50, 200, 1200];
 
 /**
@@ -54,10 +51,7 @@ export interface RunDriverOptions {
    * journal is kept.
    */
   journal?: { store: RunJournal; audit: Pick<AuditLog, "query" | "flush" | "appendOutcome"> };
-  /**
-   * Default true: the tick continues any waiting run whose approval is decided. False leaves
-   * them to whoever continues them explicitly (`continue`), e.g. a short-lived command.
-   */
+  /** Default true: the tick continues decided waiting runs; false leaves them to `continue`. */
   continueDecided?: boolean;
 }
 
@@ -202,8 +196,7 @@ export class RunDriver {
       // Not awaited: one slow run must not hold up the tick (lease renewal above all).
       void this.continue(left.id).catch((error: unknown) => this.#options.onError?.(error, left.id));
     }
-    if (this.#options.continueDecided === false) return;
-    for (const waiting of await records.decidedWaiting()) {
+    for (const waiting of this.#options.continueDecided === false ? [] : await records.decidedWaiting()) {
       if (this.#driving.has(waiting.id) || this.#continuing.has(waiting.id)) continue;
       // Another live node's run is for that node to continue.
       if (waiting.node !== null && waiting.node !== node && (waiting.leaseUntil ?? 0) >= now() && !(await this.#options.claim(waiting.id, waiting))) continue;
