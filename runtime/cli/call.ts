@@ -35,8 +35,8 @@ ${SERVER_FLAGS_HELP}
   A Guarded tool (a write) pauses for a person's approval: the run id and approval id are
   printed; decide with 'clawhive approvals approve ID' and continue with 'clawhive resume RUN'
   (through a server, the server continues it once decided).
-  A call that fails before it runs (an unknown tool, a bad input) ends its run as failed, or
-  starts none.
+  A tool the agent does not have starts no run (exit 2); an input the tool refuses ends the
+  run with that error (exit 1).
 
   Exit codes: 0 output; 1 the tool returned an error; 3 waiting for approval; 2 bad usage.
 

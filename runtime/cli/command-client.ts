@@ -32,9 +32,9 @@ export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir" |
   /** Who decides, on the store (`--by`, else the user's name); a server records the token. */
   readonly actor?: string;
   /**
-   * On the store, continue a run in this process as soon as its approval is decided (`run` and
-   * `chat`, which follow their run to its end); by default a decided run is left to whichever
-   * runtime drives it next (`clawhive resume`, a server).
+   * On the store, continue a run in this process as soon as its approval is decided (`run`,
+   * `chat` and `runs watch`, which follow a run to its end); by default a decided run is left
+   * to whichever runtime is asked to continue it (`clawhive resume`) or drives it next (a server).
    */
   readonly continueDecidedRuns?: boolean;
 }
