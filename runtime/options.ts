@@ -64,6 +64,12 @@ export interface RuntimeOptions {
   skillsDir?: string;
   /** Fire due schedules from this runtime (a long-lived one: `clawhive serve`). Default false. */
   runSchedules?: boolean;
+  /**
+   * Default true: the runtime continues, in the background, any waiting run of the store whose
+   * approval is decided (a server). False: only the runs it is asked to continue (a command
+   * that opens the store for one task must not carry other runs on as a side effect).
+   */
+  continueDecidedRuns?: boolean;
   /** Model providers' outbound proxy and retry settings (config `llm`). */
   llm?: { proxyUrl?: string; timeoutMs?: number; maxAttempts?: number };
   /** Long-term memory: an OpenAI-compatible embeddings endpoint (config `memory.embeddings`); without one, keyword search only. */

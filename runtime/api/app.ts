@@ -4,6 +4,7 @@ import { httpMetrics, type RuntimeMetrics } from "../metrics/index.js";
 import type { McpEndpoint } from "../mcp/lazy.js";
 import type { DownloadOptions } from "../plugins/install/index.js";
 import { runRoutes } from "./routes/runs.js";
+import { runResumeRoutes } from "./routes/run-resume.js";
 import { scheduleRoutes } from "./routes/schedules.js";
 import { skillRoutes } from "./routes/skills.js";
 import { memoryRoutes } from "./routes/memory.js";
@@ -189,6 +190,7 @@ function declaredRoutes(options: AppOptions): ApiRoute[] {
       ...skillRoutes(runtime, { dir: runtime.skillsDir }),
       ...memoryRoutes(runtime),
       ...runRoutes(runtime),
+      ...runResumeRoutes(runtime),
     );
   }
   routes.push(...(options.routes ?? []));

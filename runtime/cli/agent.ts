@@ -1,22 +1,21 @@
+import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, extname } from "node:path";
-import { AgentManifestError, loadAgentManifests, parseAgentManifest } from "../agents/index.js";
 import { FLAGS, usage } from "./agent-flags.js";
 import { onServer, validate } from "./agent-validate.js";
-import type { AgentManifest, ParsedAgentManifest } from "../agents/index.js";
-import { InvalidInputError, NotFoundError } from "../errors.js";
+import { ClawhiveError, InvalidInputError, NotFoundError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
-import type { AgentDetailView } from "../client/client.js";
+import type { AgentDetailView, AgentView } from "../client/client.js";
 import { SERVER_FLAGS_HELP } from "./client.js";
 import { withClient } from "./command-client.js";
 import { inert, jsonText, jsonOut } from "./render.js";
-import { resolveAgentsDir, resolveDataDir, resolveMountGuard } from "./store-path.js";
+import { resolveAgentsDir } from "./store-path.js";
 
 export const agentHelp = `clawhive agent — check, list and show agents; store agents on a server
 
   clawhive agent validate FILE...       check each manifest as the runtime would load it
-  clawhive agent list                   the agents: manifest files (and, on a server, stored ones)
-  clawhive agent show NAME              one agent's manifest
+  clawhive agent list                   the agents a runtime loads: manifest files, stored ones
+  clawhive agent show NAME              one agent's manifest (its file's text, or as stored)
   clawhive agent put FILE [--name NAME] store (or replace) an agent on the server (--server)
   clawhive agent rm NAME                remove an agent stored on the server (--server)
 
@@ -24,7 +23,7 @@ export const agentHelp = `clawhive agent — check, list and show agents; store 
   --data-dir DIR    relative mount hosts resolve against it (env CLAWHIVE_DATA_DIR; default
                     the nearest .clawhive with a store from here up, else the project's)
   --agents DIR      the agents dir (default capabilities/ in the project; env CLAWHIVE_AGENTS_DIR)
-  --skip-host-dirs  do not require mount host dirs to exist (lint on another machine)
+  --skip-host-dirs  (validate) do not require mount host dirs to exist (lint on another machine)
   --skills DIR      (validate) the skills dir (default skills/ in the project)
   --name NAME       (put) the agent's name, default the file's name without .yaml/.json
 
@@ -37,7 +36,9 @@ export const agentHelp = `clawhive agent — check, list and show agents; store 
   dir and agents (a mount host must exist there). put and rm work through a server only: it
   keeps stored agents in its store, where every runtime on the store sees them; on this machine
   an agent is a file in the agents dir (edit or remove the file). A name defined by a file
-  cannot be put or removed through the API.
+  cannot be put or removed through the API. list and show ask the same API routes in both
+  modes: on the store, of a runtime opened here on the agents dir and the data dir (an invalid
+  file is listed with its problems, and list exits 1).
 
 ${SERVER_FLAGS_HELP}
 
@@ -61,66 +62,43 @@ export async function agentCommand(argv: string[]): Promise<number> {
 
 
 
-interface AgentSummary {
-  name: string;
-  origin: string;
-  file?: string;
-  valid: boolean;
-  description: string | null;
-  model: string | null;
-  plugins: Array<{ name: string; version: string }>;
-  capabilities: string[];
-}
-
-function summaryOf(m: AgentManifest, file: string): AgentSummary {
-  return {
-    name: m.name,
-    origin: "file",
-    file,
-    valid: true,
-    description: m.description,
-    model: `${m.model.provider}/${m.model.id}`,
-    plugins: m.plugins.map((p) => ({ name: p.name, version: p.version })),
-    capabilities: Object.keys(m.grants).sort(),
-  };
-}
+type AgentSummary = AgentView;
 
 async function list(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, FLAGS);
   if (positionals.length > 0) throw new InvalidInputError(`agent list takes no arguments, got ${positionals.join(" ")}; ${usage}`);
-  if (await onServer(values)) {
-    const agents = await withClient(values, (client) => client.listAgents());
-    if (values.json) console.log(jsonOut(agents));
-    else if (agents.length === 0) console.error("no agents on the server");
-    else printAgents(agents);
-    return 0;
-  }
-  const dir = resolveAgentsDir(values);
-  let agents: ReadonlyMap<string, ParsedAgentManifest>;
-  try {
-    agents = await loadAgentManifests(dir, { baseDir: resolveDataDir(values), checkHostDirs: values["skip-host-dirs"] !== true, hostGuard: resolveMountGuard(values) });
-  } catch (error) {
-    if (error instanceof AgentManifestError) {
+  const dir = await localAgentsDir(values);
+  return withClient(values, async (client) => {
+    const agents = await client.listAgents();
+    const invalid = agents.filter((a) => !a.valid);
+    if (invalid.length > 0) {
       // Invalid manifests are the user's content, not bad usage: print them all, exit 1.
-      for (const i of error.issues) console.error(`${i.file}: ${i.path}: ${i.message}`);
+      for (const agent of invalid) {
+        const detail = await client.getAgent(agent.name);
+        for (const p of detail.problems ?? []) console.error(inert(`${detail.file ?? agent.name}: ${p.path}: ${p.message}`, { newlines: false }));
+      }
       return 1;
     }
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") throw new NotFoundError(`agents dir ${dir} does not exist: pass --agents DIR or set CLAWHIVE_AGENTS_DIR`, { cause: error });
-    throw error;
-  }
-  const file = (name: string) => `${dir}/${name}.yaml`;
-  if (values.json) {
-    // The API's summary fields (so scripts read the same in both modes), then the manifest and its warnings.
-    console.log(jsonOut([...agents.values()].map(({ manifest, warnings }) => ({ ...summaryOf(manifest, file(manifest.name)), manifest, warnings }))));
+    if (values.json) {
+      // The API's summary fields, then each agent's manifest and what it acknowledges.
+      const details = await Promise.all(agents.map((a) => client.getAgent(a.name)));
+      console.log(jsonOut(agents.map((a, i) => ({ ...a, manifest: details[i]!.manifest, warnings: details[i]!.warnings ?? [] }))));
+    } else if (agents.length === 0) console.error(dir === undefined ? "no agents on the server" : `no agent manifests in ${dir}`);
+    else printAgents(agents);
     return 0;
-  }
-  if (agents.size === 0) {
-    console.error(`no agent manifests in ${dir}`);
-    return 0;
-  }
-  printAgents([...agents.values()].map(({ manifest }) => summaryOf(manifest, file(manifest.name))));
-  return 0;
+  });
+}
+
+/**
+ * On the store, the agents dir the runtime loads, which must exist (a wrong --agents is said
+ * as such, not answered with an empty list); through a server, undefined.
+ */
+async function localAgentsDir(values: Readonly<Record<string, unknown>>): Promise<string | undefined> {
+  if (await onServer(values)) return undefined;
+  if (values["skip-host-dirs"] !== undefined) throw new InvalidInputError("--skip-host-dirs is for validate: list and show answer what the runtime loads", { field: "skip-host-dirs" });
+  const dir = resolveAgentsDir(values);
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new NotFoundError(`agents dir ${dir} does not exist: pass --agents DIR or set CLAWHIVE_AGENTS_DIR`);
+  return dir;
 }
 
 function printAgents(agents: readonly AgentSummary[]): void {
@@ -139,30 +117,19 @@ function printAgents(agents: readonly AgentSummary[]): void {
 async function show(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, FLAGS);
   const name = oneName("show", positionals);
-  if (await onServer(values)) {
-    const agent: AgentDetailView = await withClient(values, (client) => client.getAgent(name));
-    if (values.json) console.log(jsonOut(agent));
-    else {
-      console.log(inert(`agent ${agent.name} (${agent.origin}${agent.file === undefined ? "" : ` ${agent.file}`})`, { newlines: false }));
-      for (const p of agent.problems ?? []) console.log(inert(`  invalid: ${p.path}: ${p.message}`, { newlines: false }));
-      console.log(inert(agent.source ?? jsonText(agent.manifest)));
-    }
-    return 0;
-  }
-  const dir = resolveAgentsDir(values);
-  const file = `${dir}/${name}.yaml`;
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch {
-    throw new NotFoundError(`no agent named ${name}: no ${file} (pass --agents DIR or set CLAWHIVE_AGENTS_DIR)`);
-  }
-  if (values.json) {
-    const parsed = parseAgentManifest(text, { file, baseDir: resolveDataDir(values), checkHostDirs: values["skip-host-dirs"] !== true, protectedDirs: [dir], hostGuard: resolveMountGuard(values) });
-    console.log(jsonOut({ ...summaryOf(parsed.manifest, file), manifest: parsed.manifest, source: text }));
-  } else {
-    console.log(inert(`agent ${name} (file ${file})`, { newlines: false }));
-    console.log(inert(text));
+  const dir = await localAgentsDir(values);
+  const agent: AgentDetailView = await withClient(values, (client) =>
+    client.getAgent(name).catch((error: unknown) => {
+      // On the store, where to look: the agents dir may be the wrong one.
+      if (dir !== undefined && error instanceof ClawhiveError && error.code === "not_found") throw new NotFoundError(`no agent named ${name}: no ${dir}/${name}.yaml and none stored (pass --agents DIR or set CLAWHIVE_AGENTS_DIR)`);
+      throw error;
+    }),
+  );
+  if (values.json) console.log(jsonOut(agent));
+  else {
+    console.log(inert(`agent ${agent.name} (${agent.origin}${agent.file === undefined ? "" : ` ${agent.file}`})`, { newlines: false }));
+    for (const p of agent.problems ?? []) console.log(inert(`  invalid: ${p.path}: ${p.message}`, { newlines: false }));
+    console.log(inert(agent.source ?? jsonText(agent.manifest)));
   }
   return 0;
 }

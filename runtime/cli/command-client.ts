@@ -32,9 +32,9 @@ export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir" |
   /** Who decides, on the store (`--by`, else the user's name); a server records the token. */
   readonly actor?: string;
   /**
-   * On the store, continue a run in this process as soon as its approval is decided (`run` and
-   * `chat`, which follow their run to its end); by default a decided run is left to whichever
-   * runtime drives it next (`clawhive resume`, a server).
+   * On the store, continue a run in this process as soon as its approval is decided (`run`,
+   * `chat` and `runs watch`, which follow a run to its end); by default a decided run is left
+   * to whichever runtime is asked to continue it (`clawhive resume`) or drives it next (a server).
    */
   readonly continueDecidedRuns?: boolean;
 }
@@ -46,7 +46,9 @@ export async function commandClient(values: Readonly<Record<string, unknown>>, o
   if (options.storeOnly) return storeClient(await openExistingStore(values), { ownsStore: true, ...actor });
   if (options.existing) requireExistingStore(values);
   const { existing: _existing, actor: _actor, storeOnly: _storeOnly, continueDecidedRuns = false, ...runtimeOptions } = options;
-  const runtime = await openRuntime(values, runtimeOptions);
+  // A decided run is continued here only by a command that follows its run (run, chat), as the
+  // approval hook below does: another command's runtime lives for one task, not for others' runs.
+  const runtime = await openRuntime(values, { ...runtimeOptions, continueDecidedRuns });
   // On the store the caller is a person, never a token: what they start is owned by no token
   // (so a later command continues their conversation), and they decide under their own name.
   return inProcessClient(runtime, { ownsRuntime: true, continueDecidedRuns, actor: options.actor ?? knownUser() ?? LOCAL_USER });

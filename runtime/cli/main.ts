@@ -22,7 +22,7 @@ const commands: Record<string, Command> = {
   tools: { load: async () => import("./tools.js").then((m) => ({ run: m.toolsCommand, help: m.toolsHelp })), summary: "list the tools of the loaded plugins" },
   run: { load: async () => import("./run.js").then((m) => ({ run: m.runCommand, help: m.runHelp })), summary: "start a run of an agent and follow its events; approve inline in a terminal" },
   chat: { load: async () => import("./chat.js").then((m) => ({ run: m.chatCommand, help: m.chatHelp })), summary: "talk with an agent in a REPL: answers as Markdown, tool calls and approvals inline" },
-  call: { load: async () => import("./call.js").then((m) => ({ run: m.callCommand, help: m.callHelp })), summary: "run one tool in a fresh, sandboxed run (on the store)" },
+  call: { load: async () => import("./call.js").then((m) => ({ run: m.callCommand, help: m.callHelp })), summary: "run one tool in a fresh, sandboxed run" },
   plugin: { load: async () => import("./plugin.js").then((m) => ({ run: m.pluginCommand, help: m.pluginHelp })), summary: "install, upgrade, list, inspect and remove tool plugins" },
   agent: { load: async () => import("./agent.js").then((m) => ({ run: m.agentCommand, help: m.agentHelp })), summary: "validate, list and show agents; store agents on a server" },
   approvals: { load: async () => import("./approvals.js").then((m) => ({ run: m.approvalsCommand, help: m.approvalsHelp })), summary: "list pending approvals with their full context; approve or deny one" },
@@ -53,8 +53,8 @@ ${Object.entries(commands).map(([name, c]) => `  ${name.padEnd(WIDTH)} ${c.summa
 Where it acts: on a running server's API when --server URL (or CLAWHIVE_SERVER) is given, with
 the token in CLAWHIVE_TOKEN or --token-file; otherwise on the store directly (--data-dir,
 default the nearest .clawhive holding a store from the working folder up, else the
-project's .clawhive; 'clawhive init' makes one elsewhere on purpose). serve, call, resume and
-token always use the store.
+project's .clawhive; 'clawhive init' makes one elsewhere on purpose). serve and token always
+use the store: serve is the server, and tokens have no API (the store is their root of trust).
 
 Exit codes (each command's --help says its own): 0 ok; 1 failed (a tool call failed, a check
 found a problem, the store or server could not be reached); 2 bad usage or refused (also a

@@ -167,7 +167,8 @@ async function watch(argv: string[]): Promise<number> {
           ...(afterText === undefined ? {} : { after: Number(afterText) }),
         });
       },
-      { existing: true },
+      // It follows the run to its end: decided meanwhile, the run is continued here.
+      { existing: true, continueDecidedRuns: true },
     );
   } catch (error) {
     if (isNotFound(error)) return noRun(id);

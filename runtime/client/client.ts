@@ -10,13 +10,14 @@ import type { ApprovalSchema } from "../api/schemas/approvals.js";
 import type { AuditRecordSchema, VerifyBody } from "../api/schemas/audit.js";
 import type { AgentDetailSchema, AgentPut, AgentSummarySchema, AgentValidation, PluginDetailSchema, PluginInstalled, PluginSummarySchema, SecretSchema, ToolSchema } from "../api/schemas/resources.js";
 import type { FiringSchema, ScheduleSchema } from "../api/schemas/resources.js";
-import type { RunSchema } from "../api/schemas/runs.js";
+import type { OutcomeSchema, RunSchema } from "../api/schemas/runs.js";
 import type { SubmitRunSchema } from "../api/routes/runs.js";
 import { uploadOf, type PluginSourceOptions } from "./plugin-upload.js";
 import { segment, type ApiClient, type Query, type RequestOptions, type StreamedEvent } from "./transport.js";
 
 export type ApprovalView = v.InferInput<typeof ApprovalSchema>;
 export type RunView = v.InferInput<typeof RunSchema>;
+export type OutcomeView = v.InferInput<typeof OutcomeSchema>;
 export type SubmitRunBody = v.InferInput<typeof SubmitRunSchema>;
 export type ToolView = v.InferInput<typeof ToolSchema>;
 export type AgentView = v.InferInput<typeof AgentSummarySchema>;
@@ -60,7 +61,14 @@ export interface ClawhiveClient {
   decideApproval(id: string, decision: { decision: "approve" | "deny"; scope?: "once" | "run"; reason?: string }): Promise<ApprovalView>;
   listRuns(query?: { status?: RunView["status"]; limit?: number }): Promise<RunView[]>;
   getRun(id: string): Promise<RunView>;
-  submitRun(body: SubmitRunBody): Promise<RunView>;
+  /** Starts a run; `wait`: answers once it has ended or waits for a person. */
+  submitRun(body: SubmitRunBody, options?: { wait?: boolean }): Promise<RunView>;
+  /**
+   * Continues run `id`, whose approval is decided, here and now: the run once it has ended or
+   * waits again, and the outcome of the call it replayed (a run without a plan). Refused (409)
+   * with `run_ended`, `run_not_waiting`, `approval_pending`, `sub_agent_waiting`, `run_leased`.
+   */
+  resumeRun(id: string): Promise<{ run: RunView; outcome?: OutcomeView }>;
   cancelRun(id: string): Promise<RunView>;
   /** A run's events after `after`, oldest first, to its end. */
   runEvents(id: string, options?: { after?: number; signal?: AbortSignal }): AsyncGenerator<StreamedEvent>;
@@ -153,8 +161,12 @@ export class ApiClawhiveClient implements ClawhiveClient {
     return (await this.api.get<{ run: RunView }>(`/v1/runs/${segment(id)}`)).run;
   }
 
-  async submitRun(body: SubmitRunBody): Promise<RunView> {
-    return (await this.api.request<{ run: RunView }>("POST", "/v1/runs", { json: body })).run;
+  async submitRun(body: SubmitRunBody, options: { wait?: boolean } = {}): Promise<RunView> {
+    return (await this.api.request<{ run: RunView }>("POST", "/v1/runs", { json: body, ...(options.wait ? { query: { wait: "true" } } : {}) })).run;
+  }
+
+  resumeRun(id: string): Promise<{ run: RunView; outcome?: OutcomeView }> {
+    return this.api.request<{ run: RunView; outcome?: OutcomeView }>("POST", `/v1/runs/${segment(id)}/resume`);
   }
 
   async cancelRun(id: string): Promise<RunView> {

@@ -6,10 +6,7 @@ import type { RunRecords } from "./records.js";
 import { interruptedEffects } from "./takeover.js";
 import type { Run } from "./run.js";
 
-/**
- * Waits between attempts to record a run's failure (ms): a busy or briefly failing store gets
- * about a second and a half before the run is left to the tick.
- */
+/** Waits between attempts to record a run's failure (ms): about 1.5 s before the tick takes over. */
 const RECORD_RETRY_MS = [50, 200, 1200];
 
 /**
@@ -54,6 +51,8 @@ export interface RunDriverOptions {
    * journal is kept.
    */
   journal?: { store: RunJournal; audit: Pick<AuditLog, "query" | "flush" | "appendOutcome"> };
+  /** Default true: the tick continues decided waiting runs; false leaves them to `continue`. */
+  continueDecided?: boolean;
 }
 
 /**
@@ -197,7 +196,7 @@ export class RunDriver {
       // Not awaited: one slow run must not hold up the tick (lease renewal above all).
       void this.continue(left.id).catch((error: unknown) => this.#options.onError?.(error, left.id));
     }
-    for (const waiting of await records.decidedWaiting()) {
+    for (const waiting of this.#options.continueDecided === false ? [] : await records.decidedWaiting()) {
       if (this.#driving.has(waiting.id) || this.#continuing.has(waiting.id)) continue;
       // Another live node's run is for that node to continue.
       if (waiting.node !== null && waiting.node !== node && (waiting.leaseUntil ?? 0) >= now() && !(await this.#options.claim(waiting.id, waiting))) continue;
@@ -273,7 +272,7 @@ export class RunDriver {
         const call = plan[next]!;
         // The Step journal: this ToolCall's start, then (below) its outcome, each durable.
         await journal?.store.mark(run.id, { position: `plan:${next}`, since: this.#options.now(), node: this.#options.node });
-        const outcome = await run.callTool(call.name, call.input, record.task ? { context: record.task } : {});
+        const outcome = await run.callTool(call.name, call.input, { ...(record.task ? { context: record.task } : {}), ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) });
         if (outcome.status === "approval_required") return;
         outcomes.push(outcome);
         stopOnAuditFailure(outcome);

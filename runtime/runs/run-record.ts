@@ -12,6 +12,8 @@ export type RunEndReason = "completed" | "cancelled" | "failed";
 export interface PlannedCall {
   name: string;
   input: unknown;
+  /** The call's deadline, in place of the agent's `call_timeout_ms`. */
+  timeoutMs?: number;
 }
 
 /** A ToolCall the run could not finish without a person: replayed once its approval is decided. */

@@ -120,6 +120,7 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
         const parsed = parseNodeId(holder);
         return parsed !== undefined && parsed.host === safeHostname() && !processAlive(parsed.pid);
       },
+      ...(options.continueDecidedRuns === false ? { continueDecided: false } : {}),
       ...(options.onProgress ? { onError: (error, runId) => options.onProgress!(`run ${runId}: ${(error as Error).message}`) } : {}),
     });
     runtime.driver.start();

@@ -82,7 +82,7 @@ export async function submitRun(s: RuntimeState, options: SubmitRunOptions): Pro
   await refreshAgents(s);
   const agent = agentNamed(s, options.agent);
   const tools = agentToolsOf(s, agent);
-  const plan = options.toolCalls.map((call, i) => ({ name: resolveToolName(tools, call.name, `tool_calls[${i}].name`), input: call.input ?? {} }));
+  const plan = options.toolCalls.map((call, i) => ({ name: resolveToolName(tools, call.name, `tool_calls[${i}].name`), input: call.input ?? {}, ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) }));
   const run = await startRun(s, { ...options, plan });
   return { run, settled: s.driver.drive(run) };
 }

@@ -34,7 +34,8 @@ function clawhive(args: string[], env: Record<string, string> = {}) {
   const clean = { ...process.env };
   delete clean.CLAWHIVE_DATA_DIR;
   delete clean.CLAWHIVE_AGENTS_DIR;
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 30_000, env: { ...clean, ...env } });
+  // list and show open a runtime on the store: the first one on a fresh data dir installs its plugins.
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 120_000, env: { ...clean, ...env } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

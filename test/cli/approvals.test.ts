@@ -47,7 +47,8 @@ describe("clawhive approvals list", () => {
     assert.match(shown, /"content": "hi"/);
     assert.match(shown, /^ {2}reason: +files\.write_file is Guarded/m);
     assert.match(shown, /^ {2}task: +clawhive call files\.write_file$/m);
-    assert.match(shown, /^ {2}context: +\(none given\)$/m);
+    // A call is a run of one planned ToolCall: its task is the context an approver reads.
+    assert.match(shown, /^ {2}context: +clawhive call files\.write_file$/m);
     assert.match(shown, /^ {2}created: +\d{4}-\d\d-\d\dT.*Z$/m);
     assert.match(shown, /^ {2}expires: +\d{4}-.*Z \(in \d+m\)$/m);
     block(stdout, b.approval);

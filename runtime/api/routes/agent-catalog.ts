@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { AgentManifestError, referenceProblems } from "../../agents/index.js";
 import { loadSkills } from "../../skills/index.js";
@@ -6,6 +6,7 @@ import type { AgentManifest, DangerWarning, ManifestIssue, ParsedAgentManifest }
 import { AgentStore, parseAgentSource, storedFile } from "../../agents/store.js";
 import type { AgentFormat, StoredAgent } from "../../agents/store.js";
 import { ConflictError, NotFoundError } from "../../errors.js";
+import { spawnWiderWarnings } from "../../agents/spawn.js";
 import type { Runtime } from "../../runtime.js";
 import type { MountHostGuard } from "../../../host-proxies/fs/index.js";
 
@@ -25,6 +26,9 @@ export interface AgentEntry {
   /** Undefined when a stored agent no longer passes its checks (see `problems`). */
   readonly manifest: AgentManifest | undefined;
   readonly problems: readonly ManifestIssue[];
+  /** One agent's view only (`get`): a file agent's text, and the combinations a manifest acknowledges. */
+  readonly source?: string;
+  readonly warnings?: readonly DangerWarning[];
 }
 
 export interface AgentCatalogOptions {
@@ -57,20 +61,26 @@ export class AgentCatalog {
   }
 
   async list(): Promise<AgentEntry[]> {
+    // As a run would find them: a file added, changed or broken since is seen now.
+    await this.#refresh();
     const store = await this.#store;
     const stored = new Map((await store.list()).map((s) => [s.name, s]));
     const runtimeAgents = new Map(this.#runtime.agents().map((a) => [a.name, a]));
-    const names = [...new Set([...stored.keys(), ...[...runtimeAgents.keys()].filter((n) => !this.#handed.has(n) || stored.has(n))])].sort();
+    // A manifest file that does not pass is listed too, with its problems: it is there, it cannot run.
+    const invalidFiles = [...this.#runtime.invalidAgents().keys()].filter((n) => this.#fileOf(n) !== undefined);
+    const names = [...new Set([...stored.keys(), ...invalidFiles, ...[...runtimeAgents.keys()].filter((n) => !this.#handed.has(n) || stored.has(n))])].sort();
     const entries: AgentEntry[] = [];
     for (const name of names) entries.push(await this.#entry(name, stored.get(name), runtimeAgents));
     return entries;
   }
 
   async get(name: string): Promise<AgentEntry | undefined> {
+    await this.#refresh();
     const stored = await (await this.#store).get(name);
     const runtimeAgents = new Map(this.#runtime.agents().map((a) => [a.name, a]));
-    if (stored === undefined && (!runtimeAgents.has(name) || this.#handed.has(name))) return undefined;
-    return this.#entry(name, stored, runtimeAgents);
+    const invalidFile = this.#runtime.invalidAgents().has(name) && this.#fileOf(name) !== undefined;
+    if (stored === undefined && !invalidFile && (!runtimeAgents.has(name) || this.#handed.has(name))) return undefined;
+    return this.#entry(name, stored, runtimeAgents, { detail: true });
   }
 
   /** Checks and stores agent `name` from its text; refused (409) for a file or code agent's name. */
@@ -137,19 +147,37 @@ export class AgentCatalog {
     return true;
   }
 
-  async #entry(name: string, stored: StoredAgent | undefined, runtimeAgents: ReadonlyMap<string, AgentManifest>): Promise<AgentEntry> {
+  async #entry(name: string, stored: StoredAgent | undefined, runtimeAgents: ReadonlyMap<string, AgentManifest>, options: { detail?: boolean } = {}): Promise<AgentEntry> {
     const file = this.#fileOf(name);
     if (file !== undefined || (stored === undefined && runtimeAgents.has(name))) {
       // Files win over the store (the runtime loaded the file); a stored agent of that name is shadowed.
       const origin: AgentOrigin = file !== undefined ? "file" : "runtime";
-      return { name, origin, file, stored: undefined, manifest: runtimeAgents.get(name), problems: [] };
+      const entry = { name, origin, file, stored: undefined, manifest: runtimeAgents.get(name), problems: file === undefined ? [] : (this.#runtime.invalidAgents().get(name) ?? []) };
+      return options.detail && file !== undefined ? { ...entry, ...(await this.#fileDetail(name, file, runtimeAgents)) } : entry;
     }
     try {
       const parsed = await parseAgentSource(stored!.source, { format: stored!.format, dataDir: this.#runtime.dataDir, name, file: storedFile(name), ...this.#protected() });
-      return { name, origin: "store", file: undefined, stored, manifest: parsed.manifest, problems: [] };
+      return { name, origin: "store", file: undefined, stored, manifest: parsed.manifest, problems: [], warnings: [...parsed.warnings, ...spawnWiderWarnings(parsed.manifest, runtimeAgents)] };
     } catch (error) {
       if (!(error instanceof AgentManifestError)) throw error;
       return { name, origin: "store", file: undefined, stored, manifest: undefined, problems: error.issues };
+    }
+  }
+
+  /** A file agent's text as it is now, and what its manifest acknowledges (none when it does not pass). */
+  async #fileDetail(name: string, file: string, runtimeAgents: ReadonlyMap<string, AgentManifest>): Promise<{ source?: string; warnings: DangerWarning[] }> {
+    let source: string;
+    try {
+      source = readFileSync(file, "utf8");
+    } catch {
+      return { warnings: [] };
+    }
+    try {
+      const parsed = await parseAgentSource(source, { format: "yaml", dataDir: this.#runtime.dataDir, name, file, ...this.#protected() });
+      return { source, warnings: [...parsed.warnings, ...spawnWiderWarnings(parsed.manifest, runtimeAgents)] };
+    } catch (error) {
+      if (!(error instanceof AgentManifestError)) throw error;
+      return { source, warnings: [] };
     }
   }
 

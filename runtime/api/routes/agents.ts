@@ -153,7 +153,8 @@ function agentDetail(entry: AgentEntry): v.InferInput<typeof S.AgentDetailSchema
   return {
     ...agentSummary(entry),
     manifest: (entry.manifest ?? null) as Record<string, unknown> | null,
-    ...(entry.stored === undefined ? {} : { source: entry.stored.source }),
+    ...(entry.stored === undefined ? (entry.source === undefined ? {} : { source: entry.source }) : { source: entry.stored.source }),
+    ...(entry.warnings === undefined ? {} : { warnings: entry.warnings.map(({ id, path, message }) => ({ id, path, message })) }),
     ...(entry.problems.length === 0 ? {} : { problems: entry.problems.map(({ path, message }) => ({ path, message })) }),
   };
 }

@@ -15,6 +15,8 @@ import { snakeKeys } from "./snake.js";
 const ToolCallSchema = v.strictObject({
   name: v.pipe(v.string(), v.minLength(1), v.maxLength(200)),
   input: v.optional(v.unknown()),
+  /** This call's deadline in place of the agent's call_timeout_ms. */
+  timeout_ms: v.optional(v.pipe(v.number(), v.integer("expected whole milliseconds"), v.minValue(1), v.maxValue(86_400_000))),
 });
 
 export const SubmitRunSchema = v.pipe(
@@ -119,7 +121,7 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
         const wait = query.wait === "true" || query.wait === "1";
         const { run, settled } = await runtime.submitRun({
           agent: body.agent,
-          ...(body.tool_calls === undefined ? {} : { toolCalls: body.tool_calls.map((call) => ({ name: call.name, input: call.input ?? {} })) }),
+          ...(body.tool_calls === undefined ? {} : { toolCalls: body.tool_calls.map((call) => ({ name: call.name, input: call.input ?? {}, ...(call.timeout_ms === undefined ? {} : { timeoutMs: call.timeout_ms }) })) }),
           ...(body.conversation_id === undefined ? {} : { conversationId: body.conversation_id }),
           ...(ownerOf(principalOf(c)) === null ? {} : { ownerToken: ownerOf(principalOf(c))! }),
           ...(body.task === undefined ? {} : { task: body.task }),
@@ -269,7 +271,7 @@ function streamEvents(c: Context<ApiEnv>, runtime: Runtime, id: string, from: nu
 }
 
 /** The run's record when `principal` may read it; 404 otherwise (someone else's run is not shown to exist). */
-async function readable(runtime: Pick<Runtime, "records">, id: string, principal: Principal): Promise<RunRecord> {
+export async function readable(runtime: Pick<Runtime, "records">, id: string, principal: Principal): Promise<RunRecord> {
   const record = await runtime.records.get(id);
   if (!record || (principal.role !== "approver" && !mayReadRun(principal, record.ownerToken))) {
     throw new ApiError("not_found", `no run ${id}`, { status: 404 });

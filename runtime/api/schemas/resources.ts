@@ -48,15 +48,16 @@ const agentBase = {
   updated_at: v.optional(ISO_TIME),
 };
 export const AgentSummarySchema = v.strictObject(agentBase);
+const DangerWarningSchema = v.strictObject({ id: v.string(), path: v.string(), message: v.string() });
 export const AgentDetailSchema = v.strictObject({
   ...agentBase,
   manifest: v.nullable(JSON_OBJECT),
-  source: v.optional(v.string()),
+  source: v.pipe(v.optional(v.string()), v.description("the manifest's text: a stored agent's as sent, a file agent's file")),
   problems: v.optional(v.array(IssueSchema)),
+  warnings: v.pipe(v.optional(v.array(DangerWarningSchema)), v.description("the dangerous combinations the manifest acknowledges")),
 });
 export const AgentPage = v.strictObject({ agents: v.array(AgentSummarySchema), next_cursor: NEXT_CURSOR });
 export const AgentBody = v.strictObject({ agent: AgentDetailSchema });
-const DangerWarningSchema = v.strictObject({ id: v.string(), path: v.string(), message: v.string() });
 export const AgentPut = v.strictObject({ agent: AgentDetailSchema, warnings: v.array(DangerWarningSchema) });
 export const AgentRemoved = v.strictObject({ removed: AgentSummarySchema });
 export const AgentValidation = v.variant("valid", [

@@ -54,6 +54,8 @@ export const RunSchema = v.strictObject({
 });
 
 export const RunBody = v.strictObject({ run: RunSchema });
+/** POST /v1/runs/:id/resume: the run now, and the outcome of the call it replayed (a run without a plan). */
+export const ResumedBody = v.strictObject({ run: RunSchema, outcome: v.optional(OutcomeSchema) });
 export const RunPage = v.strictObject({ runs: v.array(RunSchema), next_cursor: NEXT_CURSOR });
 
 /** A message's content: text, a ToolCall the model asked for, or its result. */
