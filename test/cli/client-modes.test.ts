@@ -1,12 +1,10 @@
 import assert from "node:assert/strict";
 import { rm, writeFile } from "node:fs/promises";
-import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { openAuditLog } from "../../runtime/audit/index.js";
-import { openStore } from "../../runtime/store/index.js";
 import { echoComponent, packTgz, writePackage } from "../helpers/plugin-packages.js";
 import { cli, serve, type Mode, type Result, type Served } from "./client-fixtures.js";
+import { closedPort, sameMoment, seedModelCall } from "./modes-fixtures.js";
 import { cliPlace, type CliPlace } from "./fixtures.js";
 
 let place: CliPlace;
@@ -31,49 +29,12 @@ before(async () => {
   assert.equal(cli(remote, ["runs", "watch", runId]).code, 0);
   assert.equal(cli(remote, ["secret", "set", "modes_token"], { input: "a-secret-value-of-some-length\n" }).code, 0);
   // A model call's record, written beside the server as a second writer on the store.
-  const store = await openStore({ url: `file:${join(place.data, "clawhive.db")}` });
-  const log = await openAuditLog(store);
-  await log.appendModelCall({
-    traceId: "trace-m",
-    runId: "run-m",
-    agent: "writer",
-    provider: "openai",
-    model: "gpt-modes",
-    baseUrl: "https://api.openai.com/v1",
-    messages: 2,
-    tools: ["files.write_file"],
-    maxTokens: 512,
-    inputTokens: 300,
-    outputTokens: 20,
-    stopReason: "end_turn",
-    attempts: 1,
-    startAt: Date.now() - 50,
-    status: "ok",
-  });
-  await log.close();
-  await store.close();
+  await seedModelCall(place);
 });
 after(async () => {
   await server?.stop();
   await rm(place.root, { recursive: true, force: true });
 });
-
-/** A port nothing listens on: one the OS just gave out and took back. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-/**
- * The two modes run one after the other, seconds apart on a busy machine: a time said relative
- * to now ("in 60m", "3m ago") may differ by a unit between them, the absolute times beside it not.
- */
-function sameMoment(text: string): string {
-  return text.replace(/\((in \d+[smhd]|\d+[smhd] ago)\)/g, "(now±)");
-}
 
 function both(args: readonly string[]): { direct: Result; server: Result } {
   return { direct: cli(direct, args), server: cli(remote, args) };

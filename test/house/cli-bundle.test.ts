@@ -38,7 +38,7 @@ test("after a build the bundle is there and at least as new as the compiled file
 const CASES: Array<{ args: string[]; code: number }> = [
   { args: ["--help"], code: 0 },
   { args: ["runs", "--help"], code: 0 },
-  { args: ["agent", "list", "--json"], code: 0 },
+  { args: ["agent", "validate", join(PROJECT_ROOT, "capabilities", "coder.yaml"), "--skip-host-dirs"], code: 0 },
   { args: ["runs", "list", "--json", "--data-dir", "STORE"], code: 0 },
   { args: ["audit", "verify", "--data-dir", "STORE"], code: 0 },
   { args: ["runs", "show", "run_missing", "--data-dir", "STORE"], code: 1 },
