@@ -16,8 +16,12 @@ const SEAL_PURPOSE = "clawhive compiled plugin v1";
 
 export interface CompileInput {
   manifest: PluginManifest;
-  /** The installed blob and its sha256 (checked again here). */
-  bytes: Uint8Array;
+  /**
+   * The installed blob and its sha256 (checked again here). Given as a function (the blob read
+   * from the store), it is read, and checked, only when no build of it this node's seal vouches
+   * for is cached: the code that runs is the cached build, whose files are checked at load.
+   */
+  bytes: Uint8Array | (() => Promise<Uint8Array>);
   sha256: string;
 }
 
@@ -55,20 +59,25 @@ export interface CompileOptions {
  */
 export async function compilePlugin(input: CompileInput, options: CompileOptions): Promise<PluginArtifact> {
   const { manifest } = input;
-  const actual = sha256(input.bytes);
-  if (actual !== input.sha256) {
-    throw new PluginError("blob_tampered", `plugin ${manifest.name}: its wasm does not match its recorded sha256 (expected ${input.sha256}, got ${actual})`);
-  }
+  const checked = (bytes: Uint8Array): Uint8Array => {
+    const actual = sha256(bytes);
+    if (actual !== input.sha256) {
+      throw new PluginError("blob_tampered", `plugin ${manifest.name}: its wasm does not match its recorded sha256 (expected ${input.sha256}, got ${actual})`);
+    }
+    return bytes;
+  };
+  let bytes = typeof input.bytes === "function" ? undefined : checked(input.bytes);
   const seal = options.seal ?? CodeSeal.forProcess();
   const key = compileKey(input);
   const dir = join(options.cacheDir, "compiled", `${manifest.name}-${input.sha256.slice(0, 16)}-${key.slice(0, 12)}`);
   const present = await stat(dir).then(() => true, () => false);
   const cached = await readCached(dir, key, seal, options);
   if (cached?.sealed && !options.rebuild) return cached.artifact;
+  bytes ??= checked(await (input.bytes as () => Promise<Uint8Array>)());
 
   const work = await mkdtemp(join(tmpdir(), "clawhive-compile-"));
   try {
-    const record = await compileInto(work, input, key, options);
+    const record = await compileInto(work, { ...input, bytes }, key, options);
     if (cached && !options.rebuild) {
       if (canonicalText(recordOf(cached.artifact)) === canonicalText(record)) {
         // The same build as the cached one's record: the record is vouched for now.
@@ -92,7 +101,7 @@ export async function compilePlugin(input: CompileInput, options: CompileOptions
 }
 
 /** Transpiles (a component) or copies (an Extism module) into `<work>/out`; returns the record written there. */
-async function compileInto(work: string, input: CompileInput, key: string, options: CompileOptions): Promise<ArtifactRecord> {
+async function compileInto(work: string, input: CompileInput & { bytes: Uint8Array }, key: string, options: CompileOptions): Promise<ArtifactRecord> {
   const { manifest } = input;
   const out = join(work, "out");
   await writeFile(join(work, BLOB_FILE), input.bytes);

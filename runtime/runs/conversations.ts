@@ -99,6 +99,12 @@ export class Conversations {
     return messages;
   }
 
+  /** Whether run `runId`'s turn is already in conversation `id` (a run appends its turn once). */
+  async hasTurnOf(id: string, runId: string): Promise<boolean> {
+    const result = await this.#store.execute({ sql: "SELECT 1 FROM conversation_messages WHERE conversation_id = ? AND run_id = ? LIMIT 1", args: [id, runId] });
+    return result.rows.length > 0;
+  }
+
   /** Appends a run's turn (its messages, in order) in one transaction. */
   async append(id: string, messages: readonly Message[], options: { runId: string }): Promise<void> {
     if (messages.length === 0) return;

@@ -2,6 +2,7 @@ import type { AuditLog, AuditRecord } from "../audit/index.js";
 import type { Migration, Store } from "../store/index.js";
 import { runFenceMigrations } from "./fence.js";
 import { loopStateChunkMigrations } from "./loop/state-rows.js";
+import { SUB_AGENT_TOOL_PREFIX } from "./sub-agent-tools.js";
 
 /**
  * Its own migration room, so its numbering never meets the runs room's: one row per run saying
@@ -68,16 +69,21 @@ export class RunJournal {
 }
 
 /**
- * The host-call intents run `runId` wrote since `since`: effects of the ToolCall its node was
- * inside when it stopped. Paged (a ToolCall may have made many calls), at most `cap` returned.
+ * The effect intents run `runId` wrote since `since`: effects of the ToolCall its node was
+ * inside when it stopped — its host calls, and the sub-agent runs it started (a child's own
+ * effects are recorded under the child, so the parent's spawn intent is what says one was
+ * started: started again, the child's task would be done twice). Paged (a ToolCall may have
+ * made many calls), at most `cap` returned.
  */
 export async function effectsSince(audit: Pick<AuditLog, "query">, runId: string, since: number, cap = 50): Promise<{ intents: AuditRecord[]; finished: Set<number> }> {
   const intents: AuditRecord[] = [];
   const finished = new Set<number>();
   let cursor: string | null = null;
   do {
-    const page = await audit.query({ runId, kind: "host_call", since, limit: 200, ...(cursor === null ? {} : { cursor }) });
+    const page = await audit.query({ runId, since, limit: 200, ...(cursor === null ? {} : { cursor }) });
     for (const record of page.records) {
+      const effect = record.kind === "host_call" || (record.kind === "tool_call" && (record.tool ?? "").startsWith(SUB_AGENT_TOOL_PREFIX));
+      if (!effect) continue;
       if (record.status === "intent" && record.decision === "allow") intents.push(record);
       else if (record.intentSeq !== null) finished.add(record.intentSeq);
     }
@@ -90,7 +96,7 @@ export async function effectsSince(audit: Pick<AuditLog, "query">, runId: string
 export function describeEffects(intents: readonly AuditRecord[], outcomes: ReadonlySet<number>): string {
   return intents
     .map((record) => {
-      const call = record.hostCall === null ? "host call" : `${record.hostCall.proxy}.${record.hostCall.function}`;
+      const call = record.hostCall !== null ? `${record.hostCall.proxy}.${record.hostCall.function}` : (record.tool ?? "host call");
       const args = record.args === null ? "" : ` ${record.args.length > 200 ? `${record.args.slice(0, 197)}...` : record.args}`;
       return `${call}${args} (${outcomes.has(record.seq) ? "finished" : "no outcome recorded: it may or may not have happened"})`;
     })

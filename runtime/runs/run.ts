@@ -1,6 +1,6 @@
 import { ConflictError } from "../errors.js";
 import type { AgentManifest } from "../agents/index.js";
-import type { AuditSubject } from "../audit/index.js";
+import type { AuditSubject, IntentGuard } from "../audit/index.js";
 import type { PolicyLayers } from "../policy/engine.js";
 import type { PendingToolCall, RunEndReason, RunStatus } from "./records.js";
 import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
@@ -273,6 +273,11 @@ export class Run {
    */
   ensureMayGoOn(): Promise<void> {
     return this.#stops.stopIfAsked();
+  }
+
+  /** The guard of an effect this run starts outside a ToolCall's host calls (a sub-agent run): see effectGuard. */
+  effectFence(): IntentGuard {
+    return this.#stops.fence();
   }
 
   async #setPending(pending: PendingToolCall | null): Promise<void> {

@@ -16,6 +16,7 @@ import { capabilityMatches, grantCovers, type CapabilityGrant } from "../policy/
 import type { AuditLog } from "../audit/index.js";
 import type { Store } from "../store/index.js";
 import { parseTaskGrants } from "./agent-setup.js";
+import { fenceRefused } from "./fence.js";
 import type { PlannedCall, RunRecord, RunRecords } from "./records.js";
 import type { Run } from "./run.js";
 import type { RunStarter } from "./run-starter.js";
@@ -82,8 +83,16 @@ export async function spawnSubAgent(runtime: SubAgentRuntime, parent: Run, optio
     await runtime.audit.appendDenial({ ...subject, denial });
     return { status: "denied", denial };
   }
-  // Fail closed: no intent on record, no child.
-  const intent = await runtime.audit.appendIntent(subject);
+  // Fail closed: no intent on record, no child. Fenced like a host call's effect: a parent
+  // another node took over (or one cancelled) since the check above starts no child here.
+  let intent;
+  try {
+    intent = await runtime.audit.appendIntent(subject, { guard: parent.effectFence() });
+  } catch (error) {
+    if (!fenceRefused(error)) throw error;
+    await parent.ensureMayGoOn();
+    throw new ConflictError("run_cancelled", `run ${parent.id} may start no sub-agent here: it was cancelled, has ended or is driven by another node`);
+  }
   try {
     const result = await driveChild(runtime, parent, { child: child.name, options, requested, owner: options.ownerToken ?? chain[0]!.ownerToken });
     await runtime.audit.appendOutcome(intent, { status: result.endReason === "failed" ? "error" : "ok" });

@@ -7,6 +7,8 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Runtime } from "../../runtime/index.js";
 import type { LlmProvider, LlmRequest, LlmResponse } from "../../runtime/llm/index.js";
+import { openStore } from "../../runtime/store/index.js";
+import { FaultyStore } from "../helpers/faulty-store.js";
 import { respond } from "../helpers/scripted-response.js";
 export { respond } from "../helpers/scripted-response.js";
 import { copyInstalledStore, defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
@@ -16,6 +18,8 @@ export const HOUR = 3_600_000;
 
 export interface Node {
   runtime: Runtime;
+  /** A's store, through which a test stops A at an exact statement (B's is the plain store). */
+  store?: FaultyStore;
   /** Every request this node's model was sent. */
   requests: LlmRequest[];
   /** Resolves once this node's model has been asked `n` times. */
@@ -40,7 +44,11 @@ function scripted(node: "a" | "b", requests: LlmRequest[], waiters: Array<{ n: n
     complete: async (request, options): Promise<LlmResponse> => {
       requests.push(request);
       for (const w of waiters.filter((w) => requests.length >= w.n)) w.resolve();
-      const answered = request.messages.at(-1)?.content.some((b) => b.type === "tool_result") === true;
+      const last = request.messages.at(-1);
+      const answered = last?.content.some((b) => b.type === "tool_result") === true;
+      // Asked again after its own answer, B's model does the task again, as a model may: a
+      // node that asks it then makes the write a second time.
+      if (node === "b" && last?.role === "assistant") return respond([writeUse("a.txt")]);
       if (node === "b") return respond([{ type: "text", text: answered ? "done after the journal's results" : "done without results" }]);
       if (!answered) return respond([writeUse("a.txt")]);
       return new Promise<LlmResponse>((resolve, reject) => {
@@ -66,11 +74,11 @@ export async function twoNodes(storeUrl: (dataDir: string) => string, options: {
     let offset = 0;
     const agentsDir = join(dataDir, `agents-${name}`);
     await mkdir(agentsDir, { recursive: true });
+    const store = name === "a" ? new FaultyStore(await openStore({ url, ...(options.authToken === undefined ? {} : { authToken: options.authToken }) })) : undefined;
     const runtime = await Runtime.create({
       dataDir,
       agentsDir,
-      storeUrl: url,
-      ...(options.authToken === undefined ? {} : { storeAuthToken: options.authToken }),
+      ...(store !== undefined ? { store } : { storeUrl: url, ...(options.authToken === undefined ? {} : { storeAuthToken: options.authToken }) }),
       pluginDirs: [FILES_PLUGIN, PROBE_PLUGIN],
       sandbox: { poolSize: 0 },
       clock: { now: () => Date.now() + offset },
@@ -79,6 +87,7 @@ export async function twoNodes(storeUrl: (dataDir: string) => string, options: {
     await defineTestAgent(runtime, "writer", { plugins: ["files"], mounts: [{ guest: "/w", host: work, mode: "rw" }], lowerToSafe: ["files.write_file"] });
     return {
       runtime,
+      ...(store === undefined ? {} : { store }),
       requests,
       asked: (n) => new Promise((resolve) => (requests.length >= n ? resolve() : waiters.push({ n, resolve }))),
       release: (response) => hold.release?.(response),

@@ -46,9 +46,10 @@ export class PluginBuilds {
     }
   }
 
-  async compile(manifest: PluginManifest, hash: string, bytes: () => Promise<Uint8Array>, rebuild = false): Promise<PluginArtifact> {
+  /** `lazy`: `bytes` is read only when no sealed build of `hash` is cached (a load of an installed blob). */
+  async compile(manifest: PluginManifest, hash: string, bytes: () => Promise<Uint8Array>, rebuild = false, lazy = false): Promise<PluginArtifact> {
     return compilePlugin(
-      { manifest, sha256: hash, bytes: await bytes() },
+      { manifest, sha256: hash, bytes: lazy ? bytes : await bytes() },
       {
         cacheDir: this.#options.cacheDir,
         seal: this.#seal,

@@ -190,7 +190,8 @@ export class PluginInstaller {
    * either is refused, audited, and made again from the store's blob.
    */
   async load(installed: InstalledPlugin, sandbox: Sandbox = this.#options.sandbox): Promise<LoadedPlugin> {
-    const compile = (rebuild: boolean) => this.#builds.compile(installed.manifest, installed.blobSha256, () => this.registry.blob(installed.blobSha256), rebuild);
+    // The blob (~12 MB for a component, base64 over a libSQL server) is read from the store only to build.
+    const compile = (rebuild: boolean) => this.#builds.compile(installed.manifest, installed.blobSha256, () => this.registry.blob(installed.blobSha256), rebuild, true);
     const artifact = await compile(false);
     // A component's imports were read from its blob at install (they are a function of its
     // bytes, and the artifact is of those bytes): checked again against the manifest, not

@@ -1,13 +1,12 @@
 import { ClawhiveError } from "../../errors.js";
 import { responseText, toolUses, type LlmResponse, type ToolUseBlock } from "../../llm/index.js";
-import type { RunEndReason } from "../records.js";
 import type { Run } from "../run.js";
 import { stopOnAuditFailure } from "../errors.js";
 import { ModelCallAudit } from "./model-calls.js";
 import { interruptedEffects } from "../takeover.js";
 import { buildStepRequest } from "./request.js";
 import { effectiveMounts } from "../grant-limits.js";
-import type { LoopState, WaitingTurn } from "./state.js";
+import type { LoopFinish, LoopState, WaitingTurn } from "./state.js";
 import type { RunLoopOptions } from "./options.js";
 
 export type { RunLoopOptions } from "./options.js";
@@ -19,11 +18,7 @@ import { TurnCalls } from "./tool-calls.js";
 type Halt = "continue" | "paused" | "stopped";
 
 /** Loop-imposed ends: the finish Step's reason and the run's result text. */
-interface Stop {
-  reason: string;
-  result: string;
-  endReason: RunEndReason;
-}
+type Stop = LoopFinish;
 
 /**
  * The model-driven run loop: each Step sends the conversation so far and the run's tools to
@@ -105,6 +100,9 @@ export class RunLoop {
   }
 
   async #run(run: Run, state: LoopState, signal: AbortSignal): Promise<void> {
+    // Its end was journaled (its node stopped while ending it): that end is finished here.
+    const ended = state.finished ?? answered(state);
+    if (ended) return this.#complete(run, state, ended, { continued: true });
     if (state.modelCall) {
       // Cut off inside a model call (see ModelCallAudit.interrupted): recorded, then asked again.
       await this.#modelCalls.get(run.id)!.interrupted(this.#options.provider(run.agent), state.modelCall);
@@ -117,7 +115,8 @@ export class RunLoop {
     const provider = this.#options.provider(run.agent);
     // The conversation's earlier turns do not change while this run drives (its own are added
     // when it finishes): read once, not every Step.
-    const history = (state.conversationId ? await this.#options.conversations.messages(state.conversationId) : []).map(({ role, content }) => ({ role, content }));
+    // Never this run's own turn (appended once it completed): those messages are in its state.
+    const history = (state.conversationId ? await this.#options.conversations.messages(state.conversationId) : []).filter((m) => m.runId !== run.id).map(({ role, content }) => ({ role, content }));
     // Skills, memory and sub-agent tools are read once per drive, like the history.
     const skills = (await this.#options.skills?.(run)) ?? "";
     const memory = (await this.#options.memory?.(run, taskText(state))) ?? "";
@@ -250,11 +249,24 @@ export class RunLoop {
         ? { reason: "audit_write_failed", result: `the run failed: audit_write_failed: a model call could not be recorded: ${unrecorded.message}`, endReason: "failed" }
         : stopped;
     state.waiting = null;
+    state.modelCall = null;
+    // The Step journal's last entry: from here on the run only ends (see LoopState.finished).
+    state.finished = stop;
     await this.#options.states.put(run.id, state);
+    await this.#complete(run, state, stop, { continued: false });
+  }
+
+  /**
+   * Writes a journaled end: the result, the turn added to the conversation (once: a node that
+   * stopped after appending it left it there), the finish Step, the run's end.
+   */
+  async #complete(run: Run, state: LoopState, stop: Stop, options: { continued: boolean }): Promise<void> {
+    if (run.ended) return;
     await this.#options.states.setResult(run.id, stop.result);
     // Only a completed turn joins the conversation: it never holds a call without its result.
     if (stop.endReason === "completed" && state.conversationId) {
-      await this.#options.conversations.append(state.conversationId, state.messages, { runId: run.id });
+      const appended = options.continued && (await this.#options.conversations.hasTurnOf(state.conversationId, run.id));
+      if (!appended) await this.#options.conversations.append(state.conversationId, state.messages, { runId: run.id });
     }
     run.recordStep({ stepId: `step_${state.steps}`, action: "finish", usage: null, reason: stop.reason });
     await run.end(stop.endReason);
@@ -267,6 +279,18 @@ export class RunLoop {
     run.recordStep({ stepId: `step_${state.steps}`, action: "finish", usage: null, reason: "run_timeout" });
     await run.cancel();
   }
+}
+
+/**
+ * The end of a run whose state already holds the model's answer (its last message is the
+ * model's, asking for no tool) but no journaled end, as a state written before ends were
+ * journaled may: the answer is the run's result.
+ */
+function answered(state: LoopState): Stop | undefined {
+  const last = state.messages.at(-1);
+  if (state.waiting || state.modelCall || last?.role !== "assistant" || last.content.some((block) => block.type === "tool_use")) return undefined;
+  const text = last.content.map((block) => (block.type === "text" ? block.text : "")).join("");
+  return { reason: "completed", result: text, endReason: "completed" };
 }
 
 /** The run's task: the text of its first message (see LoopState.messages). */

@@ -1,6 +1,7 @@
 import type { Message, ToolResultBlock, ToolUseBlock } from "../../llm/index.js";
 import { ConflictError } from "../../errors.js";
 import type { Store } from "../../store/index.js";
+import type { RunEndReason } from "../records.js";
 import { hasState, readState, writeState } from "./state-rows.js";
 
 /** The ToolCalls of one model turn being worked through when the run paused for a person. */
@@ -63,6 +64,19 @@ export interface LoopState {
    * continued, the call was cut off: see ModelCallAudit.interrupted.
    */
   modelCall?: ModelCallIntent | null;
+  /**
+   * How the run ended, journaled before anything of its end is written (result, conversation,
+   * the run's end): a node that continues a run found with it set finishes that end and never
+   * asks the model again — a Step after the run's answer could repeat effects already made.
+   */
+  finished?: LoopFinish | null;
+}
+
+/** A loop-decided end: the finish Step's reason, the run's result text and its end reason. */
+export interface LoopFinish {
+  reason: string;
+  result: string;
+  endReason: RunEndReason;
 }
 
 export function initialLoopState(task: string, conversationId: string | null): LoopState {

@@ -146,6 +146,26 @@ test("a tampered blob in the store is refused at load by a node that must compil
   }
 });
 
+test("a load that finds its sealed build does not read the store's blob; a load that must build needs it", async () => {
+  const { store, installer, registry, close } = await place();
+  const cache = await tempDir("clawhive-cache-");
+  try {
+    await installer.install(await writePackage(root, "pkg-sealed", echoManifest(), echo.bytes));
+    const installed = (await registry.get("bench-echo"))!;
+    const node = new PluginInstaller({ registry, sandbox, cacheDir: cache });
+    // Nothing cached: built from the blob, the build sealed.
+    assert.equal((await node.load(installed)).plugin.manifest.name, "bench-echo");
+    await store.execute({ sql: "DELETE FROM plugin_blob_chunks WHERE sha256 = ?", args: [installed.blobSha256] });
+    // The sealed build is what runs: the blob, gone now, is not read.
+    assert.equal((await node.load(installed)).plugin.manifest.name, "bench-echo");
+    await rm(cache, { recursive: true, force: true });
+    await assert.rejects(node.load(installed), { code: "blob_missing" });
+  } finally {
+    await close();
+    await rm(cache, { recursive: true, force: true });
+  }
+});
+
 test("tampered cached glue is refused, then rebuilt from the blob, at load and at install", async () => {
   const cache = await tempDir("clawhive-cache-");
   const first = await place({ cacheDir: cache });
