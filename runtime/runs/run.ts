@@ -1,6 +1,6 @@
 import { ConflictError } from "../errors.js";
 import type { AgentManifest } from "../agents/index.js";
-import type { AuditSubject, IntentGuard } from "../audit/index.js";
+import type { AuditSubject } from "../audit/index.js";
 import type { PolicyLayers } from "../policy/engine.js";
 import type { PendingToolCall, RunEndReason, RunStatus } from "./records.js";
 import { ReportBuilder, type LeastPrivilegeReport } from "./report.js";
@@ -267,17 +267,12 @@ export class Run {
   }
 
   /**
-   * Throws `run_cancelled` or `run_ended` when the run may not go on, as the store says (a
-   * cancel recorded on any node is honoured here); for work that starts outside a ToolCall,
-   * such as spawning a sub-agent.
+   * What work starting outside a ToolCall (spawning a sub-agent) asks of the run: `stopIfAsked`
+   * throws `run_cancelled` or `run_ended` when the store says it may not go on (a cancel recorded
+   * on any node is honoured here); `fence` guards such an effect's intent as a host call's is.
    */
-  ensureMayGoOn(): Promise<void> {
-    return this.#stops.stopIfAsked();
-  }
-
-  /** The guard of an effect this run starts outside a ToolCall's host calls (a sub-agent run): see effectGuard. */
-  effectFence(): IntentGuard {
-    return this.#stops.fence();
+  get stops(): Pick<RunStops, "stopIfAsked" | "fence"> {
+    return this.#stops;
   }
 
   async #setPending(pending: PendingToolCall | null): Promise<void> {

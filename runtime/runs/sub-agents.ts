@@ -68,7 +68,7 @@ interface Layer {
 export async function spawnSubAgent(runtime: SubAgentRuntime, parent: Run, options: SpawnSubAgentOptions): Promise<SpawnResult> {
   if (parent.ended) throw new ConflictError("run_ended", `run ${parent.id} has ended; a sub-agent needs a live parent`);
   // Asked of the store: a parent cancelled on another node starts no child.
-  await parent.ensureMayGoOn();
+  await parent.stops.stopIfAsked();
   await runtime.refreshAgents();
   const agents = runtime.agents();
   const child = agents.find((a) => a.name === options.agent);
@@ -87,10 +87,10 @@ export async function spawnSubAgent(runtime: SubAgentRuntime, parent: Run, optio
   // another node took over (or one cancelled) since the check above starts no child here.
   let intent;
   try {
-    intent = await runtime.audit.appendIntent(subject, { guard: parent.effectFence() });
+    intent = await runtime.audit.appendIntent(subject, { guard: parent.stops.fence() });
   } catch (error) {
     if (!fenceRefused(error)) throw error;
-    await parent.ensureMayGoOn();
+    await parent.stops.stopIfAsked();
     throw new ConflictError("run_cancelled", `run ${parent.id} may start no sub-agent here: it was cancelled, has ended or is driven by another node`);
   }
   try {
