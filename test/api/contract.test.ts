@@ -135,6 +135,13 @@ test("every route's answers match the document, and every documented JSON answer
   await checked("POST", `/v1/approvals/${approvalId}`, { ...approver, json: { decision: "approve" } });
   await checked("POST", `/v1/approvals/${approvalId}`, { ...approver, json: { decision: "approve" } });
   await checked("POST", `/v1/runs/${paused.id}/cancel`, { token: f.token.admin });
+  // Another paused call, decided, continued here and now; once ended, nothing to resume (409).
+  const resumable = await f.runtime.startRun({ agent, task: "echo again" });
+  const waiting = await resumable.callTool("probe.echo", { text: "y" });
+  if (waiting.status !== "approval_required") assert.fail(JSON.stringify(waiting));
+  await checked("POST", `/v1/approvals/${waiting.approval.id}`, { ...approver, json: { decision: "approve" } });
+  await checked("POST", `/v1/runs/${resumable.id}/resume`, { token: f.token.admin });
+  await checked("POST", `/v1/runs/${resumable.id}/resume`, { token: f.token.admin });
   await checked("GET", `/v1/audit?run_id=${run.body.run.id}&limit=2`, client);
   await checked("GET", "/v1/audit/verify");
 
