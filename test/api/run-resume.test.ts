@@ -2,40 +2,29 @@ import assert from "node:assert/strict";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { createApp } from "../../runtime/api/app.js";
-import { openTokenStore } from "../../runtime/api/auth/index.js";
 import type { Runtime } from "../../runtime/index.js";
-import { defineTestAgent, testRuntime } from "../helpers/runtime.js";
-import { jsonCall, listen, type Listening } from "./fixtures.js";
+import { defineTestAgent } from "../helpers/runtime.js";
+import { jsonCall } from "./fixtures.js";
+import { apiFixture, type ApiFixture } from "./routes-fixtures.js";
 
+let f: ApiFixture;
 let runtime: Runtime;
-let dispose: () => Promise<void>;
-let server: Listening;
 let work: string;
-const token = { admin: "", client: "", other: "" };
+let token: ApiFixture["token"];
 
 before(async () => {
   // Nothing continues a decided run in the background: only the resume under test does.
-  const made = await testRuntime({ continueDecidedRuns: false });
-  runtime = made.runtime;
-  dispose = made.dispose;
-  work = join(made.dataDir, "work");
+  f = await apiFixture({ runtime: { continueDecidedRuns: false } });
+  ({ runtime, token } = f);
+  work = join(f.dataDir, "work");
   await mkdir(work);
   await defineTestAgent(runtime, "writer", { mounts: [{ guest: "/w", host: work, mode: "rw" }], plugins: ["files", "probe"] });
-  const tokens = await openTokenStore(runtime.store, { clock: runtime.clock });
-  token.admin = (await tokens.create("admin")).token;
-  token.client = (await tokens.create("client")).token;
-  token.other = (await tokens.create("client")).token;
-  server = await listen(createApp({ runtime, tokens, version: "test" }));
 });
 
-after(async () => {
-  await server.close();
-  await dispose();
-});
+after(() => f.close());
 
 function api(method: string, path: string, options: { token?: string; body?: unknown } = {}): Promise<{ status: number; body: any }> {
-  return jsonCall(server.base, method, path, { ...options, token: options.token ?? token.client });
+  return jsonCall(f.server.base, method, path, { ...options, token: options.token ?? token.client });
 }
 
 /** A run of one planned write, waiting for its approval. */
