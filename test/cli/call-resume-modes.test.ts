@@ -2,30 +2,26 @@ import assert from "node:assert/strict";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { cli, serve, type Mode, type Result, type Served } from "./client-fixtures.js";
-import { cliPlace, type CliPlace } from "./fixtures.js";
+import { bothModes, cli, type BothModes, type Mode, type Result } from "./client-fixtures.js";
+import type { CliPlace } from "./fixtures.js";
 
+let modes: BothModes;
 let place: CliPlace;
-let server: Served;
 let direct: Mode;
 let remote: Mode;
 let own: string;
 
 before(async () => {
-  place = await cliPlace("clawhive-cli-call-modes-");
-  own = join(place.root, "own");
-  await mkdir(own);
-  await writeFile(join(own, "note.txt"), "a note of its own\n");
-  await mkdir(join(place.data, "workspace"), { recursive: true });
-  await writeFile(join(place.data, "workspace", "w.txt"), "in the workspace\n");
-  server = await serve(place);
-  direct = { kind: "direct", place };
-  remote = { kind: "server", server };
+  modes = await bothModes("clawhive-cli-call-modes-", async (made) => {
+    own = join(made.root, "own");
+    await mkdir(own);
+    await writeFile(join(own, "note.txt"), "a note of its own\n");
+    await mkdir(join(made.data, "workspace"), { recursive: true });
+    await writeFile(join(made.data, "workspace", "w.txt"), "in the workspace\n");
+  });
+  ({ place, direct, remote } = modes);
 });
-after(async () => {
-  await server?.stop();
-  await rm(place.root, { recursive: true, force: true });
-});
+after(() => modes?.close());
 
 function both(args: readonly string[]): [[string, Result], [string, Result]] {
   return [["store", cli(direct, args)], ["server", cli(remote, args)]];

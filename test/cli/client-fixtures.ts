@@ -1,5 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { BIN, type CliPlace } from "./fixtures.js";
+import { rm } from "node:fs/promises";
+import { BIN, cliPlace, type CliPlace } from "./fixtures.js";
 
 export interface Result {
   code: number | null;
@@ -96,4 +97,25 @@ export function start(mode: Mode, args: readonly string[]): { child: ChildProces
       }
     },
   };
+}
+
+/** A place and a server on its store: the same command run both ways. */
+export interface BothModes {
+  place: CliPlace;
+  server: Served;
+  direct: Mode;
+  remote: Mode;
+  close(): Promise<void>;
+}
+
+/** A place (`prepare` fills it before the server starts) and a server on it; `close` stops and removes both. */
+export async function bothModes(prefix: string, prepare?: (place: CliPlace) => Promise<void>): Promise<BothModes> {
+  const place = await cliPlace(prefix);
+  await prepare?.(place);
+  const server = await serve(place);
+  const close = async () => {
+    await server.stop();
+    await rm(place.root, { recursive: true, force: true });
+  };
+  return { place, server, direct: { kind: "direct", place }, remote: { kind: "server", server }, close };
 }

@@ -1,30 +1,25 @@
 import assert from "node:assert/strict";
-import { readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { sseMessages } from "../../runtime/cli/sse.js";
 import { parseCallFlag } from "../../runtime/cli/run.js";
 import { eventLine, parseApprovalAnswer, runSucceeded } from "../../runtime/cli/run-render.js";
 import type { RunView } from "../../runtime/cli/views.js";
-import { cli, serve, start, type Mode, type Served } from "./client-fixtures.js";
-import { cliPlace, type CliPlace } from "./fixtures.js";
+import { bothModes, cli, start, type BothModes, type Mode } from "./client-fixtures.js";
+import type { CliPlace } from "./fixtures.js";
 import { HAS_SCRIPT, inTerminal } from "./terminal.js";
 
+let modes: BothModes;
 let place: CliPlace;
-let server: Served;
 let direct: Mode;
 let remote: Mode;
 
 before(async () => {
-  place = await cliPlace("clawhive-cli-run-");
-  server = await serve(place);
-  direct = { kind: "direct", place };
-  remote = { kind: "server", server };
+  modes = await bothModes("clawhive-cli-run-");
+  ({ place, direct, remote } = modes);
 });
-after(async () => {
-  await server?.stop();
-  await rm(place.root, { recursive: true, force: true });
-});
+after(() => modes?.close());
 
 const LIST = `files.list_dir={"path":"/workspace"}`;
 const write = (name: string, content: string) => `files.write_file=${JSON.stringify({ path: `/workspace/${name}`, content })}`;
@@ -159,7 +154,7 @@ describe("clawhive run, on the store and through a server", () => {
       const approval = /waits for approval (apr_\S+)/.exec(first.stderr)?.[1];
       const run = /^run (run_\S+) started/m.exec(first.stderr)?.[1];
       assert.ok(approval && run, first.stderr);
-      const flag = mode === "server" ? ` --server ${server.url}` : "";
+      const flag = mode === "server" ? ` --server ${modes.server.url}` : "";
       assert.ok(first.stderr.includes(`decide with 'clawhive approvals approve ${approval}${flag}' (or deny)`), first.stderr);
       assert.match(first.stdout, new RegExp(`^waits {3}files\\.write_file: approval ${approval} \\(tool_call\\)`, "m"));
 
