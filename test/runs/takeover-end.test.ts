@@ -10,20 +10,11 @@
  * Each case runs on a shared store file and, when sqld is here, on a libSQL server.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { LoopStates } from "../../runtime/runs/loop/state.js";
-import { needsSqld, startSqld, type SqldServer } from "../helpers/sqld.js";
-import { HOUR, respond, twoNodes, until, writeIntents, type Node } from "./takeover-fixtures.js";
+import { HOUR, respond, twoNodes, until, writeIntents, takeoverStores, type Node } from "./takeover-fixtures.js";
 
-type Stores = { label: string; url: (dataDir: string) => string; token?: () => string | undefined; skip?: string };
-
-let server: SqldServer | undefined;
-const sqld = needsSqld();
-const stores: Stores[] = [
-  { label: "a shared file", url: (dataDir) => `file:${join(dataDir, "shared.db")}` },
-  { label: "sqld", url: () => server!.url, token: () => server?.authToken, ...(sqld.skip === undefined ? {} : { skip: sqld.skip }) },
-];
+const stores = takeoverStores();
 
 /** Where A stops, what B's model is asked, and the run's result B records. */
 const STOPS: Array<{ label: string; at: RegExp; asked: number; result: string }> = [
@@ -40,15 +31,15 @@ const STOPS: Array<{ label: string; at: RegExp; asked: number; result: string }>
 for (const s of stores) {
   describe(`takeover of a run its node stopped while ending, on ${s.label}`, s.skip === undefined ? {} : { skip: s.skip }, () => {
     before(async () => {
-      if (s.label === "sqld") server = await startSqld({ auth: true });
+      await s.start();
     });
     after(async () => {
-      if (s.label === "sqld") await server?.stop();
+      await s.stop();
     });
 
     for (const stop of STOPS) {
       it(`A stops ${stop.label}`, async () => {
-        const { a, b, dispose } = await twoNodes(s.url, s.token?.() === undefined ? {} : { authToken: s.token()! });
+        const { a, b, dispose } = await twoNodes(s.url, s.options());
         try {
           const { run } = await a.runtime.submitRun({ agent: "writer", task: "write a" });
           await a.asked(2); // the write is made; A's second model call waits for its answer
@@ -78,7 +69,7 @@ for (const s of stores) {
     }
 
     it("a state written before ends were journaled (the model's answer last, no end in it) is ended with that answer, not asked again", async () => {
-      const { a, b, dispose } = await twoNodes(s.url, s.token?.() === undefined ? {} : { authToken: s.token()! });
+      const { a, b, dispose } = await twoNodes(s.url, s.options());
       try {
         const { run } = await a.runtime.submitRun({ agent: "writer", task: "write a" });
         await a.asked(2);

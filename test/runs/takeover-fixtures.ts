@@ -13,6 +13,7 @@ import { respond } from "../helpers/scripted-response.js";
 export { respond } from "../helpers/scripted-response.js";
 import { copyInstalledStore, defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
 import { writeTestSecretKey } from "../helpers/secret-key.js";
+import { needsSqld, startSqld, type SqldServer } from "../helpers/sqld.js";
 
 export const HOUR = 3_600_000;
 
@@ -122,4 +123,37 @@ export async function until(node: Runtime, check: () => Promise<boolean>, what: 
 export async function writeIntents(runtime: Runtime, runId: string, file: string): Promise<number> {
   const page = await runtime.audit.query({ runId, kind: "host_call", status: "intent", limit: 1000 });
   return page.records.filter((r) => r.decision === "allow" && (r.args ?? "").includes(file)).length;
+}
+
+/** A store the takeover cases run on: its URL for a node's data dir, and its server's life. */
+export interface TakeoverStore {
+  label: string;
+  skip?: string;
+  url(dataDir: string): string;
+  /** `twoNodes`' options for this store (a server's auth token). */
+  options(): { authToken?: string };
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** A shared store file, and a libSQL server when sqld is here (skipped, saying why, when not). */
+export function takeoverStores(): TakeoverStore[] {
+  let server: SqldServer | undefined;
+  const sqld = needsSqld();
+  const none = async () => undefined;
+  return [
+    { label: "a shared file", url: (dataDir) => `file:${join(dataDir, "shared.db")}`, options: () => ({}), start: none, stop: none },
+    {
+      label: "sqld",
+      ...(sqld.skip === undefined ? {} : { skip: sqld.skip }),
+      url: () => server!.url,
+      options: () => (server?.authToken === undefined ? {} : { authToken: server.authToken }),
+      start: async () => {
+        server = await startSqld({ auth: true });
+      },
+      stop: async () => {
+        await server?.stop();
+      },
+    },
+  ];
 }

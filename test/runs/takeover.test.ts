@@ -9,29 +9,21 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { needsSqld, startSqld, type SqldServer } from "../helpers/sqld.js";
-import { HOUR, respond, twoNodes, until, writeIntents, writeUse, type Node } from "./takeover-fixtures.js";
+import { HOUR, respond, twoNodes, until, writeIntents, takeoverStores, writeUse, type Node } from "./takeover-fixtures.js";
 import { LoopStates } from "../../runtime/runs/loop/state.js";
 import type { Store } from "../../runtime/store/index.js";
 
-type Stores = { label: string; url: (dataDir: string) => string; token?: () => string | undefined; skip?: string };
-
-let server: SqldServer | undefined;
-const sqld = needsSqld();
-const stores: Stores[] = [
-  { label: "a shared file", url: (dataDir) => `file:${join(dataDir, "shared.db")}` },
-  { label: "sqld", url: () => server!.url, token: () => server?.authToken, ...(sqld.skip === undefined ? {} : { skip: sqld.skip }) },
-];
+const stores = takeoverStores();
 
 for (const s of stores) {
   describe(`takeover on ${s.label}`, s.skip === undefined ? {} : { skip: s.skip }, () => {
     before(async () => {
-      if (s.label === "sqld") server = await startSqld({ auth: true });
+      await s.start();
     });
     after(async () => {
-      if (s.label === "sqld") await server?.stop();
+      await s.stop();
     });
-    const nodes = () => twoNodes(s.url, s.token?.() === undefined ? {} : { authToken: s.token()! });
+    const nodes = () => twoNodes(s.url, s.options());
 
     it("continues a run whose node stopped between Steps: the finished write is replayed from the journal, not made again; the old node makes no further effect", async () => {
       const { a, b, work, dispose } = await nodes();
