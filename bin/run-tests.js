@@ -56,10 +56,15 @@ if (files.length === 0) {
 }
 
 const spent = {};
-let failed = 0;
+// Each failure, named again after the report: CI shows a run's output only in part, and a
+// "not ok" in the middle of thousands of lines is easily not the part shown.
+const failures = [];
 const stream = run({ files, concurrency });
 stream.on("test:fail", (event) => {
-  if (event.details?.error?.failureType !== "subtestsFailed") failed++;
+  if (event.details?.error?.failureType === "subtestsFailed") return;
+  const error = event.details?.error;
+  const cause = error?.cause instanceof Error ? error.cause.message : String(error?.cause ?? error?.message ?? "");
+  failures.push({ file: event.file === undefined ? "?" : key(event.file), name: event.name, cause: cause.split("\n").slice(0, 6).join("\n") });
 });
 // A file's wall time, process start to exit: what its place in the order is about.
 const started = new Map();
@@ -80,5 +85,10 @@ stream.once("end", () => {
 const reporter = process.stdout.isTTY ? stream.compose(new spec()) : stream.compose(tap);
 reporter.pipe(process.stdout);
 reporter.on("end", () => {
-  process.exitCode = failed > 0 ? 1 : 0;
+  if (failures.length > 0) {
+    const lines = [`${failures.length} failed:`];
+    for (const f of failures) lines.push(`${f.file}: ${f.name}`, ...f.cause.split("\n").map((l) => `    ${l}`));
+    process.stdout.write(`${lines.map((l) => `# ${l}`).join("\n")}\n`);
+  }
+  process.exitCode = failures.length > 0 ? 1 : 0;
 });
