@@ -4,6 +4,7 @@ import type { Run } from "../run.js";
 import { stopOnAuditFailure } from "../errors.js";
 import { ModelCallAudit } from "./model-calls.js";
 import { interruptedEffects } from "../takeover.js";
+import { journaled } from "./journal.js";
 import { buildStepRequest } from "./request.js";
 import { effectiveMounts } from "../grant-limits.js";
 import type { LoopFinish, LoopState, WaitingTurn } from "./state.js";
@@ -190,8 +191,12 @@ export class RunLoop {
       turn.results.push(result);
       turn.index++;
     } else if (run.status === "awaiting_approval") {
-      const outcome = await run.resume();
-      if (!outcome || outcome.status === "approval_required") return "paused";
+      // The replay of the approved ToolCall is journaled like any ToolCall's start.
+      const outcome = await journaled(this.#options, run, state, turn, () => run.resume());
+      if (!outcome || outcome.status === "approval_required") {
+        await this.#options.states.put(run.id, state);
+        return "paused";
+      }
       stopOnAuditFailure(outcome);
       turn.results.push(outcomeResult(turn.uses[turn.index]!, outcome));
       turn.index++;
@@ -209,16 +214,7 @@ export class RunLoop {
         return "paused";
       }
       const use = turn.uses[turn.index]!;
-      // The Step journal: the turn, the results so far and this ToolCall's start are durable
-      // before it runs, so a node taking the run over replays the results and never re-runs a
-      // finished ToolCall.
-      turn.since = this.#options.now();
-      turn.node = this.#options.node ?? "unknown";
-      state.waiting = turn;
-      await this.#options.states.put(run.id, state);
-      const result = await this.#calls.callOne(run, state, turn, use);
-      delete turn.since;
-      delete turn.node;
+      const result = await journaled(this.#options, run, state, turn, () => this.#calls.callOne(run, state, turn, use));
       if (result === "stopped") return "stopped";
       if (result === "paused") {
         state.waiting = turn;
