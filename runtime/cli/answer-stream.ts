@@ -5,8 +5,6 @@
  * paragraph at its blank line, a heading at its line end, a code block at its closing fence), is
  * redrawn rendered in place of its raw text; what is left at the end is rendered then.
  */
-import { Marked } from "marked";
-import { markedTerminal } from "marked-terminal";
 import { colourOn } from "./colour.js";
 import { inert } from "./render.js";
 
@@ -130,9 +128,14 @@ export class AnswerStream {
   }
 }
 
-/** The answer stream for `stream`: rendered as Markdown when it is a terminal with colour. */
-export function answerStream(stream: NodeJS.WriteStream): AnswerStream {
+/**
+ * The answer stream for `stream`: rendered as Markdown when it is a terminal with colour. The
+ * renderer (with its syntax highlighting, a good part of the command line's code) is loaded only
+ * then: a command that writes to a pipe never parses it.
+ */
+export async function answerStream(stream: NodeJS.WriteStream): Promise<AnswerStream> {
   if (!colourOn(stream)) return new AnswerStream(stream);
+  const [{ Marked }, { markedTerminal }] = await Promise.all([import("marked"), import("marked-terminal")]);
   const markdown = new Marked(markedTerminal({ reflowText: false, showSectionPrefix: false }));
   return new AnswerStream(stream, { render: (text) => markdown.parse(text) as string });
 }

@@ -153,7 +153,7 @@ export async function follow(session: RunSession, runId: string, options: Follow
   };
   process.on("SIGINT", onInterrupt);
   const waiting = new StillWaiting();
-  const answer = options.answer ?? answerStream(options.json ? process.stderr : process.stdout);
+  const answer = options.answer ?? await answerStream(options.json ? process.stderr : process.stdout);
   const spinner = new Spinner();
   const busy = options.present !== undefined ? (on: boolean) => options.present!.busy(on) : (on: boolean) => (on ? spinner.start() : spinner.stop());
   // The Step whose text is the run's answer (its `respond` Step).
