@@ -234,7 +234,8 @@ describe("deferred intents", () => {
       assert.equal(await rows(), 1);
       const started = Date.now();
       const alone = await log.appendModelCall({ traceId: "t", runId: "r", agent: "a", provider: "openai", model: "m", tools: [], messages: 1, maxTokens: 10, attempts: 1, status: "ok", startAt: Date.now() });
-      assert.ok(Date.now() - started < 1000);
+      // Loose for a loaded machine: what it rules out is a record left waiting for another write.
+      assert.ok(Date.now() - started < 10_000);
       assert.equal(alone.kind, "model_call");
       assert.equal(await rows(), 2);
     }));

@@ -128,7 +128,7 @@ for (const where of [{ label: "a shared file" }, { label: "sqld", ...sqld }]) {
             `the refusal is audited: ${JSON.stringify(records.map((r) => [r.status, r.denial?.reason]))}`,
           );
           if (between.refused.code === "run_cancelled") {
-            for (let i = 0; i < 200 && (await b.records.get(run.id))?.status !== "ended"; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+            for (let i = 0; i < 2000 && (await b.records.get(run.id))?.status !== "ended"; i++) await new Promise((resolve) => setTimeout(resolve, 10));
             assert.equal((await b.records.get(run.id))?.endReason, "cancelled");
           } else {
             assert.equal((await b.records.get(run.id))?.node, b.node, "B holds the run; A wrote nothing over it");

@@ -215,7 +215,7 @@ test("closing the runtime aborts a model call in flight without ending the run; 
     const started = Date.now();
     await first.close();
     await settled;
-    assert.ok(Date.now() - started < 3000, "close does not wait for the model");
+    assert.ok(Date.now() - started < 20_000, "close does not wait for the model (which never answers)");
     await fake.clientClosed();
 
     second = await make();

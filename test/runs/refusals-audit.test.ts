@@ -79,7 +79,7 @@ describe("host calls before an instance is bound are refused and audited", () =>
       const { records } = await runtime.audit.query({ kind: "host_call", status: "denied", limit: 1000 });
       return records.filter((r) => r.denial?.reason === "unbound-instance" && r.plugin === "probe");
     };
-    for (let i = 0; i < 200 && (await unbound()).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 2000 && (await unbound()).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     const [first] = await unbound();
     assert.ok(first, "the describe-time host call is recorded");
     assert.equal(first.hostCall?.proxy, "fs");

@@ -117,7 +117,7 @@ test("a guest's 20,000-deep result is a tool error; the instance is released; th
   await run.end();
   assert.equal(run.status, "ended");
   // The pool refills in the background: wait for it to settle before counting.
-  for (let i = 0; i < 100 && inUse() !== instancesBefore; i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 400 && inUse() !== instancesBefore; i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(inUse(), instancesBefore, "the run's instances are all released");
 });
 

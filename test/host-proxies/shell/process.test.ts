@@ -23,7 +23,7 @@ async function processesWith(tag: string): Promise<number[]> {
 }
 
 async function gone(tag: string): Promise<void> {
-  for (let i = 0; i < 40 && (await processesWith(tag)).length > 0; i++) await new Promise((r) => setTimeout(r, 25));
+  for (let i = 0; i < 400 && (await processesWith(tag)).length > 0; i++) await new Promise((r) => setTimeout(r, 25));
   assert.deepEqual(await processesWith(tag), [], `processes tagged ${tag} outlived the call`);
 }
 
@@ -54,7 +54,7 @@ for (const mode of ["sandbox", "direct"] as const) {
     // Sandboxed, bwrap itself dies of SIGTERM and takes the namespace down; direct, the group
     // ignores SIGTERM and needs the SIGKILL after the grace period.
     assert.equal(r.signal, mode === "sandbox" ? "SIGTERM" : "SIGKILL");
-    assert.ok(Date.now() - started < 3_000);
+    assert.ok(Date.now() - started < 10_000);
     await gone(tag);
   });
 
@@ -65,7 +65,7 @@ for (const mode of ["sandbox", "direct"] as const) {
     assert.equal(r.exitCode, 0);
     assert.equal(r.timedOut, false);
     assert.equal(r.stdout.text, "started\n");
-    assert.ok(Date.now() - started < 2_000, "the call returns without waiting for the sleeper");
+    assert.ok(Date.now() - started < 10_000, "the call returns without waiting for the sleeper");
     await gone(tag);
   });
 
