@@ -64,7 +64,7 @@ stream.on("test:fail", (event) => {
   if (event.details?.error?.failureType === "subtestsFailed") return;
   const error = event.details?.error;
   const cause = error?.cause instanceof Error ? error.cause.message : String(error?.cause ?? error?.message ?? "");
-  failures.push({ file: event.file === undefined ? "?" : key(event.file), name: event.name, cause: cause.split("\n").slice(0, 6).join("\n") });
+  failures.push({ file: event.file === undefined ? "?" : key(event.file), name: event.name, cause: cause.split("\n").slice(0, 40).map((l) => (l.length > 400 ? `${l.slice(0, 400)}…` : l)).join("\n") });
 });
 // A file's wall time, process start to exit: what its place in the order is about.
 const started = new Map();

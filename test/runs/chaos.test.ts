@@ -106,18 +106,28 @@ async function settle(store: Store): Promise<void> {
   assert.fail(`runs still active after the nodes settled: ${JSON.stringify(left.rows)}`);
 }
 
+/** A run as a failure message tells it: its record, its journal, its audit records, its events. */
+async function story(store: Store, runId: string): Promise<string> {
+  const rows = async (sql: string) => (await store.execute({ sql, args: [runId] })).rows.map((r) => JSON.stringify(r));
+  return [
+    ...(await rows("SELECT status, end_reason, node, plan_next, result FROM runs WHERE id = ?")),
+    ...(await rows("SELECT seq, kind, status, decision, intent_seq, start_at, tool, host_function, denial_reason FROM audit_records WHERE run_id = ? ORDER BY seq")),
+    ...(await rows("SELECT seq, type, at, substr(data, 1, 160) AS data FROM run_events WHERE run_id = ? ORDER BY seq")),
+  ].join("\n");
+}
+
 async function checkInvariants(store: Store, acked: ReadonlySet<string>, scheduleIds: readonly string[]): Promise<void> {
   const audit = await openAuditLog(store);
   const runs = await allRows(store, { page: (after, limit) => ({ sql: "SELECT id, status, pending FROM runs WHERE id > ? ORDER BY id LIMIT ?", args: [after ?? "", limit] }), key: (r) => r.id as string });
   const byId = new Map(runs.map((r) => [String(r.id), r]));
   for (const id of acked) assert.ok(byId.has(id), `acknowledged run ${id} is in the store`);
   for (const run of runs) assert.ok(run.status === "ended" || run.status === "awaiting_approval", `run ${String(run.id)} ended or waits for a person (is ${String(run.status)})`);
-  const records = await allRows(store, { page: (after, limit) => ({ sql: "SELECT seq, kind, status, decision, intent_seq, args, run_id FROM audit_records WHERE seq > ? AND kind = 'host_call' ORDER BY seq LIMIT ?", args: [after ?? 0, limit] }), key: (r) => r.seq as number });
+  const records = await allRows(store, { page: (after, limit) => ({ sql: "SELECT seq, kind, status, decision, intent_seq, args, run_id, start_at FROM audit_records WHERE seq > ? AND kind = 'host_call' ORDER BY seq LIMIT ?", args: [after ?? 0, limit] }), key: (r) => r.seq as number });
   const outcomes = new Set(records.filter((r) => r.intent_seq !== null).map((r) => Number(r.intent_seq)));
   const writes = new Map<string, number>();
   for (const r of records) {
     if (r.status !== "intent" || r.decision !== "allow") continue;
-    assert.ok(outcomes.has(Number(r.seq)), `intent ${String(r.seq)} of run ${String(r.run_id)} has an outcome`);
+    if (!outcomes.has(Number(r.seq))) assert.fail(`intent ${String(r.seq)} of run ${String(r.run_id)} has no outcome\n${await story(store, String(r.run_id))}`);
     const path = (JSON.parse(String(r.args)) as { path?: string }).path ?? "";
     if (path !== "") writes.set(path, (writes.get(path) ?? 0) + 1);
   }
