@@ -30,9 +30,19 @@ const MESSAGE_MAX = 300;
  * tool); patterns go through `boundedRegExp`; `uniqueItems` is checked in linear time; only the
  * first error is collected. Nothing is fetched: a `$ref` outside the schema fails to compile.
  */
-const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false, logger: false, code: { regExp: boundedRegExp } });
-ajv.removeKeyword("uniqueItems");
-ajv.addKeyword(uniqueItems);
+const OPTIONS = { strict: false, allErrors: false, validateFormats: false, logger: false, code: { regExp: boundedRegExp } } as const;
+/**
+ * `checking` also validates each schema against the JSON Schema meta-schema (whose own compile is
+ * ~100 ms, the larger part of a short command's first call); `compiling` trusts that check was
+ * made when the schema's plugin was installed. Both still refuse a keyword whose value has the
+ * wrong type, an unknown `type`, a pattern that is not a bounded regular expression.
+ */
+const checking = new Ajv(OPTIONS);
+const compiling = new Ajv({ ...OPTIONS, validateSchema: false });
+for (const ajv of [checking, compiling]) {
+  ajv.removeKeyword("uniqueItems");
+  ajv.addKeyword(uniqueItems);
+}
 
 /** Compiled validators by schema object: a tool's schema is compiled once, not per call. */
 const compiled = new WeakMap<object, ToolInputValidator>();
@@ -40,9 +50,10 @@ const compiled = new WeakMap<object, ToolInputValidator>();
 /**
  * Compiles a tool's input schema (its JSON text from describe, or the object a registry holds)
  * into a validator. Throws `ToolSchemaError` naming the tool when the schema is too large or
- * deep, is not an object, or does not compile (including a refused pattern).
+ * deep, is not an object, or does not compile (including a refused pattern). `installed`: the
+ * schema is an installed plugin's, checked against the meta-schema at its install.
  */
-export function compileToolSchema(schema: unknown, options: { tool: string }): ToolInputValidator {
+export function compileToolSchema(schema: unknown, options: { tool: string; installed?: boolean }): ToolInputValidator {
   if (typeof schema === "object" && schema !== null) {
     const known = compiled.get(schema);
     if (known) return known;
@@ -54,6 +65,7 @@ export function compileToolSchema(schema: unknown, options: { tool: string }): T
   const problem = checkJsonValue(value, TOOL_SCHEMA_JSON, { at: "inputSchema" });
   if (problem) throw new ToolSchemaError(`tool ${options.tool}: ${problem.message}`);
   let validate: ValidateFunction;
+  const ajv = options.installed === true ? compiling : checking;
   try {
     validate = ajv.compile(value);
   } catch (error) {

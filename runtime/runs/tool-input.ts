@@ -23,7 +23,7 @@ const CAPABILITY = "tool-input";
  * `prototype` key anywhere), an object, and valid against the tool's input schema (compiled
  * once per schema). Returns the refusal, or `undefined` when the input may go on.
  */
-export function checkToolInput(tool: Pick<ToolInfo, "qualifiedName" | "inputSchema">, input: unknown): InputRefusal | undefined {
+export function checkToolInput(tool: Pick<ToolInfo, "qualifiedName" | "inputSchema" | "mcp">, input: unknown): InputRefusal | undefined {
   const problem = checkJsonValue(input, TOOL_INPUT_JSON, { at: "input" });
   if (problem) {
     return { kind: "invalid-input", denial: { capability: CAPABILITY, reason: problem.code, message: problem.message }, recorded: { refused: problem.code, at: problem.path } };
@@ -34,7 +34,8 @@ export function checkToolInput(tool: Pick<ToolInfo, "qualifiedName" | "inputSche
   }
   let validate;
   try {
-    validate = compileToolSchema(tool.inputSchema, { tool: tool.qualifiedName });
+    // A plugin's schema was checked whole at its install; an MCP server's is checked here.
+    validate = compileToolSchema(tool.inputSchema, { tool: tool.qualifiedName, installed: tool.mcp === undefined });
   } catch (error) {
     if (!(error instanceof ToolSchemaError)) throw error;
     const message = `${error.message}; the tool cannot be called until its plugin is fixed and upgraded`;

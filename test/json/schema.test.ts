@@ -48,10 +48,21 @@ const hostile: Array<[string, unknown, RegExp]> = [
   ["a type that is no type", { type: "bogus" }, /does not compile/],
 ];
 for (const [name, schema, message] of hostile) {
-  test(`a hostile schema is refused when compiled: ${name}`, () => {
-    assert.throws(() => compileToolSchema(schema, { tool: "evil.run" }), (e: unknown) => e instanceof ToolSchemaError && e.code === "tool_schema_invalid" && /^tool evil\.run: /.test(e.message) && message.test(e.message));
-  });
+  // At install (checked against the meta-schema too) and when an installed plugin's tool is called.
+  for (const installed of [false, true]) {
+    test(`a hostile schema is refused when compiled${installed ? " for a call" : ""}: ${name}`, () => {
+      assert.throws(() => compileToolSchema(schema, { tool: "evil.run", installed }), (e: unknown) => e instanceof ToolSchemaError && e.code === "tool_schema_invalid" && /^tool evil\.run: /.test(e.message) && message.test(e.message));
+    });
+  }
 }
+
+test("the meta-schema is checked at install; an installed schema is compiled without it (control: a keyword of the wrong type is refused either way)", () => {
+  const negative = { type: "object", properties: { s: { type: "string", minLength: -1 } } };
+  assert.throws(() => compileToolSchema(negative, { tool: "t" }), /must be >= 0/);
+  assert.equal(compileToolSchema(structuredClone(negative), { tool: "t", installed: true })({ s: "" }), undefined);
+  const wrongType = { type: "object", properties: { s: { type: "string", minLength: "1" } } };
+  assert.throws(() => compileToolSchema(wrongType, { tool: "t", installed: true }), /minLength value must be \["number"\]/);
+});
 
 test("control: safe patterns, unknown keywords and unknown formats compile and validate", () => {
   const validate = compileToolSchema(
