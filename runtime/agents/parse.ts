@@ -40,7 +40,20 @@ export interface ParsedAgentManifest {
 }
 
 /** YAML text → plain data; `maxAliasCount` caps alias expansion ("billion laughs"). */
+/**
+ * The last document read: a manifest is checked twice in a row (without its host folders, then,
+ * once they are made, with them), and its YAML is parsed once. Each reader gets its own copy.
+ */
+let lastRead: { text: string; value: unknown } | undefined;
+
 function readYaml(text: string, file: string): unknown {
+  if (lastRead?.text === text) return structuredClone(lastRead.value);
+  const value = parseYaml(text, file);
+  lastRead = { text, value: structuredClone(value) };
+  return value;
+}
+
+function parseYaml(text: string, file: string): unknown {
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   const error = doc.errors[0];
   if (error !== undefined) {
