@@ -1,5 +1,4 @@
 import { basename } from "node:path";
-import { cachedBuildSha } from "../build.js";
 import { buildAll } from "../build-all.js";
 import type { PluginInstaller } from "./installer.js";
 
@@ -11,11 +10,11 @@ import type { PluginInstaller } from "./installer.js";
 export async function installOwnPlugins(installer: PluginInstaller, dirs: readonly string[], onProgress?: (line: string) => void): Promise<void> {
   // Stale builds are made first, a few at once; the installs below then find them cached. A
   // failed build is left to the install below, which reports it as before.
-  await buildAll(dirs, { cacheDir: installer.cacheDir, ...(onProgress ? { onProgress } : {}) });
+  const builds = await buildAll(dirs, { cacheDir: installer.cacheDir, ...(onProgress ? { onProgress } : {}) });
   for (const [index, dir] of dirs.entries()) {
-    // Most starts change nothing: a cached build of the same bytes as the installed plugin is
-    // not read at all (each component is ~12 MB).
-    const cached = await cachedBuildSha(dir, { cacheDir: installer.cacheDir }).catch(() => undefined);
+    // Most starts change nothing: a build (cached, or made just now) of the same bytes as the
+    // installed plugin is not read at all (each component is ~12 MB).
+    const cached = builds[index]?.built;
     if (cached) {
       const existing = await installer.registry.get(cached.name);
       if (existing && existing.blobSha256 === cached.sha256) continue;
