@@ -39,7 +39,6 @@ export interface ParsedAgentManifest {
   warnings: DangerWarning[];
 }
 
-/** YAML text → plain data; `maxAliasCount` caps alias expansion ("billion laughs"). */
 /**
  * The last document read: a manifest is checked twice in a row (without its host folders, then,
  * once they are made, with them), and its YAML is parsed once. Each reader gets its own copy.
@@ -53,6 +52,7 @@ function readYaml(text: string, file: string): unknown {
   return value;
 }
 
+/** YAML text → plain data; `maxAliasCount` caps alias expansion ("billion laughs"). */
 function parseYaml(text: string, file: string): unknown {
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   const error = doc.errors[0];
