@@ -35,7 +35,7 @@ function clawhive(args: string[], env: Record<string, string> = {}) {
   delete clean.CLAWHIVE_DATA_DIR;
   delete clean.CLAWHIVE_AGENTS_DIR;
   // list and show open a runtime on the store: the first one on a fresh data dir installs its plugins.
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 120_000, env: { ...clean, ...env } });
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 300_000, env: { ...clean, ...env } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -24,7 +24,7 @@ after(() => rm(root, { recursive: true, force: true }));
 function clawhive(args: string[], env: Record<string, string> = {}) {
   const clean = { ...process.env };
   for (const name of ["CLAWHIVE_DATA_DIR", "CLAWHIVE_STORE_URL", "CLAWHIVE_STORE_AUTH_TOKEN"]) delete clean[name];
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 30_000, env: { ...clean, ...env } });
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 300_000, env: { ...clean, ...env } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

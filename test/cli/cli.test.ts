@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
 import { tempDir } from "../helpers/runtime.js";
+import { writeTestSecretKey } from "../helpers/secret-key.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "clawhive.js");
 let work: string;
@@ -13,6 +14,8 @@ let data: string;
 before(async () => {
   work = await tempDir();
   data = await tempDir("clawhive-data-");
+  // The suite's key: the sealed compiled plugin builds are trusted here, not compiled again.
+  await writeTestSecretKey(data);
   await writeFile(join(work, "hello.txt"), "hello from the mount\n");
 });
 after(async () => {
@@ -23,7 +26,7 @@ after(async () => {
 function clawhive(...args: string[]) {
   const result = spawnSync(process.execPath, [BIN, ...args, ...(args[0] === "call" || args[0] === "tools" ? ["--data-dir", data] : [])], {
     encoding: "utf8",
-    timeout: 60_000,
+    timeout: 300_000,
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }

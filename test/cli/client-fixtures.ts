@@ -72,7 +72,7 @@ function envOf(mode: Mode, extra: Record<string, string>): NodeJS.ProcessEnv {
 
 /** Runs the real binary to its end. */
 export function cli(mode: Mode, args: readonly string[], options: { env?: Record<string, string>; input?: string } = {}): Result {
-  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 120_000, env: envOf(mode, options.env ?? {}), ...(options.input === undefined ? {} : { input: options.input }) });
+  const result = spawnSync(process.execPath, [BIN, ...args], { encoding: "utf8", timeout: 300_000, env: envOf(mode, options.env ?? {}), ...(options.input === undefined ? {} : { input: options.input }) });
   return { code: result.status, signal: result.signal, stdout: result.stdout, stderr: result.stderr };
 }
 

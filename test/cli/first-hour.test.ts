@@ -18,7 +18,7 @@ function clawhiveAt(cwd: string, args: string[], env: Record<string, string> = {
   for (const name of Object.keys(clean)) if (name.startsWith("CLAWHIVE_") && name !== "CLAWHIVE_BUILD_CACHE") delete clean[name];
   delete clean.NO_COLOR;
   delete clean.FORCE_COLOR;
-  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", timeout: 60_000, env: { ...clean, ...env } });
+  const result = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8", timeout: 300_000, env: { ...clean, ...env } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

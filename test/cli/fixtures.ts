@@ -44,7 +44,7 @@ export async function cliPlace(prefix: string): Promise<CliPlace> {
 export function clawhiveIn(place: CliPlace, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
   const clean = { ...process.env };
   for (const name of ["CLAWHIVE_DATA_DIR", "CLAWHIVE_STORE_URL", "CLAWHIVE_STORE_AUTH_TOKEN", "CLAWHIVE_AGENTS_DIR"]) delete clean[name];
-  const result = spawnSync(process.execPath, [BIN, ...args, "--data-dir", place.data], { encoding: "utf8", timeout: 90_000, env: clean });
+  const result = spawnSync(process.execPath, [BIN, ...args, "--data-dir", place.data], { encoding: "utf8", timeout: 300_000, env: clean });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -119,10 +119,10 @@ test("an unknown agent is refused in both modes; nothing is written", async () =
 });
 
 test("the binary exits non-zero on bad usage and names what is wrong", () => {
-  const result = spawnSync(process.execPath, [BIN, "memory", "search", "noter", "x", "--scope", "Agent", "--data-dir", f.dataDir], { encoding: "utf8", timeout: 60_000 });
+  const result = spawnSync(process.execPath, [BIN, "memory", "search", "noter", "x", "--scope", "Agent", "--data-dir", f.dataDir], { encoding: "utf8", timeout: 300_000 });
   assert.equal(result.status, 2, result.stderr);
   assert.match(result.stderr, /scope/);
-  const usage = spawnSync(process.execPath, [BIN, "memory"], { encoding: "utf8", timeout: 60_000 });
+  const usage = spawnSync(process.execPath, [BIN, "memory"], { encoding: "utf8", timeout: 300_000 });
   assert.equal(usage.status, 2);
   assert.match(usage.stderr, /usage: clawhive memory/);
 });

@@ -23,13 +23,13 @@ const agent = (name: string, grants: string) =>
 
 /** The real binary without a data dir flag (`plugin new` and `plugin build` have none). */
 function clawhive(args: string[], options: { cwd?: string } = {}): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [join(PROJECT_ROOT, "bin", "clawhive.js"), ...args], { encoding: "utf8", timeout: 120_000, ...options });
+  const result = spawnSync(process.execPath, [join(PROJECT_ROOT, "bin", "clawhive.js"), ...args], { encoding: "utf8", timeout: 300_000, ...options });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 function clawhiveAsync(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolvePromise) => {
-    execFile(process.execPath, [join(PROJECT_ROOT, "bin", "clawhive.js"), ...args], { encoding: "utf8", timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile(process.execPath, [join(PROJECT_ROOT, "bin", "clawhive.js"), ...args], { encoding: "utf8", timeout: 300_000 }, (error, stdout, stderr) => {
       resolvePromise({ code: error ? (typeof error.code === "number" ? error.code : null) : 0, stdout, stderr });
     });
   });
@@ -96,10 +96,10 @@ test("a new plugin builds, packs, installs and answers through clawhive, with no
 test("the scaffold's own test passes, and its source typechecks against the SDK", () => {
   // Without NODE_TEST_CONTEXT, which would make the inner `node --test` report to this runner.
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-  const own = spawnSync(process.execPath, ["--test"], { cwd: plugin, encoding: "utf8", timeout: 180_000, env });
+  const own = spawnSync(process.execPath, ["--test"], { cwd: plugin, encoding: "utf8", timeout: 600_000, env });
   assert.equal(own.status, 0, `${own.stdout}\n${own.stderr}`);
   assert.match(own.stdout, /# pass 2\n# fail 0/);
-  const tsc = spawnSync(process.execPath, [join(PROJECT_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", plugin], { encoding: "utf8", timeout: 120_000 });
+  const tsc = spawnSync(process.execPath, [join(PROJECT_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", plugin], { encoding: "utf8", timeout: 300_000 });
   assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
 });
 

@@ -61,7 +61,7 @@ function shellOf(command: string): string {
 function sh(script: string): Promise<string> {
   return new Promise((resolve) => {
     // A command that waits for input it will not get fails instead of hanging the test.
-    const child = spawn("bash", ["-c", `${script} 2>&1`], { cwd: join(root, "project"), env, stdio: ["ignore", "pipe", "pipe"], timeout: 120_000 });
+    const child = spawn("bash", ["-c", `${script} 2>&1`], { cwd: join(root, "project"), env, stdio: ["ignore", "pipe", "pipe"], timeout: 300_000 });
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString()));
     child.stderr.on("data", (d: Buffer) => (out += d.toString()));

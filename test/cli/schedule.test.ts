@@ -15,7 +15,7 @@ let place: CliPlace;
 function schedule(...args: string[]) {
   const env = { ...process.env };
   for (const name of Object.keys(env)) if (name.startsWith("CLAWHIVE_") && name !== "CLAWHIVE_BUILD_CACHE") delete env[name];
-  const result = spawnSync(process.execPath, [...COMMAND, ...args, "--data-dir", place.data], { encoding: "utf8", timeout: 60_000, env });
+  const result = spawnSync(process.execPath, [...COMMAND, ...args, "--data-dir", place.data], { encoding: "utf8", timeout: 300_000, env });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

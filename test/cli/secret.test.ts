@@ -17,7 +17,7 @@ function clawhive(args: string[], options: { stdin?: string; env?: Record<string
   const result = spawnSync(process.execPath, [BIN, ...args, "--data-dir", place.data], {
     input: options.stdin ?? "",
     encoding: "utf8",
-    timeout: 30_000,
+    timeout: 300_000,
     env: { ...env, ...options.env },
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };

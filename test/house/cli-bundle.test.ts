@@ -25,7 +25,7 @@ after(() => promisify(rm)(data, { recursive: true, force: true }));
 function run(entry: string, args: string[]) {
   const env: NodeJS.ProcessEnv = { ...process.env, CLAWHIVE_DATA_DIR: join(data, ".clawhive") };
   for (const name of ["CLAWHIVE_SERVER", "CLAWHIVE_TOKEN", "CLAWHIVE_STORE_URL"]) delete env[name];
-  const result = spawnSync(process.execPath, [entry, ...args], { encoding: "utf8", timeout: 60_000, env });
+  const result = spawnSync(process.execPath, [entry, ...args], { encoding: "utf8", timeout: 300_000, env });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

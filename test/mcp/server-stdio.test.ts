@@ -67,7 +67,7 @@ test("clawhive mcp serve refuses bad usage with a message and exit code 2", asyn
   const place = await cliPlace("clawhive-mcp-usage-");
   const { spawnSync } = await import("node:child_process");
   for (const args of [["mcp"], ["mcp", "serve"], ["mcp", "serve", "--agent", "ghost", "--agents", place.agents], ["mcp", "nope"]]) {
-    const result = spawnSync(process.execPath, [BIN, ...args, "--data-dir", place.data], { encoding: "utf8", env: env(), timeout: 90_000, input: "" });
+    const result = spawnSync(process.execPath, [BIN, ...args, "--data-dir", place.data], { encoding: "utf8", env: env(), timeout: 300_000, input: "" });
     assert.notEqual(result.status, 0, `${args.join(" ")}: ${result.stderr}`);
     assert.match(result.stderr, /usage|--agent|no agent named ghost/, args.join(" "));
     assert.equal(result.stdout, "", "nothing but MCP ever reaches stdout");

@@ -21,7 +21,7 @@ after(() => rm(dir, { recursive: true, force: true }));
 function clawhive(...args: string[]) {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of ["CLAWHIVE_DATA_DIR", "CLAWHIVE_STORE_URL", "CLAWHIVE_STORE_AUTH_TOKEN"]) delete env[name];
-  const result = spawnSync(process.execPath, [join(PROJECT_ROOT, "bin", "clawhive.js"), ...args], { encoding: "utf8", env, timeout: 120_000, stdio: ["ignore", "pipe", "pipe"] });
+  const result = spawnSync(process.execPath, [join(PROJECT_ROOT, "bin", "clawhive.js"), ...args], { encoding: "utf8", env, timeout: 300_000, stdio: ["ignore", "pipe", "pipe"] });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

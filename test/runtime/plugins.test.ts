@@ -47,7 +47,7 @@ test("a plugin installed through one runtime runs on another process sharing the
     assert.equal((await runtime.installPlugin(pkg)).action, "installed");
     const clean = { ...process.env };
     for (const name of ["CLAWHIVE_DATA_DIR", "CLAWHIVE_STORE_URL", "CLAWHIVE_AGENTS_DIR"]) delete clean[name];
-    const result = spawnSync(process.execPath, [BIN, "call", "bench-echo.echo", '{"text":"from b"}', "--mount", `/w=${work}`, "--data-dir", dataDir], { encoding: "utf8", timeout: 120_000, env: clean });
+    const result = spawnSync(process.execPath, [BIN, "call", "bench-echo.echo", '{"text":"from b"}', "--mount", `/w=${work}`, "--data-dir", dataDir], { encoding: "utf8", timeout: 300_000, env: clean });
     assert.equal(result.status, 0, result.stderr);
     assert.deepEqual(JSON.parse(result.stdout), { text: "from b" });
   } finally {

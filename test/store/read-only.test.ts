@@ -110,7 +110,7 @@ for (const row of CLI) {
   test(`clawhive ${row.args.join(" ")} on a read-only store exits ${row.code}`, () => {
     const env = { ...process.env };
     for (const name of ["CLAWHIVE_DATA_DIR", "CLAWHIVE_STORE_URL", "CLAWHIVE_SERVER", "CLAWHIVE_TOKEN", "CLAWHIVE_AGENTS_DIR"]) delete env[name];
-    const result = spawnSync(process.execPath, [BIN, ...row.args, "--data-dir", dataDir], { encoding: "utf8", timeout: 90_000, env });
+    const result = spawnSync(process.execPath, [BIN, ...row.args, "--data-dir", dataDir], { encoding: "utf8", timeout: 300_000, env });
     assert.equal(result.status, row.code, `${result.stdout}\n${result.stderr}`);
     if (row.out) assert.match(result.stdout, row.out);
     if (row.err) assert.match(result.stderr, row.err);

@@ -76,7 +76,7 @@ for (const [first, second] of [["embedded", "embedded"], ["embedded", "client"]]
 test("three processes on one file store: sets racing from all of them never pass the quota", async (t) => {
   const url = await fileStoreUrl(t);
   const kv = createKvProxy(await openAt(t, url), { namespace: "shared/p/n", quotaBytes: 2000 });
-  const child = (tag: string) => run(process.execPath, [CHILD, url, tag, "150", "2000"], { timeout: 30_000 });
+  const child = (tag: string) => run(process.execPath, [CHILD, url, tag, "150", "2000"], { timeout: 300_000 });
   const [x, y, mine] = await Promise.all([child("x"), child("y"), setMany([kv], 150, "z")]);
   const counts = [JSON.parse(x.stdout) as { ok: number; denied: number }, JSON.parse(y.stdout) as { ok: number; denied: number }, mine];
   assert.equal(counts.reduce((n, c) => n + c.ok, 0), 200, JSON.stringify(counts));

@@ -112,7 +112,7 @@ const ROWS: Row[] = [
 /** Plain git, outside the proxy; for the ext row also with `-c protocol.allow=never`. */
 function plainRun(repo: string, row: Row): void {
   const args = row.name.startsWith("protocol.ext") ? ["-c", "protocol.allow=never", ...row.argv.slice(1)] : row.argv.slice(1);
-  spawnSync("git", args, { cwd: repo, env: PLAIN_ENV, stdio: "ignore", timeout: 10_000 });
+  spawnSync("git", args, { cwd: repo, env: PLAIN_ENV, stdio: "ignore", timeout: 60_000 });
 }
 
 async function setup(t: TestContext): Promise<{ proxy: ShellProxy; work: string }> {
