@@ -123,10 +123,19 @@ for (const where of [{ label: "a shared file" }, { label: "sqld", ...sqld }]) {
           else assert.notEqual(outcome.status, "ok", JSON.stringify(outcome));
           assert.equal(await effect.happened({ work, b }, key), false, "the effect was not made");
           assert.equal(intents.length, 0, "no intent on record: the store refused it");
+          // Cancelled, the run's ToolCall may be stopped (by A's driver, at its tick) while the
+          // host call is still writing its refusal: that record comes, a moment later.
+          const refusal = async () => (await b.audit.query({ runId: run.id, kind: "host_call", limit: 100 })).records;
+          let seen = records;
+          for (let i = 0; i < 200 && !seen.some((r) => r.decision === "deny" && r.denial?.reason === between.refused!.reason); i++) {
+            await new Promise((resolve) => setTimeout(resolve, 50));
+            seen = await refusal();
+          }
           assert.ok(
-            records.some((r) => r.decision === "deny" && r.denial?.reason === between.refused!.reason),
-            `the refusal is audited: ${JSON.stringify(records.map((r) => [r.status, r.denial?.reason]))}`,
+            seen.some((r) => r.decision === "deny" && r.denial?.reason === between.refused!.reason),
+            `the refusal is audited: ${JSON.stringify(seen.map((r) => [r.status, r.denial?.reason]))}`,
           );
+          assert.equal(seen.filter((r) => r.status === "intent" && r.decision === "allow" && (r.args ?? "").includes(key)).length, 0, "still no intent on record");
           if (between.refused.code === "run_cancelled") {
             for (let i = 0; i < 2000 && (await b.records.get(run.id))?.status !== "ended"; i++) await new Promise((resolve) => setTimeout(resolve, 10));
             assert.equal((await b.records.get(run.id))?.endReason, "cancelled");
