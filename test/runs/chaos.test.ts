@@ -122,7 +122,7 @@ async function checkInvariants(store: Store, acked: ReadonlySet<string>, schedul
   const byId = new Map(runs.map((r) => [String(r.id), r]));
   for (const id of acked) assert.ok(byId.has(id), `acknowledged run ${id} is in the store`);
   for (const run of runs) assert.ok(run.status === "ended" || run.status === "awaiting_approval", `run ${String(run.id)} ended or waits for a person (is ${String(run.status)})`);
-  const records = await allRows(store, { page: (after, limit) => ({ sql: "SELECT seq, kind, status, decision, intent_seq, args, run_id, start_at FROM audit_records WHERE seq > ? AND kind = 'host_call' ORDER BY seq LIMIT ?", args: [after ?? 0, limit] }), key: (r) => r.seq as number });
+  const records = await allRows(store, { page: (after, limit) => ({ sql: "SELECT seq, kind, status, decision, intent_seq, args, run_id FROM audit_records WHERE seq > ? AND kind = 'host_call' ORDER BY seq LIMIT ?", args: [after ?? 0, limit] }), key: (r) => r.seq as number });
   const outcomes = new Set(records.filter((r) => r.intent_seq !== null).map((r) => Number(r.intent_seq)));
   const writes = new Map<string, number>();
   for (const r of records) {

@@ -126,13 +126,14 @@ for (const where of [{ label: "a shared file" }, { label: "sqld", ...sqld }]) {
           // Cancelled, the run's ToolCall may be stopped (by A's driver, at its tick) while the
           // host call is still writing its refusal: that record comes, a moment later.
           const refusal = async () => (await b.audit.query({ runId: run.id, kind: "host_call", limit: 100 })).records;
+          const refused = (rows: typeof records) => rows.some((r) => r.decision === "deny" && r.denial?.reason === between.refused!.reason);
           let seen = records;
-          for (let i = 0; i < 200 && !seen.some((r) => r.decision === "deny" && r.denial?.reason === between.refused!.reason); i++) {
+          for (let i = 0; i < 200 && !refused(seen); i++) {
             await new Promise((resolve) => setTimeout(resolve, 50));
             seen = await refusal();
           }
           assert.ok(
-            seen.some((r) => r.decision === "deny" && r.denial?.reason === between.refused!.reason),
+            refused(seen),
             `the refusal is audited: ${JSON.stringify(seen.map((r) => [r.status, r.denial?.reason]))}`,
           );
           assert.equal(seen.filter((r) => r.status === "intent" && r.decision === "allow" && (r.args ?? "").includes(key)).length, 0, "still no intent on record");
