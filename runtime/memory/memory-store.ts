@@ -6,7 +6,7 @@ import { chunkMarkdown } from "./chunk.js";
 import type { Chunk, ChunkOptions } from "./chunk.js";
 import type { Embedder } from "./embedder.js";
 import { MemoryError } from "./errors.js";
-import { ftsTerms } from "./fts-query.js";
+import { keywordSearch } from "./keyword-search.js";
 import { memoryMigrations, vectorMigrations, vectorTable } from "./migrations.js";
 import { fuseRanks, HIT_COLUMNS, scopeFilter, toHit, vectorBytes } from "./search-sql.js";
 import type { EpisodeInput, MemoryHit, SearchOptions, WriteOptions, WrittenEpisode } from "./types.js";
@@ -16,7 +16,7 @@ export interface MemoryStoreOptions {
   /** Without one, keyword search only; vector and hybrid search fail `memory_no_embedder`. */
   embedder?: Embedder;
   chunking?: ChunkOptions;
-  /** How many matching chunks a keyword search scores at most, roughly (see `#selectiveTerms`). Default 1000. */
+  /** How many matching chunks a keyword search scores at most, roughly (see `selectiveTerms`). Default 1000. */
   keywordRowBudget?: number;
 }
 
@@ -117,44 +117,8 @@ export class MemoryStore {
     return fuseRanks([byWords, byMeaning], k);
   }
 
-  async #keyword(agent: string, query: string, o: { k: number; partitions: readonly string[] }): Promise<MemoryHit[]> {
-    const terms = await this.#selectiveTerms(ftsTerms(query));
-    if (terms.length === 0) return [];
-    const scope = scopeFilter(agent, o.partitions);
-    // Heading words weigh twice body words: a section's heading names what it is about.
-    const result = await this.#store.execute({
-      sql: `SELECT ${HIT_COLUMNS}, bm25(memory_fts, 2.0, 1.0) AS rank
-        FROM memory_fts JOIN memory_chunks c ON c.id = memory_fts.rowid JOIN memory_episodes e ON e.id = c.episode_id
-        WHERE memory_fts MATCH ? AND ${scope.sql} ORDER BY rank LIMIT ?`,
-      args: [terms.join(" OR "), ...scope.args, o.k],
-    });
-    return result.rows.map((row) => toHit(row, -Number(row.rank)));
-  }
-
-  /**
-   * bm25 costs a few µs for every matching row (FTS5 reads each row's position list), so an OR
-   * of common words over a large store is slow. Counting a term's rows is cheap: keep the rarest
-   * terms while their rows together stay within the budget (always the rarest one). A dropped
-   * common word would have added little to any score anyway (its IDF is low) — the WAND idea,
-   * approximated up front.
-   */
-  async #selectiveTerms(terms: readonly string[]): Promise<string[]> {
-    if (terms.length <= 1) return [...terms];
-    const result = await this.#store.execute({
-      sql: `SELECT ${terms.map((_, i) => `(SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?) AS t${i}`).join(", ")}`,
-      args: terms,
-    });
-    const row = result.rows[0] ?? {};
-    const counted = terms.map((term, i) => ({ term, rows: Number(row[`t${i}`] ?? 0) })).filter((t) => t.rows > 0);
-    counted.sort((a, b) => a.rows - b.rows);
-    const kept: string[] = [];
-    let rows = 0;
-    for (const t of counted) {
-      if (kept.length > 0 && rows + t.rows > this.#keywordRowBudget) break;
-      kept.push(t.term);
-      rows += t.rows;
-    }
-    return kept;
+  #keyword(agent: string, query: string, o: { k: number; partitions: readonly string[] }): Promise<MemoryHit[]> {
+    return keywordSearch(this.#store, query, { agent, partitions: o.partitions, k: o.k, rowBudget: this.#keywordRowBudget });
   }
 
   async #vector(agent: string, query: string, o: { k: number; partitions: readonly string[] }): Promise<MemoryHit[]> {
