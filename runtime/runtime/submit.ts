@@ -24,6 +24,12 @@ export async function startRun(s: RuntimeState, options: StartRunOptions): Promi
   if (s.closed) throw new ConflictError("runtime_closed", "the runtime is closed");
   await refreshPlugins(s);
   await refreshAgents(s);
+  return startRefreshed(s, options);
+}
+
+/** `startRun` for a caller that has just refreshed the plugins and agents (once per run, not twice). */
+async function startRefreshed(s: RuntimeState, options: StartRunOptions): Promise<Run> {
+  if (s.closed) throw new ConflictError("runtime_closed", "the runtime is closed");
   const agent = agentNamed(s, options.agent);
   const taskGrants = options.grants === undefined ? undefined : parseTaskGrants(options.grants, agent, { hostGuard: s.mountGuard });
   const id = options.runId ?? `run_${randomUUID()}`;
@@ -83,7 +89,7 @@ export async function submitRun(s: RuntimeState, options: SubmitRunOptions): Pro
   const agent = agentNamed(s, options.agent);
   const tools = agentToolsOf(s, agent);
   const plan = options.toolCalls.map((call, i) => ({ name: resolveToolName(tools, call.name, `tool_calls[${i}].name`), input: call.input ?? {}, ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) }));
-  const run = await startRun(s, { ...options, plan });
+  const run = await startRefreshed(s, { ...options, plan });
   return { run, settled: s.driver.drive(run) };
 }
 
@@ -98,6 +104,7 @@ async function submitModelRun(s: RuntimeState, options: SubmitRunOptions): Promi
   if (options.task === undefined || options.task.trim() === "") {
     throw new InvalidInputError("task: expected the task text for the model (or tool_calls for a run of explicit calls)", { field: "task" });
   }
+  await refreshPlugins(s);
   await refreshAgents(s);
   const agent = agentNamed(s, options.agent);
   // Checked before a conversation is started for it (startRun checks it again).
@@ -109,7 +116,7 @@ async function submitModelRun(s: RuntimeState, options: SubmitRunOptions): Promi
     ? await s.conversations.create(agent.name, { ownerToken: options.ownerToken ?? null })
     : await s.conversations.forRun(options.conversationId, { agent: agent.name, ownerToken: options.ownerToken ?? null });
   const { toolCalls: _none, ...start } = options;
-  const run = await startRun(s, { ...start, conversationId: conversation.id });
+  const run = await startRefreshed(s, { ...start, conversationId: conversation.id });
   try {
     await s.loopStates.put(run.id, initialLoopState(options.task, conversation.id));
   } catch (error) {
