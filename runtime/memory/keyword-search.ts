@@ -83,8 +83,12 @@ export async function selectiveTerms(store: Store, terms: readonly string[], bud
     // Exact once a term that is in some row is below the cap (or none reached it).
     if (cap === undefined || counted.every((rows) => rows < cap) || counted.some((rows) => rows > 0 && rows < cap)) break;
   }
-  const ranked = terms.map((term) => ({ term, rows: counts.get(term) ?? 0 })).filter((t) => t.rows > 0);
-  ranked.sort((a, b) => a.rows - b.rows);
+  return chooseTerms(terms.map((term) => ({ term, rows: counts.get(term) ?? 0 })), budget);
+}
+
+/** The rarest terms (by rows) while their rows together stay within `budget`; the rarest one always; none in no row. */
+export function chooseTerms(counted: readonly { term: string; rows: number }[], budget: number): string[] {
+  const ranked = counted.filter((t) => t.rows > 0).sort((a, b) => a.rows - b.rows);
   const kept: string[] = [];
   let rows = 0;
   for (const t of ranked) {

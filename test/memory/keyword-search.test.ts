@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { MemoryStore } from "../../runtime/memory/index.js";
-import { selectiveTerms } from "../../runtime/memory/keyword-search.js";
+import { chooseTerms, selectiveTerms } from "../../runtime/memory/keyword-search.js";
 import { openStore } from "../../runtime/store/index.js";
 import type { Store } from "../../runtime/store/index.js";
 
@@ -11,18 +11,9 @@ const clock = { now: () => 1_700_000_000_000 };
 async function exactChoice(store: Store, terms: readonly string[], budget: number): Promise<string[]> {
   const counted: { term: string; rows: number }[] = [];
   for (const term of terms) {
-    const rows = Number((await store.execute({ sql: "SELECT count(*) AS n FROM memory_fts WHERE memory_fts MATCH ?", args: [term] })).rows[0]!.n);
-    if (rows > 0) counted.push({ term, rows });
+    counted.push({ term, rows: Number((await store.execute({ sql: "SELECT count(*) AS n FROM memory_fts WHERE memory_fts MATCH ?", args: [term] })).rows[0]!.n) });
   }
-  counted.sort((a, b) => a.rows - b.rows);
-  const kept: string[] = [];
-  let rows = 0;
-  for (const t of counted) {
-    if (kept.length > 0 && rows + t.rows > budget) break;
-    kept.push(t.term);
-    rows += t.rows;
-  }
-  return kept;
+  return chooseTerms(counted, budget);
 }
 
 describe("keyword search: which words are scored", () => {
