@@ -60,8 +60,9 @@ test("a cancel recorded on node A stops node B's run before its next ToolCall (c
   assert.equal((await run.callTool("probe.echo", { first: true })).status, "ok");
   const asked = await a.cancelRun(run.id);
   assert.equal(asked.cancelRequested, true, "A recorded the cancel; B holds the run");
-  // B's memory does not know yet: the store does.
-  assert.equal(run.cancelled, false);
+  // The store knows; B's memory may not yet — or may, when B's driver tick (every second) ran
+  // while A was cancelling on a busy machine. Either way the next ToolCall is refused; the
+  // tests below take each order on purpose.
   await assert.rejects(run.callTool("files.write_file", write("after-cancel-1.txt")), { code: "run_cancelled" });
   assert.equal(existsSync(join(work, "after-cancel-1.txt")), false);
   const record = await a.records.get(run.id);
