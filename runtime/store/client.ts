@@ -21,6 +21,8 @@ export class ClientStore implements Store {
   // open transaction holds it: without the gate, other calls would fail with TRANSACTION_ACTIVE.
   #gate: ConnectionGate | null;
   #closed = false;
+  /** A server's `store_busy` is retried for this long (a local file's lock waits in SQLite itself). */
+  readonly #busyRetryMs: number;
 
   constructor(options: { kind: StoreKind; url: string; location: string; authToken?: string; busyTimeoutMs: number }) {
     this.kind = options.kind;
@@ -37,6 +39,7 @@ export class ClientStore implements Store {
       throw toStoreError(cause, `store ${options.location}: cannot open`);
     }
     this.#gate = local ? new ConnectionGate() : null;
+    this.#busyRetryMs = local ? 0 : options.busyTimeoutMs;
   }
 
   execute(statement: Statement | string): Promise<QueryResult> {
@@ -77,7 +80,26 @@ export class ClientStore implements Store {
   }
 
   #guarded<T>(work: () => Promise<T>): Promise<T> {
-    return this.#gate === null ? this.#driver(work) : this.#gate.run(() => this.#driver(work));
+    return this.#gate === null ? this.#retryBusy(() => this.#driver(work)) : this.#gate.run(() => this.#driver(work));
+  }
+
+  /**
+   * A server answers `SQLITE_BUSY` when another node's write held the lock past its own wait
+   * (several nodes installing the same plugins at start, a large batch on a loaded machine).
+   * Such a statement or batch was not applied (a batch rolls back whole), so it is sent again,
+   * backing off, until `busyTimeoutMs` has passed: the wait a local file's lock gets in SQLite.
+   */
+  async #retryBusy<T>(call: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.#busyRetryMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await call();
+      } catch (error) {
+        const pause = Math.min(500, 20 * 2 ** attempt) * (0.5 + Math.random() / 2);
+        if (!(error instanceof StoreError) || error.code !== "store_busy" || this.#closed || Date.now() + pause > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
   }
 
   /** Runs a driver call, turning what the driver throws into a `StoreError`. */

@@ -18,6 +18,7 @@ export interface OpenStoreOptions {
   /**
    * How long a local write waits for another connection's lock before failing with
    * `store_busy`. Default 5000 ms: without one, a second process on the same file fails at once.
+   * On a server, how long a statement or batch the server refused as busy is sent again.
    */
   readonly busyTimeoutMs?: number;
   /**
