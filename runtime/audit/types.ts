@@ -157,13 +157,8 @@ export interface AuditLog {
    * effects are host calls with intents of their own, a call that made none costs one commit.
    */
   deferIntent(intent: IntentInput): DeferredIntent;
-  /**
-   * Records how the effect of `intent` ended; call it exactly once per intent. `defer`: no commit
-   * is started for it — it is written with the next append that starts one (the next intent, the
-   * ToolCall's outcome), by `flush()`, or after a few ms on its own; for a caller that does not
-   * wait for it, so that one effect's outcome and the next one's intent share a commit.
-   */
-  appendOutcome(intent: AuditRecord | DeferredIntent, outcome: OutcomeInput, options?: { defer?: boolean }): Promise<AuditRecord>;
+  /** Records how the effect of `intent` ended; call it exactly once per intent. */
+  appendOutcome(intent: AuditRecord | DeferredIntent, outcome: OutcomeInput): Promise<AuditRecord>;
   appendDenial(denial: DenialInput): Promise<AuditRecord>;
   /**
    * Records a model call that has ended, as one record, deferred: it is written with the next

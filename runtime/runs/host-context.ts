@@ -111,12 +111,10 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     } catch (error) {
       result = { ok: false, error: error instanceof HostProxyError ? error.hostError : { tag: "io", val: "host call failed" } };
     }
-    // The outcome is queued, not awaited: only the intent must precede the effect. It is
-    // deferred, so the guest's next host call commits it with its own intent (one commit per
-    // host call, not two). The ToolCall's own outcome is appended after it on the same linear
-    // queue and is awaited before the ToolCall returns, so no caller sees a result whose records
-    // are not durable.
-    void options.audit.appendOutcome(intent, outcomeOf(result), { defer: true }).catch(() => {});
+    // The outcome is queued, not awaited: only the intent must precede the effect. The
+    // ToolCall's own outcome is appended after it on the same linear queue and is awaited
+    // before the ToolCall returns, so no caller sees a result whose records are not durable.
+    void options.audit.appendOutcome(intent, outcomeOf(result)).catch(() => {});
     return { result, capability: request.capability, approvalRequired: unsafe };
   };
 

@@ -41,9 +41,7 @@ export async function servePluginConfig(source: Omit<HostCallSource, "active"> &
   } catch (error) {
     result = { ok: false, error: { tag: "io", val: (error as Error).message } };
   }
-  // Deferred like any host call's outcome (host-context.ts): the next commit takes it along.
-  const outcome = result.ok ? { status: "ok" as const, resultSize: 0 } : { status: "error" as const, error: { code: "io", message: String(result.error.val) } };
-  void source.audit.appendOutcome(intent, outcome, { defer: true }).catch(() => {});
+  void source.audit.appendOutcome(intent, result.ok ? { status: "ok", resultSize: 0 } : { status: "error", error: { code: "io", message: String(result.error.val) } }).catch(() => {});
   return result;
 }
 

@@ -253,22 +253,3 @@ describe("deferred intents", () => {
       assert.equal((await log.appendOutcome(next, { status: "ok" })).status, "ok");
     }));
 });
-
-describe("deferred outcomes", () => {
-  it("a deferred outcome goes with the next intent's commit; awaited alone it is written within a few ms", () =>
-    withLog(async ({ log, store }) => {
-      const first = await log.appendIntent(hostIntent());
-      const before = log.stats.batches;
-      const outcome = log.appendOutcome(first, { status: "ok", resultSize: 5 }, { defer: true });
-      const next = await log.appendIntent(hostIntent());
-      assert.equal(log.stats.batches, before + 1, "one commit for the outcome and the next intent");
-      assert.equal((await outcome).seq, next.seq - 1, "the outcome first, in call order");
-      assert.equal((await outcome).intentSeq, first.seq);
-      // Alone: nothing else is written, and it is not left waiting for another write.
-      const alone = await log.appendOutcome(next, { status: "error", error: { code: "io", message: "gone" } }, { defer: true });
-      assert.equal(Number((await store.execute({ sql: "SELECT count(*) AS n FROM audit_records WHERE seq = ?", args: [alone.seq] })).rows[0]!.n), 1);
-      const report = await log.verify();
-      assert.equal(report.ok, true);
-      assert.deepEqual(report.inFlight, []);
-    }));
-});
