@@ -17,6 +17,7 @@ import { FaultyStore } from "../helpers/faulty-store.js";
 import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
 import { writeTestSecretKey } from "../helpers/secret-key.js";
 import { needsSqld, startSqld, type SqldServer } from "../helpers/sqld.js";
+import { until } from "./_loop.js";
 
 const HOUR = 3_600_000;
 const sqld = needsSqld();
@@ -128,10 +129,8 @@ for (const where of [{ label: "a shared file" }, { label: "sqld", ...sqld }]) {
           const refusal = async () => (await b.audit.query({ runId: run.id, kind: "host_call", limit: 100 })).records;
           const refused = (rows: typeof records) => rows.some((r) => r.decision === "deny" && r.denial?.reason === between.refused!.reason);
           let seen = records;
-          for (let i = 0; i < 200 && !refused(seen); i++) {
-            await new Promise((resolve) => setTimeout(resolve, 50));
-            seen = await refusal();
-          }
+          // Bounded; a timeout falls through to the assertion, which prints what is on record.
+          await until(async () => refused((seen = await refusal())), "the refusal's audit record", 10_000).catch(() => undefined);
           assert.ok(
             refused(seen),
             `the refusal is audited: ${JSON.stringify(seen.map((r) => [r.status, r.denial?.reason]))}`,
