@@ -6,7 +6,7 @@ import { EmbeddedStore } from "./embedded.js";
 import { StoreError } from "./errors.js";
 import { applyMigrations } from "./migrations.js";
 import type { Migration } from "./migrations.js";
-import type { Store } from "./types.js";
+import type { QueryResult, Store } from "./types.js";
 import { describeLocation, parseStoreUrl } from "./url.js";
 import type { StoreLocation } from "./url.js";
 
@@ -110,11 +110,31 @@ async function configureLocal(store: ClientStore | EmbeddedStore, options: { bus
     return;
   }
   if (store.kind !== "file") return;
-  const mode = await store.execute("PRAGMA journal_mode = WAL");
+  const mode = await switchToWal(store, options.busyTimeoutMs);
   const journal = String(mode.rows[0]?.journal_mode ?? "");
   if (journal.toLowerCase() !== "wal") {
     // WAL needs shared memory beside the file; some network filesystems cannot provide it.
     throw new StoreError("store_failed", `store ${store.location}: could not switch to WAL (journal_mode is ${journal}); put the file on a local filesystem`);
   }
   await store.execute(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
+}
+
+/**
+ * `PRAGMA journal_mode = WAL`, sent again while another connection holds the file's lock, for up
+ * to the busy timeout. On a file still in rollback mode (a new one, or one another tool made) the
+ * switch reads and then writes the header; if another connection holds the write lock between
+ * the two, SQLite answers SQLITE_BUSY at once, without its busy handler (waiting there could
+ * deadlock). Several processes opening a new file together meet exactly that.
+ */
+async function switchToWal(store: ClientStore | EmbeddedStore, busyTimeoutMs: number): Promise<QueryResult> {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
+    try {
+      return await store.execute("PRAGMA journal_mode = WAL");
+    } catch (error) {
+      if (!(error instanceof StoreError) || error.code !== "store_busy" || Date.now() >= deadline) throw error;
+    }
+    const wait = Math.min(pause * (0.5 + Math.random()), deadline - Date.now());
+    await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 1)));
+  }
 }

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { join } from "node:path";
+import Database from "libsql";
 import { InvalidInputError } from "../../runtime/errors.js";
 import { openStore, parseStoreUrl, StoreError } from "../../runtime/store/index.js";
 import { describeLocation } from "../../runtime/store/url.js";
@@ -77,6 +79,53 @@ describe("openStore on a file", () => {
       await dir.remove();
     }
   });
+});
+
+describe("openStore on a file another connection is writing in rollback mode (switching it to WAL)", () => {
+  // A new file is in rollback mode until the first store switches it. The switch reads the header
+  // and then writes it; another connection's write lock between the two makes SQLite answer busy
+  // at once, without waiting: several nodes starting together on a new file meet that.
+  const cases = [
+    { label: "the lock is released within the busy timeout: it opens, in WAL", busyTimeoutMs: 3000, releaseAfterMs: 150, opens: true },
+    { label: "no lock (control): it opens at once", busyTimeoutMs: 3000, releaseAfterMs: null, opens: true },
+    { label: "the lock outlasts the busy timeout: store_busy after waiting", busyTimeoutMs: 120, releaseAfterMs: 1000, opens: false },
+  ];
+  for (const c of cases) {
+    it(c.label, async () => {
+      const dir = await tempDir();
+      const holder = new Database(join(dir.path, "store.db"));
+      const timer = { id: undefined as NodeJS.Timeout | undefined };
+      try {
+        holder.exec("CREATE TABLE t (x INTEGER)");
+        assert.equal((holder.prepare("PRAGMA journal_mode").get() as { journal_mode: string }).journal_mode, "delete");
+        if (c.releaseAfterMs !== null) {
+          holder.exec("BEGIN IMMEDIATE");
+          holder.exec("INSERT INTO t VALUES (1)");
+          timer.id = setTimeout(() => holder.exec("COMMIT"), c.releaseAfterMs);
+        }
+        const started = performance.now();
+        const opening = openStore({ url: dir.url(), busyTimeoutMs: c.busyTimeoutMs });
+        if (c.opens) {
+          const store = await opening;
+          try {
+            assert.equal((await store.execute("PRAGMA journal_mode")).rows[0]?.journal_mode, "wal");
+            const expected = c.releaseAfterMs === null ? [] : [{ x: 1 }];
+            assert.deepEqual((await store.execute("SELECT x FROM t")).rows, expected, "the holder's write is kept");
+          } finally {
+            await store.close();
+          }
+        } else {
+          await assert.rejects(opening, (e: unknown) => e instanceof StoreError && e.code === "store_busy");
+          assert.ok(performance.now() - started >= c.busyTimeoutMs * 0.8, "it waited about the busy timeout before failing");
+        }
+      } finally {
+        clearTimeout(timer.id);
+        if (holder.inTransaction) holder.exec("ROLLBACK");
+        holder.close();
+        await dir.remove();
+      }
+    });
+  }
 });
 
 describe("parseStoreUrl", () => {
