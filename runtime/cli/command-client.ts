@@ -6,12 +6,8 @@
 import type { RuntimeOptions } from "../runtime.js";
 import { ApiClawhiveClient, type ClawhiveClient } from "../client/client.js";
 import { NotFoundError } from "../errors.js";
-import { inProcessClient } from "../client/in-process.js";
 import { ApiClient } from "../client/transport.js";
-import { knownUser } from "./user.js";
 import { resolveServer } from "./client.js";
-import { storeClient } from "../client/store-reader.js";
-import { openExistingStore, openRuntime, requireExistingStore } from "./store-path.js";
 
 /** Who acts on the store when the system cannot name its user (a decision asks for --by then). */
 const LOCAL_USER = "local user";
@@ -42,6 +38,14 @@ export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir" |
 export async function commandClient(values: Readonly<Record<string, unknown>>, options: CommandClientOptions = {}): Promise<ClawhiveClient> {
   const target = await resolveServer(values);
   if (target !== undefined) return new ApiClawhiveClient(new ApiClient(target), { target: target.url });
+  // The runtime and the store are loaded only for a command that opens them here: through a
+  // server the process is only a client, and loading them was most of its CPU.
+  const [{ inProcessClient }, { storeClient }, { openExistingStore, openRuntime, requireExistingStore }, { knownUser }] = await Promise.all([
+    import("../client/in-process.js"),
+    import("../client/store-reader.js"),
+    import("./store-path.js"),
+    import("./user.js"),
+  ]);
   const actor = options.actor === undefined ? {} : { actor: options.actor };
   if (options.storeOnly) return storeClient(await openExistingStore(values), { ownsStore: true, ...actor });
   if (options.existing) requireExistingStore(values);

@@ -12,7 +12,7 @@ import type { AgentDetailSchema, AgentPut, AgentSummarySchema, AgentValidation, 
 import type { FiringSchema, ScheduleSchema } from "../api/schemas/resources.js";
 import type { OutcomeSchema, RunSchema } from "../api/schemas/runs.js";
 import type { SubmitRunSchema } from "../api/routes/runs.js";
-import { uploadOf, type PluginSourceOptions } from "./plugin-upload.js";
+import type { PluginSourceOptions } from "./plugin-upload.js";
 import { segment, type ApiClient, type Query, type RequestOptions, type StreamedEvent } from "./transport.js";
 
 export type ApprovalView = v.InferInput<typeof ApprovalSchema>;
@@ -241,6 +241,9 @@ export class ApiClawhiveClient implements ClawhiveClient {
       return this.api.request<PluginInstallView>("POST", path, { json, query });
     }
     const read = { ...(sha256 === undefined ? {} : { sha256 }), ...(manifestFile === undefined ? {} : { manifestFile }) };
+    // Loaded when a plugin is sent: it reads and builds packages (the install code), which no
+    // other request of a client needs.
+    const { uploadOf } = await import("./plugin-upload.js");
     const upload = await uploadOf(source, { ...read, query, ...(allowSimilarName ? { allowSimilarName } : {}), ...(onProgress === undefined ? {} : { onProgress }) });
     onProgress?.(`sending ${upload.what} to ${this.target}; the server ${does}`);
     return this.api.request<PluginInstallView>("POST", path, upload.options);
