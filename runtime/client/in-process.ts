@@ -67,7 +67,10 @@ export function appClient(build: (tokens: TokenCheck) => { fetch(request: Reques
       return given.length === expected.length && timingSafeEqual(given, expected) ? principal : undefined;
     },
   });
-  const carry: Fetch = async (url, init) => abortable(await app.fetch(new Request(url, init)), init?.signal);
+  const carry: Fetch = async (url, { method, headers, body, signal }) => {
+    const init: RequestInit = { method, headers, ...(body === undefined ? {} : { body: body as string | Uint8Array<ArrayBuffer> }), ...(signal === undefined ? {} : { signal }) };
+    return abortable(await app.fetch(new Request(url, init)), signal);
+  };
   const api = new ApiClient({ url: IN_PROCESS_URL, token: secret }, { fetch: carry });
   return new ApiClawhiveClient(api, { target: "in-process", ...(options.localSources ? { localSources: true } : {}), ...(options.close === undefined ? {} : { close: options.close }) });
 }

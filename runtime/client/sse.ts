@@ -1,4 +1,5 @@
 import { createParser } from "eventsource-parser";
+import type { Answer } from "./wire.js";
 
 export interface SseMessage {
   id: string;
@@ -11,7 +12,7 @@ export interface SseMessage {
  * event-stream rules: a CR, LF or CRLF ends a line, also when a CRLF is split across two chunks;
  * comments skipped; data lines joined). `id` is the last event id seen, as EventSource keeps it.
  */
-export async function* sseMessages(response: Response): AsyncGenerator<SseMessage> {
+export async function* sseMessages(response: Answer): AsyncGenerator<SseMessage> {
   if (response.body === null) return;
   const ready: SseMessage[] = [];
   let lastId = "";
@@ -22,7 +23,7 @@ export async function* sseMessages(response: Response): AsyncGenerator<SseMessag
     },
   });
   const decoder = new TextDecoder();
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of response.body) {
     parser.feed(decoder.decode(chunk, { stream: true }));
     while (ready.length > 0) yield ready.shift()!;
   }

@@ -1,13 +1,16 @@
 /**
  * Requests to the API (`/v1`): typed, with the API's error bodies turned back into
  * ClawhiveErrors with the same code and status, and a run's event stream followed across
- * dropped connections. What carries a request is given: `fetch` to a server, or a runtime's own
- * routes in this process (in-process.ts).
+ * dropped connections. What carries a request is given: Node's `http` to a server (node-http.ts),
+ * or a runtime's own routes in this process (in-process.ts).
  */
 import { ClawhiveError } from "../errors.js";
 import { inert } from "../text/inert.js";
 import { VERSION } from "../cli/version.js";
+import { nodeFetch } from "./node-http.js";
 import { sseMessages } from "./sse.js";
+import type { Answer, Fetch } from "./wire.js";
+export type { Answer, Fetch, Outgoing } from "./wire.js";
 
 /** A running server and the bearer token to send it. */
 export interface ServerTarget {
@@ -15,9 +18,6 @@ export interface ServerTarget {
   readonly url: string;
   readonly token: string;
 }
-
-/** What carries a request: the global `fetch`, or an app's own handler. */
-export type Fetch = (url: URL, init: RequestInit) => Promise<Response>;
 
 /** An error answer of the API, as a ClawhiveError: its `code` and `status` are the server's. */
 export class ServerError extends ClawhiveError {
@@ -56,7 +56,7 @@ export class ApiClient {
 
   constructor(target: ServerTarget, options: { fetch?: Fetch } = {}) {
     this.target = target;
-    this.#carry = options.fetch ?? fetch;
+    this.#carry = options.fetch ?? nodeFetch;
   }
 
   get<T>(path: string, query?: Query): Promise<T> {
@@ -93,7 +93,7 @@ export class ApiClient {
     let after = options.after ?? 0;
     let failures = 0;
     for (;;) {
-      let response: Response;
+      let response: Answer;
       try {
         response = await this.#fetch("GET", `/v1/runs/${segment(runId)}/events`, {
           ...(options.signal === undefined ? {} : { signal: options.signal }),
@@ -136,31 +136,32 @@ export class ApiClient {
     }
   }
 
-  async #fetch(method: string, path: string, options: RequestOptions & { headers?: Record<string, string> }): Promise<Response> {
+  async #fetch(method: string, path: string, options: RequestOptions & { headers?: Record<string, string> }): Promise<Answer> {
     const url = new URL(`${this.target.url}${path}`);
     for (const [name, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     const headers: Record<string, string> = { authorization: `Bearer ${this.target.token}`, "user-agent": `clawhive-cli/${VERSION}`, ...options.headers };
-    let body: BodyInit | undefined;
+    let body: string | Uint8Array | undefined;
     if (options.json !== undefined) {
       headers["content-type"] = "application/json";
       body = JSON.stringify(options.json);
     } else if (options.raw !== undefined) {
       headers["content-type"] = options.raw.mediaType;
-      body = new Blob([options.raw.bytes as Uint8Array<ArrayBuffer>]);
+      body = options.raw.bytes;
     }
     try {
       return await this.#carry(url, { method, headers, ...(body === undefined ? {} : { body }), ...(options.signal === undefined ? {} : { signal: options.signal }) });
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      const why = cause?.code ?? cause?.message ?? (error as Error).message;
+      // Node's own errors carry `code` (ECONNREFUSED); a handler's may wrap one as `cause`.
+      const { code, cause } = error as { code?: string; cause?: { code?: string; message?: string } };
+      const why = code ?? cause?.code ?? cause?.message ?? (error as Error).message;
       throw new ClawhiveError("server_unreachable", `cannot reach the clawhive server at ${this.target.url}: ${why}; is 'clawhive serve' running there?`, { status: 503, cause: error });
     }
   }
 }
 
 /** The ServerError of an error answer; a body that is not the API's error shape still says what came back. */
-function errorOf(response: Response, text: string, target: ServerTarget): ServerError {
+function errorOf(response: Answer, text: string, target: ServerTarget): ServerError {
   let error: Record<string, unknown> | undefined;
   try {
     const parsed = JSON.parse(text) as { error?: unknown };
