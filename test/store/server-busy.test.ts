@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createServer, request, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { openStore, StoreError } from "../../runtime/store/index.js";
 import type { Store } from "../../runtime/store/index.js";
@@ -22,15 +23,14 @@ interface BusyProxy {
 }
 
 async function startBusyProxy(target: SqldServer): Promise<BusyProxy> {
-  const state = { busy: 0, answered: 0 };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
-      if (req.method === "POST" && req.url?.endsWith("/pipeline") && state.busy > 0) {
-        state.busy--;
-        state.answered++;
+      if (req.method === "POST" && req.url?.endsWith("/pipeline") && proxy.busy > 0) {
+        proxy.busy--;
+        proxy.answered++;
         const { requests } = JSON.parse(body.toString("utf8")) as { requests: Array<{ type: string }> };
         const results = requests.map((r) =>
           r.type === "close" ? { type: "ok", response: { type: "close" } } : { type: "error", error: { message: "SQLite error: database is locked", code: "SQLITE_BUSY" } },
@@ -47,24 +47,10 @@ async function startBusyProxy(target: SqldServer): Promise<BusyProxy> {
     });
   });
   await new Promise<void>((listening) => server.listen(0, "127.0.0.1", listening));
-  const address = server.address();
-  const port = typeof address === "object" && address !== null ? address.port : 0;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    get busy() {
-      return state.busy;
-    },
-    set busy(n: number) {
-      state.busy = n;
-    },
-    get answered() {
-      return state.answered;
-    },
-    set answered(n: number) {
-      state.answered = n;
-    },
-    close: () => new Promise<void>((closed) => server.close(() => closed())),
-  };
+  const { port } = server.address() as AddressInfo;
+  // The test sets `busy` and reads `answered`; the handler above reads and counts them here.
+  const proxy: BusyProxy = { url: `http://127.0.0.1:${port}`, busy: 0, answered: 0, close: () => new Promise<void>((closed) => server.close(() => closed())) };
+  return proxy;
 }
 
 const rows = async (store: Store) => Number((await store.execute("SELECT count(*) AS n FROM t")).rows[0]!.n);
