@@ -107,7 +107,7 @@ async function submitModelRun(s: RuntimeState, options: SubmitRunOptions): Promi
   await refreshPlugins(s);
   await refreshAgents(s);
   const agent = agentNamed(s, options.agent);
-  // Checked before a conversation is started for it (startRun checks it again).
+  // Checked before a conversation is started for it (startRefreshed checks it again).
   if (options.grants !== undefined) parseTaskGrants(options.grants, agent, { hostGuard: s.mountGuard });
   if (options.runId !== undefined && (await s.records.get(options.runId)) !== undefined) {
     throw new ConflictError("run_exists", `run ${options.runId}: already started; it is not started twice`);
