@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtemp, rm, statSync } from "node:fs";
+import { mkdtemp, readdirSync, readFileSync, rm, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -55,3 +55,30 @@ for (const { args, code } of CASES) {
     assert.deepEqual(bundled, compiled);
   });
 }
+
+/** The bundle's files a chunk loads before it runs: itself and its static imports, not its `import()`s. */
+function staticClosure(dir: string, entry: string): Map<string, string> {
+  const loaded = new Map<string, string>();
+  const visit = (file: string) => {
+    if (loaded.has(file)) return;
+    const text = readFileSync(join(dir, file), "utf8");
+    loaded.set(file, text);
+    for (const m of text.matchAll(/(?:^|[\s;}])(?:import|from)\s*["']\.\/([^"']+)["']/g)) visit(m[1]!);
+  };
+  visit(entry);
+  return loaded;
+}
+
+test("a command through a server loads no runtime: the call command's chunks hold none of the runtime, the store or the schema compiler", () => {
+  const dir = join(PROJECT_ROOT, "dist", "runtime", "cli-bundle");
+  const entry = readdirSync(dir).find((f) => /^call-[\w-]+\.js$/.test(f));
+  assert.ok(entry, "no call chunk in the bundle");
+  const loaded = [...staticClosure(dir, entry).values()].join("\n");
+  const everything = readdirSync(dir).map((f) => readFileSync(join(dir, f), "utf8")).join("\n");
+  // Each marker is in the bundle (the control), loaded only by the import() of a command that opens the store.
+  for (const marker of ["function openRuntime(", "function inProcessClient(", "function compileToolSchema(", 'from "libsql"']) {
+    assert.ok(everything.includes(marker), `the bundle has no ${marker}: pick another marker`);
+    assert.ok(!loaded.includes(marker), `the call command loads ${marker} before it runs`);
+  }
+  assert.ok(loaded.includes("function nodeFetch("), "the call command loads the client's carrier");
+});
