@@ -7,6 +7,7 @@ import { after, before, describe, it } from "node:test";
 import { Runtime } from "../../runtime/index.js";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
 import { FILES_PLUGIN } from "../helpers/runtime.js";
+import { writeTestSecretKey } from "../helpers/secret-key.js";
 
 const BIN = join(PROJECT_ROOT, "bin", "clawhive.js");
 const EXAMPLES = join(PROJECT_ROOT, "capabilities");
@@ -24,6 +25,7 @@ before(async () => {
   data = join(root, "data");
   bare = join(root, "bare");
   await mkdir(join(data, "workspace"), { recursive: true });
+  await writeTestSecretKey(data);
   await mkdir(bare);
   defaultText = await readFile(join(EXAMPLES, "default.yaml"), "utf8");
   coderText = await readFile(join(EXAMPLES, "coder.yaml"), "utf8");
@@ -111,6 +113,7 @@ describe("clawhive agent validate", () => {
 
   it("with plugins installed in the data dir's store: a skill whose tool needs a capability not granted, the tool named", async () => {
     const withStore = await mkdtemp(join(root, "store-"));
+    await writeTestSecretKey(withStore);
     await mkdir(join(withStore, "workspace"));
     const runtime = await Runtime.create({ dataDir: withStore, agentsDir: await mkdtemp(join(root, "agents-")), pluginDirs: [FILES_PLUGIN] });
     await runtime.close();

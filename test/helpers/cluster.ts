@@ -1,5 +1,6 @@
 /** Runtime nodes as child processes (see cluster-node.ts): started, watched, killed with SIGKILL. */
 import { spawn, type ChildProcess } from "node:child_process";
+import { writeTestSecretKeySync } from "./secret-key.js";
 
 const NODE = new URL("./cluster-node.js", import.meta.url);
 
@@ -29,6 +30,8 @@ process.on("exit", () => {
 });
 
 export function startNode(options: { url: string; dataDir: string; name: string; mode: "load" | "hang" | "idle"; count?: number; authToken?: string; leaseMs?: number }): ClusterNode {
+  // Written here, before any node starts: nodes starting together would race to make their own.
+  writeTestSecretKeySync(options.dataDir);
   const env: NodeJS.ProcessEnv = { ...process.env, CLUSTER_LEASE_MS: String(options.leaseMs ?? 3000) };
   if (options.authToken !== undefined) env.CLAWHIVE_STORE_AUTH_TOKEN = options.authToken;
   const child = spawn(process.execPath, [NODE.pathname, options.url, options.dataDir, options.name, options.mode, String(options.count ?? 0)], { stdio: ["pipe", "pipe", "pipe"], env });

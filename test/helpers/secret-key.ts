@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -16,4 +17,14 @@ export async function writeTestSecretKey(dataDir: string): Promise<void> {
   await writeFile(join(dataDir, "secret.key"), TEST_SECRET_KEY, { mode: 0o600, flag: "wx" }).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "EEXIST") throw error;
   });
+}
+
+/** `writeTestSecretKey`, synchronously: for a helper that starts processes on the data dir at once. */
+export function writeTestSecretKeySync(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true });
+  try {
+    writeFileSync(join(dataDir, "secret.key"), TEST_SECRET_KEY, { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
 }

@@ -9,6 +9,7 @@ import { Runtime } from "../../runtime/index.js";
 import { openStore } from "../../runtime/store/index.js";
 import { FaultyStore } from "../helpers/faulty-store.js";
 import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
+import { writeTestSecretKey } from "../helpers/secret-key.js";
 
 /**
  * A cancel is never lost: two runtimes (nodes A and B) share one store file, and a cancel
@@ -32,6 +33,7 @@ async function agents(runtime: Runtime): Promise<void> {
 
 before(async () => {
   dataDir = await tempDir("clawhive-cancel-");
+  await writeTestSecretKey(dataDir);
   work = join(dataDir, "work");
   await mkdir(work);
   await mkdir(join(dataDir, "agents"));
@@ -187,6 +189,7 @@ test("an approval given before the cancel is not spent by a replay: B's tick see
 
 test("after a restart, a run whose cancel was recorded is not replayed (control: one not cancelled is)", async () => {
   const own = await tempDir("clawhive-cancel-restart-");
+  await writeTestSecretKey(own);
   try {
     const ownAgents = join(own, "agents");
     await mkdir(ownAgents);

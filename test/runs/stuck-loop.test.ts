@@ -8,6 +8,7 @@ import type { LlmProvider, LlmRequest, LlmResponse } from "../../runtime/llm/ind
 import { openStore, StoreError } from "../../runtime/store/index.js";
 import { FaultyStore } from "../helpers/faulty-store.js";
 import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
+import { writeTestSecretKey } from "../helpers/secret-key.js";
 
 /**
  * The model-driven loop, the restart path and a dead node's runs: each ends a run whose Step
@@ -36,6 +37,7 @@ const scripted: LlmProvider = {
 
 before(async () => {
   dataDir = await tempDir("clawhive-stuck-loop-");
+  await writeTestSecretKey(dataDir);
   work = join(dataDir, "work");
   await mkdir(work);
   await mkdir(join(dataDir, "agents"));
@@ -106,6 +108,7 @@ test("a run a dead node left active is taken over and driven to its end once its
 
 test("a run whose agent this node does not know ends failed (agent_unknown) instead of waiting for ever (control: known, it continues)", async () => {
   const own = await tempDir("clawhive-stuck-agent-");
+  await writeTestSecretKey(own);
   try {
     await mkdir(join(own, "agents"));
     const open = () => Runtime.create({ dataDir: own, agentsDir: join(own, "agents"), pluginDirs: [FILES_PLUGIN, PROBE_PLUGIN], sandbox: { poolSize: 0 } });

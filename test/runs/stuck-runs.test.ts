@@ -10,6 +10,7 @@ import type { RunRecord } from "../../runtime/runs/records.js";
 import { openStore, StoreError } from "../../runtime/store/index.js";
 import { FaultyStore, isWrite, type Fault } from "../helpers/faulty-store.js";
 import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
+import { writeTestSecretKey } from "../helpers/secret-key.js";
 
 /**
  * Whatever fails inside the runtime while a run is driven ends the run (failed, with the code
@@ -24,6 +25,7 @@ let agent: string;
 
 before(async () => {
   dataDir = await tempDir("clawhive-stuck-");
+  await writeTestSecretKey(dataDir);
   work = join(dataDir, "work");
   await mkdir(work);
   await mkdir(join(dataDir, "agents"));

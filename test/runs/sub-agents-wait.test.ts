@@ -9,6 +9,7 @@ import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-llm/inde
 import { FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
 import { LLM_SECRET, until } from "./_loop.js";
 import { childOf, defineAgents, delegate, ended, waiting, write } from "./_sub-agents.js";
+import { writeTestSecretKey } from "../helpers/secret-key.js";
 
 /**
  * A model-driven parent whose sub-agent waits for a person waits too, and goes on with the
@@ -246,6 +247,7 @@ test("the child's approval decided on another runtime sharing the store: the fir
 test("the parent's runtime restarted while it waited: the runtime that takes over continues child and parent", async () => {
   // Its own store (data dir), so closing this runtime leaves the fixture's alone.
   const dataDir = await tempDir("clawhive-restart-");
+  await writeTestSecretKey(dataDir);
   const dir = join(dataDir, "work");
   await mkdir(dir);
   const open = async () => {

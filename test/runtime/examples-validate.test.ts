@@ -13,6 +13,7 @@ import { Runtime } from "../../runtime/index.js";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
 import { loadSkills, skillsFor } from "../../runtime/skills/index.js";
 import { tempDir } from "../helpers/runtime.js";
+import { writeTestSecretKey } from "../helpers/secret-key.js";
 
 const EXAMPLES = join(PROJECT_ROOT, "capabilities");
 let runtime: Runtime;
@@ -20,6 +21,7 @@ let dataDir: string;
 
 before(async () => {
   dataDir = await tempDir("clawhive-examples-");
+  await writeTestSecretKey(dataDir);
   // The examples mount ./workspace of the data dir.
   await mkdir(join(dataDir, "workspace"));
   // The default plugin dirs (every first-party plugin) and skills dir, the examples as agents.

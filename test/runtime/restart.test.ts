@@ -5,9 +5,11 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { Runtime } from "../../runtime/index.js";
 import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN } from "../helpers/runtime.js";
+import { writeTestSecretKey } from "../helpers/secret-key.js";
 
 test("a run waiting for approval survives a restart and resumes in the new process state", async () => {
   const dataDir = await mkdtemp(join(tmpdir(), "clawhive-restart-"));
+  await writeTestSecretKey(dataDir);
   const agentsDir = join(dataDir, "agents");
   const work = join(dataDir, "work");
   await mkdir(agentsDir);

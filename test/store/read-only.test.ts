@@ -9,6 +9,7 @@ import { RunRecords } from "../../runtime/runs/records.js";
 import { openStore, StoreError } from "../../runtime/store/index.js";
 import { BIN } from "../cli/fixtures.js";
 import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
+import { writeTestSecretKey } from "../helpers/secret-key.js";
 
 /**
  * A store that cannot be written says "read-only" at start and on every write, and can still be
@@ -24,6 +25,7 @@ let runId: string;
 before(async () => {
   root = await tempDir("clawhive-ro-");
   dataDir = join(root, "data");
+  await writeTestSecretKey(dataDir);
   await mkdir(join(root, "agents"), { recursive: true });
   const runtime = await Runtime.create({ dataDir, agentsDir: join(root, "agents"), pluginDirs: [FILES_PLUGIN, PROBE_PLUGIN], sandbox: { poolSize: 0 } });
   try {
