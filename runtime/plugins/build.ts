@@ -13,6 +13,7 @@ import { pluginRoot, readInside } from "./confine.js";
 import { publishDir } from "./publish.js";
 import { parsePluginManifest, type PluginManifest } from "./manifest.js";
 import { PROJECT_ROOT } from "./locations.js";
+import { sweepStaleWorkOnce } from "./stale-work.js";
 
 const WIT_DIR = join(PROJECT_ROOT, "wit");
 /** WASI 0.2's WIT as jco ships it (the version componentize-js's engine imports). */
@@ -65,6 +66,7 @@ export async function buildComponent(pluginDir: string, options: BuildOptions): 
   const source = await bundle();
   // Inputs as recorded yet a different bundle (a changed bundler): key the build on what it is.
   if (sha256(source) !== sourceSha) return buildComponent(pluginDir, options);
+  sweepStaleWorkOnce(tmpdir());
   const work = await mkdtemp(join(tmpdir(), "clawhive-build-"));
   try {
     await writeFile(join(work, "plugin.js"), source);

@@ -9,6 +9,7 @@ import { PROJECT_ROOT } from "./locations.js";
 import type { PluginManifest } from "./manifest.js";
 import { publishDir } from "./publish.js";
 import { canonicalText, CodeSeal } from "./seal.js";
+import { sweepStaleWorkOnce } from "./stale-work.js";
 
 /** Bump when what compiling does changes (glue patches included), so old entries stop matching. */
 const COMPILE_RECIPE = "2";
@@ -75,6 +76,7 @@ export async function compilePlugin(input: CompileInput, options: CompileOptions
   if (cached?.sealed && !options.rebuild) return cached.artifact;
   bytes ??= checked(await (input.bytes as () => Promise<Uint8Array>)());
 
+  sweepStaleWorkOnce(tmpdir());
   const work = await mkdtemp(join(tmpdir(), "clawhive-compile-"));
   try {
     const record = await compileInto(work, { ...input, bytes }, key, options);
