@@ -5,6 +5,7 @@ import { ConnectionGate } from "./gate.js";
 import type { BatchOptions, QueryResult, SqlExecutor, Statement, Store, StoreKind } from "./types.js";
 import { checkResultSize, checkStatementSize } from "./limits.js";
 import { rowFrom } from "./values.js";
+import { retryWhileBusy } from "./busy.js";
 
 /**
  * The `@libsql/client` driver: the one that speaks to a libSQL server (`libsql:`, `http(s):`,
@@ -89,17 +90,8 @@ export class ClientStore implements Store {
    * Such a statement or batch was not applied (a batch rolls back whole), so it is sent again,
    * backing off, until `busyTimeoutMs` has passed: the wait a local file's lock gets in SQLite.
    */
-  async #retryBusy<T>(call: () => Promise<T>): Promise<T> {
-    const deadline = Date.now() + this.#busyRetryMs;
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await call();
-      } catch (error) {
-        const pause = Math.min(500, 20 * 2 ** attempt) * (0.5 + Math.random() / 2);
-        if (!(error instanceof StoreError) || error.code !== "store_busy" || this.#closed || Date.now() + pause > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, pause));
-      }
-    }
+  #retryBusy<T>(call: () => Promise<T>): Promise<T> {
+    return retryWhileBusy(call, this.#busyRetryMs, () => this.#closed);
   }
 
   /** Runs a driver call, turning what the driver throws into a `StoreError`. */

@@ -4,6 +4,7 @@ import type { Clock } from "./clock.js";
 import type { ClientStore } from "./client.js";
 import { EmbeddedStore } from "./embedded.js";
 import { StoreError } from "./errors.js";
+import { retryWhileBusy } from "./busy.js";
 import { applyMigrations } from "./migrations.js";
 import type { Migration } from "./migrations.js";
 import type { QueryResult, Store } from "./types.js";
@@ -126,15 +127,6 @@ async function configureLocal(store: ClientStore | EmbeddedStore, options: { bus
  * the two, SQLite answers SQLITE_BUSY at once, without its busy handler (waiting there could
  * deadlock). Several processes opening a new file together meet exactly that.
  */
-async function switchToWal(store: ClientStore | EmbeddedStore, busyTimeoutMs: number): Promise<QueryResult> {
-  const deadline = Date.now() + busyTimeoutMs;
-  for (let pause = 5; ; pause = Math.min(pause * 2, 100)) {
-    try {
-      return await store.execute("PRAGMA journal_mode = WAL");
-    } catch (error) {
-      if (!(error instanceof StoreError) || error.code !== "store_busy" || Date.now() >= deadline) throw error;
-    }
-    const wait = Math.min(pause * (0.5 + Math.random()), deadline - Date.now());
-    await new Promise((resolve) => setTimeout(resolve, Math.max(wait, 1)));
-  }
+function switchToWal(store: ClientStore | EmbeddedStore, busyTimeoutMs: number): Promise<QueryResult> {
+  return retryWhileBusy(() => store.execute("PRAGMA journal_mode = WAL"), busyTimeoutMs);
 }
