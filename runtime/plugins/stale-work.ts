@@ -2,20 +2,19 @@ import { lstat, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 
 /** The temp folders a plugin build and a compile work in (build.ts, compile.ts). */
-export const WORK_PREFIXES = ["clawhive-build-", "clawhive-compile-"] as const;
+const WORK_PREFIXES = ["clawhive-build-", "clawhive-compile-"];
 
 /** Older than this, a work folder belongs to no live build: a build takes minutes at most. */
 const STALE_AFTER_MS = 6 * 60 * 60 * 1000;
 
 /**
  * Removes the work folders a build or compile left in `dir` when it was killed (a SIGKILL skips
- * the `finally` that removes them): folders named with one of `prefixes`, last changed more than
- * `olderThanMs` ago, owned by this process's user. A symlink or a file of that name is left
+ * the `finally` that removes them): folders with those names, last changed more than six hours
+ * ago, owned by this process's user. A symlink or a file of that name is left
  * alone, and so is anything that cannot be read or removed. Returns how many were removed.
  */
-export async function sweepStaleWork(dir: string, options: { prefixes?: readonly string[]; olderThanMs?: number; now?: number } = {}): Promise<number> {
-  const prefixes = options.prefixes ?? WORK_PREFIXES;
-  const before = (options.now ?? Date.now()) - (options.olderThanMs ?? STALE_AFTER_MS);
+export async function sweepStaleWork(dir: string): Promise<number> {
+  const before = Date.now() - STALE_AFTER_MS;
   const uid = process.getuid?.();
   let names: string[];
   try {
@@ -25,7 +24,7 @@ export async function sweepStaleWork(dir: string, options: { prefixes?: readonly
   }
   let removed = 0;
   for (const name of names) {
-    if (!prefixes.some((prefix) => name.startsWith(prefix))) continue;
+    if (!WORK_PREFIXES.some((prefix) => name.startsWith(prefix))) continue;
     const path = join(dir, name);
     try {
       const stat = await lstat(path);

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /**
@@ -11,15 +10,7 @@ import { join } from "node:path";
  */
 export const TEST_SECRET_KEY = createHash("sha256").update("clawhive test suite secret key").digest();
 
-/** Writes the suite's key as `<dataDir>/secret.key` (0600), unless one is there. */
-export async function writeTestSecretKey(dataDir: string): Promise<void> {
-  await mkdir(dataDir, { recursive: true });
-  await writeFile(join(dataDir, "secret.key"), TEST_SECRET_KEY, { mode: 0o600, flag: "wx" }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== "EEXIST") throw error;
-  });
-}
-
-/** `writeTestSecretKey`, synchronously: for a helper that starts processes on the data dir at once. */
+/** Writes the suite's key as `<dataDir>/secret.key` (0600), unless one is there. Synchronous, for a helper that starts processes on the data dir at once. */
 export function writeTestSecretKeySync(dataDir: string): void {
   mkdirSync(dataDir, { recursive: true });
   try {
@@ -27,4 +18,9 @@ export function writeTestSecretKeySync(dataDir: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
   }
+}
+
+/** `writeTestSecretKeySync`, for the async helpers and tests. */
+export async function writeTestSecretKey(dataDir: string): Promise<void> {
+  writeTestSecretKeySync(dataDir);
 }
