@@ -1,8 +1,12 @@
-/** The build child (componentize-child.ts) and what its transpiled glue is patched with. */
-import { spawn } from "node:child_process";
+/** The build children (componentize-child.ts) and what their transpiled glue is patched with. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import type { Socket } from "node:net";
+import { availableParallelism, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PluginError } from "../errors.js";
+import { sweepStaleWorkOnce } from "./stale-work.js";
 
 // Named from dist/runtime/, not from this file: the command line's bundle (dist/runtime/cli-bundle/)
 // holds this code too, one folder over.
@@ -24,23 +28,184 @@ export function patchGlue(glue: string): string {
   return promising + glue.split(debug).join("return;").split("WebAssembly.promising(").join("__clawhivePromising(");
 }
 
-/** Runs the build child (`componentize` or `transpile`, see componentize-child.ts) in `args[1]`. */
-export function runChild(args: [mode: string, work: string, ...rest: string[]]): Promise<void> {
-  const work = args[1];
-  return new Promise((resolvePromise, reject) => {
-    // The child gets a minimal environment: the build needs nothing from ours.
-    const child = spawn(process.execPath, [CHILD, ...args], {
-      cwd: work,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
-      stdio: ["ignore", "pipe", "pipe"],
+/** A warm build child has nothing to do for this long: it leaves (its memory goes with it). */
+const IDLE_MS = 2_000;
+
+/**
+ * A build job's use of a child: `work` is a fresh folder inside the child's own folder (removed
+ * after `use`); `run(mode, ...rest)` runs one job there (`componentize` or `transpile`, see
+ * componentize-child.ts).
+ */
+export type BuildJob<T> = (work: string, run: (mode: string, ...rest: string[]) => Promise<void>) => Promise<T>;
+
+/**
+ * Runs `use` with a build child of its own for its whole length (a few run at once, the rest
+ * wait their turn).
+ *
+ * Children are kept warm between jobs: the componentizer's splicer and the transpiler are
+ * WebAssembly programs whose first job in a process costs two to three times the next ones (the
+ * splicer's memory grows from nothing, and V8 answers each growth with a full garbage
+ * collection: ~400 of them in a first componentize). So a first start's seven builds share a
+ * few processes, and an idle child leaves after IDLE_MS.
+ *
+ * Each child works in a folder of its own, its only WASI preopen (given at its start: the
+ * splicer's libc reads its preopens once), and a job's folder is made inside it. A job that
+ * fails retires its child, so no job runs in a process a failure may have left in a bad state.
+ */
+export async function withBuildChild<T>(use: BuildJob<T>): Promise<T> {
+  const child = await pool.acquire();
+  let failed = false;
+  const work = await mkdtemp(join(child.root, "job-"));
+  try {
+    return await use(work, async (mode, ...rest) => {
+      try {
+        await child.run(mode, work, rest);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     });
-    let output = "";
-    child.stdout.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (output += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code === 0) resolvePromise();
-      else reject(new PluginError("build_failed", `${args[0]} failed (exit ${code}):\n${output.split(work).join("<build>").slice(-4000)}`));
-    });
-  });
+  } finally {
+    await rm(work, { recursive: true, force: true });
+    pool.release(child, failed);
+  }
 }
+
+/** One build child process and its folder. */
+class BuildChild {
+  readonly process: ChildProcess;
+  readonly root: string;
+  #output = "";
+  #pending: { resolve: () => void; reject: (error: Error) => void; mode: string } | undefined;
+  #exited: Error | undefined;
+  idleTimer: NodeJS.Timeout | undefined;
+
+  private constructor(root: string) {
+    this.root = root;
+    // The child gets a minimal environment: the build needs nothing from ours.
+    this.process = spawn(process.execPath, [CHILD, root], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+    });
+    this.process.stdout!.on("data", (d: Buffer) => (this.#output = (this.#output + d.toString()).slice(-16_000)));
+    this.process.stderr!.on("data", (d: Buffer) => (this.#output = (this.#output + d.toString()).slice(-16_000)));
+    this.process.on("message", (message: { ok?: boolean; error?: string }) => {
+      const pending = this.#pending;
+      this.#pending = undefined;
+      if (!pending) return;
+      if (message.ok) pending.resolve();
+      else pending.reject(this.#failure(pending.mode, message.error ?? "no reason given"));
+    });
+    const gone = (why: string) => {
+      this.#exited ??= new Error(why);
+      const pending = this.#pending;
+      this.#pending = undefined;
+      pending?.reject(this.#failure(pending.mode, why));
+      void rm(root, { recursive: true, force: true });
+    };
+    this.process.on("error", (error) => gone(`the build child could not run: ${error.message}`));
+    this.process.on("exit", (code, signal) => gone(`the build child exited (${signal ?? `exit ${code}`})`));
+  }
+
+  static async start(): Promise<BuildChild> {
+    sweepStaleWorkOnce(tmpdir());
+    return new BuildChild(await mkdtemp(join(tmpdir(), "clawhive-build-")));
+  }
+
+  get alive(): boolean {
+    return this.#exited === undefined;
+  }
+
+  run(mode: string, work: string, rest: string[]): Promise<void> {
+    if (this.#exited) return Promise.reject(this.#failure(mode, this.#exited.message));
+    this.#output = "";
+    return new Promise((resolve, reject) => {
+      this.#pending = { resolve, reject, mode };
+      this.process.send({ mode, dir: work, rest });
+    });
+  }
+
+  /** Keeps this process alive while the child works, not while it waits for work. */
+  hold(held: boolean): void {
+    const channel = (this.process as { channel?: { ref(): void; unref(): void } }).channel;
+    for (const handle of [this.process, channel, this.process.stdout as Socket | null, this.process.stderr as Socket | null]) {
+      if (held) handle?.ref();
+      else handle?.unref();
+    }
+  }
+
+  stop(): void {
+    if (this.alive) this.process.kill("SIGKILL");
+  }
+
+  #failure(mode: string, reason: string): PluginError {
+    const text = `${this.#output}${this.#output.endsWith("\n") || this.#output === "" ? "" : "\n"}${reason}`;
+    return new PluginError("build_failed", `${mode} failed:\n${text.split(this.root).join("<build>").slice(-4000)}`);
+  }
+}
+
+/** At most `max` children, each doing one job at a time; waiting jobs are served in order. */
+class BuildPool {
+  readonly #idle: BuildChild[] = [];
+  readonly #waiting: Array<(child: BuildChild | undefined) => void> = [];
+  #count = 0;
+
+  constructor(private readonly max: number) {}
+
+  async acquire(): Promise<BuildChild> {
+    for (let child = this.#idle.pop(); child; child = this.#idle.pop()) {
+      clearTimeout(child.idleTimer);
+      if (!child.alive) {
+        this.#count--;
+        continue;
+      }
+      child.hold(true);
+      return child;
+    }
+    if (this.#count >= this.max) {
+      const handed = await new Promise<BuildChild | undefined>((resolve) => this.#waiting.push(resolve));
+      if (handed) return handed;
+      return this.acquire();
+    }
+    this.#count++;
+    try {
+      return await BuildChild.start();
+    } catch (error) {
+      this.#count--;
+      this.#wakeOne(undefined);
+      throw error;
+    }
+  }
+
+  release(child: BuildChild, failed: boolean): void {
+    if (failed || !child.alive) {
+      child.stop();
+      this.#count--;
+      this.#wakeOne(undefined);
+      return;
+    }
+    if (this.#wakeOne(child)) return;
+    child.hold(false);
+    child.idleTimer = setTimeout(() => {
+      const at = this.#idle.indexOf(child);
+      if (at >= 0) this.#idle.splice(at, 1);
+      this.#count--;
+      // Closing the channel is the child's cue to remove its folder and leave.
+      if (child.alive) child.process.disconnect();
+    }, IDLE_MS);
+    child.idleTimer.unref();
+    this.#idle.push(child);
+  }
+
+  /** Hands `child` (or a free place, when undefined) to the first waiting job; false when none waits. */
+  #wakeOne(child: BuildChild | undefined): boolean {
+    const next = this.#waiting.shift();
+    if (!next) return false;
+    next(child);
+    return true;
+  }
+}
+
+/** As many children as builds run at once by default (build-all.ts): the machine's parallelism, at most 4. */
+const pool = new BuildPool(Math.min(4, availableParallelism()));

@@ -1,19 +1,17 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { InvalidInputError, PluginError } from "../errors.js";
 import { sha256, type PluginArtifact } from "./artifact.js";
 import { bundleWithInputs } from "./bundle.js";
 import { recordBundleInputs, recordedBundleSha } from "./bundle-inputs.js";
 import { compilePlugin } from "./compile.js";
-import { runChild } from "./build-child.js";
+import { withBuildChild } from "./build-child.js";
 import type { CodeSeal } from "./seal.js";
 import { pluginRoot, readInside } from "./confine.js";
 import { publishDir } from "./publish.js";
 import { parsePluginManifest, type PluginManifest } from "./manifest.js";
 import { PROJECT_ROOT } from "./locations.js";
-import { sweepStaleWorkOnce } from "./stale-work.js";
 
 const WIT_DIR = join(PROJECT_ROOT, "wit");
 /** WASI 0.2's WIT as jco ships it (the version componentize-js's engine imports). */
@@ -26,7 +24,7 @@ const BUILD_RECORD = "build.json";
 const COMPONENT = "component.wasm";
 
 export { SDK_ALIASES } from "./bundle.js";
-export { patchGlue, runChild } from "./build-child.js";
+export { patchGlue } from "./build-child.js";
 
 export interface BuildOptions {
   /** Where builds are cached, one folder per content key. */
@@ -66,25 +64,21 @@ export async function buildComponent(pluginDir: string, options: BuildOptions): 
   const source = await bundle();
   // Inputs as recorded yet a different bundle (a changed bundler): key the build on what it is.
   if (sha256(source) !== sourceSha) return buildComponent(pluginDir, options);
-  sweepStaleWorkOnce(tmpdir());
-  const work = await mkdtemp(join(tmpdir(), "clawhive-build-"));
-  try {
+  return withBuildChild(async (work, run) => {
     await writeFile(join(work, "plugin.js"), source);
     for (const [name, text] of witFiles) {
       await mkdir(dirname(join(work, "wit", name)), { recursive: true });
       await writeFile(join(work, "wit", name), text);
     }
     // A plugin that declares a WASI grant is built with WASI on: clawhive serves it per instance.
-    await runChild(["componentize", work, manifest.world, ...(manifest.wasi ? ["wasi"] : [])]);
+    await run("componentize", manifest.world, ...(manifest.wasi ? ["wasi"] : []));
     const bytes = new Uint8Array(await readFile(join(work, "out", COMPONENT)));
     const hash = sha256(bytes);
     await writeFile(join(work, "out", BUILD_RECORD), JSON.stringify({ key, sha256: hash }));
     await publishDir(join(work, "out"), outDir);
     progress(`${manifest.name}: component built in ${((Date.now() - started) / 1000).toFixed(1)} s (${(bytes.length / 1048576).toFixed(1)} MiB)`);
     return { manifest, manifestText, bytes, sha256: hash };
-  } finally {
-    await rm(work, { recursive: true, force: true });
-  }
+  });
 }
 
 /**

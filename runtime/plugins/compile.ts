@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClawhiveError, PluginError } from "../errors.js";
 import { ARTIFACT_RECORD, BLOB_FILE, GLUE_FILE, readArtifact, sha256, type ArtifactRecord, type PluginArtifact } from "./artifact.js";
-import { patchGlue, runChild } from "./build-child.js";
+import { patchGlue, withBuildChild, type BuildJob } from "./build-child.js";
 import { PROJECT_ROOT } from "./locations.js";
 import type { PluginManifest } from "./manifest.js";
 import { publishDir } from "./publish.js";
@@ -76,10 +76,10 @@ export async function compilePlugin(input: CompileInput, options: CompileOptions
   if (cached?.sealed && !options.rebuild) return cached.artifact;
   bytes ??= checked(await (input.bytes as () => Promise<Uint8Array>)());
 
-  sweepStaleWorkOnce(tmpdir());
-  const work = await mkdtemp(join(tmpdir(), "clawhive-compile-"));
-  try {
-    const record = await compileInto(work, { ...input, bytes }, key, options);
+  // An Extism module is only copied: no child needed.
+  const inWork = manifest.format === "component" ? withBuildChild : withWorkFolder;
+  return inWork(async (work, run) => {
+    const record = await compileInto(work, run, { ...input, bytes }, key, options);
     if (cached && !options.rebuild) {
       if (canonicalText(recordOf(cached.artifact)) === canonicalText(record)) {
         // The same build as the cached one's record: the record is vouched for now.
@@ -97,13 +97,22 @@ export async function compilePlugin(input: CompileInput, options: CompileOptions
     // it would pull its files from under that process's loads. Same key, same build.
     await publishDir(join(work, "out"), dir, { replace: present || options.rebuild === true });
     return { ...record, dir };
+  });
+}
+
+/** A temp work folder for `use`, removed after it (no child to run). */
+async function withWorkFolder<T>(use: BuildJob<T>): Promise<T> {
+  sweepStaleWorkOnce(tmpdir());
+  const work = await mkdtemp(join(tmpdir(), "clawhive-compile-"));
+  try {
+    return await use(work, () => Promise.reject(new PluginError("compile_failed", "no build child for this compile")));
   } finally {
     await rm(work, { recursive: true, force: true });
   }
 }
 
 /** Transpiles (a component) or copies (an Extism module) into `<work>/out`; returns the record written there. */
-async function compileInto(work: string, input: CompileInput & { bytes: Uint8Array }, key: string, options: CompileOptions): Promise<ArtifactRecord> {
+async function compileInto(work: string, run: (mode: string) => Promise<void>, input: CompileInput & { bytes: Uint8Array }, key: string, options: CompileOptions): Promise<ArtifactRecord> {
   const { manifest } = input;
   const out = join(work, "out");
   await writeFile(join(work, BLOB_FILE), input.bytes);
@@ -111,7 +120,7 @@ async function compileInto(work: string, input: CompileInput & { bytes: Uint8Arr
   let glueImports: string[] = [];
   if (manifest.format === "component") {
     options.onProgress?.(`${manifest.name}: compiling ${input.sha256.slice(0, 12)} (transpiling the component)`);
-    await runChild(["transpile", work]);
+    await run("transpile");
     for (const name of (await readdir(out)).filter((n) => n === GLUE_FILE || n.endsWith(".wasm")).sort()) {
       let bytes = await readFile(join(out, name));
       if (name === GLUE_FILE) {

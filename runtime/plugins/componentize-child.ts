@@ -1,55 +1,86 @@
 /**
- * Child-process entry of plugin builds, inside a throwaway directory:
- * - `componentize <dir> <world>`: reads <dir>/plugin.js and <dir>/wit; writes <dir>/out/component.wasm.
- * - `transpile <dir>`: reads <dir>/plugin.wasm (a component); writes its glue and core modules to
+ * A build child (build-child.ts runs a few and keeps them warm between jobs). Started with its
+ * own folder; each job message `{ mode, dir, rest }` names a job folder inside it:
+ * - `componentize` (rest: world, then `wasi` when the plugin asks for it): reads <dir>/plugin.js
+ *   and <dir>/wit; writes <dir>/out/component.wasm.
+ * - `transpile`: reads <dir>/plugin.wasm (a component); writes its glue and core modules to
  *   <dir>/out/, and jco's list of the glue's imports to <dir>/imports.json.
+ * Each job is answered `{ ok: true }` or `{ ok: false, error }`. When the channel closes, the child
+ * removes its folder and leaves.
  *
  * It runs in its own process because the WASI shim the componentize-js splicer runs on keeps
- * process-global state (preopens, stdio); here the only preopen is the build directory, so the
- * build sees nothing else, and the runtime process never serves a plugin from that shim.
- * Transpiling (~1.3 s of CPU) runs here too, so it never stalls the runtime's event loop.
+ * process-global state (preopens, stdio); here the only preopen is the child's folder, which
+ * holds nothing but the job at hand, and the runtime process never serves a plugin from that
+ * shim. Transpiling (~1 s of CPU when cold) runs here too, so it never stalls the runtime's event
+ * loop.
  */
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { _setPreopens } from "@bytecodealliance/preview2-shim/filesystem";
 
-const [mode, dir, world, wasi] = process.argv.slice(2);
-if (!dir || (mode === "componentize" && !world) || (mode !== "componentize" && mode !== "transpile")) {
-  process.stderr.write("usage: componentize-child componentize <build dir> <world> | transpile <build dir>\n");
+const root = process.argv[2];
+if (!root || !process.send) {
+  process.stderr.write("componentize-child: started by build-child.ts, with its folder and an IPC channel\n");
   process.exit(2);
 }
 // The shim's Node types are published under its browser entry; the Node build takes host paths.
-(_setPreopens as unknown as (preopens: Record<string, string>) => void)({ [dir]: dir });
-const out = join(dir, "out");
-await mkdir(out, { recursive: true });
+// The splicer's libc reads its preopens once, so the child's folder is the one for every job.
+(_setPreopens as unknown as (preopens: Record<string, string>) => void)({ [root]: root });
 
-if (mode === "componentize") {
-  const { componentize } = await import("@bytecodealliance/componentize-js");
-  const { component } = await componentize({
-    sourcePath: join(dir, "plugin.js"),
-    witPath: join(dir, "wit"),
-    worldName: world!,
-    // Every capability arrives through clawhive:host, unless the plugin asks for WASI (served
-    // per instance by clawhive, see runtime/sandbox/wasi/); a plugin never serves HTTP.
-    disableFeatures: wasi === "wasi" ? ["fetch-event"] : ["stdio", "random", "clocks", "http", "fetch-event"],
-  });
-  await writeFile(join(out, "component.wasm"), component);
-} else {
-  // The transpiler alone (jco-transpile), not the jco CLI with its optimiser and componentizers.
-  // noComponentErrorWrapping: false keeps the glue byte for byte what the jco CLI emits.
-  const { transpileBytes } = await import("@bytecodealliance/jco-transpile");
-  const { files, imports } = await transpileBytes(await readFile(join(dir, "plugin.wasm")), {
-    name: "plugin",
-    instantiation: "async",
-    emitTypescriptDeclarations: false,
-    noComponentErrorWrapping: false,
-    nodejsCompat: false,
-    wasiShim: false,
-  });
-  for (const [name, bytes] of Object.entries(files)) {
-    await mkdir(dirname(join(out, name)), { recursive: true });
-    await writeFile(join(out, name), bytes);
+interface Job {
+  mode: string;
+  dir: string;
+  rest: string[];
+}
+
+process.on("message", (job: Job) => {
+  run(job).then(
+    () => process.send!({ ok: true }),
+    (error: unknown) => process.send!({ ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+  );
+});
+process.on("disconnect", () => {
+  void rm(root, { recursive: true, force: true }).finally(() => process.exit(0));
+});
+
+async function run({ mode, dir, rest }: Job): Promise<void> {
+  const inside = relative(root!, dir);
+  if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) throw new Error(`job folder outside the child's folder: ${dir}`);
+  process.chdir(dir);
+  const out = join(dir, "out");
+  await mkdir(out, { recursive: true });
+  if (mode === "componentize") {
+    const [world, wasi] = rest;
+    if (!world) throw new Error("componentize: no world named");
+    const { componentize } = await import("@bytecodealliance/componentize-js");
+    const { component } = await componentize({
+      sourcePath: join(dir, "plugin.js"),
+      witPath: join(dir, "wit"),
+      worldName: world,
+      // Every capability arrives through clawhive:host, unless the plugin asks for WASI (served
+      // per instance by clawhive, see runtime/sandbox/wasi/); a plugin never serves HTTP.
+      disableFeatures: wasi === "wasi" ? ["fetch-event"] : ["stdio", "random", "clocks", "http", "fetch-event"],
+    });
+    await writeFile(join(out, "component.wasm"), component);
+  } else if (mode === "transpile") {
+    // The transpiler alone (jco-transpile), not the jco CLI with its optimiser and componentizers.
+    // noComponentErrorWrapping: false keeps the glue byte for byte what the jco CLI emits.
+    const { transpileBytes } = await import("@bytecodealliance/jco-transpile");
+    const { files, imports } = await transpileBytes(await readFile(join(dir, "plugin.wasm")), {
+      name: "plugin",
+      instantiation: "async",
+      emitTypescriptDeclarations: false,
+      noComponentErrorWrapping: false,
+      nodejsCompat: false,
+      wasiShim: false,
+    });
+    for (const [name, bytes] of Object.entries(files)) {
+      await mkdir(dirname(join(out, name)), { recursive: true });
+      await writeFile(join(out, name), bytes);
+    }
+    // jco's structured list of what the glue imports from the host (interface names, unversioned).
+    await writeFile(join(dir, "imports.json"), JSON.stringify(imports));
+  } else {
+    throw new Error(`unknown build job: ${mode}`);
   }
-  // jco's structured list of what the glue imports from the host (interface names, unversioned).
-  await writeFile(join(dir, "imports.json"), JSON.stringify(imports));
 }

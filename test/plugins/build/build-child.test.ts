@@ -1,0 +1,74 @@
+/**
+ * Build children are kept warm between jobs (build-child.ts): a failed job retires its child, so
+ * the next build runs in a new one; a process that built exits on its own, and its child leaves
+ * with it, taking its folder.
+ */
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { appendFile, cp, readdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { test } from "node:test";
+import { pathToFileURL } from "node:url";
+import { PluginError } from "../../../runtime/errors.js";
+import { buildComponent } from "../../../runtime/plugins/build.js";
+import { PROJECT_ROOT } from "../../../runtime/plugins/locations.js";
+import { ECHO_PLUGIN } from "../../helpers/plugin-packages.js";
+import { tempDir } from "../../helpers/runtime.js";
+
+test("a build that fails retires its child: its error names the cause, not the work folder, and the next build succeeds", async () => {
+  const bad = await tempDir("clawhive-plugin-");
+  const cache = await tempDir("clawhive-cache-");
+  try {
+    await cp(ECHO_PLUGIN, bad, { recursive: true });
+    await appendFile(join(bad, "src", "index.ts"), '\nthrow new Error("echo refuses to start");\n');
+    const error = await buildComponent(bad, { cacheDir: cache }).then(
+      () => assert.fail("built"),
+      (e: unknown) => e,
+    );
+    assert.ok(error instanceof PluginError, String(error));
+    assert.equal(error.code, "build_failed");
+    assert.match(error.message, /echo refuses to start/);
+    assert.doesNotMatch(error.message, /clawhive-build-/);
+    // Control: the plugin as it is builds, in the same process, right after.
+    const built = await buildComponent(ECHO_PLUGIN, { cacheDir: cache });
+    assert.equal(built.manifest.name, "bench-echo");
+    assert.ok(built.bytes.length > 0);
+  } finally {
+    await rm(bad, { recursive: true, force: true });
+    await rm(cache, { recursive: true, force: true });
+  }
+});
+
+test("a process that built a plugin exits on its own; its warm build child leaves with it and removes its folder", async () => {
+  const tmp = await tempDir("clawhive-tmp-");
+  const cache = await tempDir("clawhive-cache-");
+  try {
+    const build = pathToFileURL(join(PROJECT_ROOT, "dist", "runtime", "plugins", "build.js")).href;
+    const script = [
+      `import { readdirSync } from "node:fs";`,
+      `const { buildComponent } = await import(${JSON.stringify(build)});`,
+      `await buildComponent(${JSON.stringify(ECHO_PLUGIN)}, { cacheDir: ${JSON.stringify(cache)} });`,
+      // The child is still there, warm, with its folder: the next build would use it.
+      `console.log(readdirSync(${JSON.stringify(tmp)}).filter((n) => n.startsWith("clawhive-build-")).length);`,
+    ].join("\n");
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, TMPDIR: tmp }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    assert.equal(code, 0, err);
+    assert.equal(out.trim(), "1", "one warm child's folder while the process lived");
+    // Once its parent is gone the child removes its folder and leaves.
+    let left: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      left = (await readdir(tmp)).filter((n) => n.startsWith("clawhive-build-"));
+      if (left.length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.deepEqual(left, []);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+    await rm(cache, { recursive: true, force: true });
+  }
+});
