@@ -97,6 +97,14 @@ export class PluginInstaller {
     return auditedRefusal(this.#options.audit, { action, by: by ?? RUNTIME_PRINCIPAL, subject }, () => this.readPackage(source, read));
   }
 
+  /**
+   * Compiles a package's build into the node's cache ahead of its install (the install then finds
+   * it sealed there): several can compile at once, while installs run one at a time.
+   */
+  async prepare(pkg: PluginPackage): Promise<void> {
+    await this.#builds.compile(pkg.manifest, pkg.sha256, async () => pkg.bytes);
+  }
+
   /** Records a change refused before the installer saw it (e.g. an upgrade of a name not installed, checked before reading an upload). */
   recordRefusal(action: "install" | "upgrade" | "remove", subject: PluginSubject, by: string, error: unknown): Promise<void> {
     return recordPluginEvent(this.#options.audit, { action, subject, by, error });

@@ -1,6 +1,7 @@
 import { basename } from "node:path";
 import { buildAll } from "../build-all.js";
 import type { PluginInstaller } from "./installer.js";
+import type { PluginPackage } from "./package.js";
 
 /**
  * Installs the runtime's own plugin folders through the same path as any plugin, and keeps them
@@ -8,9 +9,11 @@ import type { PluginInstaller } from "./installer.js";
  * reported). A plugin of the same name installed by a person is left alone.
  */
 export async function installOwnPlugins(installer: PluginInstaller, dirs: readonly string[], onProgress?: (line: string) => void): Promise<void> {
-  // Stale builds are made first, a few at once; the installs below then find them cached. A
-  // failed build is left to the install below, which reports it as before.
+  // Stale builds are made first, a few at once. Then those to install are read and compiled,
+  // all at once (the build children take a few jobs at a time), and the installs below, one at a
+  // time, find their compiled builds cached.
   const builds = await buildAll(dirs, { cacheDir: installer.cacheDir, ...(onProgress ? { onProgress } : {}) });
+  const toInstall: Array<{ index: number; dir: string; pkg: Promise<PluginPackage>; prepared: Promise<void> }> = [];
   for (const [index, dir] of dirs.entries()) {
     // Most starts change nothing: a build (cached, or made just now) of the same bytes as the
     // installed plugin is not read at all (each component is ~12 MB).
@@ -19,8 +22,14 @@ export async function installOwnPlugins(installer: PluginInstaller, dirs: readon
       const existing = await installer.registry.get(cached.name);
       if (existing && existing.blobSha256 === cached.sha256) continue;
     }
+    const pkg = installer.readPackage(dir);
+    // A package that cannot be read is thrown below; a failed compile is met again by the install.
+    toInstall.push({ index, dir, pkg, prepared: pkg.then((p) => installer.prepare(p)).catch(() => {}) });
+  }
+  for (const { index, dir, pkg: reading, prepared } of toInstall) {
+    await prepared;
     onProgress?.(`plugin ${index + 1}/${dirs.length} ${basename(dir)}: installing`);
-    const pkg = await installer.readPackage(dir);
+    const pkg = await reading;
     for (let attempt = 0; ; attempt++) {
       try {
         const existing = await installer.registry.get(pkg.manifest.name);
