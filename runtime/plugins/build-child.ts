@@ -83,7 +83,10 @@ class BuildChild {
   private constructor(root: string) {
     this.root = root;
     // The child gets a minimal environment: the build needs nothing from ours.
-    this.process = spawn(process.execPath, [CHILD, root], {
+    // One thread for V8's garbage collector: the splicer's memory growth sets off ~400 full
+    // collections in a first componentize, and starting concurrent marking for each cost more
+    // than the marking (4.5 -> 3.1 s, 6.5 -> 3.5 s of CPU; later jobs and transpiling unchanged).
+    this.process = spawn(process.execPath, ["--single-threaded-gc", CHILD, root], {
       cwd: root,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
       stdio: ["ignore", "pipe", "pipe", "ipc"],
