@@ -6,7 +6,8 @@
  * - `transpile`: reads <dir>/plugin.wasm (a component); writes its glue and core modules to
  *   <dir>/out/, and jco's list of the glue's imports to <dir>/imports.json.
  * Each job is answered `{ ok: true }` or `{ ok: false, error }`. When the channel closes, the child
- * removes its folder and leaves.
+ * leaves, and its folder goes with it however it leaves (short of a SIGKILL: the stale-work sweep
+ * takes those).
  *
  * It runs in its own process because the WASI shim the componentize-js splicer runs on keeps
  * process-global state (preopens, stdio); here the only preopen is the child's folder, which
@@ -14,7 +15,8 @@
  * shim. Transpiling (~1 s of CPU when cold) runs here too, so it never stalls the runtime's event
  * loop.
  */
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { rmSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { _setPreopens } from "@bytecodealliance/preview2-shim/filesystem";
 
@@ -33,15 +35,22 @@ interface Job {
   rest: string[];
 }
 
+// A parent gone meanwhile hears nothing: the channel is closed, and this child is leaving.
+const answer = (message: { ok: boolean; error?: string }) => {
+  if (process.connected) process.send!(message);
+};
+
 process.on("message", (job: Job) => {
   run(job).then(
-    () => process.send!({ ok: true }),
-    (error: unknown) => process.send!({ ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
+    () => answer({ ok: true }),
+    (error: unknown) => answer({ ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
   );
 });
-process.on("disconnect", () => {
-  void rm(root, { recursive: true, force: true }).finally(() => process.exit(0));
-});
+// However the child leaves (its parent gone, retired, or a failure), its folder goes with it.
+process.on("exit", () => rmSync(root, { recursive: true, force: true }));
+process.on("disconnect", () => process.exit(0));
+// A parent killed while this child was starting closed the channel before it was listened to.
+if (!process.connected) process.exit(0);
 
 async function run({ mode, dir, rest }: Job): Promise<void> {
   const inside = relative(root!, dir);

@@ -1,7 +1,7 @@
 /**
  * Build children are kept warm between jobs (build-child.ts): a failed job retires its child, so
  * the next build runs in a new one; a process that built exits on its own, and its child leaves
- * with it, taking its folder.
+ * with it, taking its folder, as it does when that process is killed mid-build.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -39,34 +39,68 @@ test("a build that fails retires its child: its error names the cause, not the w
   }
 });
 
+/** A node process building the echo plugin with its temp folder at `tmp`; its stdout, stderr and exit. */
+function buildInProcess(tmp: string, cache: string) {
+  const build = pathToFileURL(join(PROJECT_ROOT, "dist", "runtime", "plugins", "build.js")).href;
+  const script = [
+    `import { readdirSync } from "node:fs";`,
+    `const { buildComponent } = await import(${JSON.stringify(build)});`,
+    `await buildComponent(${JSON.stringify(ECHO_PLUGIN)}, { cacheDir: ${JSON.stringify(cache)} });`,
+    // The child is still there, warm, with its folder: the next build would use it.
+    `console.log(readdirSync(${JSON.stringify(tmp)}).filter((n) => n.startsWith("clawhive-build-")).length);`,
+  ].join("\n");
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, TMPDIR: tmp }, stdio: ["ignore", "pipe", "pipe"] });
+  const output = { out: "", err: "" };
+  child.stdout.on("data", (d: Buffer) => (output.out += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (output.err += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+  return { child, output, exited };
+}
+
+async function buildFolders(tmp: string): Promise<string[]> {
+  return (await readdir(tmp)).filter((n) => n.startsWith("clawhive-build-"));
+}
+
+/** The build folders left in `tmp` once they stop changing for good or `ms` pass. */
+async function foldersLeft(tmp: string, ms: number): Promise<string[]> {
+  let left = await buildFolders(tmp);
+  for (let waited = 0; left.length > 0 && waited < ms; waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    left = await buildFolders(tmp);
+  }
+  return left;
+}
+
 test("a process that built a plugin exits on its own; its warm build child leaves with it and removes its folder", async () => {
   const tmp = await tempDir("clawhive-tmp-");
   const cache = await tempDir("clawhive-cache-");
   try {
-    const build = pathToFileURL(join(PROJECT_ROOT, "dist", "runtime", "plugins", "build.js")).href;
-    const script = [
-      `import { readdirSync } from "node:fs";`,
-      `const { buildComponent } = await import(${JSON.stringify(build)});`,
-      `await buildComponent(${JSON.stringify(ECHO_PLUGIN)}, { cacheDir: ${JSON.stringify(cache)} });`,
-      // The child is still there, warm, with its folder: the next build would use it.
-      `console.log(readdirSync(${JSON.stringify(tmp)}).filter((n) => n.startsWith("clawhive-build-")).length);`,
-    ].join("\n");
-    const child = spawn(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, TMPDIR: tmp }, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
-    assert.equal(code, 0, err);
-    assert.equal(out.trim(), "1", "one warm child's folder while the process lived");
+    const { output, exited } = buildInProcess(tmp, cache);
+    assert.equal(await exited, 0, output.err);
+    assert.equal(output.out.trim(), "1", "one warm child's folder while the process lived");
     // Once its parent is gone the child removes its folder and leaves.
-    let left: string[] = [];
-    for (let i = 0; i < 100; i++) {
-      left = (await readdir(tmp)).filter((n) => n.startsWith("clawhive-build-"));
-      if (left.length === 0) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(await foldersLeft(tmp, 10_000), []);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+    await rm(cache, { recursive: true, force: true });
+  }
+});
+
+test("a process killed during a build: its build child still removes its folder and leaves", async () => {
+  const tmp = await tempDir("clawhive-tmp-");
+  const cache = await tempDir("clawhive-cache-");
+  try {
+    const { child, exited } = buildInProcess(tmp, cache);
+    // The job is under way once its folder is in the child's.
+    let job: string[] = [];
+    for (let i = 0; i < 600 && job.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      for (const root of await buildFolders(tmp)) job.push(...(await readdir(join(tmp, root)).catch(() => [])));
     }
-    assert.deepEqual(left, []);
+    assert.ok(job.length > 0, "the build started");
+    child.kill("SIGKILL");
+    await exited;
+    assert.deepEqual(await foldersLeft(tmp, 60_000), []);
   } finally {
     await rm(tmp, { recursive: true, force: true });
     await rm(cache, { recursive: true, force: true });
