@@ -55,7 +55,13 @@ export type BuildJob<T> = (work: string, run: (mode: string, ...rest: string[]) 
 export async function withBuildChild<T>(use: BuildJob<T>): Promise<T> {
   const child = await pool.acquire();
   let failed = false;
-  const work = await mkdtemp(join(child.root, "job-"));
+  let work: string;
+  try {
+    work = await mkdtemp(join(child.root, "job-"));
+  } catch (error) {
+    pool.release(child, true);
+    throw error;
+  }
   try {
     return await use(work, async (mode, ...rest) => {
       try {
