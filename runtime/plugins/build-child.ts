@@ -96,6 +96,10 @@ class BuildChild {
       cwd: root,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
       stdio: ["ignore", "pipe", "pipe", "ipc"],
+      // In a process group of its own: a Ctrl-C or a supervisor's stop sent to this process's
+      // group would kill it at any point (as it starts, before it can clean up). It leaves
+      // when its channel closes instead: when this process exits, however that happens.
+      detached: true,
     });
     this.process.stdout!.on("data", (d: Buffer) => (this.#output = (this.#output + d.toString()).slice(-16_000)));
     this.process.stderr!.on("data", (d: Buffer) => (this.#output = (this.#output + d.toString()).slice(-16_000)));

@@ -5,9 +5,9 @@
  *   and <dir>/wit; writes <dir>/out/component.wasm.
  * - `transpile`: reads <dir>/plugin.wasm (a component); writes its glue and core modules to
  *   <dir>/out/, and jco's list of the glue's imports to <dir>/imports.json.
- * Each job is answered `{ ok: true }` or `{ ok: false, error }`. When the channel closes, the child
- * leaves, and its folder goes with it however it leaves (short of a SIGKILL: the stale-work sweep
- * takes those).
+ * Each job is answered `{ ok: true }` or `{ ok: false, error }`. When the channel closes, or a
+ * signal to stop comes, the child leaves, and its folder goes with it (short of a SIGKILL: the
+ * stale-work sweep takes those).
  *
  * It runs in its own process because the WASI shim the componentize-js splicer runs on keeps
  * process-global state (preopens, stdio); here the only preopen is the child's folder, which
@@ -49,6 +49,8 @@ process.on("message", (job: Job) => {
 // However the child leaves (its parent gone, retired, or a failure), its folder goes with it.
 process.on("exit", () => rmSync(root, { recursive: true, force: true }));
 process.on("disconnect", () => process.exit(0));
+// A signal to stop, sent to this child itself (it has a process group of its own), leaves the same way.
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => process.exit(1));
 // A parent killed while this child was starting closed the channel before it was listened to.
 if (!process.connected) process.exit(0);
 

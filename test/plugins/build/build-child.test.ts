@@ -1,7 +1,7 @@
 /**
  * Build children are kept warm between jobs (build-child.ts): a failed job retires its child, so
  * the next build runs in a new one; a process that built exits on its own, and its child leaves
- * with it, taking its folder, as it does when that process is killed mid-build.
+ * with it, taking its folder, as it does when that process is killed or stopped mid-build.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -40,7 +40,7 @@ test("a build that fails retires its child: its error names the cause, not the w
 });
 
 /** A node process building the echo plugin with its temp folder at `tmp`; its stdout, stderr and exit. */
-function buildInProcess(tmp: string, cache: string) {
+function buildInProcess(tmp: string, cache: string, options: { detached?: boolean } = {}) {
   const build = pathToFileURL(join(PROJECT_ROOT, "dist", "runtime", "plugins", "build.js")).href;
   const script = [
     `import { readdirSync } from "node:fs";`,
@@ -49,7 +49,7 @@ function buildInProcess(tmp: string, cache: string) {
     // The child is still there, warm, with its folder: the next build would use it.
     `console.log(readdirSync(${JSON.stringify(tmp)}).filter((n) => n.startsWith("clawhive-build-")).length);`,
   ].join("\n");
-  const child = spawn(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, TMPDIR: tmp }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, TMPDIR: tmp }, stdio: ["ignore", "pipe", "pipe"], detached: options.detached ?? false });
   const output = { out: "", err: "" };
   child.stdout.on("data", (d: Buffer) => (output.out += d.toString()));
   child.stderr.on("data", (d: Buffer) => (output.err += d.toString()));
@@ -86,23 +86,32 @@ test("a process that built a plugin exits on its own; its warm build child leave
   }
 });
 
-test("a process killed during a build: its build child still removes its folder and leaves", async () => {
-  const tmp = await tempDir("clawhive-tmp-");
-  const cache = await tempDir("clawhive-cache-");
-  try {
-    const { child, exited } = buildInProcess(tmp, cache);
-    // The job is under way once its folder is in the child's.
-    let job: string[] = [];
-    for (let i = 0; i < 600 && job.length === 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      for (const root of await buildFolders(tmp)) job.push(...(await readdir(join(tmp, root)).catch(() => [])));
+// How a build's process may be stopped mid-build: killed alone, or its whole process group
+// told to stop (a terminal's Ctrl-C, a supervisor), which reaches the build child too.
+const stops: Array<{ name: string; stop: (pid: number) => void }> = [
+  { name: "the process SIGKILLed", stop: (pid) => process.kill(pid, "SIGKILL") },
+  { name: "its process group sent SIGINT (Ctrl-C)", stop: (pid) => process.kill(-pid, "SIGINT") },
+  { name: "its process group sent SIGTERM", stop: (pid) => process.kill(-pid, "SIGTERM") },
+];
+for (const { name, stop } of stops) {
+  test(`a build stopped midway, ${name}: its build child still removes its folder and leaves`, async () => {
+    const tmp = await tempDir("clawhive-tmp-");
+    const cache = await tempDir("clawhive-cache-");
+    try {
+      const { child, exited } = buildInProcess(tmp, cache, { detached: true });
+      // The job is under way once its folder is in the child's.
+      let job: string[] = [];
+      for (let i = 0; i < 600 && job.length === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        for (const root of await buildFolders(tmp)) job.push(...(await readdir(join(tmp, root)).catch(() => [])));
+      }
+      assert.ok(job.length > 0, "the build started");
+      stop(child.pid!);
+      await exited;
+      assert.deepEqual(await foldersLeft(tmp, 60_000), []);
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+      await rm(cache, { recursive: true, force: true });
     }
-    assert.ok(job.length > 0, "the build started");
-    child.kill("SIGKILL");
-    await exited;
-    assert.deepEqual(await foldersLeft(tmp, 60_000), []);
-  } finally {
-    await rm(tmp, { recursive: true, force: true });
-    await rm(cache, { recursive: true, force: true });
-  }
-});
+  });
+}
