@@ -1,6 +1,6 @@
 /**
- * Build children are kept warm between jobs (build-child.ts): a failed job retires its child, so
- * the next build runs in a new one; a process that built exits on its own, and its child leaves
+ * Build children are kept warm between jobs (build-child.ts): after a failed job the next build
+ * still succeeds (a new child); a process that built exits on its own, and its child leaves
  * with it, taking its folder, as it does when that process is killed or stopped mid-build.
  */
 import assert from "node:assert/strict";
@@ -15,7 +15,7 @@ import { PROJECT_ROOT } from "../../../runtime/plugins/locations.js";
 import { ECHO_PLUGIN } from "../../helpers/plugin-packages.js";
 import { tempDir } from "../../helpers/runtime.js";
 
-test("a build that fails retires its child: its error names the cause, not the work folder, and the next build succeeds", async () => {
+test("a build that fails: its error names the cause, not the work folder, and the next build in the process succeeds", async () => {
   const bad = await tempDir("clawhive-plugin-");
   const cache = await tempDir("clawhive-cache-");
   try {
@@ -61,7 +61,7 @@ async function buildFolders(tmp: string): Promise<string[]> {
   return (await readdir(tmp)).filter((n) => n.startsWith("clawhive-build-"));
 }
 
-/** The build folders left in `tmp` once they stop changing for good or `ms` pass. */
+/** The build folders still in `tmp` after waiting up to `ms` for them to go. */
 async function foldersLeft(tmp: string, ms: number): Promise<string[]> {
   let left = await buildFolders(tmp);
   for (let waited = 0; left.length > 0 && waited < ms; waited += 100) {
