@@ -12,7 +12,7 @@ import { list as tarList } from "tar";
 import { sha256 } from "../../runtime/plugins/artifact.js";
 import { defaultBuildCacheDir, PROJECT_ROOT } from "../../runtime/plugins/locations.js";
 import { clawhiveIn, cliPlace, type CliPlace } from "./fixtures.js";
-import { TEST_SECRET_KEY } from "../helpers/secret-key.js";
+import { scaffoldTestEnv } from "../helpers/secret-key.js";
 
 const NAME = "authoring-hello";
 let place: CliPlace;
@@ -95,10 +95,7 @@ test("a new plugin builds, packs, installs and answers through clawhive, with no
 });
 
 test("the scaffold's own test passes, and its source typechecks against the SDK", () => {
-  // Without NODE_TEST_CONTEXT, which would make the inner `node --test` report to this runner.
-  const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
-  // The suite's key, so the throwaway data dir trusts the first-party builds the suite sealed.
-  const env = { ...inherited, CLAWHIVE_SECRET_KEY: TEST_SECRET_KEY.toString("base64") };
+  const env = scaffoldTestEnv();
   const own = spawnSync(process.execPath, ["--test"], { cwd: plugin, encoding: "utf8", timeout: 600_000, env });
   assert.equal(own.status, 0, `${own.stdout}\n${own.stderr}`);
   assert.match(own.stdout, /# pass 2\n# fail 0/);

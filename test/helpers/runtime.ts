@@ -80,6 +80,13 @@ export async function tempDir(prefix = "clawhive-ws-"): Promise<string> {
   return mkdtemp(join(tmpdir(), prefix));
 }
 
+/** A temp data dir holding the suite's secret key: the compiled builds the suite sealed are trusted there, not compiled again. */
+export async function tempDataDir(prefix: string): Promise<string> {
+  const dir = await tempDir(prefix);
+  await writeTestSecretKey(dir);
+  return dir;
+}
+
 export interface TestAgentOptions {
   /** Mounts: `ro` ones are granted fs.read, `rw` ones fs.read and fs.write. */
   mounts?: Array<{ guest: string; host: string; mode?: "ro" | "rw" }>;

@@ -24,3 +24,13 @@ export function writeTestSecretKeySync(dataDir: string): void {
 export async function writeTestSecretKey(dataDir: string): Promise<void> {
   writeTestSecretKeySync(dataDir);
 }
+
+/**
+ * The environment for a scaffolded plugin's own `node --test`, run by the suite: without
+ * NODE_TEST_CONTEXT (which would make the inner run report to this runner), with the suite's
+ * key, so its throwaway data dir trusts the first-party builds the suite sealed.
+ */
+export function scaffoldTestEnv(): NodeJS.ProcessEnv {
+  const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
+  return { ...inherited, CLAWHIVE_SECRET_KEY: TEST_SECRET_KEY.toString("base64") };
+}

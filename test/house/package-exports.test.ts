@@ -10,8 +10,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
 import { defaultBuildCacheDir, PROJECT_ROOT } from "../../runtime/plugins/locations.js";
-import { tempDir } from "../helpers/runtime.js";
-import { writeTestSecretKey } from "../helpers/secret-key.js";
+import { tempDataDir, tempDir } from "../helpers/runtime.js";
 
 const run = promisify(execFile);
 const TSC = join(PROJECT_ROOT, "node_modules", "typescript", "bin", "tsc");
@@ -78,8 +77,7 @@ test("a project imports clawhive by name, type-checks a strict use, and runs it"
   const dir = await consumer({ "use.ts": HOST_USE }, HOST_TSCONFIG);
   const checked = await typeCheck(dir);
   assert.ok(checked.ok, checked.output);
-  const data = await tempDir("clawhive-consumer-data-");
-  await writeTestSecretKey(data);
+  const data = await tempDataDir("clawhive-consumer-data-");
   const agents = await tempDir("clawhive-consumer-agents-");
   const { stdout } = await run(process.execPath, [join(dir, "out", "use.js"), data, defaultBuildCacheDir(), agents], { cwd: dir });
   const result = JSON.parse(stdout.trim().split("\n").at(-1)!) as { tools: string[]; risks: number; error: string };
@@ -105,8 +103,7 @@ test("a project imports the client by name (clawhive/client), type-checks a use 
   const dir = await consumer({ "use.ts": CLIENT_USE }, HOST_TSCONFIG);
   const checked = await typeCheck(dir);
   assert.ok(checked.ok, checked.output);
-  const data = await tempDir("clawhive-consumer-data-");
-  await writeTestSecretKey(data);
+  const data = await tempDataDir("clawhive-consumer-data-");
   const agents = await tempDir("clawhive-consumer-agents-");
   const { stdout } = await run(process.execPath, [join(dir, "out", "use.js"), data, defaultBuildCacheDir(), agents], { cwd: dir });
   const result = JSON.parse(stdout.trim().split("\n").at(-1)!) as { target: string; remote: string; tools: string[] };

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
 import { tempDir } from "../helpers/runtime.js";
-import { TEST_SECRET_KEY } from "../helpers/secret-key.js";
+import { scaffoldTestEnv } from "../helpers/secret-key.js";
 
 let dir: string;
 before(async () => {
@@ -23,10 +23,7 @@ test("a typed scaffold's own test builds, installs and calls it", async () => {
   const manifest = JSON.parse(await readFile(join(dir, "greeter", "plugin.json"), "utf8")) as { contract: string; tools: Record<string, unknown> };
   assert.equal(manifest.contract, "typed");
   assert.deepEqual(Object.keys(manifest.tools), ["greet", "greetings_count_letters"]);
-  // Without NODE_TEST_CONTEXT, which would make the inner `node --test` report to this runner.
-  const { NODE_TEST_CONTEXT: _, ...inherited } = process.env;
-  // The suite's key, so the throwaway data dir trusts the first-party builds the suite sealed.
-  const env = { ...inherited, CLAWHIVE_SECRET_KEY: TEST_SECRET_KEY.toString("base64") };
+  const env = scaffoldTestEnv();
   const own = spawnSync(process.execPath, ["--test"], { cwd: join(dir, "greeter"), encoding: "utf8", timeout: 600_000, env });
   assert.equal(own.status, 0, `${own.stdout}\n${own.stderr}`);
   assert.match(own.stdout, /# pass 3\n# fail 0/);

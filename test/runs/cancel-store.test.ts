@@ -8,8 +8,7 @@ import { openTokenStore } from "../../runtime/api/auth/index.js";
 import { Runtime } from "../../runtime/index.js";
 import { openStore } from "../../runtime/store/index.js";
 import { FaultyStore } from "../helpers/faulty-store.js";
-import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
-import { writeTestSecretKey } from "../helpers/secret-key.js";
+import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDataDir } from "../helpers/runtime.js";
 
 /**
  * A cancel is never lost: two runtimes (nodes A and B) share one store file, and a cancel
@@ -32,8 +31,7 @@ async function agents(runtime: Runtime): Promise<void> {
 }
 
 before(async () => {
-  dataDir = await tempDir("clawhive-cancel-");
-  await writeTestSecretKey(dataDir);
+  dataDir = await tempDataDir("clawhive-cancel-");
   work = join(dataDir, "work");
   await mkdir(work);
   await mkdir(join(dataDir, "agents"));
@@ -188,8 +186,7 @@ test("an approval given before the cancel is not spent by a replay: B's tick see
 });
 
 test("after a restart, a run whose cancel was recorded is not replayed (control: one not cancelled is)", async () => {
-  const own = await tempDir("clawhive-cancel-restart-");
-  await writeTestSecretKey(own);
+  const own = await tempDataDir("clawhive-cancel-restart-");
   try {
     const ownAgents = join(own, "agents");
     await mkdir(ownAgents);

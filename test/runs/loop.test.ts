@@ -3,9 +3,8 @@ import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { Runtime, type RunEvent } from "../../runtime/index.js";
-import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir, testRuntime } from "../helpers/runtime.js";
+import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDataDir, tempDir, testRuntime } from "../helpers/runtime.js";
 import { defineLoopAgent, LLM_SECRET, PROVIDERS, sent, until, wire, type Fake } from "./_loop.js";
-import { writeTestSecretKey } from "../helpers/secret-key.js";
 
 let runtime: Runtime;
 let dispose: () => Promise<void>;
@@ -153,8 +152,7 @@ for (const { provider, start } of PROVIDERS) {
 test("a run waiting for an approval continues in a new runtime process after a restart", async () => {
   const fake = await PROVIDERS[0]!.start();
   // Its own data dir: one store handle per database file per process.
-  const own = await tempDir("clawhive-restart-");
-  await writeTestSecretKey(own);
+  const own = await tempDataDir("clawhive-restart-");
   const agentsDir = join(own, "agents");
   await mkdir(agentsDir);
   const make = async () => {
@@ -199,8 +197,7 @@ test("a run waiting for an approval continues in a new runtime process after a r
 
 test("closing the runtime aborts a model call in flight without ending the run; continueRun goes on later", async () => {
   const fake = await PROVIDERS[1]!.start();
-  const own = await tempDir("clawhive-close-");
-  await writeTestSecretKey(own);
+  const own = await tempDataDir("clawhive-close-");
   const agentsDir = join(own, "agents");
   await mkdir(agentsDir);
   const make = async () => {

@@ -7,8 +7,7 @@ import { Runtime } from "../../runtime/index.js";
 import type { LlmProvider, LlmRequest, LlmResponse } from "../../runtime/llm/index.js";
 import { openStore, StoreError } from "../../runtime/store/index.js";
 import { FaultyStore } from "../helpers/faulty-store.js";
-import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
-import { writeTestSecretKey } from "../helpers/secret-key.js";
+import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDataDir } from "../helpers/runtime.js";
 
 /**
  * The model-driven loop, the restart path and a dead node's runs: each ends a run whose Step
@@ -36,8 +35,7 @@ const scripted: LlmProvider = {
 };
 
 before(async () => {
-  dataDir = await tempDir("clawhive-stuck-loop-");
-  await writeTestSecretKey(dataDir);
+  dataDir = await tempDataDir("clawhive-stuck-loop-");
   work = join(dataDir, "work");
   await mkdir(work);
   await mkdir(join(dataDir, "agents"));
@@ -107,8 +105,7 @@ test("a run a dead node left active is taken over and driven to its end once its
 });
 
 test("a run whose agent this node does not know ends failed (agent_unknown) instead of waiting for ever (control: known, it continues)", async () => {
-  const own = await tempDir("clawhive-stuck-agent-");
-  await writeTestSecretKey(own);
+  const own = await tempDataDir("clawhive-stuck-agent-");
   try {
     await mkdir(join(own, "agents"));
     const open = () => Runtime.create({ dataDir: own, agentsDir: join(own, "agents"), pluginDirs: [FILES_PLUGIN, PROBE_PLUGIN], sandbox: { poolSize: 0 } });

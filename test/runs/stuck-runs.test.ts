@@ -9,8 +9,7 @@ import { Runtime } from "../../runtime/index.js";
 import type { RunRecord } from "../../runtime/runs/records.js";
 import { openStore, StoreError } from "../../runtime/store/index.js";
 import { FaultyStore, isWrite, type Fault } from "../helpers/faulty-store.js";
-import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
-import { writeTestSecretKey } from "../helpers/secret-key.js";
+import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDataDir } from "../helpers/runtime.js";
 
 /**
  * Whatever fails inside the runtime while a run is driven ends the run (failed, with the code
@@ -24,8 +23,7 @@ let runtime: Runtime;
 let agent: string;
 
 before(async () => {
-  dataDir = await tempDir("clawhive-stuck-");
-  await writeTestSecretKey(dataDir);
+  dataDir = await tempDataDir("clawhive-stuck-");
   work = join(dataDir, "work");
   await mkdir(work);
   await mkdir(join(dataDir, "agents"));

@@ -6,10 +6,9 @@ import { Runtime } from "../../runtime/index.js";
 import { spawnSubAgent } from "../../runtime/runs/sub-agents.js";
 import { apiFixture, call, type ApiFixture } from "../api/routes-fixtures.js";
 import { startFakeAnthropic, type FakeAnthropic } from "../helpers/fake-llm/index.js";
-import { FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
+import { FILES_PLUGIN, PROBE_PLUGIN, tempDataDir, tempDir } from "../helpers/runtime.js";
 import { LLM_SECRET, until } from "./_loop.js";
 import { childOf, defineAgents, delegate, ended, waiting, write } from "./_sub-agents.js";
-import { writeTestSecretKey } from "../helpers/secret-key.js";
 
 /**
  * A model-driven parent whose sub-agent waits for a person waits too, and goes on with the
@@ -246,8 +245,7 @@ test("the child's approval decided on another runtime sharing the store: the fir
 
 test("the parent's runtime restarted while it waited: the runtime that takes over continues child and parent", async () => {
   // Its own store (data dir), so closing this runtime leaves the fixture's alone.
-  const dataDir = await tempDir("clawhive-restart-");
-  await writeTestSecretKey(dataDir);
+  const dataDir = await tempDataDir("clawhive-restart-");
   const dir = join(dataDir, "work");
   await mkdir(dir);
   const open = async () => {

@@ -12,16 +12,14 @@ import { AgentCatalog } from "../../runtime/api/routes/agent-catalog.js";
 import { Runtime } from "../../runtime/index.js";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
 import { loadSkills, skillsFor } from "../../runtime/skills/index.js";
-import { tempDir } from "../helpers/runtime.js";
-import { writeTestSecretKey } from "../helpers/secret-key.js";
+import { tempDataDir } from "../helpers/runtime.js";
 
 const EXAMPLES = join(PROJECT_ROOT, "capabilities");
 let runtime: Runtime;
 let dataDir: string;
 
 before(async () => {
-  dataDir = await tempDir("clawhive-examples-");
-  await writeTestSecretKey(dataDir);
+  dataDir = await tempDataDir("clawhive-examples-");
   // The examples mount ./workspace of the data dir.
   await mkdir(join(dataDir, "workspace"));
   // The default plugin dirs (every first-party plugin) and skills dir, the examples as agents.

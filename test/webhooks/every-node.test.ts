@@ -14,8 +14,7 @@ import { createApp } from "../../runtime/api/app.js";
 import { openTokenStore } from "../../runtime/api/auth/index.js";
 import { Runtime } from "../../runtime/index.js";
 import { WebhookDispatcher, webhookTarget, type WebhookPayload } from "../../runtime/webhooks/index.js";
-import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
-import { writeTestSecretKey } from "../helpers/secret-key.js";
+import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDataDir } from "../helpers/runtime.js";
 import { jsonCall, listen, type Listening } from "../api/fixtures.js";
 
 interface Node {
@@ -57,8 +56,7 @@ before(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  dataDir = await tempDir("clawhive-every-node-");
-  await writeTestSecretKey(dataDir);
+  dataDir = await tempDataDir("clawhive-every-node-");
   a = await node("a", url);
   b = await node("b", url);
   await defineTestAgent(b.runtime, "asker", { raise: [{ tool: "probe.echo", to: "guarded" }] });
