@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { InvalidInputError, PluginError } from "../errors.js";
@@ -7,6 +7,7 @@ import { bundleWithInputs } from "./bundle.js";
 import { recordBundleInputs, recordedBundleSha } from "./bundle-inputs.js";
 import { compilePlugin } from "./compile.js";
 import { withBuildChild } from "./build-child.js";
+import { mkdirWithin } from "./work-folders.js";
 import type { CodeSeal } from "./seal.js";
 import { pluginRoot, readInside } from "./confine.js";
 import { publishDir } from "./publish.js";
@@ -67,7 +68,7 @@ export async function buildComponent(pluginDir: string, options: BuildOptions): 
   return withBuildChild(async (work, run) => {
     await writeFile(join(work, "plugin.js"), source);
     for (const [name, text] of witFiles) {
-      await mkdir(dirname(join(work, "wit", name)), { recursive: true });
+      await mkdirWithin(work, join("wit", dirname(name)));
       await writeFile(join(work, "wit", name), text);
     }
     // A plugin that declares a WASI grant is built with WASI on: clawhive serves it per instance.

@@ -16,9 +16,10 @@
  * loop.
  */
 import { rmSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { _setPreopens } from "@bytecodealliance/preview2-shim/filesystem";
+import { mkdirWithin } from "./work-folders.js";
 
 const root = process.argv[2];
 if (!root || !process.send) {
@@ -47,7 +48,8 @@ process.on("message", (job: Job) => {
   );
 });
 // However the child leaves (its parent gone, retired, or a failure), its folder goes with it.
-process.on("exit", () => rmSync(root, { recursive: true, force: true }));
+// Retried: a write of the job still under way in the thread pool may add a file meanwhile.
+process.on("exit", () => rmSync(root, { recursive: true, force: true, maxRetries: 5 }));
 process.on("disconnect", () => process.exit(0));
 // A signal to stop, sent to this child itself (it has a process group of its own), leaves the same way.
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => process.exit(1));
@@ -59,7 +61,7 @@ async function run({ mode, dir, rest }: Job): Promise<void> {
   if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) throw new Error(`job folder outside the child's folder: ${dir}`);
   process.chdir(dir);
   const out = join(dir, "out");
-  await mkdir(out, { recursive: true });
+  await mkdirWithin(dir, "out");
   if (mode === "componentize") {
     const [world, wasi] = rest;
     if (!world) throw new Error("componentize: no world named");
@@ -86,7 +88,7 @@ async function run({ mode, dir, rest }: Job): Promise<void> {
       wasiShim: false,
     });
     for (const [name, bytes] of Object.entries(files)) {
-      await mkdir(dirname(join(out, name)), { recursive: true });
+      await mkdirWithin(out, dirname(name));
       await writeFile(join(out, name), bytes);
     }
     // jco's structured list of what the glue imports from the host (interface names, unversioned).
