@@ -16,6 +16,13 @@ import { effectiveMounts, logPerMinute } from "./grant-limits.js";
 
 export { approvalTooLarge, type Execution } from "./tool-execution.js";
 
+/**
+ * How long a stopped ToolCall waits for its host calls still in flight to be served (and their
+ * outcomes queued) before it records its own end. An effect slower than this (a fetch up to its
+ * own timeout) is still recorded, after the ToolCall's outcome.
+ */
+const IN_FLIGHT_WAIT_MS = 5_000;
+
 interface Slot {
   instance: Instance;
   context: HostContext;
@@ -94,6 +101,9 @@ export class ToolExecutor {
       execution = slot.effectApproval ? { ok: false, effectApproval: slot.effectApproval } : outputOf(text, slot.instance);
     } catch (error) {
       execution = slot?.effectApproval ? { ok: false, effectApproval: slot.effectApproval } : { ok: false, error: toToolCallError(error) };
+      // Stopped (a cancel, the call's deadline) while a host call may still act: its records
+      // are written before this ToolCall's outcome, so whoever sees the ToolCall end sees them.
+      if (slot) await slot.context.served(IN_FLIGHT_WAIT_MS);
     } finally {
       droppedLogLines = slot?.active?.droppedLogLines ?? 0;
       readWarnings = slot?.active?.readWarnings;
@@ -273,5 +283,7 @@ export class ToolExecutor {
 
 async function release(slot: Slot, reason: string): Promise<void> {
   slot.instance.destroy(reason);
+  // A host call still acting (its guest was just stopped) is recorded before the run's end.
+  await slot.context.served(IN_FLIGHT_WAIT_MS);
   await slot.context.close();
 }

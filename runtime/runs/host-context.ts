@@ -36,6 +36,12 @@ export function toolCallSubject(
 
 export interface HostContext {
   handler: HostCallHandler;
+  /**
+   * Resolves once every host call in flight now has been served (its outcome queued on the
+   * audit log), or after `timeoutMs`, whichever is first. A guest call that was stopped (its
+   * instance ended by a cancel or a timeout) returns while its host call may still be acting.
+   */
+  served(timeoutMs: number): Promise<void>;
   /** Closes the instance's handles (mount roots). Its host calls fail afterwards. */
   close(): Promise<void>;
 }
@@ -48,6 +54,7 @@ export interface HostContext {
 export async function createHostContext(options: HostContextOptions): Promise<HostContext> {
   const { tables, fsProxy, shellProxy, scheduleProxy } = await bindProxies(options);
   let closed = false;
+  const inFlight = new Set<Promise<unknown>>();
 
   const serve = async (call: HostCall): Promise<{ result: HostCallResult; capability: string; approvalRequired: boolean }> => {
     const active = options.active();
@@ -118,27 +125,41 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     return { result, capability: request.capability, approvalRequired: unsafe };
   };
 
+  const handler: HostCallHandler = async (call) => {
+    if (overBudget(options, call)) return { ok: true, value: undefined };
+    const started = performance.now();
+    if (call.iface === "config") {
+      const result = await servePluginConfig(options, closed ? undefined : options.pluginConfig, call).catch((): HostCallResult => ({ ok: false, error: { tag: "io", val: "the call could not be recorded, so it was not made" } }));
+      options.onHostCall?.({ call, capability: "config", result, approvalRequired: false, durationMs: performance.now() - started });
+      return result;
+    }
+    let served: { result: HostCallResult; capability: string; approvalRequired: boolean };
+    try {
+      served = await serve(call);
+    } catch {
+      // The audit write failed (or the policy threw): refuse rather than act unrecorded.
+      served = { result: { ok: false, error: { tag: "io", val: "the call could not be recorded, so it was not made" } }, capability: call.iface, approvalRequired: false };
+    }
+    options.onHostCall?.({ call, ...served, durationMs: performance.now() - started });
+    // log.write returns nothing in WIT, so no error can be lowered to the guest (it would
+    // trap): a refused line is dropped; the refusal is in the audit log all the same.
+    if (call.iface === "log" && !served.result.ok) return { ok: true, value: undefined };
+    return served.result;
+  };
+
   return {
-    handler: async (call) => {
-      if (overBudget(options, call)) return { ok: true, value: undefined };
-      const started = performance.now();
-      if (call.iface === "config") {
-        const result = await servePluginConfig(options, closed ? undefined : options.pluginConfig, call).catch((): HostCallResult => ({ ok: false, error: { tag: "io", val: "the call could not be recorded, so it was not made" } }));
-        options.onHostCall?.({ call, capability: "config", result, approvalRequired: false, durationMs: performance.now() - started });
-        return result;
-      }
-      let served: { result: HostCallResult; capability: string; approvalRequired: boolean };
-      try {
-        served = await serve(call);
-      } catch {
-        // The audit write failed (or the policy threw): refuse rather than act unrecorded.
-        served = { result: { ok: false, error: { tag: "io", val: "the call could not be recorded, so it was not made" } }, capability: call.iface, approvalRequired: false };
-      }
-      options.onHostCall?.({ call, ...served, durationMs: performance.now() - started });
-      // log.write returns nothing in WIT, so no error can be lowered to the guest (it would
-      // trap): a refused line is dropped; the refusal is in the audit log all the same.
-      if (call.iface === "log" && !served.result.ok) return { ok: true, value: undefined };
-      return served.result;
+    handler: (call) => {
+      const serving = handler(call);
+      inFlight.add(serving);
+      void serving.finally(() => inFlight.delete(serving)).catch(() => {});
+      return serving;
+    },
+    served: async (timeoutMs) => {
+      if (inFlight.size === 0) return;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+      await Promise.race([Promise.allSettled([...inFlight]), late]);
+      clearTimeout(timer);
     },
     close: async () => {
       closed = true;
