@@ -128,12 +128,18 @@ export class RunRecords {
     return result.rows.map((row) => String(row.id));
   }
 
-  async setPending(id: string, pending: PendingToolCall | null): Promise<void> {
-    await this.#store.execute({
-      sql: "UPDATE runs SET pending = ?, status = ? WHERE id = ? AND status != 'ended'",
-      args: [json(pending), pending ? "awaiting_approval" : "active", id],
+  /**
+   * Records the ToolCall run `id` waits on (or that it waits on none). Given `node`, fenced: a
+   * node another took the run from writes nothing (false), as `planProgress` and `end`.
+   */
+  async setPending(id: string, pending: PendingToolCall | null, node?: string): Promise<boolean> {
+    const result = await this.#store.execute({
+      sql: "UPDATE runs SET pending = ?, status = ? WHERE id = ? AND status != 'ended' AND (? IS NULL OR node IS NULL OR node = ?)",
+      args: [json(pending), pending ? "awaiting_approval" : "active", id, node ?? null, node ?? null],
     });
+    if (result.rowsAffected === 0) return false;
     if (pending) await this.#passApprovalUp(id, pending.approvalId);
+    return true;
   }
 
   /**
@@ -158,12 +164,16 @@ export class RunRecords {
   /**
    * Ends run `id`; `result` (why it failed, when the loop did not already say) is kept unless
    * one is already stored. One statement, so a retry after a failed write repeats it whole.
+   * Given `node`, fenced: nothing is written (false) when the run has ended already (on another
+   * node, or by this write's own earlier try) or another node holds it.
    */
-  async end(id: string, report: unknown, endedAt: number, reason: RunEndReason = "completed", result?: string): Promise<void> {
-    await this.#store.execute({
-      sql: "UPDATE runs SET status = 'ended', pending = NULL, report = ?, ended_at = ?, end_reason = ?, node = NULL, lease_until = NULL, result = COALESCE(result, ?) WHERE id = ?",
-      args: [json(report), endedAt, reason, result ?? null, id],
+  async end(id: string, report: unknown, endedAt: number, reason: RunEndReason = "completed", result?: string, node?: string): Promise<boolean> {
+    const written = await this.#store.execute({
+      sql: `UPDATE runs SET status = 'ended', pending = NULL, report = ?, ended_at = ?, end_reason = ?, node = NULL, lease_until = NULL, result = COALESCE(result, ?)
+            WHERE id = ? AND (? IS NULL OR (status != 'ended' AND (node IS NULL OR node = ?)))`,
+      args: [json(report), endedAt, reason, result ?? null, id, node ?? null, node ?? null],
     });
+    return written.rowsAffected === 1;
   }
 
   /**

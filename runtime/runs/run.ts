@@ -222,8 +222,20 @@ export class Run {
     // Its audit records too (a model call's record is queued, not awaited); one that cannot be
     // written does not keep the run from ending.
     await Promise.all([this.flushEvents(), this.#services.audit.flush().catch(() => undefined)]);
+    // Another node took the run over (this node's lease ran out): the run goes on there, its
+    // approvals and its end are that node's to write.
+    const node = this.#services.node;
+    if (node !== undefined && (await this.#services.records.stopped(this.id, node)) === "taken") {
+      this.#state.takenOver = true;
+      this.#state.endRecorded = true;
+      return;
+    }
     await this.#services.approvals.withdrawForRun(this.id, `run ${this.id} ended (${this.#state.endReason}) before the approval was used`);
-    await this.#services.records.end(this.id, this.#report.build(), this.#services.now(), this.#state.endReason, this.#state.endResult);
+    // Fenced too, for a takeover between the check and the write; not written, the end on
+    // record (another node's, or this write's own earlier try) stands.
+    if (!(await this.#services.records.end(this.id, this.#report.build(), this.#services.now(), this.#state.endReason, this.#state.endResult, node))) {
+      if (node !== undefined && (await this.#services.records.stopped(this.id, node)) === "taken") this.#state.takenOver = true;
+    }
     this.#state.endRecorded = true;
     this.#services.onEnded?.(this.id);
   }
@@ -278,7 +290,13 @@ export class Run {
   async #setPending(pending: PendingToolCall | null): Promise<void> {
     this.#state.pending = pending;
     this.#state.status = pending ? "awaiting_approval" : "active";
-    await this.#services.records.setPending(this.id, pending);
+    if (!(await this.#services.records.setPending(this.id, pending, this.#services.node))) {
+      // Not written: the run ended, or (given this node) another node holds it now.
+      if (this.#services.node !== undefined && (await this.#services.records.stopped(this.id, this.#services.node)) === "taken") {
+        this.#state.takenOver = true;
+        throw this.#stops.takenOverError();
+      }
+    }
   }
 
   #subject(): Omit<AuditSubject, "kind"> {

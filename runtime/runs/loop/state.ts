@@ -128,6 +128,10 @@ export class LoopStates {
 
   /** Stores the run's final answer (or why it stopped), shown as the run's `result`. */
   async setResult(runId: string, text: string): Promise<void> {
-    await this.#store.execute({ sql: "UPDATE runs SET result = ? WHERE id = ?", args: [text, runId] });
+    // Fenced as `put`: a node another took the run from leaves the new holder's result alone.
+    await this.#store.execute({
+      sql: "UPDATE runs SET result = ? WHERE id = ? AND (? IS NULL OR node IS NULL OR node = ?)",
+      args: [text, runId, this.#node ?? null, this.#node ?? null],
+    });
   }
 }

@@ -1,0 +1,130 @@
+/**
+ * Fencing of a run's own records: once node B has taken a run over (A's lease ran out), node A
+ * writes none of the run's end, the ToolCall it waits on, or its result; the run goes on at B as
+ * B left it. Beside each, a control where A still holds the run and the write is made.
+ * Each case runs on a shared store file and, when sqld is here, on a libSQL server.
+ */
+import assert from "node:assert/strict";
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { Runtime } from "../../runtime/index.js";
+import { LoopStates } from "../../runtime/runs/loop/state.js";
+import { openStore, type Store } from "../../runtime/store/index.js";
+import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
+import { writeTestSecretKey } from "../helpers/secret-key.js";
+import { needsSqld, startSqld, type SqldServer } from "../helpers/sqld.js";
+
+const HOUR = 3_600_000;
+const sqld = needsSqld();
+
+/** A write node A makes for its run, and what the run's row shows when it was made. */
+const WRITES: Array<{ what: string; write: (a: Runtime, store: Store, runId: string) => Promise<unknown>; made: (row: Record<string, unknown>) => boolean }> = [
+  {
+    what: "the run's end",
+    write: (a, _store, runId) => a.records.end(runId, { by: "a" }, Date.now(), "completed", "ended by A", a.node),
+    made: (row) => row.status === "ended",
+  },
+  {
+    what: "the ToolCall the run waits on",
+    write: (a, _store, runId) => a.records.setPending(runId, { tool: "files.write_file", input: {}, stepId: "step_1", approvalId: "apr_a" }, a.node),
+    made: (row) => row.status === "awaiting_approval" && String(row.pending).includes("apr_a"),
+  },
+  {
+    what: "the run's result",
+    write: (a, store, runId) => new LoopStates(store, { now: () => Date.now(), node: a.node }).setResult(runId, "A's answer"),
+    made: (row) => row.result === "A's answer",
+  },
+];
+
+for (const where of [{ label: "a shared file" }, { label: "sqld", ...sqld }]) {
+  describe(`a run's records are fenced on ${where.label}`, where.skip === undefined ? {} : { skip: where.skip }, () => {
+    let server: SqldServer | undefined;
+    let dataDir: string;
+    let a: Runtime;
+    let b: Runtime;
+    let store: Store;
+
+    before(async () => {
+      dataDir = await tempDir("clawhive-fence-writes-");
+      await writeTestSecretKey(dataDir);
+      if (where.label === "sqld") server = await startSqld({ auth: true });
+      const url = server?.url ?? `file:${join(dataDir, "shared.db")}`;
+      const auth = server?.authToken === undefined ? {} : { authToken: server.authToken };
+      const make = async (name: string) => {
+        const agentsDir = join(dataDir, `agents-${name}`);
+        await mkdir(agentsDir);
+        const runtime = await Runtime.create({
+          dataDir,
+          agentsDir,
+          pluginDirs: [FILES_PLUGIN, PROBE_PLUGIN],
+          sandbox: { poolSize: 0 },
+          storeUrl: url,
+          ...(auth.authToken === undefined ? {} : { storeAuthToken: auth.authToken }),
+        });
+        await defineTestAgent(runtime, "direct", { plugins: ["probe"] });
+        return runtime;
+      };
+      a = await make("a");
+      b = await make("b");
+      store = await openStore({ url, ...auth });
+    });
+    after(async () => {
+      await store?.close();
+      await a?.close();
+      await b?.close();
+      await server?.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    });
+
+    /** A run of A's, taken over by B (its clock an hour on: A's lease looks run out) or not. */
+    async function runOfA(takenByB: boolean): Promise<string> {
+      const run = await a.startRun({ agent: "direct" });
+      const now = Date.now();
+      assert.equal(await a.records.claim(run.id, a.node, { now, until: now + 60_000 }), true, "A holds the run");
+      if (takenByB) assert.equal(await b.records.claim(run.id, b.node, { now: now + HOUR, until: now + 2 * HOUR }), true, "B took it over");
+      return run.id;
+    }
+
+    async function row(runId: string): Promise<Record<string, unknown>> {
+      return (await store.execute({ sql: "SELECT status, node, pending, result FROM runs WHERE id = ?", args: [runId] })).rows[0] as Record<string, unknown>;
+    }
+
+    for (const { what, write, made } of WRITES) {
+      it(`${what}: not written by A once B took the run over; B's row stands`, async () => {
+        const runId = await runOfA(true);
+        await write(a, store, runId);
+        const after = await row(runId);
+        assert.equal(made(after), false, JSON.stringify(after));
+        assert.equal(after.node, b.node, "B still holds the run");
+        assert.equal(after.status, "active");
+      });
+      it(`control: ${what}: written by A while A holds the run`, async () => {
+        const runId = await runOfA(false);
+        await write(a, store, runId);
+        assert.equal(made(await row(runId)), true, JSON.stringify(await row(runId)));
+      });
+    }
+
+    it("a run ended on A after B took it over is not ended there: it goes on at B", async () => {
+      const run = await a.startRun({ agent: "direct" });
+      const now = Date.now();
+      assert.equal(await a.records.claim(run.id, a.node, { now, until: now + 60_000 }), true);
+      assert.equal(await b.records.claim(run.id, b.node, { now: now + HOUR, until: now + 2 * HOUR }), true);
+      await run.end();
+      const after = await row(run.id);
+      assert.equal(after.status, "active", JSON.stringify(after));
+      assert.equal(after.node, b.node);
+    });
+
+    it("control: a run ended on A while A holds it is ended", async () => {
+      const run = await a.startRun({ agent: "direct" });
+      const now = Date.now();
+      assert.equal(await a.records.claim(run.id, a.node, { now, until: now + 60_000 }), true);
+      await run.end();
+      const after = await row(run.id);
+      assert.equal(after.status, "ended", JSON.stringify(after));
+      assert.equal(after.node, null);
+    });
+  });
+}
