@@ -9,6 +9,7 @@ import { withReadWarnings, type ReadWarnings } from "./read-warnings.js";
 import type { ReportBuilder } from "./report.js";
 import type { RunServices, RunSetup } from "./run-setup.js";
 import { untrustedSources } from "./untrusted-sources.js";
+import { SecretsRead } from "./secrets-read.js";
 import { pluginConfigValues } from "../plugins/config-grant.js";
 import type { RunEvent } from "./types.js";
 import { createLineBudget, type LineBudget } from "../../host-proxies/log/index.js";
@@ -26,6 +27,8 @@ const IN_FLIGHT_WAIT_MS = 5_000;
 interface Slot {
   instance: Instance;
   context: HostContext;
+  /** The stored secrets this instance read: redacted from its results and log lines. */
+  secrets: SecretsRead;
   active: ActiveToolCall | undefined;
   /** The first Unsafe effect of the current call that had no approval. */
   effectApproval: Approval | undefined;
@@ -111,6 +114,7 @@ export class ToolExecutor {
       if (slot && options.elevation) await release(slot, "elevated step ended");
       release_();
     }
+    if (slot !== undefined && !slot.secrets.empty) execution = withoutSecrets(execution, slot.secrets);
     if (readWarnings !== undefined && execution.ok) {
       execution = { ...execution, output: withReadWarnings(execution.output, readWarnings) };
       this.#hooks.emit({ type: "read-warnings", toolCallId: active.toolCallId, tool: active.qualifiedName, count: readWarnings.count, warnings: [...readWarnings.lines], at: this.#services.now() });
@@ -194,7 +198,7 @@ export class ToolExecutor {
   }
 
   async #bind(plugin: SandboxPlugin, elevation: CapabilityGrant | undefined): Promise<Slot> {
-    const slot = { active: undefined, effectApproval: undefined, turn: Promise.resolve() } as Partial<Slot> as Slot;
+    const slot = { active: undefined, effectApproval: undefined, turn: Promise.resolve(), secrets: new SecretsRead() } as Partial<Slot> as Slot;
     const grants = this.#setup.agent.grants;
     slot.context = await createHostContext({
       layers: elevation ? { ...this.#setup.layers, elevation } : this.#setup.layers,
@@ -208,7 +212,14 @@ export class ToolExecutor {
       calendar: calendarsOf(grants) ? { backend: this.#services.backends.calendar, calendars: calendarsOf(grants)! } : undefined,
       shell: this.#setup.agent.grants["shell.exec"] ? { grant: this.#setup.agent.grants["shell.exec"], sandbox: this.#services.shellSandbox } : undefined,
       http: this.#setup.agent.grants["http.fetch"] ? { grant: this.#setup.agent.grants["http.fetch"], resolveSecret: this.#services.secretValue } : undefined,
-      pluginConfig: { values: pluginConfigValues(plugin.manifest.wasi?.config, this.#setup.agent.plugins.find((p) => p.name === plugin.manifest.name)?.config), secretValue: this.#services.secretValue },
+      pluginConfig: {
+        values: pluginConfigValues(plugin.manifest.wasi?.config, this.#setup.agent.plugins.find((p) => p.name === plugin.manifest.name)?.config),
+        secretValue: async (name) => {
+          const value = await this.#services.secretValue(name);
+          slot.secrets.add(value);
+          return value;
+        },
+      },
       audit: this.#services.audit,
       subject: this.#hooks.subject,
       active: () => slot.active,
@@ -217,7 +228,7 @@ export class ToolExecutor {
       fence: this.#hooks.fence,
       onEffect: (active, capability) => this.#hooks.effect({ toolCallId: active.toolCallId, tool: active.qualifiedName, capability }),
       logBudget: this.#logBudget,
-      onLog: (line) => this.#hooks.emit({ type: "log", plugin: plugin.manifest.name, ...line, at: this.#services.now() }),
+      onLog: (line) => this.#hooks.emit({ type: "log", plugin: plugin.manifest.name, ...line, message: slot.secrets.text(line.message), at: this.#services.now() }),
       onHostCall: ({ call, capability, result, durationMs }) =>
         this.#hooks.emit({
           type: "host-call",
@@ -279,6 +290,17 @@ export class ToolExecutor {
     const granted = Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants);
     return toolCallSubject(this.#hooks.subject(), { active, input, granted, approvalResult });
   }
+}
+
+/** What the ToolCall returns, with the secrets its instance read redacted (secrets-read.ts). */
+function withoutSecrets(execution: Execution, secrets: SecretsRead): Execution {
+  if (execution.ok) return { ok: true, output: secrets.value(execution.output) };
+  if (execution.error === undefined) return execution;
+  const { denial } = execution.error;
+  return {
+    ok: false,
+    error: { ...execution.error, message: secrets.text(execution.error.message), ...(denial === undefined ? {} : { denial: { ...denial, message: secrets.text(denial.message) } }) },
+  };
 }
 
 async function release(slot: Slot, reason: string): Promise<void> {

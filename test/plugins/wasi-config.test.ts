@@ -73,7 +73,8 @@ function argsOf(record: { args: unknown }): { key?: string; secrets?: string[] }
 describe("wasi:config/store keys, each beside a control", () => {
   const table: Array<{ name: string; agent: string; key: string; value: string | null; audited: "ok" | "denied" | "error"; secret?: string }> = [
     { name: "control: a literal the agent grants", agent: "config-granted", key: "mode", value: "fast", audited: "ok" },
-    { name: "control: a named secret the agent grants", agent: "config-granted", key: "api_token", value: SECRET, audited: "ok", secret: "probe-token" },
+    // The guest reads the secret; its result shows it redacted (the whole value replaced: it was the secret).
+    { name: "control: a named secret the agent grants (read, shown redacted)", agent: "config-granted", key: "api_token", value: "[REDACTED]", audited: "ok", secret: "probe-token" },
     { name: "the same key, not granted by this agent: absent (the environment has it)", agent: "config-bare", key: "api_token", value: null, audited: "denied" },
     { name: "a key only the runtime's environment holds: absent", agent: "config-granted", key: "PROCESS_ONLY", value: null, audited: "denied" },
     { name: "control: the plugin's own default (plugin.json)", agent: "config-bare", key: "region", value: "eu-west", audited: "ok" },
@@ -114,7 +115,9 @@ test("Extism config_get: a named secret granted to the plugin, else its default;
   try {
     const granted = await configCall("config-granted", "c-notes.greet", {});
     assert.equal(granted.outcome.status, "ok", granted.output);
-    assert.match(granted.output, /hola-from-a-secret/);
+    // The guest read it; what it returns shows it redacted.
+    assert.match(granted.output, /\[REDACTED\]/);
+    assert.ok(!granted.output.includes("hola-from-a-secret"), granted.output);
     assert.deepEqual(argsOf(granted.records[0]!).secrets, ["c-greeting"]);
     // Control: an agent granting nothing gets the plugin's own default (plugin.json), not the environment's.
     const bare = await configCall("config-bare", "c-notes.greet", {});
@@ -123,6 +126,45 @@ test("Extism config_get: a named secret granted to the plugin, else its default;
   } finally {
     delete process.env.greeting;
   }
+});
+
+describe("a secret the instance read is redacted from what it shows, each beside a control", () => {
+  const forms = {
+    "as read": SECRET,
+    base64: Buffer.from(SECRET).toString("base64"),
+    hex: Buffer.from(SECRET).toString("hex"),
+    "percent-encoded": encodeURIComponent(`${SECRET}/x`),
+  };
+  const logged = async (readFirst: boolean) => {
+    const run = await runtime.startRun({ agent: "config-granted" });
+    try {
+      if (readFirst) {
+        const read = await run.callTool("wasi-probe.config", { key: "api_token" });
+        assert.deepEqual(read.status === "ok" ? read.output : read, { value: "[REDACTED]" });
+      }
+      // A later ToolCall of the same instance: it may have kept what it read.
+      for (const [name, form] of Object.entries(forms)) assert.equal((await run.callTool("wasi-probe.print", { text: `${name}: ${form}` })).status, "ok");
+      return run.events.filter((e) => e.type === "log").map((e) => (e as { message: string }).message);
+    } finally {
+      await run.end();
+    }
+  };
+  it("its log lines, after it read the secret: every form redacted", async () => {
+    const lines = await logged(true);
+    assert.equal(lines.length, Object.keys(forms).length, JSON.stringify(lines));
+    for (const line of lines) {
+      assert.match(line, /\[REDACTED\]/, line);
+      for (const form of Object.values(forms)) assert.ok(!line.includes(form), line);
+    }
+  });
+  it("control: an instance that read no secret: its lines as written", async () => {
+    const lines = await logged(false);
+    assert.deepEqual(lines.map((l) => l.trim()), Object.entries(forms).map(([name, form]) => `${name}: ${form}`));
+  });
+  it("control: a literal config value is no secret: shown as it is", async () => {
+    const { output } = await configCall("config-granted", "wasi-probe.config", { key: "mode" });
+    assert.deepEqual(JSON.parse(output), { value: "fast" });
+  });
 });
 
 test("an agent manifest naming a config value neither a string nor {secret} is refused, naming the field", async () => {

@@ -1,0 +1,46 @@
+/**
+ * The stored secrets a plugin instance has read (config values naming a secret, see
+ * plugin-config.ts). The guest needs them to work; the model, the run's events and its result
+ * do not: every tool result and log line of that instance is shown with each such secret, in
+ * the forms an echo commonly takes (host-proxies/secret-forms.ts: JSON-escaped, percent, hex,
+ * base64), replaced by `[REDACTED]` — in the ToolCall that read it and in every later one, since
+ * the instance lives for the run and may keep what it read. A secret shorter than
+ * MIN_REDACTED_LENGTH is not redacted (see audit/redact.ts for why).
+ */
+import { secretForms } from "../../host-proxies/secret-forms.js";
+import { MIN_REDACTED_LENGTH, REDACTED } from "../audit/redact.js";
+
+export class SecretsRead {
+  readonly #secrets = new Set<string>();
+  /** Every form of every secret, longest first so one never hides inside another. */
+  #forms: readonly string[] = [];
+
+  add(secret: string): void {
+    if ([...secret].length < MIN_REDACTED_LENGTH || this.#secrets.has(secret)) return;
+    this.#secrets.add(secret);
+    const forms = new Set(this.#forms);
+    for (const form of secretForms(secret)) forms.add(form);
+    this.#forms = [...forms].sort((a, b) => b.length - a.length);
+  }
+
+  get empty(): boolean {
+    return this.#forms.length === 0;
+  }
+
+  text(text: string): string {
+    let out = text;
+    for (const form of this.#forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
+    return out;
+  }
+
+  /** `value` (a tool result: JSON values) with every string, keys too, redacted. */
+  value(value: unknown): unknown {
+    if (this.empty) return value;
+    if (typeof value === "string") return this.text(value);
+    if (Array.isArray(value)) return value.map((item) => this.value(item));
+    if (value !== null && typeof value === "object") {
+      return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, item]) => [this.text(key), this.value(item)]));
+    }
+    return value;
+  }
+}
