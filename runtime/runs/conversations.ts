@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError } from "../errors.js";
 import type { Message } from "../llm/index.js";
+import type { IntentGuard } from "../audit/index.js";
 import { allRows, type Statement, type Store } from "../store/index.js";
 import { CHUNK } from "./loop/state-rows.js";
 
@@ -105,19 +106,29 @@ export class Conversations {
     return result.rows.length > 0;
   }
 
-  /** Appends a run's turn (its messages, in order) in one transaction. */
-  async append(id: string, messages: readonly Message[], options: { runId: string }): Promise<void> {
+  /**
+   * Appends a run's turn (its messages, in order) in one transaction. Given `guard` (the run's
+   * lease, fence.ts), fenced: a node another took the run from appends nothing and gets
+   * `run_taken_over`; the new holder appends the turn.
+   */
+  async append(id: string, messages: readonly Message[], options: { runId: string; guard?: IntentGuard }): Promise<void> {
     if (messages.length === 0) return;
     const now = this.#now();
     // The seq is read inside the batch (max + n), so two runs appending at once cannot collide
     // on a number: the batch is one transaction.
-    await this.#store.batch(
-      [
-        ...messages.flatMap((message) => messageStatements(id, { runId: options.runId, role: message.role, content: JSON.stringify(message.content), at: now })),
-        { sql: "UPDATE conversations SET updated_at = ? WHERE id = ?", args: [now, id] },
-      ],
-      { mode: "write" },
-    );
+    try {
+      await this.#store.batch(
+        [
+          ...(options.guard === undefined ? [] : [options.guard.statement]),
+          ...messages.flatMap((message) => messageStatements(id, { runId: options.runId, role: message.role, content: JSON.stringify(message.content), at: now })),
+          { sql: "UPDATE conversations SET updated_at = ? WHERE id = ?", args: [now, id] },
+        ],
+        { mode: "write" },
+      );
+    } catch (error) {
+      if (options.guard?.refused(error) !== true) throw error;
+      throw new ConflictError("run_taken_over", `run ${options.runId} is driven by another node now (this node's lease ran out); its turn is appended there`);
+    }
   }
 }
 

@@ -42,6 +42,23 @@ export function effectGuard(runId: string, node: string | undefined, now: () => 
   };
 }
 
+/**
+ * The guard of a write of the run's own records that must not come from a node that lost the
+ * run (a turn appended to its conversation): it passes while no other node holds run `runId`'s
+ * lease (held by `node`, or by none), whatever else happened to the run.
+ */
+export function leaseGuard(runId: string, node: string | undefined, now: () => number): IntentGuard {
+  return {
+    statement: {
+      sql: `INSERT INTO run_fences (run_id, node, held, at)
+            VALUES (?, ?, (SELECT COUNT(*) FROM runs WHERE id = ? AND (? IS NULL OR node IS NULL OR node = ?)), ?)
+            ON CONFLICT (run_id) DO UPDATE SET node = excluded.node, held = excluded.held, at = excluded.at`,
+      args: [runId, node ?? null, runId, node ?? null, node ?? null, now()],
+    },
+    refused: (error) => error instanceof StoreError && error.code === "store_constraint" && error.message.includes("run_fence_held"),
+  };
+}
+
 /** `audit`, with every `appendIntent` committed under `guard` (for callers outside the run, such as the MCP client). */
 export function fencedAudit(audit: AuditLog, guard: () => IntentGuard): AuditLog {
   return new Proxy(audit, {

@@ -14,6 +14,7 @@ export type { RunLoopOptions } from "./options.js";
 import { outcomeResult } from "./tool-results.js";
 import { limitTurn } from "./refusals.js";
 import { TurnCalls } from "./tool-calls.js";
+import { leaseGuard } from "../fence.js";
 
 /** Why the loop stopped driving for now. */
 type Halt = "continue" | "paused" | "stopped";
@@ -262,7 +263,8 @@ export class RunLoop {
     // Only a completed turn joins the conversation: it never holds a call without its result.
     if (stop.endReason === "completed" && state.conversationId) {
       const appended = options.continued && (await this.#options.conversations.hasTurnOf(state.conversationId, run.id));
-      if (!appended) await this.#options.conversations.append(state.conversationId, state.messages, { runId: run.id });
+      // Fenced: a node another took the run from leaves the turn to it.
+      if (!appended) await this.#options.conversations.append(state.conversationId, state.messages, { runId: run.id, guard: leaseGuard(run.id, this.#options.node, this.#options.now) });
     }
     run.recordStep({ stepId: `step_${state.steps}`, action: "finish", usage: null, reason: stop.reason });
     await run.end(stop.endReason);
