@@ -194,6 +194,13 @@ export class Run {
       this.#state.endReason = reason;
       this.#state.endResult = options.result;
       await this.#calls.releaseAll("run ended").catch(() => undefined);
+      // Another node took the run over (this node's lease ran out): the run goes on there; its
+      // approvals, its `run-ended` event and its end are that node's to write.
+      if (await this.#takenOver()) {
+        this.#state.takenOver = true;
+        this.#state.endRecorded = true;
+        return this.#report.build();
+      }
       // Every event is stored before the record says ended: a stream that sees the run ended has
       // already been able to read its last event.
       this.#emit({ type: "run-ended", reason, at: this.#services.now() });
@@ -218,18 +225,19 @@ export class Run {
     return this.end();
   }
 
+  /** Whether the store says another node holds this run now (a read that fails says no: the end's own write is fenced). */
+  async #takenOver(): Promise<boolean> {
+    const node = this.#services.node;
+    if (this.#state.takenOver) return true;
+    if (node === undefined) return false;
+    return (await this.#services.records.stopped(this.id, node).catch(() => undefined)) === "taken";
+  }
+
   async #recordEnd(): Promise<void> {
     // Its audit records too (a model call's record is queued, not awaited); one that cannot be
     // written does not keep the run from ending.
     await Promise.all([this.flushEvents(), this.#services.audit.flush().catch(() => undefined)]);
-    // Another node took the run over (this node's lease ran out): the run goes on there, its
-    // approvals and its end are that node's to write.
     const node = this.#services.node;
-    if (node !== undefined && (await this.#services.records.stopped(this.id, node)) === "taken") {
-      this.#state.takenOver = true;
-      this.#state.endRecorded = true;
-      return;
-    }
     await this.#services.approvals.withdrawForRun(this.id, `run ${this.id} ended (${this.#state.endReason}) before the approval was used`);
     // Fenced too, for a takeover between the check and the write; not written, the end on
     // record (another node's, or this write's own earlier try) stands.

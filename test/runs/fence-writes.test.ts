@@ -49,6 +49,10 @@ const WRITES: Array<{ what: string; write: (a: Runtime, store: Store, runId: str
   },
 ];
 
+async function endedEvents(store: Store, runId: string): Promise<readonly unknown[]> {
+  return (await store.execute({ sql: "SELECT seq FROM run_events WHERE run_id = ? AND type = 'run-ended'", args: [runId] })).rows;
+}
+
 /** The conversation each run's turn went to (the conversation rows). */
 const turns = new Map<string, string>();
 
@@ -130,6 +134,7 @@ for (const where of [{ label: "a shared file" }, { label: "sqld", ...sqld }]) {
       const after = await row(store, run.id);
       assert.equal(after.status, "active", JSON.stringify(after));
       assert.equal(after.node, b.node);
+      assert.deepEqual(await endedEvents(store, run.id), [], "no run-ended event: a stream of the run must not see it end");
     });
 
     it("control: a run ended on A while A holds it is ended", async () => {
@@ -140,6 +145,7 @@ for (const where of [{ label: "a shared file" }, { label: "sqld", ...sqld }]) {
       const after = await row(store, run.id);
       assert.equal(after.status, "ended", JSON.stringify(after));
       assert.equal(after.node, null);
+      assert.equal((await endedEvents(store, run.id)).length, 1);
     });
   });
 }
