@@ -70,6 +70,12 @@ export interface RuntimeOptions {
    * that opens the store for one task must not carry other runs on as a side effect).
    */
   continueDecidedRuns?: boolean;
+  /**
+   * Default true: at each tick the runtime takes over the runs another node left (it died,
+   * closed, or its lease ran out), continuing or ending them (a server). False: it carries no
+   * other node's run on (a command that opens the store for one task, then exits).
+   */
+  adoptOrphans?: boolean;
   /** Model providers' outbound proxy and retry settings (config `llm`). */
   llm?: { proxyUrl?: string; timeoutMs?: number; maxAttempts?: number };
   /** Long-term memory: an OpenAI-compatible embeddings endpoint (config `memory.embeddings`); without one, keyword search only. */

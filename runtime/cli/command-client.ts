@@ -52,7 +52,8 @@ export async function commandClient(values: Readonly<Record<string, unknown>>, o
   const { existing: _existing, actor: _actor, storeOnly: _storeOnly, continueDecidedRuns = false, ...runtimeOptions } = options;
   // A decided run is continued here only by a command that follows its run (run, chat), as the
   // approval hook below does: another command's runtime lives for one task, not for others' runs.
-  const runtime = await openRuntime(values, { ...runtimeOptions, continueDecidedRuns });
+  // A command's runtime lives for its one task: runs other nodes left are for a server to take over.
+  const runtime = await openRuntime(values, { ...runtimeOptions, continueDecidedRuns, adoptOrphans: false });
   // On the store the caller is a person, never a token: what they start is owned by no token
   // (so a later command continues their conversation), and they decide under their own name.
   return inProcessClient(runtime, { ownsRuntime: true, continueDecidedRuns, actor: options.actor ?? knownUser() ?? LOCAL_USER });

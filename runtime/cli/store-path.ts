@@ -91,7 +91,7 @@ export async function openExistingStore(values: Readonly<Record<string, unknown>
  * A runtime on the store the flags name (direct mode): the data dir, store and agents folder
  * resolved as every command does, no pooled instances (a command makes few), progress on stderr.
  */
-export function openRuntime(values: Readonly<Record<string, unknown>>, extra: Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory" | "pluginDirs" | "continueDecidedRuns"> = {}): Promise<Runtime> {
+export function openRuntime(values: Readonly<Record<string, unknown>>, extra: Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory" | "pluginDirs" | "continueDecidedRuns" | "adoptOrphans"> = {}): Promise<Runtime> {
   const authToken = fromEnv("CLAWHIVE_STORE_AUTH_TOKEN");
   const progress = progressPrinter(process.stderr);
   return Runtime.create({

@@ -53,6 +53,8 @@ export interface RunDriverOptions {
   journal?: { store: RunJournal; audit: Pick<AuditLog, "query" | "flush" | "appendOutcome"> };
   /** Default true: the tick continues decided waiting runs; false leaves them to `continue`. */
   continueDecided?: boolean;
+  /** Default true: the tick takes over runs other nodes left (orphans); false leaves them to other nodes. */
+  adoptOrphans?: boolean;
 }
 
 /**
@@ -180,7 +182,7 @@ export class RunDriver {
     // Runs a node left active when it died, closed or lost the store (its lease ran out) are
     // taken over: continued here from their last durable point (see the Step journal). One
     // cancelled meanwhile ends; one no node here can open ends failed, saying why (`continue`).
-    for (const left of await records.orphans(node)) {
+    for (const left of this.#options.adoptOrphans === false ? [] : await records.orphans(node)) {
       if (this.#driving.has(left.id) || this.#continuing.has(left.id) || this.#unrecorded.has(left.id) || live.some((r) => r.id === left.id)) continue;
       const free = left.node === null || (left.leaseUntil ?? 0) < now() || this.#options.holderGone?.(left.node) === true;
       if (!free) continue;

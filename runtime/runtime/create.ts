@@ -121,6 +121,7 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
         return parsed !== undefined && parsed.host === safeHostname() && !processAlive(parsed.pid);
       },
       ...(options.continueDecidedRuns === false ? { continueDecided: false } : {}),
+      ...(options.adoptOrphans === false ? { adoptOrphans: false } : {}),
       ...(options.onProgress ? { onError: (error, runId) => options.onProgress!(`run ${runId}: ${(error as Error).message}`) } : {}),
     });
     runtime.driver.start();
