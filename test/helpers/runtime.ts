@@ -95,6 +95,8 @@ export interface TestAgentOptions {
   lowerToSafe?: string[];
   raise?: Array<{ tool: string; to: "guarded" | "unsafe" }>;
   extraGrants?: Record<string, unknown>;
+  /** The agent's `limits` (a call's deadline, …). */
+  limits?: Record<string, unknown>;
 }
 
 /** Defines an agent on `runtime` from a few options; returns its name. */
@@ -115,6 +117,7 @@ export async function defineTestAgent(runtime: Runtime, name: string, options: T
       lower_risk: (options.lowerToSafe ?? []).map((tool) => ({ tool, to: "safe", acknowledged: true })),
       raise_risk: options.raise ?? [],
     },
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
   });
   return name;
 }

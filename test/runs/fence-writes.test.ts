@@ -5,16 +5,16 @@
  * Each case runs on a shared store file and, when sqld is here, on a libSQL server.
  */
 import assert from "node:assert/strict";
-import { mkdir, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
-import { Runtime } from "../../runtime/index.js";
+import type { Runtime } from "../../runtime/index.js";
 import { leaseGuard } from "../../runtime/runs/fence.js";
 import { LoopStates } from "../../runtime/runs/loop/state.js";
 import { openStore, type Store } from "../../runtime/store/index.js";
-import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
+import { defineTestAgent, tempDir } from "../helpers/runtime.js";
+import { nodeOn, sharedStore, storeAccess, type SharedStore } from "../helpers/shared-store.js";
 import { writeTestSecretKey } from "../helpers/secret-key.js";
-import { needsSqld, startSqld, type SqldServer } from "../helpers/sqld.js";
+import { needsSqld } from "../helpers/sqld.js";
 
 const HOUR = 3_600_000;
 const sqld = needsSqld();
@@ -62,7 +62,7 @@ async function row(store: Store, runId: string): Promise<Record<string, unknown>
 
 for (const where of [{ label: "a shared file" }, { label: "sqld", ...sqld }]) {
   describe(`a run's records are fenced on ${where.label}`, where.skip === undefined ? {} : { skip: where.skip }, () => {
-    let server: SqldServer | undefined;
+    let shared: SharedStore | undefined;
     let dataDir: string;
     let a: Runtime;
     let b: Runtime;
@@ -71,32 +71,21 @@ for (const where of [{ label: "a shared file" }, { label: "sqld", ...sqld }]) {
     before(async () => {
       dataDir = await tempDir("clawhive-fence-writes-");
       await writeTestSecretKey(dataDir);
-      if (where.label === "sqld") server = await startSqld({ auth: true });
-      const url = server?.url ?? `file:${join(dataDir, "shared.db")}`;
-      const auth = server?.authToken === undefined ? {} : { authToken: server.authToken };
+      shared = await sharedStore(dataDir, where.label === "sqld");
       const make = async (name: string) => {
-        const agentsDir = join(dataDir, `agents-${name}`);
-        await mkdir(agentsDir);
-        const runtime = await Runtime.create({
-          dataDir,
-          agentsDir,
-          pluginDirs: [FILES_PLUGIN, PROBE_PLUGIN],
-          sandbox: { poolSize: 0 },
-          storeUrl: url,
-          ...(auth.authToken === undefined ? {} : { storeAuthToken: auth.authToken }),
-        });
+        const runtime = await nodeOn(shared!, dataDir, name);
         await defineTestAgent(runtime, "direct", { plugins: ["probe"] });
         return runtime;
       };
       a = await make("a");
       b = await make("b");
-      store = await openStore({ url, ...auth });
+      store = await openStore(storeAccess(shared));
     });
     after(async () => {
       await store?.close();
       await a?.close();
       await b?.close();
-      await server?.stop();
+      await shared?.stop();
       await rm(dataDir, { recursive: true, force: true });
     });
 

@@ -11,12 +11,13 @@ import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { Runtime } from "../../runtime/index.js";
+import type { Runtime } from "../../runtime/index.js";
 import { openStore } from "../../runtime/store/index.js";
 import { FaultyStore } from "../helpers/faulty-store.js";
-import { defineTestAgent, FILES_PLUGIN, PROBE_PLUGIN, tempDir } from "../helpers/runtime.js";
+import { defineTestAgent, tempDir } from "../helpers/runtime.js";
+import { nodeOn, sharedStore, storeAccess, type SharedStore } from "../helpers/shared-store.js";
 import { writeTestSecretKey } from "../helpers/secret-key.js";
-import { needsSqld, startSqld, type SqldServer } from "../helpers/sqld.js";
+import { needsSqld } from "../helpers/sqld.js";
 import { until } from "./_loop.js";
 
 const HOUR = 3_600_000;
@@ -53,7 +54,7 @@ const EFFECTS: Array<{ what: string; call: (key: string) => { name: string; inpu
 
 for (const where of [{ label: "a shared file" }, { label: "sqld", ...sqld }]) {
   describe(`fencing on ${where.label}`, where.skip === undefined ? {} : { skip: where.skip }, () => {
-    let server: SqldServer | undefined;
+    let shared: SharedStore | undefined;
     let dataDir: string;
     let work: string;
     let a: Runtime;
@@ -65,31 +66,21 @@ for (const where of [{ label: "a shared file" }, { label: "sqld", ...sqld }]) {
       work = join(dataDir, "work");
       await mkdir(work);
       await writeTestSecretKey(dataDir);
-      if (where.label === "sqld") server = await startSqld({ auth: true });
-      const url = server?.url ?? `file:${join(dataDir, "shared.db")}`;
-      const auth = server?.authToken === undefined ? {} : { authToken: server.authToken };
+      shared = await sharedStore(dataDir, where.label === "sqld");
       const make = async (name: string, store?: FaultyStore) => {
-        const agentsDir = join(dataDir, `agents-${name}`);
-        await mkdir(agentsDir);
-        const runtime = await Runtime.create({
-          dataDir,
-          agentsDir,
-          pluginDirs: [FILES_PLUGIN, PROBE_PLUGIN],
-          sandbox: { poolSize: 0 },
-          ...(store ? { store } : { storeUrl: url, ...(auth.authToken === undefined ? {} : { storeAuthToken: auth.authToken }) }),
-        });
+        const runtime = await nodeOn(shared!, dataDir, name, store ? { store } : {});
         const mounts = [{ guest: "/w", host: work, mode: "rw" as const }];
         await defineTestAgent(runtime, "direct", { plugins: ["probe", "files"], mounts, lowerToSafe: ["files.write_file"], extraGrants: { kv: { namespace: "fence", quota_bytes: 4096 } } });
         return runtime;
       };
       b = await make("b");
-      aStore = new FaultyStore(await openStore({ url, ...auth }));
+      aStore = new FaultyStore(await openStore(storeAccess(shared)));
       a = await make("a", aStore);
     });
     after(async () => {
       await a?.close();
       await b?.close();
-      await server?.stop();
+      await shared?.stop();
       await rm(dataDir, { recursive: true, force: true });
     });
 

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Runtime } from "../../runtime/index.js";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
-import { testRuntime } from "../helpers/runtime.js";
+import { defineTestAgent, testRuntime } from "../helpers/runtime.js";
 
 const SLOW_MS = 1_500;
 let runtime: Runtime;
@@ -29,14 +29,10 @@ before(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
   ({ runtime, dispose } = await testRuntime({ pluginDirs: [join(PROJECT_ROOT, "plugins", "web")] }));
-  await runtime.defineAgent({
-    name: "reader",
-    description: "reads the local test site",
-    model: { provider: "anthropic", id: "m" },
-    system_prompt: "x",
-    plugins: [{ name: "web", version: "*" }],
-    grants: { "http.fetch": { schemes: ["http"], hosts: ["127.0.0.1"], ports: [port], allow_addresses: ["127.0.0.1"] } },
-    approvals: { lower_risk: [{ tool: "web.fetch_page", to: "safe", acknowledged: true }] },
+  await defineTestAgent(runtime, "reader", {
+    plugins: ["web"],
+    extraGrants: { "http.fetch": { schemes: ["http"], hosts: ["127.0.0.1"], ports: [port], allow_addresses: ["127.0.0.1"] } },
+    lowerToSafe: ["web.fetch_page"],
     limits: { call_timeout_ms: 400 },
   });
 });
