@@ -9,7 +9,7 @@ import { withReadWarnings, type ReadWarnings } from "./read-warnings.js";
 import type { ReportBuilder } from "./report.js";
 import type { RunServices, RunSetup } from "./run-setup.js";
 import { untrustedSources } from "./untrusted-sources.js";
-import { SecretsRead } from "./secrets-read.js";
+import { SecretsRead, withoutSecrets } from "./secrets-read.js";
 import { pluginConfigValues } from "../plugins/config-grant.js";
 import type { RunEvent } from "./types.js";
 import { createLineBudget, type LineBudget } from "../../host-proxies/log/index.js";
@@ -290,17 +290,6 @@ export class ToolExecutor {
     const granted = Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants);
     return toolCallSubject(this.#hooks.subject(), { active, input, granted, approvalResult });
   }
-}
-
-/** What the ToolCall returns, with the secrets its instance read redacted (secrets-read.ts). */
-function withoutSecrets(execution: Execution, secrets: SecretsRead): Execution {
-  if (execution.ok) return { ok: true, output: secrets.value(execution.output) };
-  if (execution.error === undefined) return execution;
-  const { denial } = execution.error;
-  return {
-    ok: false,
-    error: { ...execution.error, message: secrets.text(execution.error.message), ...(denial === undefined ? {} : { denial: { ...denial, message: secrets.text(denial.message) } }) },
-  };
 }
 
 async function release(slot: Slot, reason: string): Promise<void> {

@@ -98,6 +98,28 @@ export class RunStops {
     return effectGuard(this.#id, this.#services.node, this.#services.now);
   }
 
+  /**
+   * Whether another node holds the run now, as the store says (remembered). A read that fails
+   * says no: the writes that matter (intents, the end, the pending call) are fenced themselves.
+   */
+  async takenOver(): Promise<boolean> {
+    if (this.#state.takenOver) return true;
+    if (this.#services.node === undefined) return false;
+    this.#state.takenOver = (await this.#services.records.stopped(this.#id, this.#services.node).catch(() => undefined)) === "taken";
+    return this.#state.takenOver;
+  }
+
+  /**
+   * Records the ToolCall the run waits on (or none), fenced: refused because another node holds
+   * the run now, it throws `run_taken_over`; refused because the run ended, nothing happens.
+   */
+  async setPending(pending: PendingToolCall | null): Promise<void> {
+    this.#state.pending = pending;
+    this.#state.status = pending ? "awaiting_approval" : "active";
+    const written = await this.#services.records.setPending(this.#id, pending, this.#services.node);
+    if (!written && (await this.takenOver())) throw this.takenOverError();
+  }
+
   /** `run_taken_over`, once this node's instances of the run are let go of. */
   takenOverError(): ConflictError {
     void this.#run.release("run taken over by another node").catch(() => undefined);

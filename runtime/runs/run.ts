@@ -59,7 +59,7 @@ export class Run {
       effects: this.#effects,
       status: () => this.#state.status,
       pending: () => this.#state.pending,
-      setPending: (pending) => this.#setPending(pending),
+      setPending: (pending) => this.#stops.setPending(pending),
       stopIfAsked: () => this.#stops.stopIfAsked(),
       stoppedBeforeEffect: () => this.#stops.stoppedBeforeEffect(),
       fence: () => this.#stops.fence(),
@@ -179,7 +179,7 @@ export class Run {
 
   /** The sub-agent this run waited for has ended: the run is active again. */
   async subAgentEnded(): Promise<void> {
-    if (this.#state.pending?.childRunId !== undefined) await this.#setPending(null);
+    if (this.#state.pending?.childRunId !== undefined) await this.#stops.setPending(null);
   }
 
   /**
@@ -195,15 +195,11 @@ export class Run {
       this.#state.endResult = options.result;
       await this.#calls.releaseAll("run ended").catch(() => undefined);
       // Another node took the run over (this node's lease ran out): the run goes on there; its
-      // approvals, its `run-ended` event and its end are that node's to write.
-      if (await this.#takenOver()) {
-        this.#state.takenOver = true;
-        this.#state.endRecorded = true;
-        return this.#report.build();
-      }
-      // Every event is stored before the record says ended: a stream that sees the run ended has
-      // already been able to read its last event.
-      this.#emit({ type: "run-ended", reason, at: this.#services.now() });
+      // approvals, its `run-ended` event and its end are that node's to write. Else every event
+      // is stored before the record says ended: a stream that sees the run ended has already
+      // been able to read its last event.
+      if (await this.#stops.takenOver()) this.#state.endRecorded = true;
+      else this.#emit({ type: "run-ended", reason, at: this.#services.now() });
     }
     while (!this.#state.endRecorded) {
       this.#endWrite ??= this.#recordEnd().finally(() => (this.#endWrite = undefined));
@@ -225,25 +221,14 @@ export class Run {
     return this.end();
   }
 
-  /** Whether the store says another node holds this run now (a read that fails says no: the end's own write is fenced). */
-  async #takenOver(): Promise<boolean> {
-    const node = this.#services.node;
-    if (this.#state.takenOver) return true;
-    if (node === undefined) return false;
-    return (await this.#services.records.stopped(this.id, node).catch(() => undefined)) === "taken";
-  }
-
   async #recordEnd(): Promise<void> {
     // Its audit records too (a model call's record is queued, not awaited); one that cannot be
     // written does not keep the run from ending.
     await Promise.all([this.flushEvents(), this.#services.audit.flush().catch(() => undefined)]);
-    const node = this.#services.node;
     await this.#services.approvals.withdrawForRun(this.id, `run ${this.id} ended (${this.#state.endReason}) before the approval was used`);
     // Fenced too, for a takeover between the check and the write; not written, the end on
     // record (another node's, or this write's own earlier try) stands.
-    if (!(await this.#services.records.end(this.id, this.#report.build(), this.#services.now(), this.#state.endReason, this.#state.endResult, node))) {
-      if (node !== undefined && (await this.#services.records.stopped(this.id, node)) === "taken") this.#state.takenOver = true;
-    }
+    if (!(await this.#services.records.end(this.id, this.#report.build(), this.#services.now(), this.#state.endReason, this.#state.endResult, this.#services.node))) await this.#stops.takenOver();
     this.#state.endRecorded = true;
     this.#services.onEnded?.(this.id);
   }
@@ -293,18 +278,6 @@ export class Run {
    */
   get stops(): Pick<RunStops, "stopIfAsked" | "fence"> {
     return this.#stops;
-  }
-
-  async #setPending(pending: PendingToolCall | null): Promise<void> {
-    this.#state.pending = pending;
-    this.#state.status = pending ? "awaiting_approval" : "active";
-    if (!(await this.#services.records.setPending(this.id, pending, this.#services.node))) {
-      // Not written: the run ended, or (given this node) another node holds it now.
-      if (this.#services.node !== undefined && (await this.#services.records.stopped(this.id, this.#services.node)) === "taken") {
-        this.#state.takenOver = true;
-        throw this.#stops.takenOverError();
-      }
-    }
   }
 
   #subject(): Omit<AuditSubject, "kind"> {

@@ -9,6 +9,7 @@
  */
 import { secretForms } from "../../host-proxies/secret-forms.js";
 import { MIN_REDACTED_LENGTH, REDACTED } from "../audit/redact.js";
+import type { Execution } from "./tool-execution.js";
 
 export class SecretsRead {
   readonly #secrets = new Set<string>();
@@ -43,4 +44,15 @@ export class SecretsRead {
     }
     return value;
   }
+}
+
+/** What a ToolCall returns, with the secrets its instance read redacted: its output, or its error's messages. */
+export function withoutSecrets(execution: Execution, secrets: SecretsRead): Execution {
+  if (execution.ok) return { ok: true, output: secrets.value(execution.output) };
+  if (execution.error === undefined) return execution;
+  const { denial } = execution.error;
+  return {
+    ok: false,
+    error: { ...execution.error, message: secrets.text(execution.error.message), ...(denial === undefined ? {} : { denial: { ...denial, message: secrets.text(denial.message) } }) },
+  };
 }
