@@ -48,8 +48,18 @@ process.on("message", (job: Job) => {
   );
 });
 // However the child leaves (its parent gone, retired, or a failure), its folder goes with it.
-// Retried: a write of the job still under way in the thread pool may add a file meanwhile.
-process.on("exit", () => rmSync(root, { recursive: true, force: true, maxRetries: 5 }));
+// A write of the job still under way in the thread pool can add an entry between a folder's
+// listing and its removal (ENOTEMPTY; rmSync's own retries list it no more): removed again.
+process.on("exit", () => {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      rmSync(root, { recursive: true, force: true });
+      return;
+    } catch (error) {
+      if (attempt === 5) throw error;
+    }
+  }
+});
 process.on("disconnect", () => process.exit(0));
 // A signal to stop, sent to this child itself (it has a process group of its own), leaves the same way.
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => process.exit(1));
