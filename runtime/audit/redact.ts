@@ -85,7 +85,7 @@ export class Redactor {
   constructor(options: RedactionOptions = {}) {
     const secrets = options.secrets ?? [];
     this.#secrets = typeof secrets === "function" ? secrets : null;
-    this.#fixedSecrets = typeof secrets === "function" ? [] : ordered(secrets);
+    this.#fixedSecrets = typeof secrets === "function" ? [] : redactionForms(secrets);
     this.#keys = new Set((options.keys ?? DEFAULT_SECRET_KEYS).map(normaliseKey));
     this.#hook = options.redactArgs;
     this.#maxArgsBytes = positive(options.maxArgsBytes ?? 16 * 1024, "maxArgsBytes");
@@ -94,7 +94,7 @@ export class Redactor {
 
   /** The secrets in force for one record, longest first so overlapping secrets redact whole. */
   secrets(): readonly string[] {
-    return this.#secrets === null ? this.#fixedSecrets : ordered(this.#secrets());
+    return this.#secrets === null ? this.#fixedSecrets : redactionForms(this.#secrets());
   }
 
   args(value: JsonValue, subject: RedactionSubject, secrets: readonly string[]): RedactedArgs {
@@ -160,7 +160,7 @@ export function truncateUtf8(text: string, maxBytes: number): string {
  * commonly uses (percent, hex, base64: see host-proxies/secret-forms.ts), longest first so a
  * secret inside another redacts whole.
  */
-function ordered(secrets: readonly string[]): readonly string[] {
+export function redactionForms(secrets: readonly string[]): readonly string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
     if ([...secret].length < MIN_REDACTED_LENGTH) continue;

@@ -7,21 +7,18 @@
  * the instance lives for the run and may keep what it read. A secret shorter than
  * MIN_REDACTED_LENGTH is not redacted (see audit/redact.ts for why).
  */
-import { secretForms } from "../../host-proxies/secret-forms.js";
-import { MIN_REDACTED_LENGTH, REDACTED } from "../audit/redact.js";
+import { redactionForms, sweep } from "../audit/redact.js";
 import type { Execution } from "./tool-execution.js";
 
 export class SecretsRead {
   readonly #secrets = new Set<string>();
-  /** Every form of every secret, longest first so one never hides inside another. */
+  /** Every form of every secret long enough, longest first (the audit log's redaction, audit/redact.ts). */
   #forms: readonly string[] = [];
 
   add(secret: string): void {
-    if ([...secret].length < MIN_REDACTED_LENGTH || this.#secrets.has(secret)) return;
+    if (this.#secrets.has(secret)) return;
     this.#secrets.add(secret);
-    const forms = new Set(this.#forms);
-    for (const form of secretForms(secret)) forms.add(form);
-    this.#forms = [...forms].sort((a, b) => b.length - a.length);
+    this.#forms = redactionForms([...this.#secrets]);
   }
 
   get empty(): boolean {
@@ -29,9 +26,7 @@ export class SecretsRead {
   }
 
   text(text: string): string {
-    let out = text;
-    for (const form of this.#forms) if (out.includes(form)) out = out.split(form).join(REDACTED);
-    return out;
+    return sweep(text, this.#forms);
   }
 
   /** `value` (a tool result: JSON values) with every string, keys too, redacted. */
