@@ -34,9 +34,11 @@ const plugins = new Map<string, ComponentPlugin | ExtismPlugin>();
 const instances = new Map<number, ComponentInstance>();
 /**
  * Memories of destroyed instances, zeroed, for the next instances of modules that import theirs
- * (memory-recycler.ts). A few of the largest first-party plugin's memories fit the budget.
+ * (memory-recycler.ts). Two of the largest first-party plugin's memories fit the budget: zeroing
+ * makes every page of a kept memory resident, so a larger budget shows up as server RSS that
+ * stays after a burst (docs/bench.md, "Where a one-call run's time goes").
  */
-const recycler = new MemoryRecycler({ budgetBytes: 64 * 1024 * 1024 });
+const recycler = new MemoryRecycler({ budgetBytes: 20 * 1024 * 1024 });
 
 interface ComponentPlugin {
   instantiate: Instantiate;
