@@ -5,7 +5,6 @@
  */
 import { readVerifiedFiles, type PluginArtifact } from "../plugins/artifact.js";
 import { capMemory, readMemoryLimits } from "../plugins/memory-cap.js";
-import { importMemory, type MemoryLimits } from "../plugins/memory-import.js";
 import { typedToolsOf } from "../plugins/typed/index.js";
 import type { ExtismLoad, WorkerTask } from "./protocol.js";
 import type { SandboxPlugin } from "./types.js";
@@ -16,21 +15,17 @@ export async function compilePlugin(artifact: PluginArtifact, key: string, memor
   const files = await readVerifiedFiles(artifact);
   const maxPages = Math.floor((memoryMaxMb * 1024 * 1024) / PAGE);
   const modules: Record<string, WebAssembly.Module> = {};
-  const memories: Record<string, MemoryLimits> = {};
   for (const [name, bytes] of Object.entries(files.coreModules)) {
     const capped = readMemoryLimits(bytes).length > 0 ? capMemory(bytes, maxPages) : bytes;
-    // The worker supplies this module's memory, reused from a destroyed instance (memory-import.ts).
-    const imported = artifact.format === "component" ? importMemory(capped) : undefined;
-    if (imported !== undefined) memories[name] = imported.limits;
-    modules[name] = await WebAssembly.compile((imported?.bytes ?? capped) as Uint8Array<ArrayBuffer>);
+    modules[name] = await WebAssembly.compile(capped as Uint8Array<ArrayBuffer>);
   }
   const typed = artifact.manifest.contract === "typed" ? await typedToolsOf(artifact) : undefined;
-  return Object.freeze({ key, manifest: artifact.manifest, format: artifact.format, ...(files.glue === undefined ? {} : { glue: files.glue }), modules: Object.freeze(modules), memories: Object.freeze(memories), memoryMaxMb, ...(typed ? { typed } : {}) });
+  return Object.freeze({ key, manifest: artifact.manifest, format: artifact.format, ...(files.glue === undefined ? {} : { glue: files.glue }), modules: Object.freeze(modules), memoryMaxMb, ...(typed ? { typed } : {}) });
 }
 
 /** What a worker is sent to load `plugin`; `kernelBytes` bounds an Extism plugin's kernel blocks. */
 export function loadTask(plugin: SandboxPlugin, kernelBytes: number): Extract<WorkerTask, { type: "load" }> {
-  const task: Extract<WorkerTask, { type: "load" }> = { type: "load", pluginKey: plugin.key, format: plugin.format, ...(plugin.glue === undefined ? {} : { glue: plugin.glue }), modules: { ...plugin.modules }, ...(plugin.memories === undefined ? {} : { memories: { ...plugin.memories } }) };
+  const task: Extract<WorkerTask, { type: "load" }> = { type: "load", pluginKey: plugin.key, format: plugin.format, ...(plugin.glue === undefined ? {} : { glue: plugin.glue }), modules: { ...plugin.modules } };
   if (plugin.format === "extism") task.extism = extismLoad(plugin, kernelBytes);
   task.wasi = { env: { ...plugin.manifest.wasi?.env }, config: { ...plugin.manifest.wasi?.config }, args: [plugin.manifest.name] };
   if (plugin.typed) task.typed = plugin.typed;

@@ -1,5 +1,4 @@
 import type { JsonProblem } from "../json/index.js";
-import type { MemoryLimits } from "../plugins/memory-import.js";
 import type { TypedTools } from "./typed-call.js";
 
 /** Messages between the sandbox (main thread) and its workers. Plain, structured-clonable data. */
@@ -27,7 +26,7 @@ export interface ExtismLoad {
 }
 
 export type WorkerTask =
-  | { type: "load"; pluginKey: string; format: "component" | "extism"; glue?: string; modules: Record<string, WebAssembly.Module>; memories?: Record<string, MemoryLimits>; extism?: ExtismLoad; wasi?: WasiGrant; typed?: TypedTools }
+  | { type: "load"; pluginKey: string; format: "component" | "extism"; glue?: string; modules: Record<string, WebAssembly.Module>; extism?: ExtismLoad; wasi?: WasiGrant; typed?: TypedTools }
   | { type: "create"; instanceId: number; pluginKey: string }
   /** `typed`: args [tool, JSON input] of a component's typed export (its plan came with the load). */
   | { type: "call"; instanceId: number; method: "describe" | "call" | "typed"; args: unknown[] }

@@ -10,7 +10,6 @@ import { InstancePool } from "./instance-pool.js";
 import type { Binding, SandboxEvent, SandboxOptions, SandboxPlugin, ToolDescriptor } from "./types.js";
 import { WorkerHandle } from "./worker-handle.js";
 import { FairShare } from "./fair-share.js";
-import type { MemoryRecyclerStats } from "./memory-recycler.js";
 import { QueuedCalls } from "./queued-calls.js";
 
 /**
@@ -142,11 +141,11 @@ export class Sandbox {
   }
 
   /** Asks every live worker what it sees (environment size, instance count). */
-  async probeWorkers(): Promise<Array<{ workerId: number; envKeys: number; instances: number; memories?: MemoryRecyclerStats }>> {
+  async probeWorkers(): Promise<Array<{ workerId: number; envKeys: number; instances: number }>> {
     this.#startWorkers();
     const alive = this.#workers.filter((w) => w.alive);
     const replies = await Promise.all(alive.map((w) => w.run({ type: "ping" }, { lane: "call", timeoutMs: 5_000 })));
-    return replies.map((reply, i) => ({ workerId: alive[i]!.id, ...(reply.ok ? (reply.value as { envKeys: number; instances: number; memories: MemoryRecyclerStats }) : { envKeys: -1, instances: -1 }) }));
+    return replies.map((reply, i) => ({ workerId: alive[i]!.id, ...(reply.ok ? (reply.value as { envKeys: number; instances: number }) : { envKeys: -1, instances: -1 }) }));
   }
 
   /** Live instances bound with `label` (a run id): how the runtime shows a run holds none. */

@@ -1,6 +1,5 @@
 import type { HostCallHandler } from "../../host-proxies/types.js";
 import type { PluginFormat, PluginManifest, Risk } from "../plugins/manifest.js";
-import type { MemoryLimits } from "../plugins/memory-import.js";
 import type { TypedTools } from "./typed-call.js";
 
 /**
@@ -23,8 +22,6 @@ export interface SandboxPlugin {
   /** The component's glue; absent for Extism plugins. */
   readonly glue?: string;
   readonly modules: Readonly<Record<string, WebAssembly.Module>>;
-  /** The limits of each module's memory that the worker supplies (plugins/memory-import.ts). */
-  readonly memories?: Readonly<Record<string, MemoryLimits>>;
   /** The wasm memory cap compiled into `modules` (MiB). */
   readonly memoryMaxMb?: number;
   /** A typed component's tools (read from its WIT types at load); absent for describe/call plugins. */

@@ -13,9 +13,6 @@ import type { WasiGrant } from "./wasi/context.js";
 import { GUEST_RESULT_JSON } from "../json/limits.js";
 import { scanJson } from "../json/scan.js";
 import { callTypedExport, type TypedTools } from "./typed-call.js";
-import { hostImports } from "./host-imports.js";
-import { MemoryRecycler } from "./memory-recycler.js";
-import { RECYCLED_MEMORY_MODULE, RECYCLED_MEMORY_NAME, type MemoryLimits } from "../plugins/memory-import.js";
 
 type Instantiate = (
   getCoreModule: (name: string) => WebAssembly.Module,
@@ -30,32 +27,8 @@ interface GuestExports {
 const init = workerData as WorkerInit;
 const hostChannel = new Channel(init.hostBuffer, init.hostPort);
 const taskChannel = new Channel(init.taskBuffer, init.taskPort);
-const plugins = new Map<string, ComponentPlugin | ExtismPlugin>();
-const instances = new Map<number, ComponentInstance>();
-/**
- * Memories of destroyed instances, zeroed, for the next instances of modules that import theirs
- * (memory-recycler.ts). Two of the largest first-party plugin's memories fit the budget: zeroing
- * makes every page of a kept memory resident, so a larger budget shows up as server RSS that
- * stays after a burst (docs/bench.md, "Where a one-call run's time goes").
- */
-const recycler = new MemoryRecycler({ budgetBytes: 20 * 1024 * 1024 });
-
-interface ComponentPlugin {
-  instantiate: Instantiate;
-  modules: Record<string, WebAssembly.Module>;
-  /** The limits of the memory each such module imports from the worker. */
-  memories: Map<WebAssembly.Module, MemoryLimits>;
-  wasi?: WasiGrant;
-  typed?: TypedTools;
-}
-
-interface ComponentInstance {
-  guest: GuestExports;
-  memories: WebAssembly.Memory[];
-  /** The memories the worker supplied, given back when the instance is gone. */
-  supplied: Array<{ memory: WebAssembly.Memory; limits: MemoryLimits }>;
-  typed?: TypedTools;
-}
+const plugins = new Map<string, { instantiate: Instantiate; modules: Record<string, WebAssembly.Module>; wasi?: WasiGrant; typed?: TypedTools } | ExtismPlugin>();
+const instances = new Map<number, { guest: GuestExports; memories: WebAssembly.Memory[]; typed?: TypedTools }>();
 /** Extism instances, apart so a component call's lookup stays what it was. */
 const extismInstances = new Map<number, ExtismGuest>();
 
@@ -66,8 +39,49 @@ interface ExtismPlugin {
 }
 /** Loaded on the first Extism plugin only: a worker serving components never pays for the SDK. */
 let extismRuntime: Promise<typeof import("./extism-guest.js")> | undefined;
+const HOST_IMPORT = /^clawhive:host\/([a-z][a-z0-9-]*)(?:@0\.\d+\.\d+)?$/;
 /** Loaded with the first plugin that imports WASI: other workers never pay for it. */
 let wasiRuntime: typeof import("./wasi/imports.js") | undefined;
+
+/** The import object of one instance: every host function is a bridge call tagged with its id. */
+function hostImports(instanceId: number, wasi: WasiGrant | undefined): Record<string, unknown> {
+  const interfaces = new Map<string, unknown>();
+  let wasiInterface: ((name: string) => Record<string, unknown> | undefined) | undefined;
+  return new Proxy({} as Record<string, unknown>, {
+    get(_target, key) {
+      if (typeof key !== "string") return undefined;
+      if (key.startsWith("wasi:") && wasi && wasiRuntime) {
+        // clawhive's own WASI, per instance: each effect is a bridge call like any host function.
+        wasiInterface ??= wasiRuntime.wasiInterfaces({ grant: wasi, hostCall: (iface, fn, args) => hostChannel.requestSync([instanceId, iface, fn, args]) as HostResponse });
+        return wasiInterface(key.replace(/@[^/]*$/, ""));
+      }
+      const match = HOST_IMPORT.exec(key);
+      if (!match) return undefined; // anything but clawhive:host and the served WASI is not provided
+      const iface = match[1]!;
+      let functions = interfaces.get(iface);
+      if (!functions) {
+        const cache = new Map<string, (...args: unknown[]) => unknown>();
+        functions = new Proxy({}, {
+          get(_t, fn) {
+            if (typeof fn !== "string") return undefined;
+            let f = cache.get(fn);
+            if (!f) {
+              f = (...args: unknown[]) => {
+                const response = hostChannel.requestSync([instanceId, iface, fn, args]) as HostResponse;
+                if (response.ok) return response.value;
+                throw response.error; // jco lowers a thrown non-Error value as the WIT error case
+              };
+              cache.set(fn, f);
+            }
+            return f;
+          },
+        });
+        interfaces.set(iface, functions);
+      }
+      return functions;
+    },
+  });
+}
 
 async function run(task: WorkerTask): Promise<WorkerReply> {
   const started = performance.now();
@@ -78,7 +92,7 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
   switch (task.type) {
     case "ping":
       // A health probe that also lets tests check what a worker can see of its process.
-      return done({ ok: true, value: { envKeys: Object.keys(process.env).length, instances: instances.size + extismInstances.size, memories: recycler.stats } });
+      return done({ ok: true, value: { envKeys: Object.keys(process.env).length, instances: instances.size + extismInstances.size } });
     case "load": {
       if (task.format === "extism") return done(await loadExtism(task));
       if (task.format !== "component" || task.glue === undefined) return done({ ok: false, failure: { kind: "trap", message: `format ${task.format} is not supported` } });
@@ -86,12 +100,7 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
       const glue = (await import(url)) as { instantiate: Instantiate };
       // Only a glue that asks for WASI loads the implementation; no other plugin pays for it.
       if (task.wasi && task.glue.includes("imports['wasi:")) wasiRuntime ??= await import("./wasi/imports.js");
-      const memories = new Map<WebAssembly.Module, MemoryLimits>();
-      for (const [name, limits] of Object.entries(task.memories ?? {})) {
-        const module = task.modules[name];
-        if (module) memories.set(module, limits);
-      }
-      plugins.set(task.pluginKey, { instantiate: glue.instantiate, modules: task.modules, memories, ...(task.wasi ? { wasi: task.wasi } : {}), ...(task.typed ? { typed: task.typed } : {}) });
+      plugins.set(task.pluginKey, { instantiate: glue.instantiate, modules: task.modules, ...(task.wasi ? { wasi: task.wasi } : {}), ...(task.typed ? { typed: task.typed } : {}) });
       return done({ ok: true, value: null });
     }
     case "create": {
@@ -99,7 +108,6 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
       if (!plugin) return done({ ok: false, failure: { kind: "trap", message: `plugin ${task.pluginKey} not loaded` } });
       if ("extism" in plugin) return done(await createExtism(task.instanceId, plugin));
       const memories: WebAssembly.Memory[] = [];
-      const supplied: ComponentInstance["supplied"] = [];
       try {
         const exports = plugin.instantiate(
           (name) => {
@@ -107,24 +115,16 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
             if (!module) throw new Error(`core module ${name} missing`);
             return module;
           },
-          hostImports({ wasi: plugin.wasi, wasiRuntime, hostCall: (iface, fn, args) => hostChannel.requestSync([task.instanceId, iface, fn, args]) as HostResponse }),
+          hostImports(task.instanceId, plugin.wasi),
           (module, imports) => {
-            const limits = plugin.memories.get(module);
-            let instance: WebAssembly.Instance;
-            if (limits === undefined) instance = new WebAssembly.Instance(module, imports);
-            else {
-              const memory = recycler.take(limits);
-              // Not given back if instantiation fails: a start function may have written to it.
-              instance = new WebAssembly.Instance(module, { ...imports, [RECYCLED_MEMORY_MODULE]: { [RECYCLED_MEMORY_NAME]: memory } });
-              supplied.push({ memory, limits });
-            }
+            const instance = new WebAssembly.Instance(module, imports);
             // Kept to tell a memory-cap failure from other traps.
             for (const value of Object.values(instance.exports)) if (value instanceof WebAssembly.Memory) memories.push(value);
             return instance;
           },
         );
         if (exports instanceof Promise) throw new Error("instantiation did not complete synchronously");
-        instances.set(task.instanceId, { guest: exports as GuestExports, memories, supplied, ...(plugin.typed ? { typed: plugin.typed } : {}) });
+        instances.set(task.instanceId, { guest: exports as GuestExports, memories, ...(plugin.typed ? { typed: plugin.typed } : {}) });
         return done({ ok: true, value: null });
       } catch (error) {
         return done({ ok: false, failure: { kind: "trap", message: describeError(error) } });
@@ -135,7 +135,7 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
       plugins.delete(task.pluginKey);
       return done({ ok: true, value: null });
     case "destroy":
-      drop(task.instanceId);
+      instances.delete(task.instanceId);
       extismInstances.delete(task.instanceId);
       return done({ ok: true, value: null });
     case "call": {
@@ -179,21 +179,10 @@ function callTyped(instanceId: number, tool: string, input: string): Outcome {
 }
 
 /** A trap poisons the instance ("cannot enter component instance" ever after): drop it. */
-function trapped(instanceId: number, instance: ComponentInstance, error: unknown): Outcome {
-  const memoryBytes = instance.memories.reduce((n, m) => Math.max(n, m.buffer.byteLength), 0);
-  drop(instanceId);
-  return { ok: false, failure: { kind: "trap", message: describeError(error), memoryBytes } };
-}
-
-/**
- * Forgets a component instance and gives back the memories it was supplied. Nothing can call
- * it afterwards: the map held its only reference, and a task names instances by id.
- */
-function drop(instanceId: number): void {
-  const instance = instances.get(instanceId);
-  if (instance === undefined) return;
+function trapped(instanceId: number, instance: { memories: WebAssembly.Memory[] }, error: unknown): Outcome {
   instances.delete(instanceId);
-  for (const { memory, limits } of instance.supplied) recycler.release(memory, limits);
+  const memoryBytes = instance.memories.reduce((n, m) => Math.max(n, m.buffer.byteLength), 0);
+  return { ok: false, failure: { kind: "trap", message: describeError(error), memoryBytes } };
 }
 
 async function loadExtism(task: Extract<WorkerTask, { type: "load" }>): Promise<Outcome> {
