@@ -15,8 +15,12 @@ export function value(v: number, unit: Unit): Metric {
   return { value: round(v), unit };
 }
 
+/** Whole from 100, two decimals from 1, three significant digits below 1 (a ratio of 0.004 is not 0). */
 export function round(n: number): number {
-  return Math.abs(n) >= 100 ? Math.round(n) : Math.round(n * 100) / 100;
+  const size = Math.abs(n);
+  if (size >= 100) return Math.round(n);
+  if (size >= 1 || size === 0) return Math.round(n * 100) / 100;
+  return Number(n.toPrecision(3));
 }
 
 export function sleep(ms: number): Promise<void> {
