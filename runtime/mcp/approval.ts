@@ -10,6 +10,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Approval, ApprovalStore } from "../policy/approvals/index.js";
 import type { ApprovalNeeded } from "../runs/types.js";
+import { inert, jsonText } from "../text/inert.js";
 
 /** Bytes of arguments shown in one elicitation message; the approval holds them whole. */
 const SHOWN_ARGUMENTS = 4096;
@@ -40,7 +41,7 @@ export async function awaitDecision(needed: ApprovalNeeded, wait: DecisionWait):
     const asked = await elicitDecision(approval, wait);
     if (asked !== "unanswered") return asked;
   }
-  await wait.progress(`waiting for approval ${needed.id} (${needed.reason}): decide it with 'clawhive approvals approve ${needed.id}' or POST /v1/approvals/${needed.id}`);
+  await wait.progress(`waiting for approval ${needed.id} (${inert(needed.reason, { newlines: false })}): decide it with 'clawhive approvals approve ${needed.id}' or POST /v1/approvals/${needed.id}`);
   while (wait.now() < wait.deadline) {
     if (wait.signal.aborted) return "cancelled";
     await sleep(Math.min(wait.pollMs, Math.max(1, wait.deadline - wait.now())), wait.signal);
@@ -86,18 +87,24 @@ async function elicitDecision(approval: Approval, wait: DecisionWait): Promise<W
   return "decided";
 }
 
-/** What the person sees: the tool, exactly what would run, and why a person is asked. */
+/**
+ * What the person sees: the tool, exactly what would run, and why a person is asked. Every part
+ * a model, a tool or a plugin could have written is made inert as the API and CLI show it
+ * (text/inert.ts): arguments as JSON with controls, bidi and invisible characters escaped, so
+ * what the person reads is what would run (CVE-2021-42574) and an ANSI sequence cannot rewrite
+ * the client's terminal.
+ */
 export function approvalMessage(approval: Approval): string {
   const what = approval.kind === "effect"
-    ? `effect: ${approval.capability ?? "?"} ${clip(JSON.stringify(approval.effect))}`
-    : `arguments: ${clip(JSON.stringify(approval.input, null, 2))}`;
+    ? `effect: ${inert(approval.capability ?? "?", { newlines: false })} ${clip(jsonText(approval.effect, { indent: 0 }))}`
+    : `arguments: ${clip(jsonText(approval.input))}`;
   const lines = [
-    `clawhive: ${approval.tool} (${approval.risk}) asks for approval ${approval.id}`,
-    `agent: ${approval.agent}, run: ${approval.runId}`,
+    `clawhive: ${inert(approval.tool, { newlines: false })} (${approval.risk}) asks for approval ${inert(approval.id, { newlines: false })}`,
+    `agent: ${inert(approval.agent, { newlines: false })}, run: ${inert(approval.runId, { newlines: false })}`,
     what,
-    `reason: ${approval.reason}`,
+    `reason: ${inert(approval.reason)}`,
   ];
-  if (approval.context) lines.push(`context: ${clip(approval.context)}`);
+  if (approval.context) lines.push(`context: ${clip(inert(approval.context))}`);
   return lines.join("\n");
 }
 
