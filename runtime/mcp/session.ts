@@ -43,17 +43,17 @@ export class McpSession {
   readonly server: Server;
   readonly #runtime: Runtime;
   readonly #options: McpSessionOptions;
-  #run: Run;
-  #toolsKey: string;
+  /** Undefined until `start()`: a session nobody initialized writes nothing. */
+  #run: Run | undefined;
+  #toolsKey = "";
   #queue: Promise<unknown> = Promise.resolve();
+  #pending = 0;
   #watch: NodeJS.Timeout | undefined;
   #closed = false;
 
-  private constructor(runtime: Runtime, options: McpSessionOptions, run: Run, toolsKey: string) {
+  private constructor(runtime: Runtime, options: McpSessionOptions) {
     this.#runtime = runtime;
     this.#options = options;
-    this.#run = run;
-    this.#toolsKey = toolsKey;
     this.server = new Server(
       { name: "clawhive", version: options.version, title: `clawhive agent ${options.agent}` },
       {
@@ -61,26 +61,48 @@ export class McpSession {
         instructions: `The tools of clawhive agent ${options.agent}. Each call runs sandboxed under the agent's grants; a Guarded call waits for a person's approval, and a denial comes back as an error result with its reason.`,
       },
     );
-    this.server.setRequestHandler(ListToolsRequestSchema, () => this.#serial(async () => ({ tools: mcpTools((await this.#current()).tools) })));
+    this.server.setRequestHandler(ListToolsRequestSchema, () => this.#serial(async () => ({ tools: this.#offered(await this.#current()) })));
     this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.#serial(() => this.#call(request, extra)));
-    if ((options.watchMs ?? 2000) > 0) {
-      this.#watch = setInterval(() => void this.#serial(() => this.#current()).catch(() => undefined), options.watchMs ?? 2000);
-      this.#watch.unref();
-    }
   }
 
-  /** Starts the session's first Run; an unknown agent or a plugin it lacks is refused here. */
+  /** A session whose Run has started; an unknown agent or a plugin it lacks is refused here. */
   static async open(runtime: Runtime, options: McpSessionOptions): Promise<McpSession> {
+    const session = await McpSession.prepare(runtime, options);
+    await session.start();
+    return session;
+  }
+
+  /**
+   * A session of a known agent, its Run not started yet: over HTTP the Run starts only once the
+   * transport has accepted an initialize (`start()`), so a stray or invalid request writes nothing.
+   */
+  static async prepare(runtime: Runtime, options: McpSessionOptions): Promise<McpSession> {
     await runtime.refreshAgents();
     if (!runtime.agents().some((a) => a.name === options.agent)) {
       throw new NotFoundError(`no agent named ${options.agent}; 'clawhive agent list' shows the agents`);
     }
-    const run = await startSessionRun(runtime, options);
-    return new McpSession(runtime, options, run, await toolsKey(runtime, options.agent));
+    return new McpSession(runtime, options);
+  }
+
+  /** Starts the session's first Run (once); refused for an agent whose plugins are missing. */
+  async start(): Promise<void> {
+    if (this.#run !== undefined || this.#closed) return;
+    this.#run = await startSessionRun(this.#runtime, this.#options);
+    this.#toolsKey = await toolsKey(this.#runtime, this.#options.agent);
+    if ((this.#options.watchMs ?? 2000) > 0) {
+      this.#watch = setInterval(() => void this.#serial(() => this.#current()).catch(() => undefined), this.#options.watchMs ?? 2000);
+      this.#watch.unref();
+    }
   }
 
   get run(): Run {
+    if (this.#run === undefined) throw new ClawhiveError("mcp_session_not_started", "the MCP session has not started: no initialize was accepted");
     return this.#run;
+  }
+
+  /** A request of this session is being served (a call waiting for a person included). */
+  get busy(): boolean {
+    return this.#pending > 0;
   }
 
   /** Ends the session: its Run ends (report stored), the connection closes. */
@@ -89,13 +111,22 @@ export class McpSession {
     this.#closed = true;
     if (this.#watch) clearInterval(this.#watch);
     await this.#queue.catch(() => undefined);
-    if (!this.#run.ended) await this.#run.end("completed").catch(() => undefined);
+    if (this.#run !== undefined && !this.#run.ended) await this.#run.end("completed").catch(() => undefined);
     await this.server.close().catch(() => undefined);
+  }
+
+  /**
+   * The tools a client is offered: the run's tools but those its grants can never satisfy
+   * (Run.reachableTools). A call by name to one left out is still decided, and denied, by policy.
+   */
+  #offered(run: Run): ReturnType<typeof mcpTools> {
+    return mcpTools(run.reachableTools());
   }
 
   /** One request at a time: ToolCalls of a Run run in order, as the model loop's do. */
   #serial<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.#queue.then(work, work);
+    this.#pending++;
+    const next = this.#queue.then(work, work).finally(() => void this.#pending--);
     this.#queue = next.catch(() => undefined);
     return next;
   }
@@ -103,11 +134,12 @@ export class McpSession {
   /** The session's Run, replaced by a new one when the agent's tools changed. */
   async #current(): Promise<Run> {
     if (this.#closed) throw new ClawhiveError("mcp_session_closed", "the MCP session is closed");
+    const run = this.run;
     await this.#runtime.refreshPlugins();
     await this.#runtime.mcpClient.refresh();
     const key = await toolsKey(this.#runtime, this.#options.agent);
-    if (key === this.#toolsKey || this.#run.cancelled) return this.#run;
-    if (!this.#run.ended) await this.#run.end("completed");
+    if (key === this.#toolsKey || run.cancelled) return run;
+    if (!run.ended) await run.end("completed");
     this.#run = await startSessionRun(this.#runtime, this.#options);
     this.#toolsKey = key;
     await this.server.sendToolListChanged().catch(() => undefined);

@@ -9,6 +9,7 @@ import { EffectLedger, type EffectMade } from "./effects.js";
 import type { ApprovalNeeded, RunEvent, StepEvent, ToolCallOutcome, ToolInfo } from "./types.js";
 import { mcpCapability } from "../mcp-client/index.js";
 import { RunToolCalls } from "./run-tool-calls.js";
+import { reachableTools } from "./reachable-tools.js";
 import type { CallToolOptions, RunServices, RunSetup } from "./run-setup.js";
 import { RunStops, type RunState } from "./run-stops.js";
 export type { CallToolOptions, RunServices, RunSetup } from "./run-setup.js";
@@ -102,6 +103,10 @@ export class Run {
   /** The tools this run may call. */
   get tools(): readonly ToolInfo[] {
     return this.#setup.tools;
+  }
+  /** Its tools a ToolCall could ever be allowed to use (reachable-tools.ts): what a client lists. */
+  reachableTools(): ToolInfo[] {
+    return reachableTools(this.#setup.tools, { layers: this.#setup.layers, manifestOf: (tool) => this.#services.plugins.get(tool.plugin)?.manifest });
   }
   /** Every layer the run's host calls must satisfy (agent, task, ancestors). */
   get layers(): PolicyLayers {
@@ -209,9 +214,8 @@ export class Run {
   }
 
   /**
-   * Ends the run `failed` because the runtime itself failed during a Step (a store or audit
-   * write, a serialisation, an agent this node does not know): a `finish` Step names the code,
-   * the run's result says what failed and which effects were already made.
+   * Ends the run `failed` because the runtime itself failed during a Step (a store or audit write,
+   * an agent this node does not know): a `finish` Step names the code, the result what failed.
    */
   async fail(failure: { code: string; message: string }): Promise<LeastPrivilegeReport> {
     if (this.#state.status !== "ended") {
@@ -244,10 +248,7 @@ export class Run {
     return this.end("cancelled");
   }
 
-  /**
-   * Stops the ToolCalls in flight without cancelling the run (their instances are replaced): each
-   * ends as an error outcome. For a caller that withdraws a call, e.g. an MCP client's cancellation.
-   */
+  /** Stops the ToolCalls in flight, not the run (instances replaced): e.g. an MCP client's cancel. */
   async abortToolCalls(reason: string): Promise<void> {
     await this.#calls.abortAll(reason);
   }
@@ -272,9 +273,8 @@ export class Run {
   }
 
   /**
-   * What work starting outside a ToolCall (spawning a sub-agent) asks of the run: `stopIfAsked`
-   * throws `run_cancelled` or `run_ended` when the store says it may not go on (a cancel recorded
-   * on any node is honoured here); `fence` guards such an effect's intent as a host call's is.
+   * For work outside a ToolCall (a sub-agent's spawn): `stopIfAsked` throws `run_cancelled` or
+   * `run_ended` when the store says so (on any node); `fence` guards its intent as a host call's.
    */
   get stops(): Pick<RunStops, "stopIfAsked" | "fence"> {
     return this.#stops;
