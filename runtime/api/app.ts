@@ -1,4 +1,5 @@
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
+import { mcpRoutes } from "./routes/mcp.js";
 import { Hono } from "hono";
 import { httpMetrics, type RuntimeMetrics } from "../metrics/index.js";
 import type { McpEndpoint } from "../mcp/lazy.js";
@@ -9,10 +10,9 @@ import { scheduleRoutes } from "./routes/schedules.js";
 import { skillRoutes } from "./routes/skills.js";
 import { memoryRoutes } from "./routes/memory.js";
 import type { Runtime } from "../runtime.js";
-import { authenticate, principalOf } from "./auth/index.js";
+import { authenticate } from "./auth/index.js";
 import type { ApiEnv, TokenStore } from "./auth/index.js";
 import {
-  ApiError,
   baselineHeaders,
   capConcurrency,
   catchNonErrors,
@@ -158,7 +158,7 @@ export function createApp(options: AppOptions): Hono<ApiEnv> {
   // One limit for every body, except the routes that declare their own (plugin uploads).
   app.use("*", limitBody({ ...(limits.bodyLimitBytes === undefined ? {} : { maxBytes: limits.bodyLimitBytes }), limitFor: routeBodyLimits(routes) }));
 
-  if (options.mcp !== undefined) mountMcp(app, options.mcp, options);
+  if (options.mcp !== undefined) guardMcp(app, options);
   mountRoutes(app, routes, options.runtime === undefined ? {} : { idempotency: new IdempotencyRecords(options.runtime.store) });
   return app;
 }
@@ -193,23 +193,17 @@ function declaredRoutes(options: AppOptions): ApiRoute[] {
       ...runResumeRoutes(runtime),
     );
   }
+  if (options.mcp !== undefined) routes.push(...mcpRoutes(options.mcp));
   routes.push(...(options.routes ?? []));
   routes.push(openApiRoute(() => routes, { version: options.version }));
   return routes;
 }
 
 /**
- * `/mcp`: the Origin check (MCP's DNS-rebinding defence), the same bearer tokens as `/v1`, and
- * the roles that may start runs; the session itself is the MCP room's.
+ * `/mcp` (routes/mcp.ts): the Origin check (MCP's DNS-rebinding defence) and the same bearer
+ * tokens as `/v1`, before the route's own role check; the session itself is the MCP room's.
  */
-function mountMcp(app: Hono<ApiEnv>, sessions: McpEndpoint, options: AppOptions): void {
+function guardMcp(app: Hono<ApiEnv>, options: AppOptions): void {
   app.use("/mcp", checkMcpOrigin(options.cors?.origins ?? []));
   app.use("/mcp", authenticate(options.tokens));
-  app.all("/mcp", async (c) => {
-    const principal = principalOf(c);
-    if (principal.role === "approver") {
-      throw new ApiError("forbidden", `an MCP session starts runs: it needs a token with the role admin or client; token ${principal.tokenId} has the role approver`, { status: 403 });
-    }
-    return sessions.handle(c.req.raw, { tokenId: principal.tokenId, mayApprove: principal.role === "admin" }, c.req.query("agent"));
-  });
 }

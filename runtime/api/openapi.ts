@@ -111,8 +111,9 @@ function requestBody(route: ApiRoute): Json {
 }
 
 function response(status: number, spec: ResponseSpec): Json {
-  if (status >= 400) return errorResponse(spec.description);
-  if (status === 204) return { description: spec.description };
+  // An error in another shape than the API's (MCP's JSON-RPC errors) names its schema.
+  if (status >= 400 && spec.schema === undefined) return errorResponse(spec.description);
+  if (status === 204 || spec.empty === true) return { description: spec.description };
   const type = spec.mediaType ?? "application/json";
   if (spec.schema === undefined && type === "application/json") throw new Error(`response ${status} (${spec.description}): a JSON answer needs its schema`);
   const schema = spec.schema === undefined ? { type: "string" } : jsonSchemaOf(spec.schema, "output");

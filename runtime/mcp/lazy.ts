@@ -3,7 +3,7 @@
  * 10 MB of RSS, which a server that never serves MCP need not pay. Nothing here imports the SDK.
  */
 import type { Runtime } from "../runtime.js";
-import type { McpHttpCaller, McpHttpOptions, McpHttpSessions } from "./http.js";
+import type { McpHttpCaller, McpHttpOptions, McpHttpRequestOptions, McpHttpSessions } from "./http.js";
 
 /** What the API needs of an MCP endpoint. */
 export type McpEndpoint = Pick<McpHttpSessions, "handle" | "close">;
@@ -18,8 +18,8 @@ export class LazyMcpHttpSessions implements McpEndpoint {
     this.#options = options;
   }
 
-  async handle(request: Request, caller: McpHttpCaller, agent: string | undefined): Promise<Response> {
-    return (await this.#load()).handle(request, caller, agent);
+  async handle(request: Request, caller: McpHttpCaller, options: McpHttpRequestOptions = {}): Promise<Response> {
+    return (await this.#load()).handle(request, caller, options);
   }
 
   async close(): Promise<void> {

@@ -32,6 +32,8 @@ export interface ResponseSpec {
   readonly schema?: v.GenericSchema;
   /** Default `application/json`. */
   readonly mediaType?: string;
+  /** The answer has no body (e.g. 202 Accepted). */
+  readonly empty?: boolean;
 }
 
 /**
