@@ -2,8 +2,8 @@
  * A stdio MCP server's process, confined as `shell.exec` commands are (host-proxies/shell
  * confine.ts): bubblewrap with every namespace unshared (no network but its own loopback), its
  * own mounts only (sensitive names covered), the system dirs and the server's `read_only`
- * paths read-only, a scrubbed environment plus the named secrets it is granted, and nothing
- * else of the host. Without a usable bubblewrap it is not started at all.
+ * paths read-only, a scrubbed environment plus its `env` (plain values and the named secrets
+ * it is granted), and nothing else of the host. Without a usable bubblewrap it is not started at all.
  */
 import { realpath } from "node:fs/promises";
 import { confinedPlan, openShellMounts } from "../../host-proxies/shell/index.js";
@@ -17,9 +17,17 @@ export async function startConfinedServer(options: McpConnectOptions): Promise<C
     throw new McpClientError("mcp_no_sandbox", `MCP server ${name}: a stdio server runs only inside bubblewrap, which is not usable here (${sandbox.reason}); install bubblewrap`);
   }
   const env: Record<string, string> = {};
-  for (const [key, grant] of Object.entries(spec.env ?? {})) {
+  // The secrets' values, redacted from whatever the server sends back (run-calls.ts).
+  const secrets: string[] = [];
+  for (const [key, value] of Object.entries(spec.env ?? {})) {
+    if (typeof value === "string") {
+      env[key] = value;
+      continue;
+    }
+    const grant = value;
     try {
       env[key] = await options.secretValue(grant.secret);
+      secrets.push(env[key]);
     } catch (error) {
       throw new McpClientError("mcp_server_unavailable", `MCP server ${name}: env.${key}: secret ${grant.secret} could not be read: ${(error as Error).message}`, { cause: error });
     }
@@ -42,7 +50,7 @@ export async function startConfinedServer(options: McpConnectOptions): Promise<C
       readOnly: spec.read_only ?? [],
     });
     const release = () => Promise.all(mounts.map((m) => m.root.close().catch(() => undefined))).then(() => undefined);
-    return new ConfinedStdioTransport(plan, { ...options.bounds, release });
+    return new ConfinedStdioTransport(plan, { ...options.bounds, release, secrets });
   } catch (error) {
     await Promise.all(mounts.map((m) => m.root.close().catch(() => undefined)));
     throw error;

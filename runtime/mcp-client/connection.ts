@@ -81,6 +81,11 @@ export class McpConnection {
     }
   }
 
+  /** Secret values the server was given (a stdio server's env): never shown as they are. */
+  get secrets(): readonly string[] {
+    return (this.#transport as Partial<ConfinedStdioTransport>).secrets ?? [];
+  }
+
   get closed(): boolean {
     return this.#closed;
   }

@@ -13,6 +13,7 @@ import { ClawhiveError } from "../errors.js";
 import { checkJsonValue, GUEST_RESULT_JSON } from "../json/index.js";
 import type { Denial } from "../../host-proxies/types.js";
 import type { ToolCallError, ToolInfo } from "../runs/types.js";
+import { SecretsRead, withoutSecrets } from "../runs/secrets-read.js";
 import type { McpClient } from "./client.js";
 import type { McpConnection } from "./connection.js";
 
@@ -103,7 +104,12 @@ export class McpRunCalls {
       const kind = error instanceof ClawhiveError ? error.code.replace(/^mcp_/, "mcp-").replace(/_/g, "-") : "failed";
       return { ok: false, error: { kind, message: (error as Error).message } };
     }
-    return outputOf(result, server);
+    const execution = outputOf(result, server);
+    if (live.connection.secrets.length === 0) return execution;
+    // A server may echo its env; the secrets it was given are not the model's to read.
+    const secrets = new SecretsRead();
+    for (const secret of live.connection.secrets) secrets.add(secret);
+    return withoutSecrets(execution, secrets) as McpExecution;
   }
 
   #open(server: string): Promise<Live> {

@@ -16,6 +16,8 @@ const SERVER_NAME_MESSAGE = "expected a server name: a lowercase letter, then lo
 const TOOL_REGEX = /^[a-z][a-z0-9_]{0,62}$/;
 const SECRET_NAME = /^[a-z][a-z0-9_-]{0,63}$/;
 const ENV_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
+const MAX_ENV = 64;
+const MAX_ENV_VALUE = 8192;
 /** Variables the sandbox sets itself, or that make a program load another. */
 export const RESERVED_ENV = ["PATH", "HOME", "LANG", "TERM", "LD_PRELOAD", "LD_LIBRARY_PATH", "NODE_OPTIONS", "NODE_PATH", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY"];
 
@@ -37,12 +39,21 @@ export const McpServerSchema = strictObject({
   mounts: v.pipe(v.optional(v.pipe(v.array(McpMountSchema), v.maxLength(16))), v.description("stdio: the server's own mounts; it sees nothing else of the host")),
   env: v.pipe(
     v.optional(
-      v.record(
-        v.pipe(v.string(), v.regex(ENV_NAME, "expected an environment variable name (uppercase letters, digits, '_')"), v.check((s) => !RESERVED_ENV.includes(s), "this variable is set by the sandbox itself or would make the program load another")),
-        strictObject({ secret: v.pipe(v.string(), v.regex(SECRET_NAME, "expected the name of a stored secret")) }),
+      v.pipe(
+        v.record(
+          v.pipe(v.string(), v.regex(ENV_NAME, "expected an environment variable name (uppercase letters, digits, '_')"), v.check((s) => !RESERVED_ENV.includes(s), "this variable is set by the sandbox itself or would make the program load another")),
+          v.union(
+            [
+              v.pipe(v.string(), v.maxLength(MAX_ENV_VALUE, `expected at most ${MAX_ENV_VALUE} characters`), v.check((s) => !s.includes("\0"), "a value may not contain NUL")),
+              strictObject({ secret: v.pipe(v.string(), v.regex(SECRET_NAME, "expected the name of a stored secret")) }),
+            ],
+            "expected a plain value (a string) or {secret: name}",
+          ),
+        ),
+        v.check((env) => Object.keys(env).length <= MAX_ENV, `at most ${MAX_ENV} variables`),
       ),
     ),
-    v.description("stdio: environment variables, each the value of a named secret; nothing of the runtime's own environment is passed"),
+    v.description("stdio: environment variables, each a plain value (shown as it is) or {secret: name}, a stored secret's value (redacted from what the server returns); nothing of the runtime's own environment is passed"),
   ),
   hosts: v.pipe(
     v.optional(v.custom<never>(() => false, "a stdio server gets no network: its sandbox has no network namespace but its own loopback, and forwarding for granted hosts is not offered yet; use a streamable HTTP server (url) or a plugin with http.fetch")),

@@ -27,6 +27,8 @@ export interface StdioBounds {
 export interface StdioTransportOptions extends StdioBounds {
   /** Called once the process is spawned (or could not be): releases what only the spawn needed. */
   release?: () => Promise<void>;
+  /** Secret values the process was given (its env): what it sends back is shown without them. */
+  secrets?: readonly string[];
 }
 
 const STDERR_TAIL = 2048;
@@ -49,9 +51,12 @@ export class ConfinedStdioTransport implements Transport {
   #closed = false;
 
   readonly #release: (() => Promise<void>) | undefined;
+  /** Secret values the process was given, for redaction by the caller. */
+  readonly secrets: readonly string[];
 
   constructor(plan: ProcessPlan, bounds: StdioTransportOptions = {}) {
     this.#plan = plan;
+    this.secrets = bounds.secrets ?? [];
     this.#release = bounds.release;
     this.#maxBytes = bounds.maxMessageBytes ?? 4 << 20;
     this.#maxNotifications = bounds.maxNotifications ?? 1000;

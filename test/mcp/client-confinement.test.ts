@@ -105,13 +105,13 @@ test("no network: not the host's loopback, an address or a name; its own loopbac
   }
 });
 
-test("environment: only named secrets; no server process outlives its run", { skip: NO_SANDBOX, timeout: 120_000 }, async () => {
+test("environment: only its plain values and named secrets (redacted from what it returns); no server process outlives its run", { skip: NO_SANDBOX, timeout: 120_000 }, async () => {
   process.env.CLAWHIVE_TEST_LEAK = "runtime-environment-value";
   const { runtime, dispose } = await testRuntime();
   try {
     await runtime.secrets.set("probe-token", "granted-secret");
     const marker = `marker-${process.pid}-${Date.now()}`;
-    const spec = probeSpec({ env: { PROBE_TOKEN: { secret: "probe-token" } } });
+    const spec = probeSpec({ env: { PROBE_TOKEN: { secret: "probe-token" }, PROBE_MODE: "verbose-plain" } });
     (spec.args as string[]).push("", marker);
     const withMarker = await defineMcpAgent(runtime, "envs", { probe: spec }, safe("probe", ["env"]));
     await acceptServer(runtime, withMarker, "probe");
@@ -120,7 +120,9 @@ test("environment: only named secrets; no server process outlives its run", { sk
       const outcome = await run.callTool("probe.env", { name });
       return outcome.status === "ok" ? outcome.output : outcome;
     };
-    assert.equal(await env("PROBE_TOKEN"), "granted-secret", "control: a named secret grant");
+    // The server got the secret (else "(unset)"); what it sends back is shown without it.
+    assert.equal(await env("PROBE_TOKEN"), "[REDACTED]", "a named secret reaches the server, never the model");
+    assert.equal(await env("PROBE_MODE"), "verbose-plain", "control: a plain value is shown as it is");
     for (const name of ["CLAWHIVE_TEST_LEAK", "CLAWHIVE_SECRET_KEY", "NODE_OPTIONS", "USER"]) assert.equal(await env(name), "(unset)", name);
     assert.equal((await serverProcesses(marker)).length, 1, "control: the run's server is running");
     await run.end();

@@ -28,6 +28,8 @@ test("mcp_servers: refusals name the field; a valid entry loads", () => {
   assert.equal(parse({ files: ok }).manifest.mcp_servers.files?.mounts?.[0]?.host, ws, "control: loads, hosts canonical");
   const web = { "http.fetch": { hosts: ["mcp.example.com"], methods: ["POST"] } };
   assert.ok(parse({ web: { url: "https://mcp.example.com/mcp" } }, { grants: web }), "control: an HTTP server its grant allows");
+  const env = parse({ files: { ...ok, env: { LOG_LEVEL: "debug", EMPTY: "", API_TOKEN: { secret: "files-token" } } } }).manifest.mcp_servers.files?.env;
+  assert.deepEqual(env, { LOG_LEVEL: "debug", EMPTY: "", API_TOKEN: { secret: "files-token" } }, "control: plain values beside secret references");
   const cases: Array<[string, unknown, string, RegExp, Record<string, unknown>?]> = [
     ["neither command nor url", { x: { args: [] } }, "mcp_servers.x", /exactly one of command/],
     ["both", { x: { command: "node", url: "https://a.example/" } }, "mcp_servers.x", /exactly one of command/],
@@ -35,7 +37,12 @@ test("mcp_servers: refusals name the field; a valid entry loads", () => {
     ["a bad server name", { "X!": { command: "node" } }, "mcp_servers.X!", /server name/],
     ["an unknown field", { x: { command: "node", shell: true } }, "mcp_servers.x.shell", /.+/],
     ["network hosts for a stdio server", { x: { command: "node", hosts: ["a.example"] } }, "mcp_servers.x.hosts", /gets no network/],
-    ["a literal env value", { x: { command: "node", env: { TOKEN: "abc" } } }, "mcp_servers.x.env.TOKEN", /.+/],
+    ["an env value with NUL", { x: { command: "node", env: { MODE: "a\0b" } } }, "mcp_servers.x.env.MODE", /NUL/],
+    ["an env value too long", { x: { command: "node", env: { MODE: "x".repeat(8193) } } }, "mcp_servers.x.env.MODE", /at most 8192/],
+    ["an env value neither plain nor a secret", { x: { command: "node", env: { MODE: 3 } } }, "mcp_servers.x.env.MODE", /plain value .* or \{secret: name\}/],
+    ["an env secret with a bad name", { x: { command: "node", env: { TOKEN: { secret: "Bad Name" } } } }, "mcp_servers.x.env.TOKEN.secret", /name of a stored secret/],
+    ["an env name in lower case", { x: { command: "node", env: { token: "abc" } } }, "mcp_servers.x.env.token", /environment variable name/],
+    ["an env name with a dash", { x: { command: "node", env: { "MY-VAR": "abc" } } }, "mcp_servers.x.env.MY-VAR", /environment variable name/],
     ["a reserved env name", { x: { command: "node", env: { LD_PRELOAD: { secret: "s" } } } }, "mcp_servers.x.env.LD_PRELOAD", /set by the sandbox|load another/],
     ["a mount of /etc", { x: { ...ok, mounts: [{ guest: "/data", host: "/etc" }] } }, "mcp_servers.x.mounts[0].host", /refused/],
     ["a mount of the data dir", { x: { ...ok, mounts: [{ guest: "/data", host: base }] } }, "mcp_servers.x.mounts[0].host", /refused/],

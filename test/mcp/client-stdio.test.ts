@@ -92,14 +92,14 @@ test("policy: denied approval, bad input, unknown tool, a tool left out of the s
   }
 });
 
-test("everything server: names mapped, an acknowledged lower to Safe runs without approval, env scrubbed", { skip: NO_SANDBOX, timeout: 120_000 }, async () => {
+test("everything server: names mapped, an acknowledged lower to Safe runs without approval, env scrubbed, secrets redacted", { skip: NO_SANDBOX, timeout: 120_000 }, async () => {
   const { runtime, dispose } = await testRuntime();
   try {
     await runtime.secrets.set("probe-token", "s3cret-value-for-env");
     const agent = await defineMcpAgent(
       runtime,
       "mcpevery",
-      { every: { command: "node", args: [EVERYTHING_SERVER, "stdio"], read_only: [NODE_MODULES], env: { PROBE_TOKEN: { secret: "probe-token" } } } },
+      { every: { command: "node", args: [EVERYTHING_SERVER, "stdio"], read_only: [NODE_MODULES], env: { PROBE_TOKEN: { secret: "probe-token" }, PROBE_MODE: "plain-value" } } },
       { approvals: { lower_risk: ["echo", "get_sum", "get_env"].map((t) => ({ tool: `every.${t}`, to: "safe", acknowledged: true })) } },
     );
     await acceptServer(runtime, agent, "every");
@@ -114,8 +114,11 @@ test("everything server: names mapped, an acknowledged lower to Safe runs withou
     const env = await run.callTool("every.get_env", {});
     assert.equal(env.status, "ok");
     const vars = JSON.parse(String(env.status === "ok" && env.output)) as Record<string, string>;
-    assert.deepEqual(Object.keys(vars).sort(), ["HOME", "LANG", "PATH", "PROBE_TOKEN", "PWD", "TERM"], "the runtime's own environment never reaches the server");
-    assert.equal(vars.PROBE_TOKEN, "s3cret-value-for-env");
+    assert.deepEqual(Object.keys(vars).sort(), ["HOME", "LANG", "PATH", "PROBE_MODE", "PROBE_TOKEN", "PWD", "TERM"], "the runtime's own environment never reaches the server");
+    // The secret reached the server; its echo is redacted before the model sees it.
+    assert.equal(vars.PROBE_TOKEN, "[REDACTED]");
+    assert.doesNotMatch(JSON.stringify(env), /s3cret-value-for-env/);
+    assert.equal(vars.PROBE_MODE, "plain-value", "control: a plain value is shown as it is");
     await run.end();
   } finally {
     await dispose();
