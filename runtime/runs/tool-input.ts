@@ -1,5 +1,5 @@
 import type { Denial } from "../../host-proxies/types.js";
-import { checkJsonValue, compileToolSchema, TOOL_INPUT_JSON, ToolSchemaError } from "../json/index.js";
+import { checkJsonValue, compileToolSchema, MCP_SCHEMA_DIALECT, PLUGIN_SCHEMA_DIALECT, TOOL_INPUT_JSON, ToolSchemaError } from "../json/index.js";
 import type { ToolInfo } from "./types.js";
 
 /** Why a ToolCall's input was refused before any guest saw it. */
@@ -34,11 +34,13 @@ export function checkToolInput(tool: Pick<ToolInfo, "qualifiedName" | "inputSche
   }
   let validate;
   try {
-    // A plugin's schema was checked whole at its install; an MCP server's is checked here.
-    validate = compileToolSchema(tool.inputSchema, { tool: tool.qualifiedName, installed: tool.mcp === undefined });
+    // A plugin's schema was checked whole at its install; an MCP server's is checked here (and
+    // was at review). Each is read in its source's default dialect when it names none.
+    const mcp = tool.mcp !== undefined;
+    validate = compileToolSchema(tool.inputSchema, { tool: tool.qualifiedName, installed: !mcp, dialect: mcp ? MCP_SCHEMA_DIALECT : PLUGIN_SCHEMA_DIALECT });
   } catch (error) {
     if (!(error instanceof ToolSchemaError)) throw error;
-    const message = `${error.message}; the tool cannot be called until its plugin is fixed and upgraded`;
+    const message = `${error.message}; the tool cannot be called until its ${tool.mcp === undefined ? "plugin is fixed and upgraded" : "server is fixed and its definitions accepted again"}`;
     return { kind: "tool-schema-invalid", denial: { capability: CAPABILITY, reason: "tool-schema-invalid", message }, recorded: input };
   }
   const violation = validate(input);
