@@ -24,5 +24,6 @@ export type {
   HttpHeader,
   HttpHop,
   HttpResponse,
+  HttpStreamedResponse,
   RawHttpRequest,
 } from "./types.js";

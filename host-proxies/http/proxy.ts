@@ -24,7 +24,8 @@ import { redactBytes, redactText } from "./redact.js";
 import { pinAddresses, systemResolver } from "./resolve.js";
 import type { Resolver } from "./resolve.js";
 import { sendRequest } from "./send.js";
-import type { CanonicalHttpRequest, CanonicalizedHttpRequest, HopCheck, HopRefusedListener, HttpHeader, HttpResponse, RawHttpRequest } from "./types.js";
+import { streamBody } from "./stream-body.js";
+import type { CanonicalHttpRequest, CanonicalizedHttpRequest, HopCheck, HopRefusedListener, HttpHeader, HttpResponse, HttpStreamedResponse, RawHttpRequest } from "./types.js";
 
 export interface HttpProxyOptions extends Partial<HttpLimits> {
   /** Reads a grant credential's secret by name; required when the grant has credentials. */
@@ -49,6 +50,12 @@ export interface HttpProxy {
   /** The same pure canonicaliser the policy gate runs, with this grant's credential headers. */
   canonicalize(raw: RawHttpRequest): CanonicalizedHttpRequest;
   fetch(canonical: CanonicalHttpRequest, options?: FetchOptions): Promise<HttpResponse>;
+  /**
+   * The same exchange, the body handed on as it arrives (stream-body.ts: decoded, capped and
+   * redacted as `fetch` does); the deadline covers the whole body. For the runtime's own
+   * clients (an MCP server's event stream), not a guest's host call.
+   */
+  open(canonical: CanonicalHttpRequest, options?: FetchOptions): Promise<HttpStreamedResponse>;
 }
 
 /** Throws `InvalidInputError` on bad limits, or credentials without `resolveSecret`. */
@@ -70,6 +77,9 @@ function resolvedLocation(location: string, base: string): string {
     return location.slice(0, 2048);
   }
 }
+
+/** What the last hop's response becomes: read whole (`fetch`) or streamed (`open`). */
+type Finish<T> = (hop: CanonicalHttpRequest, response: IncomingMessage, exchange: Exchange) => Promise<T>;
 
 interface Exchange {
   readonly origin: string;
@@ -100,7 +110,28 @@ class GrantedHttpProxy implements HttpProxy {
     return canonicalizeHttpRequest(raw, { credentials: this.#grant.credentials });
   }
 
-  async fetch(canonical: CanonicalHttpRequest, options: FetchOptions = {}): Promise<HttpResponse> {
+  fetch(canonical: CanonicalHttpRequest, options: FetchOptions = {}): Promise<HttpResponse> {
+    return this.#exchange(canonical, options, (hop, response, exchange) => this.#finish(hop, response, exchange));
+  }
+
+  open(canonical: CanonicalHttpRequest, options: FetchOptions = {}): Promise<HttpStreamedResponse> {
+    return this.#exchange(canonical, options, async (hop, response, exchange) => {
+      const status = response.statusCode ?? 0;
+      const maxBytes = Math.min(hop.maxBytes ?? this.#limits.maxResponseBytes, this.#limits.maxResponseBytes);
+      const bodyless = hop.method === "HEAD" || status === 204 || status === 304;
+      const streamed = bodyless ? (response.resume(), { body: new ReadableStream<Uint8Array>({ start: (c) => c.close() }), decoded: false }) : streamBody(response, { maxBytes, secrets: exchange.secrets });
+      const secrets = exchange.secrets;
+      return {
+        status,
+        url: redactText(hop.url, secrets),
+        headers: responseHeaders(response, streamed.decoded).map((h) => ({ name: h.name, value: redactText(h.value, secrets) })),
+        body: streamed.body,
+        redirects: exchange.redirects,
+      };
+    });
+  }
+
+  async #exchange<T>(canonical: CanonicalHttpRequest, options: FetchOptions, finish: Finish<T>): Promise<T> {
     const timeoutMs = Math.min(canonical.timeoutMs ?? this.#limits.defaultTimeoutMs, this.#limits.maxTimeoutMs);
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = options.signal === undefined ? deadline : AbortSignal.any([deadline, options.signal]);
@@ -110,7 +141,7 @@ class GrantedHttpProxy implements HttpProxy {
         throw HostProxyError.invalidInput(`${canonical.url}: request body larger than ${this.#limits.maxRequestBytes} bytes`);
       }
       this.#decide(canonical);
-      return await this.#follow(canonical, exchange, { checkHop: options.checkHop, onHopRefused: options.onHopRefused, signal });
+      return await this.#follow(canonical, exchange, { checkHop: options.checkHop, onHopRefused: options.onHopRefused, signal }, finish);
     } catch (err) {
       const mapped = toHostProxyError(err, { url: exchange.url, ...(deadline.aborted ? { timedOutAfterMs: timeoutMs } : {}) });
       if (exchange.secrets.length === 0) throw mapped;
@@ -121,7 +152,7 @@ class GrantedHttpProxy implements HttpProxy {
     }
   }
 
-  async #follow(first: CanonicalHttpRequest, exchange: Exchange, options: FollowOptions): Promise<HttpResponse> {
+  async #follow<T>(first: CanonicalHttpRequest, exchange: Exchange, options: FollowOptions, finish: Finish<T>): Promise<T> {
     let hop = first;
     let previous = first.url;
     for (;;) {
@@ -131,7 +162,7 @@ class GrantedHttpProxy implements HttpProxy {
       const response = exchange.redirects === 0 ? await this.#send(hop, exchange, options.signal) : await this.#refusing(options, exchange, { url: previous, method: from.method }, () => this.#send(from, exchange, options.signal));
       previous = hop.url;
       const location = hop.followRedirects ? redirectLocation(response) : undefined;
-      if (location === undefined) return this.#finish(hop, response, exchange);
+      if (location === undefined) return finish(hop, response, exchange);
       response.destroy();
       exchange.redirects++;
       exchange.url = resolvedLocation(location, hop.url);

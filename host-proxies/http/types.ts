@@ -25,6 +25,15 @@ export interface RawHttpRequest {
 }
 
 /** `response`. */
+/** A response whose body is read as it arrives (`HttpProxy.open`): decoded, capped, redacted. */
+export interface HttpStreamedResponse {
+  status: number;
+  url: string;
+  headers: HttpHeader[];
+  body: ReadableStream<Uint8Array>;
+  redirects: number;
+}
+
 export interface HttpResponse {
   status: number;
   /** The final URL, after redirects (secrets redacted). */
