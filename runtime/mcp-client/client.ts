@@ -76,6 +76,7 @@ export class McpClient {
       hostGuard: this.#options.hostGuard,
       secretValue: this.#options.secretValue,
       httpGrant: agent.grants["http.fetch"],
+      requestTimeoutMs: spec.call_timeout_ms ?? agent.limits.call_timeout_ms,
       version: this.#options.version,
       ...(this.#options.http ? { http: this.#options.http } : {}),
       ...(this.#options.bounds ? { bounds: this.#options.bounds } : {}),

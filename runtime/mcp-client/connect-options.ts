@@ -18,6 +18,8 @@ export interface McpConnectOptions {
   /** For tests and private deployments: the proxy's resolver and trust anchors. */
   http?: Pick<ProxiedFetchOptions, "resolver" | "ca">;
   bounds?: StdioBounds;
+  /** Deadline of one HTTP request, a call's streamed answer included (at least 60 s); the server's call deadline. */
+  requestTimeoutMs?: number;
   /** Deadline of the handshake and of tools/list; default 30 s. */
   connectTimeoutMs?: number;
   version: string;

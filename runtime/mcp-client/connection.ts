@@ -14,6 +14,7 @@ import { definitionsOf, MAX_TOOLS, type DefinitionSet, type ListedTool } from ".
 import { McpClientError } from "./errors.js";
 import type { McpConnectOptions } from "./connect-options.js";
 import { proxiedFetch } from "./http-fetch.js";
+import { outputSchemaValidator } from "./schema-validator.js";
 import type { ConfinedStdioTransport } from "./stdio-transport.js";
 
 export type { McpConnectOptions } from "./connect-options.js";
@@ -26,6 +27,8 @@ export class McpConnection {
   readonly #client: Client;
   readonly #transport: Transport;
   #closed = false;
+  /** Why an HTTP server's connection broke mid-stream (a stdio one's transport says it itself). */
+  #failure: string | undefined;
 
   private constructor(name: string, client: Client, transport: Transport) {
     this.name = name;
@@ -34,9 +37,11 @@ export class McpConnection {
   }
 
   static async open(options: McpConnectOptions): Promise<McpConnection> {
-    const transport = await transportFor(options);
-    const client = new Client({ name: "clawhive", version: options.version }, { capabilities: {} });
+    let opened: McpConnection | undefined;
+    const transport = await transportFor(options, (error) => opened && opened.#broken(error));
+    const client = new Client({ name: "clawhive", version: options.version }, { capabilities: {}, jsonSchemaValidator: outputSchemaValidator });
     const connection = new McpConnection(options.name, client, transport);
+    opened = connection;
     try {
       await client.connect(transport, { timeout: options.connectTimeoutMs ?? 30_000 });
     } catch (error) {
@@ -97,6 +102,13 @@ export class McpConnection {
     await this.#transport.close().catch(() => undefined);
   }
 
+  /** A streamed answer broke: the call waiting on it cannot be answered, so the connection ends now. */
+  #broken(error: Error): void {
+    if (this.#closed) return;
+    this.#failure ??= `the server's answer broke off: ${error.message.slice(0, 300)}`;
+    void this.close();
+  }
+
   #resetBudget(): void {
     (this.#transport as Partial<ConfinedStdioTransport>).resetBudget?.call(this.#transport);
   }
@@ -104,7 +116,7 @@ export class McpConnection {
   /** The error to throw for `error`: a protocol breach names its cause; the connection is closed. */
   async #failed(error: unknown, what: string): Promise<McpClientError> {
     if (error instanceof McpClientError) return error;
-    const failure = (this.#transport as Partial<ConfinedStdioTransport>).failure;
+    const failure = (this.#transport as Partial<ConfinedStdioTransport>).failure ?? this.#failure;
     await this.close();
     if (failure !== undefined) {
       const code = failure.startsWith("the server exited") ? "mcp_server_unavailable" : "mcp_protocol_error";
@@ -116,11 +128,13 @@ export class McpConnection {
   }
 }
 
-async function transportFor(options: McpConnectOptions): Promise<Transport> {
+async function transportFor(options: McpConnectOptions, onBodyError: (error: Error) => void): Promise<Transport> {
   const { spec, name } = options;
   if (spec.url !== undefined) {
     if (options.httpGrant === undefined) throw new McpClientError("mcp_server_unavailable", `MCP server ${name}: reaching ${spec.url} needs the agent's grants.http.fetch to allow it`);
-    const fetch = proxiedFetch(options.httpGrant, { resolveSecret: options.secretValue, ...options.http });
+    // A call's answer streams for as long as the call runs: the request's deadline is the call's.
+    const timeoutMs = Math.max(60_000, options.requestTimeoutMs ?? 0);
+    const fetch = proxiedFetch(options.httpGrant, { resolveSecret: options.secretValue, ...options.http, timeoutMs, onBodyError });
     return new StreamableHTTPClientTransport(new URL(spec.url), { fetch });
   }
   return startConfinedServer(options);

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../audit/index.js";
-import { checkJsonValue, TOOL_SCHEMA_JSON } from "../json/index.js";
+import { checkJsonValue, compileToolSchema, MCP_SCHEMA_DIALECT, TOOL_SCHEMA_JSON, ToolSchemaError } from "../json/index.js";
 import type { McpServerSpec } from "./spec.js";
 
 export interface McpToolDefinition {
@@ -71,6 +71,11 @@ export function definitionsOf(listed: readonly ListedTool[]): DefinitionSet {
       skipped.push({ mcpName: tool.name, reason: problem.message });
       continue;
     }
+    const uncallable = schemaProblem(tool);
+    if (uncallable !== undefined) {
+      skipped.push({ mcpName: tool.name, reason: `it cannot be called: ${uncallable}` });
+      continue;
+    }
     const base = {
       mcpName: tool.name,
       ...(tool.title === undefined ? {} : { title: String(tool.title).slice(0, 200) }),
@@ -88,6 +93,25 @@ export function definitionsOf(listed: readonly ListedTool[]): DefinitionSet {
   tools.sort((a, b) => a.name.localeCompare(b.name));
   if (canonicalJson(tools).length > MAX_DEFINITIONS_BYTES) throw new Error(`the server's tool definitions are over ${MAX_DEFINITIONS_BYTES} bytes`);
   return { tools, skipped };
+}
+
+/**
+ * Why a tool's schemas cannot be used, or `undefined`: each is compiled now, in the dialect its
+ * `$schema` names (2020-12 when it names none, as MCP says), and checked against that dialect's
+ * meta-schema — a tool whose input could never be validated (or whose every structured result
+ * would be refused) is named at review, not accepted to fail on every call.
+ */
+function schemaProblem(tool: ListedTool): string | undefined {
+  const schemas: Array<["input" | "output", unknown]> = [["input", tool.inputSchema], ...(tool.outputSchema === undefined ? [] : [["output", tool.outputSchema] as ["output", unknown]])];
+  for (const [at, schema] of schemas) {
+    try {
+      compileToolSchema(schema, { tool: tool.name.slice(0, 100), dialect: MCP_SCHEMA_DIALECT, at });
+    } catch (error) {
+      if (!(error instanceof ToolSchemaError)) throw error;
+      return error.message.replace(/^tool [^:]*: /, "");
+    }
+  }
+  return undefined;
 }
 
 /** Which program or endpoint a pin is for: a different one is a different server, reviewed anew. */
