@@ -11,7 +11,7 @@ import { test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { BIN, cliPlace } from "../cli/fixtures.js";
+import { BIN, cliPlace, WRITER } from "../cli/fixtures.js";
 
 function env(): Record<string, string> {
   const clean: Record<string, string> = {};
@@ -52,15 +52,38 @@ test("clawhive mcp serve: list, call, deny, approve by elicitation, disconnect",
     assert.equal(denied.isError, true);
     assert.equal((denied.structuredContent as { error: { kind: string } }).error.kind, "denied");
 
-    const written = await client.callTool({ name: "files__write_file", arguments: { path: "/workspace/out.md", content: "# from MCP\n" } });
+    // Bidi overrides, zero-width and ANSI escapes in the arguments reach the person inert.
+    const hostile = "# from MCP\n\u202egnp.exe\u200b\u001b[2J";
+    const written = await client.callTool({ name: "files__write_file", arguments: { path: "/workspace/out.md", content: hostile } });
     assert.equal(written.isError, undefined, JSON.stringify(written));
-    assert.equal(await readFile(join(work, "out.md"), "utf8"), "# from MCP\n");
+    assert.equal(await readFile(join(work, "out.md"), "utf8"), hostile);
     assert.match(asked, /files\.write_file \(guarded\)/);
     assert.match(asked, /out\.md/);
+    assert.doesNotMatch(asked, /[\u202e\u200b\u001b]/u, "shown inert");
+    assert.match(asked, /\\u202e/);
   } finally {
     await client.close();
   }
   assert.doesNotMatch(stderr, /Error:|TypeError/, stderr);
+});
+
+test("clawhive mcp serve offers none of the tools the agent's grants can never satisfy; control: it offers the others", { timeout: 180_000 }, async () => {
+  const place = await cliPlace("clawhive-mcp-stdio-reader-");
+  await mkdir(join(place.data, "workspace"), { recursive: true });
+  await writeFile(join(place.agents, "reader.yaml"), WRITER.replace("name: writer", "name: reader").replace(/  fs\.write:\n    mounts: \[[^\n]*\]\n/, ""));
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, "mcp", "serve", "--agent", "reader", "--agents", place.agents, "--data-dir", place.data], env: env(), stderr: "pipe" });
+  const client = new Client({ name: "stdio-reader", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    const { tools } = await client.listTools();
+    // write_file needs fs.write only; edit_file also reads, so a call of it can still be allowed to read.
+    assert.deepEqual(tools.map((t) => t.name).sort(), ["files__edit_file", "files__glob", "files__grep", "files__list_dir", "files__read_file"]);
+    const hidden = await client.callTool({ name: "files__write_file", arguments: { path: "/workspace/x.md", content: "x" } });
+    assert.equal(hidden.isError, true);
+    assert.deepEqual((hidden.structuredContent as { error: { denial?: { capability: string; reason: string } } }).error.denial?.capability, "fs.write");
+  } finally {
+    await client.close();
+  }
 });
 
 test("clawhive mcp serve refuses bad usage with a message and exit code 2", async () => {
