@@ -13,7 +13,7 @@ import { ClawhiveError } from "../errors.js";
 import { checkJsonValue, GUEST_RESULT_JSON } from "../json/index.js";
 import type { Denial } from "../../host-proxies/types.js";
 import type { ToolCallError, ToolInfo } from "../runs/types.js";
-import { SecretsRead, withoutSecrets } from "../runs/secrets-read.js";
+import { redactionForms, sweep } from "../audit/redact.js";
 import type { McpClient } from "./client.js";
 import type { McpConnection } from "./connection.js";
 
@@ -106,10 +106,11 @@ export class McpRunCalls {
     }
     const execution = outputOf(result, server);
     if (live.connection.secrets.length === 0) return execution;
-    // A server may echo its env; the secrets it was given are not the model's to read.
-    const secrets = new SecretsRead();
-    for (const secret of live.connection.secrets) secrets.add(secret);
-    return withoutSecrets(execution, secrets) as McpExecution;
+    // A server may echo its env; the secrets it was given are not the model's to read. Redacted
+    // in the audit log's forms, as a plugin's secrets are (runs/secrets-read.ts).
+    const forms = redactionForms([...live.connection.secrets]);
+    if (execution.ok) return { ok: true, output: redactValue(execution.output, forms) };
+    return { ok: false, error: { ...execution.error, message: sweep(execution.error.message, forms) } };
   }
 
   #open(server: string): Promise<Live> {
@@ -154,6 +155,15 @@ function outputOf(result: CallToolResult, server: string): McpExecution {
   const problem = checkJsonValue(output, GUEST_RESULT_JSON, { at: "result" });
   if (problem) return { ok: false, error: { kind: "result-too-large", message: `MCP server ${server}: the result is refused: ${problem.message}` } };
   return { ok: true, output };
+}
+
+/** `value` (JSON values) with every string in it, keys too, redacted. */
+function redactValue(value: unknown, forms: readonly string[]): unknown {
+  if (forms.length === 0) return value;
+  if (typeof value === "string") return sweep(value, forms);
+  if (Array.isArray(value)) return value.map((item) => redactValue(item, forms));
+  if (value !== null && typeof value === "object") return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, item]) => [sweep(key, forms), redactValue(item, forms)]));
+  return value;
 }
 
 function describe(item: CallToolResult["content"][number]): unknown {
