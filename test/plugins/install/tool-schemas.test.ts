@@ -43,7 +43,7 @@ const nestedSchema = (depth: number): unknown => {
 const cases: Array<[string, unknown, RegExp | undefined]> = [
   ["control: a plain schema", { type: "object", properties: { q: { type: "string", pattern: "^[a-z]+$" } }, required: ["q"] }, undefined],
   ["control: unknown keywords are ignored", { type: "object", "x-ui": { order: 1 } }, undefined],
-  ["an exponential pattern", { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } } }, /tool run: its input schema does not compile: .*backtrack exponentially/],
+  ["an exponential pattern", { type: "object", properties: { q: { type: "string", pattern: "^(a+)+$" } } }, /tool run: its input schema does not compile as JSON Schema draft-07: .*backtrack exponentially/],
   ["a remote $ref", { $ref: "https://schemas.example/evil.json" }, /tool run: its input schema does not compile/],
   ["nested 100 deep", nestedSchema(100), /tool run: inputSchema.*nested more than 64 levels deep/],
   ["a type that is no type", { type: "objekt" }, /tool run: its input schema does not compile/],
