@@ -5,14 +5,24 @@
  * a client may see is still called through the run's policy, approvals and audit.
  */
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { META_SCHEMA_IDS, PLUGIN_SCHEMA_DIALECT } from "../json/index.js";
 import { toWireToolName } from "../llm/tool-names.js";
 import type { ToolInfo } from "../runs/types.js";
 
-/** The JSON Schema MCP requires for a tool's input: an object schema, whatever the plugin says. */
+/**
+ * The JSON Schema MCP requires for a tool's input: an object schema, whatever the plugin says.
+ * A plugin's schema without `$schema` is draft-07 to clawhive (json/dialects.ts), while an MCP
+ * client reads one without it as 2020-12 (MCP 2025-11-25, SEP-1613), where `items: [...]`,
+ * `additionalItems` or `dependencies` mean something else or nothing: it is sent naming
+ * draft-07, so the client validates by the rules the call will be checked by. An MCP server's
+ * tool passed on is already read as 2020-12 without `$schema`, and goes as it came.
+ */
 function inputSchemaOf(tool: ToolInfo): Tool["inputSchema"] {
   const schema = tool.inputSchema;
   if (schema !== null && typeof schema === "object" && !Array.isArray(schema) && (schema as { type?: unknown }).type === "object") {
-    return schema as Tool["inputSchema"];
+    const object = schema as Tool["inputSchema"];
+    if (tool.mcp !== undefined || Object.hasOwn(object, "$schema")) return object;
+    return { $schema: META_SCHEMA_IDS[PLUGIN_SCHEMA_DIALECT], ...object };
   }
   return { type: "object" };
 }

@@ -81,6 +81,8 @@ test("tools/list offers exactly the agent's tools, named as the model loop names
     const write = tools.find((t) => t.name === "files__write_file")!;
     assert.equal(write.inputSchema.type, "object");
     assert.ok(write.inputSchema.properties && "path" in write.inputSchema.properties);
+    // A plugin's schema is draft-07 to clawhive; a client would read it as 2020-12 unless named.
+    assert.equal(write.inputSchema.$schema, "http://json-schema.org/draft-07/schema#");
     assert.equal(write.annotations?.readOnlyHint, false);
     assert.equal(tools.find((t) => t.name === "files__read_file")!.annotations?.readOnlyHint, true);
   } finally {
