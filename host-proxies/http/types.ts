@@ -24,7 +24,6 @@ export interface RawHttpRequest {
   followRedirects?: boolean | undefined;
 }
 
-/** `response`. */
 /** A response whose body is read as it arrives (`HttpProxy.open`): decoded, capped, redacted. */
 export interface HttpStreamedResponse {
   status: number;
@@ -34,6 +33,7 @@ export interface HttpStreamedResponse {
   redirects: number;
 }
 
+/** `response`. */
 export interface HttpResponse {
   status: number;
   /** The final URL, after redirects (secrets redacted). */
