@@ -35,7 +35,8 @@ export function capabilitiesForImport(name: string): readonly string[] | undefin
  * The WASI 0.2 interfaces clawhive serves per instance (runtime/sandbox/wasi/), with the
  * capabilities that make each legitimate to import: files only through the fs proxy, requests
  * only through the http proxy, stdout/stderr only into the log. The rest (clocks, random, io,
- * an empty stdin, the granted environment and config) reach nothing outside the instance.
+ * an empty stdin, the granted environment and config, sockets that refuse every call) reach
+ * nothing outside the instance.
  */
 export const WASI_INTERFACES: Readonly<Record<string, readonly string[]>> = {
   "cli/environment": [],
@@ -61,6 +62,15 @@ export const WASI_INTERFACES: Readonly<Record<string, readonly string[]>> = {
   "filesystem/preopens": ["fs.read", "fs.write"],
   "http/types": ["http.fetch"],
   "http/outgoing-handler": ["http.fetch"],
+  // Served, never opened (runtime/sandbox/wasi/sockets.ts): standard libraries import them
+  // whether or not the code opens a socket; each call is refused on record at call time.
+  "sockets/network": [],
+  "sockets/instance-network": [],
+  "sockets/ip-name-lookup": [],
+  "sockets/tcp": [],
+  "sockets/tcp-create-socket": [],
+  "sockets/udp": [],
+  "sockets/udp-create-socket": [],
 };
 
 /** Why a `wasi:` import is refused; undefined when it is served and covered. */
@@ -68,9 +78,6 @@ export function wasiImportProblem(name: string, capabilities: readonly string[])
   const match = /^wasi:([a-z-]+\/[a-z-]+)@(\d+\.\d+\.\d+(?:-[a-z0-9.-]+)?)$/.exec(name);
   if (!match) return `${name}: outside the plugin contract (a WASI interface is named wasi:<package>/<interface>@<version>)`;
   const [, iface, version] = match as unknown as [string, string, string];
-  if (iface.startsWith("sockets/")) {
-    return `${name}: wasi:sockets is refused (raw sockets would bypass the http proxy); make requests with wasi:http/outgoing-handler under http.fetch`;
-  }
   const needs = Object.hasOwn(WASI_INTERFACES, iface) ? WASI_INTERFACES[iface]! : undefined;
   if (!needs) return `${name}: outside the plugin contract (clawhive serves ${Object.keys(WASI_INTERFACES).map((i) => `wasi:${i}`).join(", ")})`;
   const served = iface === "config/store" ? /^0\.2\.\d+(?:-draft)?$/ : /^0\.2\.\d+$/;
@@ -195,11 +202,7 @@ export function extismImportProblems(imports: readonly WebAssembly.ModuleImportD
         problems.push(`${label}: reaches files through the fs proxy; needs fs.read or fs.write declared in plugin.json`);
       }
     } else if (/^wasi/.test(module)) {
-      problems.push(
-        /^sock_/.test(name)
-          ? `${label}: WASI sockets are refused (raw sockets would bypass the http proxy); use Extism's http_request under http.fetch`
-          : `${label}: not a WASI preview1 function this runtime serves (clawhive serves wasi_snapshot_preview1 files, clocks, random, args, environment and stdout/stderr)`,
-      );
+      problems.push(`${label}: not a WASI preview1 function this runtime serves (clawhive serves wasi_snapshot_preview1 files, clocks, random, args, environment, stdout/stderr and sockets that refuse every call)`);
     } else {
       problems.push(`${label}: outside the plugin contract (only ${EXTISM_KERNEL} and ${EXTISM_USER} may be imported)`);
     }

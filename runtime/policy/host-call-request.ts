@@ -55,7 +55,26 @@ export function hostCallRequest(call: HostCall, facts: HostCallFacts = {}): Capa
   }
   if (call.iface === "schedule") return scheduleRequest(call, facts);
   if (call.iface === "memory") return memoryRequest(call);
+  if (call.iface === "sockets") return socketsRefusal(call);
   return unknownFunction(call);
+}
+
+/** Longest name of a sockets function, or of a looked-up host, kept in a refusal's message. */
+const MAX_SOCKETS_TEXT = 253;
+
+/**
+ * `wasi:sockets`: served to a guest that imports it, never granted. Every call is refused here
+ * (one denial on record) and the guest gets the WIT error a host without network gives: raw
+ * sockets would bypass the http proxy's allow-list and SSRF defences.
+ */
+function socketsRefusal(call: HostCall): Denial {
+  const fn = call.fn.slice(0, MAX_SOCKETS_TEXT);
+  const name = typeof call.args[0] === "string" ? ` of ${JSON.stringify(call.args[0].slice(0, MAX_SOCKETS_TEXT))}` : "";
+  return {
+    capability: "wasi:sockets",
+    reason: "sockets-not-served",
+    message: `wasi:sockets/${fn}${name}: this runtime opens no sockets for plugins (they would bypass the http proxy); make requests with wasi:http/outgoing-handler under http.fetch`,
+  };
 }
 
 const KV_FUNCTIONS = new Set(["get", "set", "delete", "listKeys"]);

@@ -129,7 +129,8 @@ test("an Extism tool call and its host calls are audited as a component's are", 
 const refusals: Array<{ name: string; imports: string; capabilities?: string[]; problem?: RegExp }> = [
   { name: "control: only served kernel functions and a covered host function", imports: '(import "extism:host/user" "log_write" (func (param i64) (result i64)))', capabilities: ["log"] },
   { name: "Extism's own HTTP without http.fetch", imports: '(import "extism:host/env" "http_request" (func (param i64 i64) (result i64)))', capabilities: ["log"], problem: /extism:host\/env\.http_request: served by the http proxy; needs http\.fetch/ },
-  { name: "WASI sockets", imports: '(import "wasi_snapshot_preview1" "sock_recv" (func (param i32 i32 i32 i32 i32 i32) (result i32)))', capabilities: ["http.fetch"], problem: /wasi_snapshot_preview1\.sock_recv: WASI sockets are refused/ },
+  { name: "control: WASI sockets need nothing (served, every call refused)", imports: '(import "wasi_snapshot_preview1" "sock_recv" (func (param i32 i32 i32 i32 i32 i32) (result i32)))', capabilities: [] },
+  { name: "a WASI function this runtime does not serve", imports: '(import "wasi_snapshot_preview1" "sock_open" (func (param i32 i32 i32) (result i32)))', capabilities: ["http.fetch"], problem: /wasi_snapshot_preview1\.sock_open: not a WASI preview1 function this runtime serves/ },
   { name: "a host interface the manifest does not declare", imports: '(import "extism:host/user" "shell_exec" (func (param i64) (result i64)))', capabilities: ["log"], problem: /extism:host\/user\.shell_exec: needs one of shell\.exec/ },
 ];
 for (const row of refusals) {

@@ -10,7 +10,8 @@ import { cliImports, GuestExit, MAX_STDIO_BYTES } from "../../runtime/sandbox/wa
 import type { WasiInstanceContext } from "../../runtime/sandbox/wasi/context.js";
 import { filesystemImports, MAX_WASI_FILE_BYTES, type Descriptor } from "../../runtime/sandbox/wasi/filesystem.js";
 import { Fields, httpImports, MAX_OUTGOING_BODY_BYTES, OutgoingRequest } from "../../runtime/sandbox/wasi/http.js";
-import { PREVIEW1_SERVED } from "../../runtime/sandbox/wasi/preview1.js";
+import { PREVIEW1_SERVED, preview1Imports } from "../../runtime/sandbox/wasi/preview1.js";
+import { socketsImports } from "../../runtime/sandbox/wasi/sockets.js";
 import type { OutputStream } from "../../runtime/sandbox/wasi/streams.js";
 import { poll } from "../../runtime/sandbox/wasi/streams.js";
 
@@ -169,7 +170,51 @@ test("wasi:config/store asks the run; refused, only the plugin's defaults; a fai
   }
 });
 
-test("preview1 serves no socket function", () => {
+test("preview1's socket functions are served refused: each a host call on record, ENOTSOCK to the guest", () => {
   assert.ok(PREVIEW1_SERVED.has("fd_write") && PREVIEW1_SERVED.has("path_open"));
-  assert.deepEqual([...PREVIEW1_SERVED].filter((n) => n.startsWith("sock_")), []);
+  const names = ["sock_accept", "sock_recv", "sock_send", "sock_shutdown"];
+  assert.deepEqual([...PREVIEW1_SERVED].filter((n) => n.startsWith("sock_")).sort(), names);
+  const { context, calls } = fakeContext();
+  const p1 = preview1Imports(context, { memory: undefined }) as Record<string, () => number>;
+  for (const name of names) assert.equal(p1[name]!(), 57, name);
+  assert.deepEqual(calls, names.map((n) => ["sockets", `preview1.${n}`, []]));
+});
+
+describe("wasi:sockets: every call refused on record, nothing opened", () => {
+  const { context, calls } = fakeContext();
+  const sockets = socketsImports(context);
+  const fn = (iface: string, name: string) => sockets[`wasi:sockets/${iface}`]![name] as (...a: unknown[]) => unknown;
+  const thrown = (body: () => unknown): unknown => {
+    try {
+      body();
+    } catch (error) {
+      return error;
+    }
+    return "no error";
+  };
+  it("creating a socket or resolving a name is access-denied (the WIT error-code case, thrown as jco lowers it)", () => {
+    calls.length = 0;
+    const network = fn("instance-network", "instanceNetwork")();
+    assert.ok(network instanceof (sockets["wasi:sockets/network"]!.Network as new () => object));
+    assert.equal(thrown(() => fn("tcp-create-socket", "createTcpSocket")("ipv4")), "access-denied");
+    assert.equal(thrown(() => fn("udp-create-socket", "createUdpSocket")("ipv6")), "access-denied");
+    assert.equal(thrown(() => fn("ip-name-lookup", "resolveAddresses")(network, "x".repeat(1000))), "access-denied");
+    assert.deepEqual(calls.map(([iface, f]) => `${iface}.${f}`), [
+      "sockets.instance-network.instance-network",
+      "sockets.tcp-create-socket.create-tcp-socket",
+      "sockets.udp-create-socket.create-udp-socket",
+      "sockets.ip-name-lookup.resolve-addresses",
+    ]);
+    // The looked-up name is kept for the record, bounded.
+    assert.equal((calls[3]![2][0] as string).length, 253);
+  });
+  it("a socket's methods (no guest can hold one) refuse too; what cannot fail answers inert", () => {
+    calls.length = 0;
+    const Tcp = sockets["wasi:sockets/tcp"]!.TcpSocket as new () => Record<string, () => unknown>;
+    const socket = new Tcp();
+    assert.equal(thrown(() => socket.startConnect!()), "not-supported");
+    assert.equal(socket.isListening!(), false);
+    assert.equal(fn("network", "networkErrorCode")(), undefined);
+    assert.deepEqual(calls.map(([, f]) => f), ["tcp.tcp-socket.start-connect", "tcp.tcp-socket.is-listening", "network.network-error-code"]);
+  });
 });

@@ -7,6 +7,7 @@ import { cliImports } from "./cli.js";
 import type { WasiInstanceContext } from "./context.js";
 import { filesystemImports } from "./filesystem.js";
 import { httpImports } from "./http.js";
+import { socketsImports } from "./sockets.js";
 import { ioImports } from "./streams.js";
 
 /** The WASI interfaces this runtime serves (unversioned); the install check allows no others. */
@@ -18,6 +19,7 @@ export const WASI_FAMILIES: Readonly<Record<string, (context: WasiInstanceContex
   config: cliImports,
   filesystem: filesystemImports,
   http: httpImports,
+  sockets: socketsImports,
 };
 
 /** `wasi:<family>/<iface>` → its functions and resources for this instance; undefined when not served. */

@@ -3,11 +3,12 @@
  * the same per-instance WASI 0.2 implementation as components: files are descriptors of
  * filesystem.ts (every operation a `clawhive:host/fs` call: canonicaliser, deny list, policy,
  * audit), stdout/stderr go to the run's log (capped), the environment is the plugin's grant,
- * exit traps. There are no sockets: their imports are refused at install.
+ * exit traps. There are no sockets: each `sock_*` call is refused on record (sockets.ts).
  */
 import type { WasiInstanceContext } from "./context.js";
 import { cliImports, GuestExit } from "./cli.js";
 import { Descriptor, filesystemImports } from "./filesystem.js";
+import { preview1SocketFunctions } from "./sockets.js";
 import type { OutputStream } from "./streams.js";
 
 /** preview1 errno values used here. */
@@ -273,6 +274,7 @@ export function preview1Imports(context: WasiInstanceContext, holder: MemoryHold
     fd_allocate: () => E.NOSYS,
     fd_renumber: () => E.NOSYS,
     poll_oneoff: () => E.NOSYS,
+    ...preview1SocketFunctions(context),
   };
   return functions as Record<string, Fn>;
 }

@@ -40,12 +40,12 @@ const rows: Row[] = [
     imports: ["clawhive:host/fs@0.1.0"],
   },
   {
-    name: "WASI sockets, hidden behind doc comments that name allowed interfaces",
-    world: `world root {\n  /// import wasi:cli/environment@0.2.3;\n  import wasi:sockets/tcp@0.2.3;\n  export run: func() -> string;\n}`,
-    extra: `package wasi:sockets@0.2.3 {\n  interface tcp {\n    /// import wasi:clocks/wall-clock@0.2.3;\n    connect: func(host: string) -> u32;\n  }\n}`,
-    capabilities: ["fs.read", "log", "http.fetch"],
-    imports: ["wasi:sockets/tcp@0.2.3"],
-    problem: /wasi:sockets\/tcp@0\.2\.3: wasi:sockets is refused/,
+    name: "an unlisted WASI package, hidden behind doc comments that name allowed interfaces",
+    world: `world root {\n  /// import wasi:cli/environment@0.2.3;\n  import wasi:keyvalue/store@0.2.3;\n  export run: func() -> string;\n}`,
+    extra: `package wasi:keyvalue@0.2.3 {\n  interface store {\n    /// import wasi:clocks/wall-clock@0.2.3;\n    open: func(host: string) -> u32;\n  }\n}`,
+    capabilities: ["fs.read", "log", "http.fetch", "kv"],
+    imports: ["wasi:keyvalue/store@0.2.3"],
+    problem: /wasi:keyvalue\/store@0\.2\.3: outside the plugin contract/,
   },
   {
     name: "an inline interface named like a host interface",

@@ -208,9 +208,9 @@ test("imports the manifest does not declare, and WASI, are refused at install na
   try {
     const under = await writePackage(root, "pkg-under", echoManifest({ capabilities: [] }), echo.bytes);
     await assert.rejects(installer.install(under), (e: ClawhiveError) => e.code === "imports_not_declared" && /clawhive:host\/fs@0\.1\.0: needs one of fs\.read, fs\.write/.test(e.message));
-    const wasi = await dummyComponent(["wasi:sockets/tcp@0.2.0", "clawhive:host/log@0.1.0"], "package wasi:sockets@0.2.0 {\ninterface tcp { connect: func(host: string) -> u32; }\n}");
-    const withWasi = await writePackage(root, "pkg-wasi", { name: "wasi-net", version: "1.0.0", description: "opens sockets", publisher: "someone", capabilities: ["log", "http.fetch"], tools: {} }, wasi.bytes);
-    await assert.rejects(installer.install(withWasi), (e: ClawhiveError) => e.code === "imports_not_declared" && /wasi:sockets\/tcp@0\.2\.0: wasi:sockets is refused/.test(e.message));
+    const wasi = await dummyComponent(["wasi:keyvalue/store@0.2.0", "clawhive:host/log@0.1.0"], "package wasi:keyvalue@0.2.0 {\ninterface store { open: func(name: string) -> u32; }\n}");
+    const withWasi = await writePackage(root, "pkg-wasi", { name: "wasi-kv", version: "1.0.0", description: "opens a store", publisher: "someone", capabilities: ["log", "kv"], tools: {} }, wasi.bytes);
+    await assert.rejects(installer.install(withWasi), (e: ClawhiveError) => e.code === "imports_not_declared" && /wasi:keyvalue\/store@0\.2\.0: outside the plugin contract/.test(e.message));
     const future = await dummyComponent(["clawhive:host/log@0.1.0"], "package clawhive:host@0.9.0 {\ninterface log { write: func(s: string); }\n}");
     // Control for the dummy: with only a declared host import it passes the import check and
     // reaches describe, where the dummy's code traps (it has none).
