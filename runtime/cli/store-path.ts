@@ -9,6 +9,7 @@ import type { ParseArgsConfig } from "node:util";
 import { NotFoundError } from "../errors.js";
 import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { defaultDataDir } from "../config/data-dir.js";
+import { loadConfig } from "../config/index.js";
 import { defaultBuildCacheDir, PROJECT_ROOT } from "../plugins/locations.js";
 import { runtimeMountGuard } from "../runs/mount-guard.js";
 import { Runtime, type RuntimeOptions } from "../runtime.js";
@@ -89,17 +90,20 @@ export async function openExistingStore(values: Readonly<Record<string, unknown>
 
 /**
  * A runtime on the store the flags name (direct mode): the data dir, store and agents folder
- * resolved as every command does, no pooled instances (a command makes few), progress on stderr.
+ * resolved as every command does, the sandbox as the configuration sets it (file and
+ * `CLAWHIVE_*` variables, as `serve` reads them) but with no pooled instances (a command makes
+ * few), progress on stderr.
  */
-export function openRuntime(values: Readonly<Record<string, unknown>>, extra: Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory" | "pluginDirs" | "continueDecidedRuns" | "adoptOrphans"> = {}): Promise<Runtime> {
+export async function openRuntime(values: Readonly<Record<string, unknown>>, extra: Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory" | "pluginDirs" | "continueDecidedRuns" | "adoptOrphans"> = {}): Promise<Runtime> {
   const authToken = fromEnv("CLAWHIVE_STORE_AUTH_TOKEN");
+  const { sandbox } = await loadConfig({ env: process.env, cwd: process.cwd(), ...(typeof values.config === "string" ? { file: values.config } : {}) });
   const progress = progressPrinter(process.stderr);
   return Runtime.create({
     dataDir: resolveDataDir(values),
     storeUrl: resolveStoreUrl(values),
     ...(authToken === undefined ? {} : { storeAuthToken: authToken }),
     agentsDir: resolveAgentsDir(values),
-    sandbox: { poolSize: 0 },
+    sandbox: { ...sandbox, poolSize: 0 },
     onProgress: progress,
     ...extra,
   }).finally(() => progress.stop());
