@@ -8,7 +8,7 @@ import * as v from "valibot";
 import type { ConfigIssue } from "./errors.js";
 import { AllowedHostSchema, BoolSchema, HostSchema, ListenSchema, MetricsTokenSchema, OriginSchema, PathSchema, PortSchema, SecretNameSchema, StoreUrlSchema, TokenSchema, UrlSchema } from "./fields.js";
 import { parseListen } from "./listen.js";
-import { CalendarSchema, EmbeddingModelSchema, MailSchema, RANGES } from "./schema.js";
+import { CalendarSchema, EmbeddingModelSchema, ExtismLogLevelSchema, MailSchema, RANGES } from "./schema.js";
 import type { ConfigSource } from "./types.js";
 
 /** One setting's value and where it came from. `field` is the key as written at the source. */
@@ -57,6 +57,7 @@ export const ENV_OVERRIDES: ReadonlyArray<Override & { readonly name: string }> 
   { name: "CLAWHIVE_MEMORY_MAX_MB", key: "sandbox.memory_max_mb", schema: RANGES.memoryMaxMb, text: "int" },
   { name: "CLAWHIVE_MAX_HEAP_MB", key: "sandbox.max_heap_mb", schema: RANGES.maxHeapMb, text: "int" },
   { name: "CLAWHIVE_MAX_RESULT_BYTES", key: "sandbox.max_result_bytes", schema: RANGES.maxResultBytes, text: "int" },
+  { name: "CLAWHIVE_EXTISM_LOG_LEVEL", key: "sandbox.extism_log_level", schema: ExtismLogLevelSchema },
   { name: "CLAWHIVE_SECRET_KEY_FILE", key: "secrets.key_file", schema: PathSchema },
   { name: "CLAWHIVE_LLM_PROXY_URL", key: "llm.proxy_url", schema: UrlSchema },
   { name: "CLAWHIVE_LLM_TIMEOUT_MS", key: "llm.timeout_ms", schema: RANGES.llmTimeoutMs, text: "int" },

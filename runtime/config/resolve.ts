@@ -86,6 +86,7 @@ export function resolveConfig(layer: Layer, options: { cwd: string; file: string
       memoryMaxMb: read.value("sandbox.memory_max_mb", DEFAULTS.memoryMaxMb as number),
       maxHeapMb: read.value("sandbox.max_heap_mb", DEFAULTS.maxHeapMb as number),
       maxResultBytes: read.value("sandbox.max_result_bytes", DEFAULTS.maxResultBytes as number),
+      extismLogLevel: read.value<ClawhiveConfig["sandbox"]["extismLogLevel"]>("sandbox.extism_log_level", "info"),
     },
     secrets: { keyFile: keyFile ? resolve(read.base(keyFile), keyFile.value as string) : undefined },
     llm: {

@@ -6,6 +6,7 @@
  */
 import * as v from "valibot";
 import { strictObject } from "../policy/catalogue/index.js";
+import { EXTISM_LOG_LEVELS } from "../plugins/extism-abi.js";
 import { WebhookFileSchema } from "../webhooks/config.js";
 import { AllowedHostSchema, BoolSchema, int, ListenSchema, MetricsTokenSchema, OriginSchema, PathSchema, SecretNameSchema, StoreUrlSchema, TokenSchema, UrlSchema } from "./fields.js";
 
@@ -26,6 +27,9 @@ export const RANGES = {
   llmMaxAttempts: int(1, 10),
   embeddingDimensions: int(1, 65_536),
 } as const;
+
+/** An Extism host's log level (runtime/plugins/extism-abi.ts). */
+export const ExtismLogLevelSchema = v.picklist(EXTISM_LOG_LEVELS, `expected ${EXTISM_LOG_LEVELS.join(", ")}`);
 
 /** The embeddings model's name as its server knows it (`text-embedding-3-small`, `nomic-embed-text`). */
 export const EmbeddingModelSchema = v.pipe(v.string("expected a model name"), v.minLength(1, "expected a model name"), v.maxLength(200, "expected a model name of at most 200 characters"));
@@ -66,6 +70,7 @@ const SandboxSchema = strictObject({
   memory_max_mb: described(RANGES.memoryMaxMb, "cap of each instance's wasm memory; default 256. Env CLAWHIVE_MEMORY_MAX_MB"),
   max_heap_mb: described(RANGES.maxHeapMb, "JS heap cap of each worker; default 512. Env CLAWHIVE_MAX_HEAP_MB"),
   max_result_bytes: described(RANGES.maxResultBytes, "largest result one guest call may return; default 4194304. Env CLAWHIVE_MAX_RESULT_BYTES"),
+  extism_log_level: described(ExtismLogLevelSchema, "the level an Extism plugin's kernel log lines are kept from (trace, debug, info, warn, error or silent), and what its get_log_level answers; default info. Env CLAWHIVE_EXTISM_LOG_LEVEL"),
 });
 
 const LlmSchema = strictObject({

@@ -1,3 +1,4 @@
+import type { ExtismLogLevel } from "../plugins/extism-abi.js";
 import type { CalendarConfig, MailConfig } from "../runs/backends.js";
 import type { EmbeddingsConfig } from "../runs/run-memory.js";
 import type { WebhookTarget } from "../webhooks/config.js";
@@ -51,6 +52,8 @@ export interface ClawhiveConfig {
     readonly memoryMaxMb: number;
     readonly maxHeapMb: number;
     readonly maxResultBytes: number;
+    /** What an Extism plugin's `get_log_level` answers; its kernel log lines below it are dropped. */
+    readonly extismLogLevel: ExtismLogLevel | "silent";
   };
   readonly secrets: { readonly keyFile: string | undefined };
   /** Structured logs: level and format (undefined: info, pretty on a terminal). */

@@ -32,13 +32,49 @@ export const KERNEL_SERVED: ReadonlySet<string> = new Set([
   "var_set",
 ]);
 
-/** Kernel log functions: served by the clawhive log proxy (policy, audit, rate limit) at this level. */
-export const KERNEL_LOG: Readonly<Record<string, "debug" | "info" | "warn" | "error">> = {
+/**
+ * Kernel log functions (`log_<level>(offset: u64)`, the Rust PDK's and the JS SDK's names), by the
+ * level of the line they write: served by the clawhive log proxy (policy, audit, rate limit). The
+ * run's log has no trace level: a trace line is written at `debug`.
+ */
+export const KERNEL_LOG: Readonly<Record<string, ExtismLogLevel>> = {
+  log_trace: "trace",
   log_debug: "debug",
   log_info: "info",
   log_warn: "warn",
   log_error: "error",
 };
+
+/** `get_log_level() -> i32`: the level lines are kept from, for the PDK to skip the rest itself. */
+export const KERNEL_LOG_LEVEL = "get_log_level";
+
+/** The levels an Extism host is configured with (`silent`: no line is kept). */
+export const EXTISM_LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "silent"] as const;
+export type ExtismLogLevel = Exclude<(typeof EXTISM_LOG_LEVELS)[number], "silent">;
+
+/**
+ * A level as the PDKs' integer: trace 0 … error 4, and `i32::MAX` for silent, which the Rust
+ * PDK's log macros read as "logging off" (extism/rust-pdk `LogLevel::to_int`; the JS SDK's
+ * `logLevelToPriority`). A line is kept when its level's integer is at least this.
+ */
+export function logLevelPriority(level: (typeof EXTISM_LOG_LEVELS)[number]): number {
+  return level === "silent" ? 0x7fff_ffff : EXTISM_LOG_LEVELS.indexOf(level);
+}
+
+/**
+ * The shapes of an Extism plugin's exports, each one way of listing and calling tools:
+ * `servlet` (mcp.run's `describe`/`call`, hyper-mcp's plugin ABI v1), `mcp-v2` (hyper-mcp's
+ * plugin ABI v2: `list_tools`/`call_tool`, each taking a request context) and `functions` (one
+ * exported function per tool, as the PDKs build plugins).
+ */
+export type ExtismExportShape = "servlet" | "mcp-v2" | "functions";
+
+export function extismExportShape(exportedFunctions: Iterable<string>): ExtismExportShape {
+  const names = new Set(exportedFunctions);
+  if (names.has("describe") || names.has("call")) return "servlet";
+  if (names.has("list_tools") || names.has("call_tool")) return "mcp-v2";
+  return "functions";
+}
 
 /**
  * Extism's own channels, served through clawhive: `http_request` (and its status and headers)

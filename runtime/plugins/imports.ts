@@ -1,7 +1,7 @@
 import { PluginError } from "../errors.js";
 import { readVerifiedBlob, type PluginArtifact } from "./artifact.js";
 import { readComponentImports } from "./component-imports.js";
-import { EXTISM_KERNEL, EXTISM_USER, extismHostFunction, KERNEL_CHANNELS, KERNEL_LOG, KERNEL_SERVED } from "./extism-abi.js";
+import { EXTISM_KERNEL, EXTISM_USER, extismExportShape, extismHostFunction, KERNEL_CHANNELS, KERNEL_LOG, KERNEL_LOG_LEVEL, KERNEL_SERVED } from "./extism-abi.js";
 import { PREVIEW1_FILES, PREVIEW1_SERVED } from "../sandbox/wasi/preview1.js";
 import { readComponentTypes } from "./typed/component-types.js";
 
@@ -192,7 +192,7 @@ export function extismImportProblems(imports: readonly WebAssembly.ModuleImportD
         if (needs.length > 0 && !needs.some((c) => capabilities.includes(c))) problems.push(`${label}: served by the http proxy; needs ${needs.join(" or ")} declared in plugin.json`);
       } else if (Object.hasOwn(KERNEL_LOG, name)) {
         if (!capabilities.includes("log")) problems.push(`${label}: served by the log proxy; needs log declared in plugin.json`);
-      } else if (!KERNEL_SERVED.has(name)) problems.push(`${label}: not an Extism kernel function this runtime serves`);
+      } else if (!KERNEL_SERVED.has(name) && name !== KERNEL_LOG_LEVEL) problems.push(`${label}: not an Extism kernel function this runtime serves`);
     } else if (module === EXTISM_USER) {
       const host = extismHostFunction(name);
       if (!host) problems.push(`${label}: not a clawhive host function (expected <interface>_<function>, e.g. fs_read)`);
@@ -210,20 +210,24 @@ export function extismImportProblems(imports: readonly WebAssembly.ModuleImportD
   return problems;
 }
 
-/** An Extism plugin exports its memory and the `describe` and `call` functions. */
+/**
+ * An Extism plugin exports its memory and its tools in one of three shapes (extismExportShape):
+ * `describe` and `call`; hyper-mcp's `list_tools` and `call_tool`; or one function per tool of
+ * plugin.json.
+ */
 export function extismExportProblems(exports: readonly WebAssembly.ModuleExportDescriptor[], tools: readonly string[] = []): string[] {
   const problems: string[] = [];
   const has = (name: string, kind: string) => exports.some((e) => e.name === name && e.kind === kind);
-  // A module with neither describe nor call is a plugin of exported functions, as the Extism
-  // PDKs build them (runtime/sandbox/extism-exports.ts): each tool plugin.json lists is one.
-  const servlet = has("describe", "function") || has("call", "function");
-  const required: Array<readonly [string, "function" | "memory"]> = servlet ? [["describe", "function"], ["call", "function"]] : tools.map((t) => [t, "function"] as const);
+  const shape = extismExportShape(exports.filter((e) => e.kind === "function").map((e) => e.name));
+  const pair = shape === "servlet" ? ["describe", "call"] : shape === "mcp-v2" ? ["list_tools", "call_tool"] : [];
+  const required: Array<readonly [string, "function" | "memory"]> = shape === "functions" ? tools.map((t) => [t, "function"] as const) : pair.map((f) => [f, "function"] as const);
   for (const [name, kind] of [...required, ["memory", "memory"] as const]) {
     if (has(name, kind)) continue;
     if (kind === "memory") problems.push("export memory: missing (an Extism plugin exports its memory)");
-    else if (servlet) problems.push(`export ${name}: missing (an Extism plugin exports a ${name} function)`);
-    else problems.push(`export ${name}: missing (tool ${name} of plugin.json is not a function the module exports; an Extism plugin exports either describe and call, or one function per tool)`);
+    else if (shape === "servlet") problems.push(`export ${name}: missing (an Extism plugin exports a ${name} function)`);
+    else if (shape === "mcp-v2") problems.push(`export ${name}: missing (a plugin of hyper-mcp's ABI v2 exports list_tools and call_tool)`);
+    else problems.push(`export ${name}: missing (tool ${name} of plugin.json is not a function the module exports; an Extism plugin exports either describe and call, list_tools and call_tool, or one function per tool)`);
   }
-  if (!servlet && tools.length === 0) problems.push("exports: neither describe and call nor a function for any tool of plugin.json");
+  if (shape === "functions" && tools.length === 0) problems.push("exports: neither describe and call, list_tools and call_tool, nor a function for any tool of plugin.json");
   return problems;
 }

@@ -9,14 +9,6 @@ import { WRAPPED_INPUT_JSON, type ExtismToolDefaults } from "./extism-shapes.js"
 import type { ToolDescriptor } from "./types.js";
 import { parseBounded } from "../json/index.js";
 
-const SERVLET_EXPORTS = ["describe", "call"];
-
-/** Whether `module` is a plugin of exported functions rather than a describe/call servlet. */
-export function exportsTools(module: WebAssembly.Module): boolean {
-  const names = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
-  return !SERVLET_EXPORTS.some((name) => names.has(name));
-}
-
 export const EXPORT_INPUT_SCHEMA = {
   type: "object",
   properties: { input: { type: "string", description: "the function's Extism input, passed as it is" } },

@@ -12,11 +12,12 @@
  * out of their blocks, within Extism's own 1 MiB limit.
  */
 import createPlugin, { type CallContext, type ExtismPluginOptions, type Plugin } from "@extism/extism";
-import { EXTISM_KERNEL, EXTISM_USER, KERNEL_LOG } from "../plugins/extism-abi.js";
+import { EXTISM_KERNEL, EXTISM_USER, extismExportShape, KERNEL_LOG, KERNEL_LOG_LEVEL, logLevelPriority, type ExtismExportShape } from "../plugins/extism-abi.js";
 import { callInput, parseCallOutput, parseDescribe, type CallOutcome, type ExtismToolDefaults, type ToolErrorPayload } from "./extism-shapes.js";
 import type { HostResponse } from "./protocol.js";
 import { extismChannelFunctions } from "./extism-http.js";
-import { describeExports, exportInput, exportsTools } from "./extism-exports.js";
+import { describeExports, exportInput } from "./extism-exports.js";
+import { callToolInput, listToolsInput, parseListTools } from "./extism-mcp-v2.js";
 import { userHostFunctions } from "./extism-host-user.js";
 import type { WasiGrant } from "./wasi/context.js";
 import type { ToolDescriptor } from "./types.js";
@@ -35,6 +36,8 @@ export interface ExtismGuestOptions extends ExtismToolDefaults {
   hostCall: (iface: string, fn: string, args: unknown[]) => HostResponse;
   /** Most bytes of kernel blocks (input, allocations, host results) one guest call may hold. */
   kernelBytes: number;
+  /** What `get_log_level` answers: the PDK integer of the level kernel log lines are kept from (logLevelPriority). */
+  logLevel: number;
   /** The plugin's environment and config (plugin.json `wasi`). */
   wasi: WasiGrant;
   /** A throwaway instance that only answers describe. */
@@ -73,8 +76,11 @@ export class ExtismGuest {
   #initialize: (() => void) | undefined;
   /** Set for a wasip1 module: describe runs on a scratch instance of it (see describe). */
   #scratch: { module: WebAssembly.Module; options: ExtismGuestOptions } | undefined;
-  /** Set for a plugin of exported functions (extism-exports.ts): its module, read for describe. */
-  #exports: WebAssembly.Module | undefined;
+  /** How the module lists and calls its tools (extism-abi.ts). */
+  #shape: ExtismExportShape = "servlet";
+  #module: WebAssembly.Module | undefined;
+  /** hyper-mcp v2 requests carry an MCP request id: one per guest call of the instance. */
+  #requestId = 0;
 
   private constructor(plugin: Plugin, memory: WebAssembly.Memory | undefined, options: ExtismGuestOptions, state: CallState) {
     this.#plugin = plugin;
@@ -115,7 +121,8 @@ export class ExtismGuest {
     // make host calls before it is bound.
     if (typeof exports._initialize === "function") guest.#initialize = exports._initialize as () => void;
     if (functions[PREVIEW1] && !options.scratch) guest.#scratch = { module, options: { ...options, scratch: true } };
-    if (exportsTools(module)) guest.#exports = module;
+    guest.#module = module;
+    guest.#shape = extismExportShape(WebAssembly.Module.exports(module).filter((e) => e.kind === "function").map((e) => e.name));
     return guest;
   }
 
@@ -129,9 +136,9 @@ export class ExtismGuest {
     // A wasip1 module's constructors read the preopens once, and describe may run before the
     // instance is bound (when host calls are refused): it runs on a scratch instance instead,
     // so this one initializes at its first call, bound, and sees the run's mounts.
-    if (this.#exports) {
+    if (this.#shape === "functions") {
       try {
-        return { ok: true, value: describeExports(this.#exports, this.#options) };
+        return { ok: true, value: describeExports(this.#module!, this.#options) };
       } catch (cause) {
         return { ok: false, error: { tag: "failed", val: (cause as Error).message } };
       }
@@ -144,10 +151,11 @@ export class ExtismGuest {
         await scratch.#plugin.close();
       }
     }
-    const { error, output } = await this.#invoke("describe", undefined);
-    if (error !== undefined) return { ok: false, error: { tag: "failed", val: `describe: ${error}` } };
+    const v2 = this.#shape === "mcp-v2";
+    const { error, output } = await this.#invoke(v2 ? "list_tools" : "describe", v2 ? listToolsInput(++this.#requestId) : undefined);
+    if (error !== undefined) return { ok: false, error: { tag: "failed", val: `${v2 ? "list_tools" : "describe"}: ${error}` } };
     try {
-      return { ok: true, value: parseDescribe(output ?? "", this.#options) };
+      return { ok: true, value: v2 ? parseListTools(output ?? "", this.#options) : parseDescribe(output ?? "", this.#options) };
     } catch (cause) {
       return { ok: false, error: { tag: "failed", val: (cause as Error).message } };
     }
@@ -155,15 +163,16 @@ export class ExtismGuest {
 
   /** Calls tool `name` with JSON `input`. Throws only on a trap. */
   async call(name: string, input: string): Promise<CallOutcome> {
-    if (this.#exports) {
+    if (this.#shape === "functions") {
       const raw = exportInput(name, input, this.#options);
       if (!raw.ok) return { ok: false, error: { tag: raw.tag, val: raw.message } };
       const { error, output } = await this.#invoke(name, raw.value);
       return error !== undefined ? { ok: false, error: { tag: "failed", val: error } } : { ok: true, value: output ?? "" };
     }
-    const request = callInput(name, input);
+    const v2 = this.#shape === "mcp-v2";
+    const request = v2 ? callToolInput(name, input, ++this.#requestId) : callInput(name, input);
     if (request === undefined) return { ok: false, error: { tag: "invalid-input", val: "the tool input is not JSON" } };
-    const { error, output } = await this.#invoke("call", request);
+    const { error, output } = await this.#invoke(v2 ? "call_tool" : "call", request);
     if (error !== undefined) return { ok: false, error: { tag: "failed", val: error } };
     return parseCallOutput(output);
   }
@@ -205,11 +214,18 @@ function kernelFunctions(state: CallState, options: ExtismGuestOptions): Functio
     },
     ...varFunctions(state, options),
   };
+  // The configured level, as the PDK reads it to skip lines itself; a line below it that arrives
+  // anyway is dropped here, costing no host call (what the JS SDK does).
+  const keptFrom = options.logLevel;
+  functions[KERNEL_LOG_LEVEL] = () => keptFrom;
   for (const [name, level] of Object.entries(KERNEL_LOG)) {
+    const priority = logLevelPriority(level);
     functions[name] = (ctx: CallContext, addr: bigint) => {
+      if (priority < keptFrom) return;
       const text = ctx.read(addr)?.text();
       // The log proxy decides (policy, rate, size) and audits; a refusal is not the guest's concern.
-      if (text !== undefined) options.hostCall("log", "write", [level, text]);
+      // The run's log has no trace level: a trace line is written at debug.
+      if (text !== undefined) options.hostCall("log", "write", [level === "trace" ? "debug" : level, text]);
     };
   }
   Object.assign(

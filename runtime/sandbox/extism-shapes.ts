@@ -83,6 +83,8 @@ export function parseCallOutput(text: string | undefined): CallOutcome {
   const texts = root.content.filter((c): c is { type: "text"; text: string } => isObject(c) && c.type === "text" && typeof c.text === "string").map((c) => c.text);
   const joined = texts.join("\n");
   if (root.isError === true) return { ok: false, error: toolError(root.toolError) ?? { tag: "failed", val: joined || "the tool failed" } };
+  // An MCP result may carry its answer only as structured content (MCP 2025-06-18 `structuredContent`).
+  if (texts.length === 0 && isObject(root.structuredContent)) return { ok: true, value: JSON.stringify(root.structuredContent) };
   if (texts.length === 0) return failed("the plugin's output has no text content");
   return { ok: true, value: joined };
 }

@@ -23,6 +23,8 @@ export interface ExtismLoad {
   risks: Record<string, "safe" | "guarded" | "unsafe">;
   /** Most bytes of Extism kernel blocks one guest call may hold. */
   kernelBytes: number;
+  /** The PDK integer of the level the kernel's log lines are kept from (`get_log_level`). */
+  logLevel: number;
 }
 
 export type WorkerTask =

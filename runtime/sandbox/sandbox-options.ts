@@ -21,5 +21,6 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedSandboxO
     maxHeapMb: options.maxHeapMb ?? 512,
     poolSize: options.poolSize ?? 1,
     spinMs: options.spinMs ?? 0.5,
+    extismLogLevel: options.extismLogLevel ?? "info",
   };
 }

@@ -219,7 +219,7 @@ export class Sandbox {
     let loading = worker.loads.get(plugin.key);
     if (!loading) {
       loading = worker
-        .run(loadTask(plugin, this.options.memoryMaxMb * 1024 * 1024), { lane: "call", timeoutMs: 30_000 })
+        .run(loadTask(plugin, { kernelBytes: this.options.memoryMaxMb * 1024 * 1024, logLevel: this.options.extismLogLevel }), { lane: "call", timeoutMs: 30_000 })
         .then((reply) => {
           if (!reply.ok) throw new SandboxError("load_failed", `plugin ${plugin.manifest.name} could not be loaded into a worker`);
         });

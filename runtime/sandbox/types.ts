@@ -1,4 +1,5 @@
 import type { HostCallHandler } from "../../host-proxies/types.js";
+import type { ExtismLogLevel } from "../plugins/extism-abi.js";
 import type { PluginFormat, PluginManifest, Risk } from "../plugins/manifest.js";
 import type { TypedTools } from "./typed-call.js";
 
@@ -79,5 +80,10 @@ export interface SandboxOptions {
    * tens of µs per call and per host call.
    */
   spinMs?: number;
+  /**
+   * The level an Extism plugin's kernel log lines (`log_trace` … `log_error`) are kept from, and
+   * what its `get_log_level` answers (default info). Lines go to the run's log, a trace line at debug.
+   */
+  extismLogLevel?: ExtismLogLevel | "silent";
   onEvent?: (event: SandboxEvent) => void;
 }

@@ -280,6 +280,7 @@ test("Extism's own log functions go to the log proxy through the binding", async
   const plugin = await loadModule("kernel-log", {
     imports: '(import "extism:host/env" "log_warn" (func $warn (param i64)))',
     body: '(call $warn (call $alloc (i64.const 0)))',
+    capabilities: ["log"],
   });
   calls.length = 0;
   const instance = await sandbox.acquire(plugin, { label: "kernel-log", handler });

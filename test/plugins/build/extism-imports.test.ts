@@ -8,7 +8,7 @@ import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { extismHostFunction, extismName, HOST_FUNCTIONS, U64_PARAMS } from "../../../runtime/plugins/extism-abi.js";
-import { extismImportProblems, verifyComponentImports, verifyPluginImports } from "../../../runtime/plugins/imports.js";
+import { extismExportProblems, extismImportProblems, verifyComponentImports, verifyPluginImports } from "../../../runtime/plugins/imports.js";
 import { PROJECT_ROOT, pluginSourceDirs } from "../../../runtime/plugins/locations.js";
 import { extismModulePackage } from "../../helpers/extism-modules.js";
 import { buildExtismProbe, compileExtism, EXTISM_PROBE_SOURCE } from "../../helpers/extism-probe.js";
@@ -30,7 +30,10 @@ const rows: Array<{ name: string; imports: WebAssembly.ModuleImportDescriptor[];
   { name: "Extism HTTP (http_request) with no http capability", imports: [fn(KERNEL, "http_request")], capabilities: ["fs.read"], problem: /extism:host\/env\.http_request: served by the http proxy; needs http\.fetch/ },
   { name: "Extism HTTP (http_headers) with no http capability", imports: [fn(KERNEL, "http_headers")], capabilities: [], problem: /http_headers: served by the http proxy/ },
   { name: "control: Extism config (config_get) needs nothing", imports: [fn(KERNEL, "config_get")], capabilities: [] },
-  { name: "a kernel function this runtime does not serve", imports: [fn(KERNEL, "get_log_level")], capabilities: ["log"], problem: /get_log_level: not an Extism kernel function this runtime serves/ },
+  { name: "a kernel function this runtime does not serve (the old PDKs' config_length)", imports: [fn(KERNEL, "config_length")], capabilities: ["log"], problem: /config_length: not an Extism kernel function this runtime serves/ },
+  { name: "control: the Rust PDK's get_log_level needs nothing", imports: [fn(KERNEL, "get_log_level")], capabilities: [] },
+  { name: "control: the Rust PDK's log_trace covered by log", imports: [fn(KERNEL, "log_trace"), fn(KERNEL, "get_log_level")], capabilities: ["log"] },
+  { name: "log_trace with no log capability", imports: [fn(KERNEL, "log_trace")], capabilities: [], problem: /log_trace: served by the log proxy; needs log declared/ },
   { name: "control: kernel log covered by log", imports: [fn(KERNEL, "log_info"), fn(KERNEL, "log_error")], capabilities: ["log"] },
   { name: "kernel log with no log capability", imports: [fn(KERNEL, "log_info")], capabilities: ["fs.read"], problem: /log_info: served by the log proxy; needs log declared/ },
   { name: "a kernel global, not a function", imports: [{ module: KERNEL, name: "alloc", kind: "global" }], capabilities: [], problem: /only functions are imported/ },
@@ -96,6 +99,24 @@ for (const row of modules) {
     } finally {
       await rm(pkg.dir, { recursive: true, force: true });
     }
+  });
+}
+
+const fnExport = (name: string): WebAssembly.ModuleExportDescriptor => ({ name, kind: "function" });
+const memory: WebAssembly.ModuleExportDescriptor = { name: "memory", kind: "memory" };
+const shapes: Array<{ name: string; exports: WebAssembly.ModuleExportDescriptor[]; tools: string[]; problem?: RegExp }> = [
+  { name: "control: hyper-mcp v2 (list_tools, call_tool)", exports: [fnExport("list_tools"), fnExport("call_tool"), fnExport("complete"), memory], tools: ["get_time"] },
+  { name: "hyper-mcp v2 without call_tool", exports: [fnExport("list_tools"), memory], tools: ["get_time"], problem: /export call_tool: missing \(a plugin of hyper-mcp's ABI v2/ },
+  { name: "hyper-mcp v2 without list_tools", exports: [fnExport("call_tool"), memory], tools: ["get_time"], problem: /export list_tools: missing/ },
+  { name: "control: describe and call", exports: [fnExport("describe"), fnExport("call"), memory], tools: ["x"] },
+  { name: "control: one function per tool", exports: [fnExport("count_vowels"), memory], tools: ["count_vowels"] },
+  { name: "none of the three shapes", exports: [fnExport("main"), memory], tools: [], problem: /neither describe and call, list_tools and call_tool, nor a function/ },
+];
+for (const row of shapes) {
+  test(`Extism exports: ${row.name}`, () => {
+    const problems = extismExportProblems(row.exports, row.tools);
+    if (!row.problem) assert.deepEqual(problems, []);
+    else assert.match(problems.join("\n"), row.problem);
   });
 }
 
