@@ -82,13 +82,6 @@ describe("defaults", () => {
   test("an empty file is a valid file with every default", async () => {
     const cwd = await dir({ "clawhive.yaml": "# nothing yet\n" });
     assert.equal((await load(cwd)).sandbox.poolSize, 1);
-    assert.equal((await load(cwd)).sandbox.extismLogLevel, "info");
-  });
-
-  test("the Extism log level comes from the file, else the environment over it", async () => {
-    const cwd = await dir({ "clawhive.yaml": "sandbox:\n  extism_log_level: debug\n" });
-    assert.equal((await load(cwd)).sandbox.extismLogLevel, "debug");
-    assert.equal((await load(cwd, { env: { CLAWHIVE_EXTISM_LOG_LEVEL: "silent" } })).sandbox.extismLogLevel, "silent");
   });
 });
 
@@ -193,7 +186,6 @@ describe("errors name the source and the setting", () => {
     { name: "a pool size that is not a number", env: { CLAWHIVE_POOL_SIZE: "lots" }, expect: ["env CLAWHIVE_POOL_SIZE: expected an integer 0..64"] },
     { name: "a pool size in hex", env: { CLAWHIVE_POOL_SIZE: "0x10" }, expect: ["env CLAWHIVE_POOL_SIZE: expected an integer 0..64"] },
     { name: "a fractional pool size in the file", files: { "clawhive.yaml": "sandbox:\n  pool_size: 1.5\n" }, expect: ["config clawhive.yaml: sandbox.pool_size: expected an integer 0..64"] },
-    { name: "an Extism log level that is not one", env: { CLAWHIVE_EXTISM_LOG_LEVEL: "verbose" }, expect: ["env CLAWHIVE_EXTISM_LOG_LEVEL: expected trace, debug, info, warn, error, silent"] },
     { name: "a quoted number in the file", files: { "clawhive.yaml": "sandbox:\n  workers: '2'\n" }, expect: ["config clawhive.yaml: sandbox.workers: expected an integer 1..64"] },
     { name: "a port flag out of range", flags: { port: "70000" }, expect: ["flag --port: expected an integer 0..65535"] },
     { name: "a boolean variable that is not one", env: { CLAWHIVE_ALLOW_NON_LOOPBACK: "sure" }, expect: ["env CLAWHIVE_ALLOW_NON_LOOPBACK: expected true or false"] },
