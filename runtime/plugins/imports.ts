@@ -58,9 +58,11 @@ export const WASI_INTERFACES: Readonly<Record<string, readonly string[]>> = {
   "io/poll": [],
   "io/streams": [],
   "config/store": [],
-  "filesystem/types": ["fs.read", "fs.write"],
+  // A descriptor comes only from the preopens and a request leaves only through the handler:
+  // the types alone reach no file and no host, so they need nothing.
+  "filesystem/types": [],
   "filesystem/preopens": ["fs.read", "fs.write"],
-  "http/types": ["http.fetch"],
+  "http/types": [],
   "http/outgoing-handler": ["http.fetch"],
   // Served, never opened (runtime/sandbox/wasi/sockets.ts): standard libraries import them
   // whether or not the code opens a socket; each call is refused on record at call time.
