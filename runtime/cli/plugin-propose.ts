@@ -4,6 +4,7 @@ import { createInterface } from "node:readline/promises";
 import { InvalidInputError } from "../errors.js";
 import { MAX_WASM_BYTES } from "../plugins/install/index.js";
 import { proposeManifest } from "../plugins/install/propose.js";
+import { scratchDescriber } from "../plugins/install/propose-describe.js";
 import { inert } from "./render.js";
 
 /** How `plugin install` goes on with a bare component: the manifest written for it, or an exit code. */
@@ -11,9 +12,12 @@ export type BareWasmOutcome = { manifestFile?: string } | { exit: number };
 
 /**
  * A local `.wasm` with no plugin.json beside it and no --manifest: a manifest is proposed from
- * its imports and exports and shown; a person accepts it (a `y` in a terminal, or --yes), and it
- * is written as plugin.json beside the component (the install then reads it like any other).
- * Without a terminal and without --yes nothing is installed (exit 3) and the message says how.
+ * its imports and exports (a component's or an Extism module's; tools only `describe` can list
+ * are read in a sandbox of its own) and shown; a person accepts it (a `y` in a terminal, or
+ * --yes), and it is written as plugin.json beside the binary (the install then reads it like any
+ * other). A binary install would refuse gets no proposal: the error says why and nothing is
+ * written. Without a terminal and without --yes nothing is installed (exit 3) and the message
+ * says how.
  */
 export async function manifestForBareWasm(source: string, options: { manifestGiven: boolean; yes: boolean }): Promise<BareWasmOutcome> {
   if (options.manifestGiven || /^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return {};
@@ -23,7 +27,13 @@ export async function manifestForBareWasm(source: string, options: { manifestGiv
   const manifestFile = join(dirname(path), "plugin.json");
   if (await stat(manifestFile).then(() => true, () => false)) return {};
   if (info.size > MAX_WASM_BYTES) throw new InvalidInputError(`${source}: ${info.size} bytes, more than the ${MAX_WASM_BYTES} a plugin file may have`, { field: "source" });
-  const proposal = proposeManifest(new Uint8Array(await readFile(path)), path);
+  const scratch = scratchDescriber();
+  let proposal;
+  try {
+    proposal = await proposeManifest(new Uint8Array(await readFile(path)), path, { describe: scratch.describe });
+  } finally {
+    await scratch.close();
+  }
   console.error(`${inert(source)} came without a plugin.json; proposed from its imports and exports:`);
   for (const line of proposal.lines) console.error(`  ${inert(line)}`);
   if (!options.yes) {

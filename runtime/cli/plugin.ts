@@ -26,16 +26,18 @@ export const pluginHelp = `clawhive plugin — install, inspect and remove tool 
     a folder with plugin.json and plugin.wasm (what 'clawhive plugin build' writes to dist/)
     a plugin source folder (plugin.json, src/, wit/): built, then installed
     a .tgz holding plugin.json and plugin.wasm
-    a .wasm, with its manifest (--manifest, default plugin.json beside it); a component with
-      typed WIT exports and no manifest gets one proposed from its imports and exports, shown,
-      and written as plugin.json beside it once accepted (a 'y' in a terminal, or --yes)
+    a .wasm, with its manifest (--manifest, default plugin.json beside it); a component or an
+      Extism module with no manifest gets one proposed from its imports and exports (or its
+      describe, read in a sandbox with no grants), shown, and written as plugin.json beside it
+      once accepted (a 'y' in a terminal, or --yes); one install would refuse gets none (exit 2)
     an https:// URL of a .tgz or .wasm: --sha256 is required and checked before anything else
 
   Install checks the wasm's sha256 (against --sha256 and the manifest's own sha256), reads the
-  imports from the binary and refuses any its declared capabilities do not cover (and all of
-  WASI), and reads 'describe' in a sandbox with no grants. Names are unique (case-insensitive):
-  an installed plugin is never replaced by install; 'upgrade' shows the permission diff and a
-  widening upgrade needs --accept (or a 'y' at the prompt in a terminal). A name confusable
+  imports from the binary and refuses any its declared capabilities do not cover (and WASI it
+  does not serve), and reads 'describe' in a sandbox with no grants. Names are unique
+  (case-insensitive): an installed plugin is never replaced by install; 'upgrade' shows the
+  permission diff and a widening upgrade needs --accept (or a 'y' at the prompt in a
+  terminal). A name confusable
   with an installed plugin's (fi1es beside files, rn beside m, 0 beside o) is refused unless
   --allow-similar-name. A plugin is not removed while an unfinished run uses it. Every
   install, upgrade and removal, allowed or refused, is a 'plugin' audit record
@@ -43,7 +45,7 @@ export const pluginHelp = `clawhive plugin — install, inspect and remove tool 
 
   --sha256 HEX      the expected sha256 of SOURCE (the .tgz or .wasm as downloaded)
   --manifest FILE   the plugin.json of a bare .wasm
-  --yes             accept the manifest proposed for a typed component that has none
+  --yes             accept the manifest proposed for a .wasm that has none
   --accept          accept a widening upgrade's new permissions
   --allow-similar-name
                     install although the name is confusable with an installed plugin's

@@ -100,3 +100,46 @@ export async function socketsComponent(): Promise<{ bytes: Uint8Array; sha256: s
   const world = [...SOCKETS.map((i) => `  import wasi:sockets/${i}@${v};`), "  export hello: func() -> string;", "  export connect: func() -> string;"].join("\n");
   return watComponent(wat, await wasiWorld(world, ["wasi-io", "wasi-clocks", "wasi-sockets"]));
 }
+
+/**
+ * A typed component (tool `hello`) whose imports are those of a std-built program: it takes the
+ * preopens and one file function (`[method]descriptor.read`, or with `writes`
+ * `[method]descriptor.write-via-stream`), stdout, a `wasi:http/types` resource it only drops (no
+ * outgoing handler: it can send nothing) and a TCP socket it would be refused. Its code can read
+ * (or write) files and print, nothing else.
+ */
+export async function stdComponent(options: { writes?: boolean } = {}): Promise<{ bytes: Uint8Array; sha256: string }> {
+  const v = WASI_VERSION;
+  const hello = watText(64, "hello from a std-built component");
+  const file = options.writes
+    ? `(import "wasi:filesystem/types@${v}" "[method]descriptor.write-via-stream" (func $write (param i32 i64 i32)))`
+    : `(import "wasi:filesystem/types@${v}" "[method]descriptor.read" (func $read (param i32 i64 i64 i32)))`;
+  const wat = `(module
+  (import "wasi:filesystem/preopens@${v}" "get-directories" (func $dirs (param i32)))
+  ${file}
+  (import "wasi:cli/stdout@${v}" "get-stdout" (func $stdout (result i32)))
+  (import "wasi:http/types@${v}" "[resource-drop]fields" (func $drop_fields (param i32)))
+  (import "wasi:sockets/tcp-create-socket@${v}" "create-tcp-socket" (func $tcp (param i32 i32)))
+  (memory (export "memory") 1)
+  (global $heap (mut i32) (i32.const 1024))
+  ${hello.data}
+  ;; A bump allocator: the host lowers lists into the guest's memory through it.
+  (func (export "cabi_realloc") (param i32 i32 i32 i32) (result i32) (local $at i32)
+    (local.set $at (i32.and (i32.add (global.get $heap) (i32.sub (local.get 2) (i32.const 1))) (i32.sub (i32.const 0) (local.get 2))))
+    (global.set $heap (i32.add (local.get $at) (local.get 3)))
+    (local.get $at))
+  (func (export "hello") (result i32)
+    (i32.store (i32.const 0) (i32.const 64))
+    (i32.store (i32.const 4) (i32.const ${hello.length}))
+    (i32.const 0))
+)`;
+  const world = [
+    `  import wasi:filesystem/preopens@${v};`,
+    `  import wasi:filesystem/types@${v};`,
+    `  import wasi:cli/stdout@${v};`,
+    `  import wasi:http/types@${v};`,
+    `  import wasi:sockets/tcp-create-socket@${v};`,
+    "  export hello: func() -> string;",
+  ].join("\n");
+  return watComponent(wat, await wasiWorld(world, ["wasi-io", "wasi-clocks", "wasi-random", "wasi-filesystem", "wasi-sockets", "wasi-cli", "wasi-http"]));
+}

@@ -83,7 +83,7 @@ for (const [index, [label, items, fields, expected]] of cases.entries()) {
 
 test("a proposed manifest reads capabilities from the imports and the tools from the exports", async () => {
   const { bytes } = await typedDummy(`${WEATHER}\nworld root {\n  import clawhive:host/fs@0.1.0;\n  export weather;\n}\n${host}`);
-  const { manifest: proposed, lines } = proposeManifest(bytes, "/x/Weather Tool.wasm");
+  const { manifest: proposed, lines } = await proposeManifest(bytes, "/x/Weather Tool.wasm");
   assert.equal(proposed.name, "weather-tool");
   assert.equal(proposed.contract, "typed");
   assert.deepEqual(proposed.capabilities, ["fs.read", "fs.write"]);
@@ -91,13 +91,13 @@ test("a proposed manifest reads capabilities from the imports and the tools from
   assert.deepEqual(proposed.tools, { weather_get_report: { risk: "guarded", capabilities: ["fs.read", "fs.write"] } });
   assert.ok(lines.some((l) => /tool weather_get_report \(guarded\)/.test(l)));
   const none = await typedDummy(`${WEATHER}\nworld root {\n  export weather;\n}\n`);
-  assert.deepEqual(proposeManifest(none.bytes, "w.wasm").manifest.tools, { weather_get_report: { risk: "safe", capabilities: [] } });
+  assert.deepEqual((await proposeManifest(none.bytes, "w.wasm")).manifest.tools, { weather_get_report: { risk: "safe", capabilities: [] } });
 });
 
-test("no manifest is proposed for a core module or an untypable component", async () => {
-  assert.throws(() => proposeManifest(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]), "core.wasm"), { code: "manifest_missing" });
+test("no manifest is proposed for a core module with no tools or an untypable component", async () => {
+  await assert.rejects(proposeManifest(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0]), "core.wasm"), { code: "manifest_unproposable", message: /export memory: missing/ });
   const { bytes } = await typedDummy(`package test:typed;\ninterface blobs { resource blob; open: func() -> blob; }\nworld root {\n  export blobs;\n}\n`);
-  assert.throws(() => proposeManifest(bytes, "b.wasm"), { code: "wit_type_unmappable" });
+  await assert.rejects(proposeManifest(bytes, "b.wasm"), { code: "wit_type_unmappable" });
 });
 
 /** clawhive's host package, nested, for worlds that import it. */

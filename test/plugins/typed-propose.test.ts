@@ -90,3 +90,22 @@ test("the API proposes a manifest for an uploaded component, installs nothing, a
     await f.close();
   }
 });
+
+test("the API proposes for an Extism module too (its describe read in the runtime's sandbox), and refuses what install would", async () => {
+  const { apiFixture, call } = await import("../api/routes-fixtures.js");
+  const { watToWasm } = await import("../helpers/extism-probe.js");
+  const { hyperMcpV2Wat } = await import("../helpers/extism-pdk-modules.js");
+  const f = await apiFixture();
+  try {
+    const v2 = await call(f, "POST", "/v1/plugins/proposals", { body: Buffer.from(await watToWasm(hyperMcpV2Wat())), type: "application/wasm" });
+    assert.equal(v2.status, 200, JSON.stringify(v2.body));
+    assert.equal(v2.body.manifest.format, "extism");
+    assert.deepEqual(Object.keys(v2.body.manifest.tools), ["get_time", "echo_request"]);
+    const half = await call(f, "POST", "/v1/plugins/proposals", { body: Buffer.from(await watToWasm(hyperMcpV2Wat({ exports: { callTool: false } }))), type: "application/wasm" });
+    assert.equal(half.status, 422);
+    assert.equal(half.body.error.code, "manifest_unproposable");
+    assert.match(half.body.error.message, /export call_tool: missing/);
+  } finally {
+    await f.close();
+  }
+});

@@ -3,6 +3,7 @@ import { InvalidInputError, NotFoundError } from "../../errors.js";
 import { inert } from "../../text/inert.js";
 import { UpgradeNeedsAcceptance } from "../../plugins/install/index.js";
 import { proposeManifest } from "../../plugins/install/propose.js";
+import { sandboxDescriber } from "../../plugins/install/propose-describe.js";
 import type { DownloadOptions, InstalledPlugin, InstallResult } from "../../plugins/install/index.js";
 import type { Runtime } from "../../runtime.js";
 import { principalOf } from "../auth/index.js";
@@ -102,22 +103,22 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       method: "POST",
       path: "/v1/plugins/proposals",
       tag: "plugins",
-      summary: "Propose a manifest for a bare typed component (nothing is installed)",
+      summary: "Propose a manifest for a bare component or Extism module (nothing is installed)",
       description:
-        "Reads an uploaded component's imports and typed exports and answers the plugin.json `clawhive plugin install some.wasm` would propose: every exported function a tool, the capabilities its imports need. A person reviews it, then installs a .tgz of it and the component. A type JSON cannot carry (a resource handle, a stream, …) is refused naming the function and type.",
+        "Reads an uploaded binary's imports and exports and answers the plugin.json `clawhive plugin install some.wasm` would propose: the capabilities the functions it imports need, and its tools — a component's typed exports, an Extism module's exported functions, or what its describe (or hyper-mcp's list_tools) lists, read in a sandbox with no grants. The proposal is checked as install checks a package: a binary install would refuse (an import it does not serve, a type JSON cannot carry, a tool shape install refuses) gets 422 naming why. A person reviews it, then installs a .tgz of it and the binary.",
       roles: ["admin"],
-      raw: { mediaTypes: ["application/wasm"], description: "The component's bytes (a .wasm)." },
+      raw: { mediaTypes: ["application/wasm"], description: "The binary's bytes (a .wasm: a component or an Extism core module)." },
       bodyLimitBytes: MAX_UPLOAD_BYTES,
       responses: {
         200: { description: "`{manifest, lines}`: the proposed plugin.json and what a person reads before accepting it", schema: S.PluginProposal },
-        422: { description: "no manifest can be proposed (a core module, a type that cannot map to JSON, unreadable types)" },
+        422: { description: "no manifest can be proposed: install would refuse the binary (manifest_unproposable), a type cannot map to JSON, or its types are unreadable" },
       },
       handler: async (c, input) => {
         const bytes = input.raw?.bytes;
         if (!bytes || bytes.length < 8 || bytes[0] !== 0x00 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
-          throw new InvalidInputError("body: expected the bytes of a WebAssembly component (application/wasm)", { field: "body" });
+          throw new InvalidInputError("body: expected the bytes of a WebAssembly component or core module (application/wasm)", { field: "body" });
         }
-        const proposal = proposeManifest(bytes, "upload.wasm");
+        const proposal = await proposeManifest(bytes, "upload.wasm", { describe: sandboxDescriber(runtime.sandbox, runtime.installer.cacheDir) });
         return reply(c, S.PluginProposal, { manifest: proposal.manifest as unknown as Record<string, unknown>, lines: proposal.lines.map((l) => inert(l, { newlines: false })) });
       },
     }),

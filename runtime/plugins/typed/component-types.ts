@@ -1,6 +1,6 @@
 import { BinaryReader, forEach } from "./binary.js";
 import { MAX_NESTING, readDefType } from "./def-types.js";
-import { addBySort, lookup, readAlias, readExternDesc, readSort } from "./index-spaces.js";
+import { addBySort, lookup, noteUse, readAlias, readExternDesc, readSort } from "./index-spaces.js";
 import type { Entity, Scope } from "./type-space.js";
 import { nameType } from "./val-types.js";
 import type { TypedExport } from "./wit-types.js";
@@ -20,6 +20,12 @@ export interface ComponentTypes {
   typeOnlyImports: string[];
   /** Whether the component exports the describe/call contract (`clawhive:plugin/tools`). */
   toolsContract: boolean;
+  /**
+   * For each imported interface (by import name), the functions the component takes from it
+   * (`[method]descriptor.read`, `get-directories`, …), or `all` when it uses the instance whole
+   * and so may call any of them. What it takes is what its code can call; the rest it cannot.
+   */
+  importedFunctions: ReadonlyMap<string, ReadonlySet<string> | "all">;
 }
 
 const TOOLS_CONTRACT = /^clawhive:plugin\/tools@/;
@@ -27,7 +33,8 @@ const TOOLS_CONTRACT = /^clawhive:plugin\/tools@/;
 export function readComponentTypes(bytes: Uint8Array, label: string): ComponentTypes {
   const reader = new BinaryReader(bytes, label);
   const imports: Array<{ name: string; entity: Entity }> = [];
-  const exports = readComponent(reader, undefined, 0, imports);
+  const uses = new Map<Entity, Set<string> | "all">();
+  const exports = readComponent(reader, undefined, 0, imports, uses);
   const typed: TypedExport[] = [];
   let toolsContract = false;
   for (const [name, entity] of exports) {
@@ -42,17 +49,23 @@ export function readComponentTypes(bytes: Uint8Array, label: string): ComponentT
   const typeOnlyImports = imports
     .filter(({ entity }) => typeOnly(entity) || (entity.sort === "instance" && [...entity.exports.values()].every(typeOnly)))
     .map(({ name }) => name);
-  return { exports: typed, typeOnlyImports, toolsContract };
+  const importedFunctions = new Map<string, ReadonlySet<string> | "all">();
+  for (const { name, entity } of imports) {
+    if (entity.sort !== "instance") continue;
+    const used = uses.get(entity) ?? new Set<string>();
+    importedFunctions.set(name, used === "all" ? "all" : new Set([...used].filter((fn) => entity.exports.get(fn)?.sort === "func")));
+  }
+  return { exports: typed, typeOnlyImports, toolsContract, importedFunctions };
 }
 
 /** A component's sections (preamble first); returns its exports by name. */
-function readComponent(reader: BinaryReader, parent: Scope | undefined, depth: number, imports?: Array<{ name: string; entity: Entity }>): Map<string, Entity> {
+function readComponent(reader: BinaryReader, parent: Scope | undefined, depth: number, imports?: Array<{ name: string; entity: Entity }>, uses?: Map<Entity, Set<string> | "all">): Map<string, Entity> {
   if (depth > MAX_NESTING) reader.fail(`components nested deeper than ${MAX_NESTING}`);
   const preamble = [0x00, 0x61, 0x73, 0x6d];
   for (const b of preamble) if (reader.byte() !== b) reader.fail("not a WebAssembly component (bad preamble)");
   reader.skip(2);
   if (reader.byte() !== 0x01 || reader.byte() !== 0x00) reader.fail("not a WebAssembly component (layer is not 1)");
-  const scope: Scope = { types: [], funcs: [], instances: [], components: [], ...(parent ? { parent } : {}) };
+  const scope: Scope = { types: [], funcs: [], instances: [], components: [], ...(parent ? { parent } : {}), ...(uses ? { uses } : {}) };
   const exports = new Map<string, Entity>();
   while (!reader.done()) {
     const id = reader.byte();
@@ -79,6 +92,7 @@ function readComponent(reader: BinaryReader, parent: Scope | undefined, depth: n
           const entity = readExternDesc(section, scope);
           if (entity.sort === "type" && imports) nameType(entity.type, name);
           imports?.push({ name, entity });
+          if (entity.sort === "instance") uses?.set(entity, new Set());
         });
         break;
       case 11:
@@ -99,8 +113,10 @@ function readInstance(reader: BinaryReader, scope: Scope): Entity {
     const component = lookup(reader, scope, "component", reader.u32());
     forEach(reader, () => {
       reader.string();
-      readSort(reader);
-      reader.u32();
+      const sort = readSort(reader);
+      const index = reader.u32();
+      // An imported instance handed to a nested component: it may call any of its functions.
+      if (sort === "instance") noteUse(scope, lookup(reader, scope, "instance", index), "all");
     });
     return { sort: "instance", exports: component.sort === "component" ? component.exports : new Map() };
   }
@@ -109,7 +125,9 @@ function readInstance(reader: BinaryReader, scope: Scope): Entity {
   forEach(reader, () => {
     const name = reader.externName();
     const sort = readSort(reader);
-    exports.set(name, lookup(reader, scope, sort, reader.u32()));
+    const entity = lookup(reader, scope, sort, reader.u32());
+    if (sort === "instance") noteUse(scope, entity, "all");
+    exports.set(name, entity);
   });
   return { sort: "instance", exports };
 }
@@ -147,6 +165,7 @@ function readExport(reader: BinaryReader, scope: Scope, exports: Map<string, Ent
   const name = reader.externName();
   const sort = readSort(reader);
   let entity = lookup(reader, scope, sort, reader.u32());
+  if (sort === "instance") noteUse(scope, entity, "all");
   const ascribed = reader.byte();
   if (ascribed === 0x01) {
     const declared = readExternDesc(reader, scope, false);

@@ -62,6 +62,7 @@ export function readAlias(reader: BinaryReader, scope: Scope, inScope: boolean):
     const instance = lookup(reader, scope, "instance", reader.u32());
     const name = reader.string();
     entity = (instance.sort === "instance" ? instance.exports.get(name) : undefined) ?? reader.fail(`instance has no export ${name}`);
+    noteUse(scope, instance, name);
   } else if (target === 0x01) {
     reader.u32();
     reader.string();
@@ -71,10 +72,21 @@ export function readAlias(reader: BinaryReader, scope: Scope, inScope: boolean):
     for (let n = reader.u32(); n > 0; n--) outer = outer?.parent;
     if (!outer) reader.fail("an outer alias past the outermost component");
     entity = lookup(reader, outer, sort, reader.u32());
+    if (sort === "instance") noteUse(outer, entity, "all");
   } else {
     return reader.fail(`unknown alias target 0x${target.toString(16)}`);
   }
   if (inScope || sort === "type") addBySort(scope, sort, entity);
+}
+
+/** Records that `name` (or `all`) of an imported instance is used, on the scope that tracks uses. */
+export function noteUse(scope: Scope, instance: Entity, name: string | "all"): void {
+  let root: Scope | undefined = scope;
+  while (root && !root.uses) root = root.parent;
+  const seen = root?.uses?.get(instance);
+  if (seen === undefined || seen === "all") return;
+  if (name === "all") root!.uses!.set(instance, "all");
+  else seen.add(name);
 }
 
 /** An extern descriptor; when `adds`, a type it declares takes the next type index of `scope`. */

@@ -21,5 +21,11 @@ export interface Scope {
   instances: Entity[];
   components: Entity[];
   parent?: Scope;
+  /**
+   * Set on the outermost scope: for each imported instance, the names of its exports aliased
+   * (what the component takes from it), or `all` once the instance is used whole (handed to a
+   * nested component, exported, or reached from a nested one).
+   */
+  uses?: Map<Entity, Set<string> | "all">;
 }
 
