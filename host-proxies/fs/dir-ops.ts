@@ -6,6 +6,7 @@
 import { promises as fsp } from "node:fs";
 import type { BigIntStats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
+import { decodeName } from "./entry-rules.js";
 import { errnoCode } from "./os-errors.js";
 import { lstatAt, procDir, procPath, withDirAt } from "./dir-walk.js";
 import { splitLast } from "./file-ops.js";
@@ -14,8 +15,6 @@ import type { CanonicalFsPath, FsEntry, FsEntryKind, FsStat } from "./types.js";
 
 // lstat this many entries at once: enough to keep the threadpool busy, few enough to share it.
 const LSTAT_BATCH = 32;
-// ignoreBOM: a leading U+FEFF is part of the name; stripping it would name another file.
-const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 export interface ListOptions {
   /** Names the guest must not see (sensitive, or not addressable as a guest path). */
@@ -81,16 +80,7 @@ async function entryAt(dir: FileHandle, name: string): Promise<FsEntry | undefin
   }
 }
 
-/** Names that are not valid UTF-8 would reach the guest as U+FFFD and name another file. */
-function decodeName(raw: Buffer): string | undefined {
-  try {
-    return UTF8.decode(raw);
-  } catch {
-    return undefined;
-  }
-}
-
-function kindOf(st: BigIntStats): FsEntryKind {
+export function kindOf(st: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean }): FsEntryKind {
   if (st.isFile()) return "file";
   if (st.isDirectory()) return "directory";
   if (st.isSymbolicLink()) return "symlink";

@@ -15,16 +15,24 @@ import type { FileHandle } from "node:fs/promises";
 import { errnoCode } from "./os-errors.js";
 
 const { O_RDONLY, O_DIRECTORY, O_NOFOLLOW } = constants;
-const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
+export const DIR_FLAGS = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 
 /** The path that names `name` inside the directory `dir` holds, without following `name`. */
 export function procPath(dir: FileHandle, name: string): string {
-  return `/proc/self/fd/${dir.fd}/${name}`;
+  return fdPath(dir.fd, name);
 }
 
 /** The path of the directory `dir` holds itself (for readdir, which takes no fd). */
 export function procDir(dir: FileHandle): string {
-  return `/proc/self/fd/${dir.fd}`;
+  return fdPath(dir.fd);
+}
+
+/**
+ * The same for a raw descriptor (the bulk worker's synchronous walk): every thread of the
+ * process shares the descriptor table, so a root the proxy holds resolves in the worker too.
+ */
+export function fdPath(fd: number, name?: string): string {
+  return name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`;
 }
 
 /** lstat of `name` inside `dir`: never follows `name`. */
@@ -105,6 +113,6 @@ async function isSymlinkAt(dir: FileHandle, name: string): Promise<boolean> {
 }
 
 /** Shaped like the kernel's own answer for a final symlink, so one mapping serves both. */
-function symlinkError(): Error {
+export function symlinkError(): Error {
   return Object.assign(new Error("symbolic link in path"), { code: "ELOOP" });
 }

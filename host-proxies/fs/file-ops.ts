@@ -14,7 +14,7 @@ import type { CanonicalFsPath, FsOp } from "./types.js";
 const { O_RDONLY, O_WRONLY, O_CREAT, O_NONBLOCK, O_NOCTTY } = constants;
 // O_NONBLOCK: opening a FIFO for reading would otherwise block until a writer comes (fifo(7)).
 // O_NOCTTY: opening a terminal must never make it our controlling terminal.
-const READ_FLAGS = O_RDONLY | O_NONBLOCK | O_NOCTTY;
+export const READ_FLAGS = O_RDONLY | O_NONBLOCK | O_NOCTTY;
 // No O_TRUNC: the file is truncated only after fstat shows it is ours to change.
 const WRITE_FLAGS = O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY;
 const CHUNK_BYTES = 256 * 1024;
@@ -66,7 +66,7 @@ export async function writeAt(
  * A regular file with one name. A second name (hard link) may be outside every mount, and
  * nothing in the mount can tell where: refuse rather than read or change someone else's file.
  */
-function assertOwnRegularFile(st: BigIntStats, op: FsOp, guest: string): void {
+export function assertOwnRegularFile(st: BigIntStats, op: FsOp, guest: string): void {
   if (st.isDirectory()) throw HostProxyError.invalidInput(`${guest}: is a directory`);
   if (!st.isFile()) {
     throw fsDenied(op, FS_DENIAL_REASONS.specialFile, `${guest}: is a device, FIFO or socket; only regular files can be read or written`);

@@ -8,10 +8,14 @@
 import type { FileHandle } from "node:fs/promises";
 import { InvalidInputError } from "../../runtime/errors.js";
 import { HostProxyError } from "../types.js";
-import { canonicalizeFsPath, guestSegments, segmentProblem } from "./canonicalize.js";
+import { canonicalizeFsPath, guestSegments } from "./canonicalize.js";
+import { entrySkip } from "./entry-rules.js";
+import { searchAt, walkAt } from "./bulk-ops.js";
+import { searchLimits, walkLimits } from "./bulk/options.js";
+import type { FsSearchResult, FsWalkResult } from "./bulk/types.js";
 import { listAt, mkdirAt, removeAt, statAt } from "./dir-ops.js";
 import { readAt, writeAt } from "./file-ops.js";
-import { allowSensitiveProblems, isSensitiveEntry, matchFsOp } from "./matcher.js";
+import { allowSensitiveProblems, matchFsOp } from "./matcher.js";
 import type { FsGrantOptions } from "./matcher.js";
 import { openMounts } from "./mounts.js";
 import type { OpenMount, OpenMountsOptions } from "./mounts.js";
@@ -26,6 +30,12 @@ export interface FsProxyOptions extends FsGrantOptions, OpenMountsOptions {
   maxReadBytes?: number;
   /** Writing more bytes is denied (`size-cap`). Default 10 MiB. */
   maxWriteBytes?: number;
+  /**
+   * The `allowSensitive` lists of every policy layer (agent, task or elevation, ancestors),
+   * asked at each `walk` and `search`: the policy decides only the start, so an entry inside
+   * is shown only when every layer, and this proxy's own grant, lifts it.
+   */
+  bulkLifts?: (() => ReadonlyArray<readonly string[]>) | undefined;
 }
 
 /** `clawhive:host/fs` for one instance. Every method throws `HostProxyError` only. */
@@ -41,6 +51,16 @@ export interface FsProxy {
   remove(path: string): Promise<void>;
   /** Creates a directory and any missing parents. */
   mkdir(path: string): Promise<void>;
+  /**
+   * The entries below a directory, in one call: bounded (entries, depth, results, time),
+   * filtered by globs, never following a symlink, leaving out what `listDir` leaves out.
+   */
+  walk(path: string, options?: unknown): Promise<FsWalkResult>;
+  /**
+   * The matching lines of the files below a directory (or of one file), in one call: the
+   * same rules and per-file cap as `read`, bounded in files, bytes, matches and time.
+   */
+  search(path: string, options: unknown): Promise<FsSearchResult>;
   /** Waits for calls in flight, then releases the mount handles. Later calls fail with `io`. */
   close(): Promise<void>;
 }
@@ -58,6 +78,7 @@ interface Limits {
   maxReadBytes: number;
   maxWriteBytes: number;
   grant: FsGrantOptions;
+  bulkLifts: () => ReadonlyArray<readonly string[]>;
 }
 
 function checkOptions(options: FsProxyOptions): Limits {
@@ -69,7 +90,7 @@ function checkOptions(options: FsProxyOptions): Limits {
   }
   const problems = allowSensitiveProblems(allow);
   if (problems.length > 0) throw new InvalidInputError(problems.join("; "), { field: "allowSensitive" });
-  return { maxReadBytes, maxWriteBytes, grant: { allowSensitive: Object.freeze([...allow]) } };
+  return { maxReadBytes, maxWriteBytes, grant: { allowSensitive: Object.freeze([...allow]) }, bulkLifts: options.bulkLifts ?? (() => []) };
 }
 
 function checkCap(value: number | undefined, field: string, fallback: number): number {
@@ -112,8 +133,7 @@ class MountedFsProxy implements FsProxy {
   listDir(path: string): Promise<FsEntry[]> {
     return this.#run("list", path, (root, at) => {
       const dir = [...guestSegments(at.mount.spec.guest), ...at.segments];
-      const hide = (name: string): boolean =>
-        segmentProblem(name) !== undefined || isSensitiveEntry([...dir, name], this.#limits.grant);
+      const hide = (name: string): boolean => entrySkip(name, dir, [this.#limits.grant]) !== undefined;
       return listAt(root, at, { hide });
     });
   }
@@ -128,6 +148,35 @@ class MountedFsProxy implements FsProxy {
 
   mkdir(path: string): Promise<void> {
     return this.#run("mkdir", path, mkdirAt);
+  }
+
+  walk(path: string, options?: unknown): Promise<FsWalkResult> {
+    let limits;
+    try {
+      limits = walkLimits(options);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.#run("list", path, (_root, at) => walkAt(at, limits, this.#bulk()));
+  }
+
+  search(path: string, options: unknown): Promise<FsSearchResult> {
+    let limits;
+    try {
+      limits = searchLimits(options, this.#limits.maxReadBytes);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.#run("read", path, (_root, at) => searchAt(at, limits, this.#bulk()));
+  }
+
+  /** What a bulk job needs besides its start: the roots (by descriptor) and every grant's lifts. */
+  #bulk(): { mounts: Array<{ guest: string; fd: number }>; lifts: string[][] } {
+    const own = [...(this.#limits.grant.allowSensitive ?? [])];
+    return {
+      mounts: this.#mounts.map((m) => ({ guest: m.spec.guest, fd: m.root.fd })),
+      lifts: [own, ...this.#limits.bulkLifts().map((l) => [...l])],
+    };
   }
 
   close(): Promise<void> {

@@ -1,5 +1,6 @@
 /**
- * A glob pattern as an anchored regular expression over `/`-separated relative paths:
+ * Path globs of the bulk walk (`walk`, `search`: include and exclude filters). A glob is an
+ * anchored regular expression over `/`-separated paths below the walk's root:
  *
  * | glob | matches |
  * |---|---|
@@ -12,6 +13,11 @@
  *
  * An unclosed `[` or `{` is literal. Throws a `SyntaxError` for a class the regular
  * expression engine refuses (e.g. the range `[z-a]`).
+ *
+ * As in gitignore, a glob with a `/` is matched against the whole path below the root (a leading
+ * `/` only anchors it there), one without against the entry's name at any depth: `*.ts` finds
+ * `a.ts` and `src/b.ts`, `/*.ts` only `a.ts`. The regular expressions run in the bulk worker,
+ * under its deadline: a glob like `*a*a*a*a*b` backtracks, and is input like any other.
  */
 export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${new GlobTranslator(glob).translate()}$`);
@@ -127,4 +133,25 @@ class GlobTranslator {
       }
     }
   }
+}
+
+/** Longest glob accepted: a filter, not a program. */
+export const MAX_GLOB_CHARS = 1024;
+
+export interface PathGlob {
+  readonly glob: string;
+  /** Whether the entry at `relative` (below the root; its name is the last segment) matches. */
+  matches(relative: string, name: string): boolean;
+}
+
+/** Compiles one glob; throws `SyntaxError` with a sentence-case reason for a bad one. */
+export function compilePathGlob(glob: string): PathGlob {
+  if (glob === "") throw new SyntaxError("must not be empty");
+  if (glob.length > MAX_GLOB_CHARS) throw new SyntaxError(`is longer than ${MAX_GLOB_CHARS} characters`);
+  const anchored = glob.startsWith("/");
+  const body = anchored ? glob.replace(/^\/+/, "") : glob;
+  if (body === "") throw new SyntaxError("names nothing below the root");
+  const regex = globToRegExp(body);
+  const onPath = anchored || body.includes("/");
+  return { glob, matches: onPath ? (relative) => regex.test(relative) : (_relative, name) => regex.test(name) };
 }
