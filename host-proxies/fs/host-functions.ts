@@ -9,7 +9,7 @@ import type { FsProxy } from "./proxy.js";
 /** One host function as the bridge calls it. Rejects with `HostProxyError` only. */
 export type HostFunction = (args: unknown[]) => Promise<unknown>;
 
-export const FS_HOST_FUNCTION_NAMES = ["mounts", "read", "write", "listDir", "stat", "remove", "mkdir"] as const;
+export const FS_HOST_FUNCTION_NAMES = ["mounts", "read", "write", "listDir", "stat", "remove", "mkdir", "walk", "search"] as const;
 export type FsHostFunctionName = (typeof FS_HOST_FUNCTION_NAMES)[number];
 
 /**
@@ -28,6 +28,9 @@ export function fsHostFunctions(proxy: FsProxy): Record<string, HostFunction> {
     stat: async (args) => proxy.stat(pathArg("stat", args, 1)),
     remove: async (args) => proxy.remove(pathArg("remove", args, 1)),
     mkdir: async (args) => proxy.mkdir(pathArg("mkdir", args, 1)),
+    // Options are checked by the proxy itself (bulk/options.ts), field by field.
+    walk: async (args) => proxy.walk(pathArg("walk", args, 2), args[1]),
+    search: async (args) => proxy.search(pathArg("search", args, 2), args[1]),
   };
   return Object.freeze(Object.assign(Object.create(null) as Record<string, HostFunction>, table));
 }

@@ -25,3 +25,17 @@ export type { ForbiddenRoot, HostRefusal, MountHostRoots } from "./forbidden-roo
 export { canonicalHostPath, checkMountHost, createMountHostGuard } from "./host-path.js";
 export type { CanonicalHost, MountHostCheck, MountHostGuard, MountHostGuardOptions } from "./host-path.js";
 export { closeIdleRoots } from "./shared-roots.js";
+export { BULK_CAPS, MAX_CONTEXT_LINES, MAX_GLOBS } from "./bulk/options.js";
+export { DEADLINE_GRACE_MS } from "./bulk-ops.js";
+export type {
+  FsCaseMode,
+  FsSearchMatch,
+  FsSearchMode,
+  FsSearchOptions,
+  FsSearchResult,
+  FsSkipCounts,
+  FsStopReason,
+  FsWalkEntry,
+  FsWalkOptions,
+  FsWalkResult,
+} from "./bulk/types.js";

@@ -1,4 +1,4 @@
-import type { HostError } from "clawhive:host/types@0.1.0";
+import type { HostError } from "clawhive:host/types@0.1.1";
 
 const TAGS: ReadonlySet<string> = new Set(["denied", "not-found", "invalid-input", "io"]);
 

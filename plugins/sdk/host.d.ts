@@ -1,5 +1,5 @@
 /**
- * What a plugin imports from the host: `wit/host/*.wit` (package `clawhive:host@0.1.0`) as
+ * What a plugin imports from the host: `wit/host/*.wit` (package `clawhive:host@0.1.1`) as
  * componentize-js lifts it into the guest. GENERATED from wit/ by `npm run gen:sdk`: edit the
  * WIT (its `///` comments become the docs here), never this file; a test fails when it is stale.
  * Naming follows jco: functions and record fields in camelCase, enums as string unions,
@@ -9,14 +9,14 @@
  * `payload` is the variant. Use `hostError(e)` from the SDK to read it.
  */
 
-declare module 'clawhive:host/calendar@0.1.0' {
+declare module 'clawhive:host/calendar@0.1.1' {
   /**
    * The calendars the grant can see.
    */
   export function listCalendars(): Array<CalendarInfo>;
   export function listEvents(request: ListRequest): Array<Event>;
   export function addEvent(event: NewEvent): Event;
-  export type HostError = import('clawhive:host/types@0.1.0').HostError;
+  export type HostError = import('clawhive:host/types@0.1.1').HostError;
   /**
    * Either `date` (an all-day event, `2026-11-22`) or `date-time` (RFC 3339) with an optional
    * IANA time zone.
@@ -68,7 +68,7 @@ declare module 'clawhive:host/calendar@0.1.0' {
   }
 }
 
-declare module 'clawhive:host/fs@0.1.0' {
+declare module 'clawhive:host/fs@0.1.1' {
   /**
    * The mounts this instance was bound with.
    */
@@ -88,7 +88,17 @@ declare module 'clawhive:host/fs@0.1.0' {
    * Creates a directory and any missing parents.
    */
   export function mkdir(path: string): void;
-  export type HostError = import('clawhive:host/types@0.1.0').HostError;
+  /**
+   * @since 0.1.1. The entries below a directory, in one call: never following a symlink,
+   * leaving out what `list-dir` leaves out, bounded by the options' caps.
+   */
+  export function walk(path: string, options: WalkOptions): WalkResult;
+  /**
+   * @since 0.1.1. The matching lines of the files below a directory, or of one file, in one
+   * call: the same rules and per-file cap as `read` for every file it reads.
+   */
+  export function search(path: string, options: SearchOptions): SearchResult;
+  export type HostError = import('clawhive:host/types@0.1.1').HostError;
   /**
    * # Variants
    * 
@@ -123,16 +133,238 @@ declare module 'clawhive:host/fs@0.1.0' {
     guest: string,
     mode: MountMode,
   }
+  /**
+   * Which cap ended a walk or search early (its result is then `truncated`).
+   * # Variants
+   * 
+   * ## `"max-entries"`
+   * 
+   * ## `"max-results"`
+   * 
+   * ## `"max-files"`
+   * 
+   * ## `"max-bytes"`
+   * 
+   * ## `"max-matches"`
+   * 
+   * ## `"time"`
+   */
+  export type StopReason = 'max-entries' | 'max-results' | 'max-files' | 'max-bytes' | 'max-matches' | 'time';
+  /**
+   * Entries a walk or search passed over, by reason.
+   */
+  export interface SkipCounts {
+    /**
+     * On the sensitive-name deny list: never listed, entered or read.
+     */
+    sensitive: number,
+    /**
+     * Symbolic links: never followed.
+     */
+    symlink: number,
+    /**
+     * Files with more than one name: a search reads none.
+     */
+    hardLink: number,
+    /**
+     * Devices, FIFOs and sockets: a search reads none.
+     */
+    special: number,
+    /**
+     * Files over the per-file byte cap.
+     */
+    tooLarge: number,
+    /**
+     * Files with a NUL byte in their first 8000 bytes, or not UTF-8.
+     */
+    binary: number,
+    /**
+     * Names no guest path can hold (not UTF-8, control characters, a backslash).
+     */
+    unaddressable: number,
+    /**
+     * Entries the host would not open.
+     */
+    unreadable: number,
+    /**
+     * Entries matching an exclude glob (a directory is then not entered).
+     */
+    excluded: number,
+    /**
+     * Directories deeper than `max-depth`, not entered.
+     */
+    tooDeep: number,
+  }
+  /**
+   * Globs: `*` and `?` within one level, `**` across levels, `[...]`, `{a,b}`. A glob with a
+   * `/` is matched against the path below the walk's root (a leading `/` anchors it there), one
+   * without against an entry's name at any depth. Every field may be left out.
+   */
+  export interface WalkOptions {
+    /**
+     * Entries to return match one of these (default: all).
+     */
+    includeGlobs?: Array<string>,
+    /**
+     * Entries not to return; a matching directory is not entered.
+     */
+    excludeGlobs?: Array<string>,
+    /**
+     * Entry kinds to return (default: regular files only).
+     */
+    kinds?: Array<EntryKind>,
+    /**
+     * Most path segments below the root (1: the root's own entries; default 64, at most 128).
+     */
+    maxDepth?: number,
+    /**
+     * Entries to look at before stopping (default 100000).
+     */
+    maxEntries?: number,
+    /**
+     * Entries to return before stopping (default 10000).
+     */
+    maxResults?: number,
+    /**
+     * Time cap in milliseconds (default 10000, at most 25000).
+     */
+    maxMillis?: number,
+  }
+  export interface WalkEntry {
+    /**
+     * Guest path.
+     */
+    path: string,
+    kind: EntryKind,
+    /**
+     * 0 for anything but a regular file.
+     */
+    size: bigint,
+  }
+  export interface WalkResult {
+    /**
+     * Depth first: a directory's entries in name order, then its subdirectories.
+     */
+    entries: Array<WalkEntry>,
+    truncated: boolean,
+    stopped?: StopReason,
+    entriesScanned: number,
+    skipped: SkipCounts,
+    /**
+     * Entries the host would not open, with why (at most 20).
+     */
+    unreadable: Array<string>,
+  }
+  /**
+   * # Variants
+   * 
+   * ## `"literal"`
+   * 
+   * ## `"regex"`
+   */
+  export type SearchMode = 'literal' | 'regex';
+  /**
+   * `smart`: insensitive unless the pattern holds an upper-case letter.
+   * # Variants
+   * 
+   * ## `"sensitive"`
+   * 
+   * ## `"insensitive"`
+   * 
+   * ## `"smart"`
+   */
+  export type CaseMode = 'sensitive' | 'insensitive' | 'smart';
+  /**
+   * Only `pattern` is required. Globs filter files as in `walk-options`.
+   */
+  export interface SearchOptions {
+    /**
+     * A JavaScript regular expression (mode `regex`, the default) or plain text (`literal`).
+     */
+    pattern: string,
+    mode?: SearchMode,
+    /**
+     * Default `sensitive`.
+     */
+    caseMode?: CaseMode,
+    includeGlobs?: Array<string>,
+    excludeGlobs?: Array<string>,
+    /**
+     * Lines of context before and after each match (at most 10).
+     */
+    contextBefore?: number,
+    contextAfter?: number,
+    maxDepth?: number,
+    maxEntries?: number,
+    /**
+     * Files to read before stopping (default 20000).
+     */
+    maxFiles?: number,
+    /**
+     * Bytes to read in all before stopping (default 256 MiB).
+     */
+    maxBytes?: number,
+    /**
+     * Larger files are skipped and counted (default and most: the read cap).
+     */
+    maxFileBytes?: number,
+    /**
+     * Matching lines to return (default 1000, at most 10000).
+     */
+    maxMatches?: number,
+    /**
+     * Matching lines to return from one file.
+     */
+    maxMatchesPerFile?: number,
+    /**
+     * Longer lines are cut to a window around the match (default 300 characters).
+     */
+    maxLineLength?: number,
+    maxMillis?: number,
+  }
+  /**
+   * One matching line (reported once, however often it matches).
+   */
+  export interface SearchMatch {
+    path: string,
+    /**
+     * 1-based.
+     */
+    line: number,
+    text: string,
+    before: Array<string>,
+    after: Array<string>,
+  }
+  export interface SearchResult {
+    /**
+     * In walk order, then line order.
+     */
+    matches: Array<SearchMatch>,
+    truncated: boolean,
+    stopped?: StopReason,
+    entriesScanned: number,
+    /**
+     * Files read and searched.
+     */
+    filesScanned: number,
+    /**
+     * Files with a match returned.
+     */
+    filesMatched: number,
+    bytesRead: bigint,
+    skipped: SkipCounts,
+    unreadable: Array<string>,
+  }
 }
 
-declare module 'clawhive:host/gmail@0.1.0' {
+declare module 'clawhive:host/gmail@0.1.1' {
   export function listMessages(request: ListRequest): ListResult;
   export function getMessage(id: string): Message;
   /**
    * The messages of a thread the grant can see, oldest first.
    */
   export function getThread(threadId: string): Array<MessageSummary>;
-  export type HostError = import('clawhive:host/types@0.1.0').HostError;
+  export type HostError = import('clawhive:host/types@0.1.1').HostError;
   export interface Header {
     name: string,
     value: string,
@@ -185,9 +417,9 @@ declare module 'clawhive:host/gmail@0.1.0' {
   }
 }
 
-declare module 'clawhive:host/http@0.1.0' {
+declare module 'clawhive:host/http@0.1.1' {
   export function fetch(request: Request): Response;
-  export type HostError = import('clawhive:host/types@0.1.0').HostError;
+  export type HostError = import('clawhive:host/types@0.1.1').HostError;
   export interface Header {
     name: string,
     value: string,
@@ -223,7 +455,7 @@ declare module 'clawhive:host/http@0.1.0' {
   }
 }
 
-declare module 'clawhive:host/kv@0.1.0' {
+declare module 'clawhive:host/kv@0.1.1' {
   export function get(key: string): Uint8Array | undefined;
   /**
    * Fails with a denial when the namespace's quota would be exceeded.
@@ -235,10 +467,10 @@ declare module 'clawhive:host/kv@0.1.0' {
   export { _delete as delete };
   function _delete(key: string): boolean;
   export function listKeys(prefix: string | undefined): Array<string>;
-  export type HostError = import('clawhive:host/types@0.1.0').HostError;
+  export type HostError = import('clawhive:host/types@0.1.1').HostError;
 }
 
-declare module 'clawhive:host/log@0.1.0' {
+declare module 'clawhive:host/log@0.1.1' {
   export function write(level: Level, message: string): void;
   /**
    * # Variants
@@ -254,13 +486,13 @@ declare module 'clawhive:host/log@0.1.0' {
   export type Level = 'debug' | 'info' | 'warn' | 'error';
 }
 
-declare module 'clawhive:host/memory@0.1.0' {
+declare module 'clawhive:host/memory@0.1.1' {
   export function search(query: string, options: SearchOptions): Array<Hit>;
   /**
    * Returns the new episode's id.
    */
   export function write(text: string, options: WriteOptions): string;
-  export type HostError = import('clawhive:host/types@0.1.0').HostError;
+  export type HostError = import('clawhive:host/types@0.1.1').HostError;
   export interface SearchOptions {
     /**
      * Default `agent`.
@@ -306,7 +538,7 @@ declare module 'clawhive:host/memory@0.1.0' {
   }
 }
 
-declare module 'clawhive:host/schedule@0.1.0' {
+declare module 'clawhive:host/schedule@0.1.1' {
   /**
    * The schedules runs of this agent created, oldest first.
    */
@@ -322,7 +554,7 @@ declare module 'clawhive:host/schedule@0.1.0' {
    * `not-found` for an id that is not one of this agent's schedules.
    */
   export function cancel(id: string): boolean;
-  export type HostError = import('clawhive:host/types@0.1.0').HostError;
+  export type HostError = import('clawhive:host/types@0.1.1').HostError;
   export interface ScheduleSpec {
     /**
      * The agent the schedule runs; the grant's `agents` must list it.
@@ -380,9 +612,9 @@ declare module 'clawhive:host/schedule@0.1.0' {
   }
 }
 
-declare module 'clawhive:host/shell@0.1.0' {
+declare module 'clawhive:host/shell@0.1.1' {
   export function exec(request: ExecRequest): ExecResult;
-  export type HostError = import('clawhive:host/types@0.1.0').HostError;
+  export type HostError = import('clawhive:host/types@0.1.1').HostError;
   export interface ExecRequest {
     /**
      * argv[0] is a command name the grant allows (e.g. `git`), never a path.
@@ -420,7 +652,7 @@ declare module 'clawhive:host/shell@0.1.0' {
   }
 }
 
-declare module 'clawhive:host/types@0.1.0' {
+declare module 'clawhive:host/types@0.1.1' {
   /**
    * Why the policy refused a host call. `reason` is a stable, machine-readable code
    * (for example `outside-mount`, `read-only-mount`, `sensitive-name`, `unbound-instance`).

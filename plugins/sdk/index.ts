@@ -25,4 +25,4 @@ export type {
   ToolsExport,
   ValueOf,
 } from "./types.js";
-export type { HostError } from "clawhive:host/types@0.1.0";
+export type { HostError } from "clawhive:host/types@0.1.1";

@@ -1,4 +1,4 @@
-import { mounts } from "clawhive:host/fs@0.1.0";
+import { mounts } from "clawhive:host/fs@0.1.1";
 import { fail } from "./tool-failure.js";
 
 /** `dir` and `name` joined with one `/`. */

@@ -1,4 +1,4 @@
-import { mkdir, read, write } from "clawhive:host/fs@0.1.0";
+import { mkdir, read, write } from "clawhive:host/fs@0.1.1";
 import { hostError } from "./host-error.js";
 import { parentPath } from "./paths.js";
 import { fail } from "./tool-failure.js";

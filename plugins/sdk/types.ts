@@ -2,7 +2,7 @@
  * The plugin side of `wit/plugin/tools.wit` (package `clawhive:plugin@0.1.0`) in jco's guest
  * shapes, and the types plugin authors write tools with.
  */
-import type { Denial } from "clawhive:host/types@0.1.0";
+import type { Denial } from "clawhive:host/types@0.1.1";
 
 export type { Denial };
 

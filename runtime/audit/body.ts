@@ -46,6 +46,7 @@ export function outcomeBody(intent: AuditRecord, outcome: OutcomeInput, context:
   if (size !== null && (!Number.isSafeInteger(size) || size < 0)) throw invalid("resultSize", "must be a non-negative integer");
   const secrets = context.redactor.secrets();
   const error = outcome.error ?? null;
+  const summary = outcome.summary == null ? undefined : context.redactor.args(outcome.summary, { kind: intent.kind, proxy: intent.hostCall?.proxy ?? null, function: intent.hostCall?.function ?? null, tool: intent.tool }, secrets);
   return {
     ...EMPTY,
     kind: intent.kind,
@@ -64,7 +65,9 @@ export function outcomeBody(intent: AuditRecord, outcome: OutcomeInput, context:
     tool_call_name: intent.toolCall?.name ?? null,
     proxy: intent.hostCall?.proxy ?? null,
     host_function: intent.hostCall?.function ?? null,
-    args_truncated: 0,
+    args: summary?.text ?? null,
+    args_bytes: summary?.bytes ?? null,
+    args_truncated: summary?.truncated === true ? 1 : 0,
     requested_capabilities: canonicalJson(intent.requestedCapabilities),
     granted_capabilities: canonicalJson(intent.grantedCapabilities),
     approval_required: intent.approvalRequired ? 1 : 0,

@@ -1,4 +1,5 @@
 /** What a writer hands the audit log: an intent, a denial, an outcome, a model call, a plugin event. */
+import type { JsonValue } from "./json.js";
 import type { AuditErrorInfo, AuditSubject, Denial } from "./subjects.js";
 
 export type IntentInput = AuditSubject;
@@ -15,6 +16,12 @@ export interface OutcomeInput {
   readonly error?: AuditErrorInfo | null;
   /** Bytes of the result handed back (after serialisation). */
   readonly resultSize?: number | null;
+  /**
+   * What the result held, for a call whose result is more than a size: a walk's or search's
+   * counts and the files whose content it returned. Stored (redacted and capped like
+   * arguments) in the outcome's `args`, so the one record names what the operation did.
+   */
+  readonly summary?: JsonValue | null;
 }
 
 /**

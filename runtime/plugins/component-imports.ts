@@ -11,7 +11,7 @@ import { BinaryReader } from "./typed/binary.js";
  * content); section 10 holds `vec(import)`, each an import name and an extern descriptor.
  */
 export interface ComponentImport {
-  /** As in the binary, e.g. `clawhive:host/fs@0.1.0`, or a plain name for a function or type. */
+  /** As in the binary, e.g. `clawhive:host/fs@0.1.1`, or a plain name for a function or type. */
   name: string;
   /** What is imported: `instance` (an interface), `func`, `type`, `value`, `component`, `module`. */
   kind: "module" | "func" | "value" | "type" | "component" | "instance";

@@ -88,11 +88,11 @@ export const KERNEL_CHANNELS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /**
- * Every `clawhive:host@0.1.0` function, by interface, with its WIT name. Checked against
+ * Every `clawhive:host` function (0.1.1, which serves 0.1.0 too), by interface, with its WIT name. Checked against
  * wit/host/*.wit by test/plugins/build/extism-imports.test.ts.
  */
 export const HOST_FUNCTIONS: Readonly<Record<string, readonly string[]>> = {
-  fs: ["mounts", "read", "write", "list-dir", "stat", "remove", "mkdir"],
+  fs: ["mounts", "read", "write", "list-dir", "stat", "remove", "mkdir", "walk", "search"],
   log: ["write"],
   shell: ["exec"],
   http: ["fetch"],

@@ -12,7 +12,7 @@ import { PROJECT_ROOT } from "./locations.js";
 export const HOST_DTS_PATH = join(PROJECT_ROOT, "plugins", "sdk", "host.d.ts");
 
 const HEADER = `/**
- * What a plugin imports from the host: \`wit/host/*.wit\` (package \`clawhive:host@0.1.0\`) as
+ * What a plugin imports from the host: \`wit/host/*.wit\` (package \`clawhive:host@0.1.1\`) as
  * componentize-js lifts it into the guest. GENERATED from wit/ by \`npm run gen:sdk\`: edit the
  * WIT (its \`///\` comments become the docs here), never this file; a test fails when it is stale.
  * Naming follows jco: functions and record fields in camelCase, enums as string unions,

@@ -5,8 +5,15 @@ import { EXTISM_KERNEL, EXTISM_USER, extismExportShape, extismHostFunction, KERN
 import { PREVIEW1_FILES, PREVIEW1_SERVED } from "../sandbox/wasi/preview1.js";
 import { readComponentTypes } from "./typed/component-types.js";
 
-/** The host package version this runtime serves. */
-export const HOST_VERSION = "0.1.0";
+/** The host package version plugins are built against now (wit/host). */
+export const HOST_VERSION = "0.1.1";
+
+/**
+ * Every `clawhive:host` version this runtime serves. Within 0.x a version only adds functions
+ * (0.1.1 added fs `walk` and `search`), so one set of host functions serves them all: a plugin
+ * built against 0.1.0 keeps working, and simply never calls what it does not know.
+ */
+export const HOST_VERSIONS: readonly string[] = Object.freeze(["0.1.0", "0.1.1"]);
 
 /** The capabilities that make each `clawhive:host` interface legitimate to import. */
 const INTERFACE_CAPABILITIES: Readonly<Record<string, readonly string[]>> = {
@@ -100,7 +107,7 @@ export function importProblems(imports: readonly string[], capabilities: readonl
     if (host) {
       const [, iface, version] = host as unknown as [string, string, string];
       const needs = Object.hasOwn(INTERFACE_CAPABILITIES, iface) ? INTERFACE_CAPABILITIES[iface]! : undefined;
-      if (version !== HOST_VERSION) problems.push(`${name}: this runtime serves clawhive:host@${HOST_VERSION}`);
+      if (!HOST_VERSIONS.includes(version)) problems.push(`${name}: this runtime serves clawhive:host@${HOST_VERSIONS.join(", @")}`);
       else if (!needs) problems.push(`${name}: no such host interface`);
       else if (needs.length > 0 && !needs.some((c) => capabilities.includes(c))) problems.push(`${name}: needs one of ${needs.join(", ")} declared in plugin.json`);
       continue;

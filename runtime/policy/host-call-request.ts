@@ -24,6 +24,10 @@ const FS_OPS: Record<string, FsOp> = {
   write: "write",
   remove: "remove",
   mkdir: "mkdir",
+  // Bulk work is decided on its start like a listing or a read; the proxy then applies the
+  // same canonicaliser, deny list (every layer's lifts) and caps to each entry inside.
+  walk: "list",
+  search: "read",
 };
 
 /** What a request depends on besides the call itself, read by the caller just before it. */
@@ -42,6 +46,8 @@ export function hostCallRequest(call: HostCall, facts: HostCallFacts = {}): Capa
     const capability: CapabilityName = op === "read" || op === "list" || op === "stat" ? "fs.read" : "fs.write";
     const canonical: Record<string, unknown> = { fn: call.fn, path };
     if (op === "write" && call.args[1] instanceof Uint8Array) canonical.bytes = call.args[1].byteLength;
+    // What the record names of a walk or search: its subtree (the path), pattern, globs and caps.
+    if ((call.fn === "walk" || call.fn === "search") && call.args[1] !== null && typeof call.args[1] === "object") canonical.options = call.args[1];
     return { capability, request: { op, path }, canonical };
   }
   if (call.iface === "log" && call.fn === "write") return { capability: "log", request: {}, canonical: { fn: "write", level: call.args[0] } };

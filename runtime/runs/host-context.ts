@@ -8,6 +8,7 @@ import { decideHostCall } from "../policy/engine.js";
 import { hostCallRequest, isDenial, type CapabilityRequest } from "../policy/host-call-request.js";
 import { riskAbove } from "../policy/catalogue/index.js";
 import { bindProxies } from "./host-tables.js";
+import { bulkSummary } from "./bulk-summary.js";
 import { servePluginConfig } from "./plugin-config.js";
 import type { ActiveToolCall, HostContextOptions } from "./host-context-types.js";
 
@@ -121,7 +122,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     // The outcome is queued, not awaited: only the intent must precede the effect. The
     // ToolCall's own outcome is appended after it on the same linear queue and is awaited
     // before the ToolCall returns, so no caller sees a result whose records are not durable.
-    void options.audit.appendOutcome(intent, outcomeOf(result)).catch(() => {});
+    void options.audit.appendOutcome(intent, outcomeOf(result, call)).catch(() => {});
     return { result, capability: request.capability, approvalRequired: unsafe };
   };
 
@@ -227,11 +228,12 @@ function subject(options: HostContextOptions, call: HostCall, request: Capabilit
   return hostCallSubject(options, { proxy: call.iface, fn: call.fn, args: request?.canonical ?? { fn: call.fn }, capability: request?.capability }, approvalResult);
 }
 
-function outcomeOf(result: HostCallResult): OutcomeInput {
+function outcomeOf(result: HostCallResult, call: HostCall): OutcomeInput {
   if (result.ok) {
     const value = result.value;
     const size = value instanceof Uint8Array ? value.byteLength : value === undefined ? 0 : JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v)).length;
-    return { status: "ok", resultSize: size };
+    const summary = bulkSummary(call, value);
+    return { status: "ok", resultSize: size, ...(summary === undefined ? {} : { summary }) };
   }
   // The proxy's own refusal met at the effect (a symlink, a hard link, a size cap) is a
   // refusal on record, not a failure: same status as the policy's.

@@ -12,6 +12,7 @@ import type { CalendarBackend } from "../../host-proxies/calendar/types.js";
 import { decideHostCall, type PolicyLayers } from "../policy/engine.js";
 import { grantCovers, tightestScheduleLimit, type CapabilityGrant } from "../policy/catalogue/index.js";
 import { noteReadWarning } from "./read-warnings.js";
+import { fsReadLifts } from "../policy/sensitive-lifts.js";
 import type { HostContextOptions } from "./host-context-types.js";
 
 export type HostFunctions = Record<string, (args: unknown[]) => Promise<unknown>>;
@@ -32,7 +33,7 @@ export async function bindProxies(options: HostContextOptions): Promise<BoundPro
   const tables: Record<string, HostFunctions> = Object.create(null) as Record<string, HostFunctions>;
   let fsProxy: FsProxy | undefined;
   if (options.mounts.length > 0) {
-    fsProxy = await createFsProxy(options.mounts, { allowSensitive: options.allowSensitive, hostGuard: options.mountGuard });
+    fsProxy = await createFsProxy(options.mounts, { allowSensitive: options.allowSensitive, hostGuard: options.mountGuard, bulkLifts: () => fsReadLifts(options.layers) });
     tables.fs = fsHostFunctions(fsProxy);
   }
   // The run's budget decides which lines pass; the proxy then only cuts long lines.

@@ -28,7 +28,7 @@ try {
 `;
 
 const PLUGIN_USE = `import { defineTool, definePlugin, fail } from "clawhive/sdk";
-import { read } from "clawhive:host/fs@0.1.0";
+import { read } from "clawhive:host/fs@0.1.1";
 export const tools = definePlugin({
   tools: {
     size: defineTool({

@@ -1,5 +1,5 @@
-import { addEvent as hostAddEvent } from "clawhive:host/calendar@0.1.0";
-import type { EventTime } from "clawhive:host/calendar@0.1.0";
+import { addEvent as hostAddEvent } from "clawhive:host/calendar@0.1.1";
+import type { EventTime } from "clawhive:host/calendar@0.1.1";
 import { defineTool, fail } from "../../sdk/index.js";
 import { eventOutput } from "./event.js";
 import { formatDay, instantOf, parseTime } from "./time.js";

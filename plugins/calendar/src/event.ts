@@ -1,4 +1,4 @@
-import type { Event, EventTime } from "clawhive:host/calendar@0.1.0";
+import type { Event, EventTime } from "clawhive:host/calendar@0.1.1";
 
 /** An event time as the model sees it: `{date}` for all-day, `{date_time, time_zone?}` otherwise. */
 export type EventTimeOutput = { date: string } | { date_time: string; time_zone?: string } | Record<string, never>;

@@ -1,4 +1,4 @@
-import { listCalendars as hostListCalendars } from "clawhive:host/calendar@0.1.0";
+import { listCalendars as hostListCalendars } from "clawhive:host/calendar@0.1.1";
 import { defineTool } from "../../sdk/index.js";
 
 export const listCalendars = defineTool({

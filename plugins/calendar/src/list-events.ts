@@ -1,4 +1,4 @@
-import { listEvents as hostListEvents } from "clawhive:host/calendar@0.1.0";
+import { listEvents as hostListEvents } from "clawhive:host/calendar@0.1.1";
 import { defineTool, fail } from "../../sdk/index.js";
 import { eventOutput } from "./event.js";
 import { DAY_MS, formatUtc, instantOf, parseTime } from "./time.js";

@@ -1,4 +1,4 @@
-import { listDir as hostListDir } from "clawhive:host/fs@0.1.0";
+import { listDir as hostListDir } from "clawhive:host/fs@0.1.1";
 import { defineTool } from "../../sdk/index.js";
 import { resolvePath } from "../../sdk/fs.js";
 

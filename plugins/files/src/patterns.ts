@@ -1,17 +1,14 @@
 import { fail } from "../../sdk/index.js";
-import { globToRegExp } from "./glob-to-regexp.js";
 
-/** A glob the model gave, compiled; a pattern the engine refuses is the model's `invalid-input`. */
-export function compileGlob(glob: string, field: string): RegExp {
-  if (glob === "") throw fail.invalidInput(`${field}: must not be empty`);
-  try {
-    return globToRegExp(glob);
-  } catch (e) {
-    throw fail.invalidInput(`${field} "${glob}": is not a valid glob: ${e instanceof Error ? e.message : String(e)}`);
-  }
+/** Directories a search does not enter unless the caller names them. */
+export const NOISY_DIRECTORIES: readonly string[] = [".git", "node_modules"];
+
+/** The noisy directories none of `named` (a path, a pattern, a glob) mentions, as exclude globs. */
+export function noisyExcludes(named: readonly string[]): string[] {
+  return NOISY_DIRECTORIES.filter((name) => !named.some((text) => text.includes(name)));
 }
 
-/** A regular expression the model gave, compiled (JavaScript syntax). */
+/** A regular expression the model gave, compiled (JavaScript syntax) only to check it. */
 export function compileRegExp(pattern: string, options: { field: string; caseInsensitive?: boolean }): RegExp {
   try {
     return new RegExp(pattern, options.caseInsensitive === true ? "i" : "");

@@ -1,4 +1,4 @@
-import { listMessages } from "clawhive:host/gmail@0.1.0";
+import { listMessages } from "clawhive:host/gmail@0.1.1";
 import { defineTool, fail } from "../../sdk/index.js";
 import { summaryOutput } from "./summary.js";
 

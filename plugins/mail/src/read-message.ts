@@ -1,4 +1,4 @@
-import { getMessage } from "clawhive:host/gmail@0.1.0";
+import { getMessage } from "clawhive:host/gmail@0.1.1";
 import { defineTool, fail } from "../../sdk/index.js";
 
 export const DEFAULT_MAX_CHARS = 20_000;

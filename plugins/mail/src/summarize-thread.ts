@@ -1,5 +1,5 @@
-import { getThread } from "clawhive:host/gmail@0.1.0";
-import type { MessageSummary } from "clawhive:host/gmail@0.1.0";
+import { getThread } from "clawhive:host/gmail@0.1.1";
+import type { MessageSummary } from "clawhive:host/gmail@0.1.1";
 import { defineTool, fail } from "../../sdk/index.js";
 import { mailboxKey, parseAddressList } from "./addresses.js";
 

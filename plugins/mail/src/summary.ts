@@ -1,4 +1,4 @@
-import type { MessageSummary } from "clawhive:host/gmail@0.1.0";
+import type { MessageSummary } from "clawhive:host/gmail@0.1.1";
 
 /** A message summary as the model sees it: snake_case, as every clawhive tool's output. */
 export interface SummaryOutput {

@@ -7,7 +7,7 @@
  * acknowledged `approvals.lower_risk`, and the host refuses any memory write made from it.
  * `remember` is Guarded: a note outlives the run and is read into later prompts.
  */
-import { search, write } from "clawhive:host/memory@0.1.0";
+import { search, write } from "clawhive:host/memory@0.1.1";
 import { defineTool, definePlugin } from "../../sdk/index.js";
 
 const SCOPE = {

@@ -7,8 +7,8 @@
  * `list_schedules` only reads, but the `schedule` capability defaults to Guarded: an agent
  * manifest lowers it to Safe with an acknowledged `approvals.lower_risk` entry.
  */
-import { cancel, create, list } from "clawhive:host/schedule@0.1.0";
-import type { ScheduleInfo } from "clawhive:host/schedule@0.1.0";
+import { cancel, create, list } from "clawhive:host/schedule@0.1.1";
+import type { ScheduleInfo } from "clawhive:host/schedule@0.1.1";
 import { defineTool, definePlugin, fail } from "../../sdk/index.js";
 
 const listSchedules = defineTool({

@@ -3,7 +3,7 @@
  * host resolves the command, checks its arguments, confines it and kills it at its deadline;
  * this plugin only shapes the request and the result for the model.
  */
-import { exec } from "clawhive:host/shell@0.1.0";
+import { exec } from "clawhive:host/shell@0.1.1";
 import { defineTool, definePlugin, fail } from "../../sdk/index.js";
 
 const runCommand = defineTool({

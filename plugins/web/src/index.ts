@@ -3,7 +3,7 @@
  * reach, which addresses are refused, redirects and size caps are the host's http proxy's
  * business; credentials a grant attaches are added by the host and never pass through here.
  */
-import { fetch } from "clawhive:host/http@0.1.0";
+import { fetch } from "clawhive:host/http@0.1.1";
 import { NodeHtmlMarkdown } from "node-html-markdown";
 import { decodeText, defineTool, definePlugin, fail } from "../../sdk/index.js";
 

@@ -51,7 +51,7 @@ function world(v: ScaffoldValues): string {
 /// calendar → "calendar.read" / "calendar.add"). The build puts clawhive's WIT packages
 /// (clawhive:host, clawhive:plugin) under deps/ beside this file.
 world ${v.name} {
-  import clawhive:host/log@0.1.0;
+  import clawhive:host/log@0.1.1;
   export clawhive:plugin/tools@0.1.0;
 }
 `;
@@ -103,7 +103,7 @@ function host(): string {
  * read it with \`hostError(e)\`. \`log.write\` returns nothing: a refused line is dropped (and
  * the denial audited), so logging never fails a tool.
  */
-import { write, type Level } from "clawhive:host/log@0.1.0";
+import { write, type Level } from "clawhive:host/log@0.1.1";
 
 function logAt(level: Level) {
   return (message: string): void => write(level, message);

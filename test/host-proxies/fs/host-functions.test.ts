@@ -21,7 +21,7 @@ function fn(table: Record<string, HostFunction>, name: string): HostFunction {
 test("fsHostFunctions: one function per WIT import, under jco's camelCase names", async (t) => {
   const table = await functions(t);
   assert.deepEqual(Object.keys(table).sort(), [...FS_HOST_FUNCTION_NAMES].sort());
-  assert.deepEqual(FS_HOST_FUNCTION_NAMES, ["mounts", "read", "write", "listDir", "stat", "remove", "mkdir"]);
+  assert.deepEqual(FS_HOST_FUNCTION_NAMES, ["mounts", "read", "write", "listDir", "stat", "remove", "mkdir", "walk", "search"]);
 });
 
 test("fsHostFunctions: guest-chosen names never reach Object.prototype", async (t) => {
@@ -44,6 +44,10 @@ test("fsHostFunctions: every function dispatches to the proxy", async (t) => {
   assert.deepEqual([info.kind, info.size, typeof info.modifiedMs], ["file", 1n, "bigint"]);
   await fn(table, "remove")(["/work/g.txt"]);
   await rejectsWith(fn(table, "read")(["/work/g.txt"]), { tag: "not-found" });
+  const walked = (await fn(table, "walk")(["/work", {}])) as { entries: { path: string }[] };
+  assert.deepEqual(walked.entries.map((e) => e.path), ["/work/f.txt"]);
+  const found = (await fn(table, "search")(["/work", { pattern: "hell" }])) as { matches: { path: string; line: number }[] };
+  assert.deepEqual(found.matches.map((m) => `${m.path}:${m.line}`), ["/work/f.txt:1"]);
 });
 
 type ArgRow = [description: string, name: string, args: unknown];
@@ -65,6 +69,20 @@ const ARG_ROWS: ArgRow[] = [
   ["remove with two paths", "remove", ["/work/a", "/work/b"]],
   ["mkdir with no path", "mkdir", []],
   ["mounts with an argument", "mounts", ["/work"]],
+  ["walk with no options argument", "walk", ["/work"]],
+  ["walk with options not a record", "walk", ["/work", "**/*"]],
+  ["walk with a glob list of numbers", "walk", ["/work", { includeGlobs: [1] }]],
+  ["walk with a negative cap", "walk", ["/work", { maxEntries: -1 }]],
+  ["walk with a cap past its maximum", "walk", ["/work", { maxMillis: 10_000_000 }]],
+  ["walk with an unknown kind", "walk", ["/work", { kinds: ["socket"] }]],
+  ["search with no pattern", "search", ["/work", {}]],
+  ["search with a number pattern", "search", ["/work", { pattern: 1 }]],
+  ["search with an invalid regex", "search", ["/work", { pattern: "(" }]],
+  ["search with an unknown mode", "search", ["/work", { pattern: "x", mode: "glob" }]],
+  ["search with a fractional cap", "search", ["/work", { pattern: "x", maxMatches: 1.5 }]],
+  ["search with too much context", "search", ["/work", { pattern: "x", contextAfter: 11 }]],
+  ["search with a per-file cap over the read cap", "search", ["/work", { pattern: "x", maxFileBytes: 1e12 }]],
+  ["search with too many globs", "search", ["/work", { pattern: "x", excludeGlobs: Array.from({ length: 65 }, () => "a") }]],
 ];
 
 const GOOD_CALLS: Record<string, unknown[]> = {
@@ -75,6 +93,8 @@ const GOOD_CALLS: Record<string, unknown[]> = {
   remove: ["/work/f.txt"],
   mkdir: ["/work/newdir"],
   mounts: [],
+  walk: ["/work", { includeGlobs: ["*.txt"] }],
+  search: ["/work", { pattern: "x" }],
 };
 
 for (const [description, name, args] of ARG_ROWS) {

@@ -82,7 +82,7 @@ export class FakeCalendar {
           return { ...structuredClone(event), id: `ev-${this.added.length}`, allDay: event.start.date !== undefined, status: "confirmed" };
         }),
     };
-    return { "clawhive:host/calendar@0.1.0": calendar, "clawhive:host/types@0.1.0": {} };
+    return { "clawhive:host/calendar@0.1.1": calendar, "clawhive:host/types@0.1.1": {} };
   }
 
   #call(fn: CalendarFunction, arg: unknown, effect: () => unknown): unknown {

@@ -4,6 +4,8 @@
  * `Error` whose `payload` is the WIT `host-error` variant.
  */
 import type { Denial, HostError } from "../../../host-proxies/types.js";
+import { fakeSearch, fakeWalk } from "./fake-bulk.js";
+import type { FakeTree } from "./fake-bulk.js";
 
 // The WIT types themselves, from the host side: a fake that declared its own could drift.
 export type { Denial, HostError };
@@ -25,7 +27,7 @@ export interface FakeMount {
   mode: "ro" | "rw";
 }
 
-export type FsFunction = "mounts" | "read" | "write" | "listDir" | "stat" | "remove" | "mkdir";
+export type FsFunction = "mounts" | "read" | "write" | "listDir" | "stat" | "remove" | "mkdir" | "walk" | "search";
 
 export interface FakeFsOptions {
   /** Default: `/work` (rw) and `/ref` (ro). */
@@ -39,7 +41,7 @@ export interface FakeFsOptions {
 /** The import object a plugin instance is given, keyed as the guest imports it. */
 export type HostImports = Record<string, Record<string, (...args: never[]) => unknown>>;
 
-const READS: ReadonlySet<FsFunction> = new Set(["read", "listDir", "stat"]);
+const READS: ReadonlySet<FsFunction> = new Set(["read", "listDir", "stat", "walk", "search"]);
 
 function parentOf(path: string): string {
   const i = path.lastIndexOf("/");
@@ -102,13 +104,19 @@ export class FakeFs {
           if (!this.#files.delete(path) && !this.#dirs.delete(path)) this.#fail("not-found", `${path}: no such file`);
         }),
       mkdir: (path: string) => this.#call("mkdir", path, () => this.addDir(path)),
+      walk: (path: string, options: unknown) => this.#call("walk", path, () => fakeWalk(this.#tree(), path, options)),
+      search: (path: string, options: unknown) => this.#call("search", path, () => fakeSearch(this.#tree(), path, options)),
     };
     const log = {
       write: (level: string, message: string) => {
         this.logs.push({ level, message });
       },
     };
-    return { "clawhive:host/fs@0.1.0": fs, "clawhive:host/log@0.1.0": log, "clawhive:host/types@0.1.0": {} };
+    return { "clawhive:host/fs@0.1.1": fs, "clawhive:host/log@0.1.1": log, "clawhive:host/types@0.1.1": {} };
+  }
+
+  #tree(): FakeTree {
+    return { files: this.#files, dirs: this.#dirs, sensitive: this.#sensitive, fail: (e) => { throw new FakeComponentError(e.hostError); } };
   }
 
   #call(fn: FsFunction, path: string, effect: () => unknown): unknown {

@@ -90,8 +90,52 @@ describe("files plugin: grep", () => {
     });
     const result = callOk(tools, "grep", { pattern: "needle" });
     assert.deepEqual(result["matches"], [{ file: "/work/a.txt", line: 1, text: "needle" }]);
-    assert.deepEqual(result["skipped"], { binary: 1, too_large: 1, unreadable: 1 });
-    assert.deepEqual(result["unreadable"], ["/work/.env (denied: sensitive-name)"]);
+    assert.deepEqual(result["skipped"], { binary: 1, too_large: 1, unreadable: 0, sensitive: 1, symlink: 0, hard_link: 0, special: 0 });
+    assert.equal(result["unreadable"], undefined);
+  });
+
+  it("searches the whole tree in one host call", async () => {
+    const files: Record<string, string> = {};
+    for (let d = 0; d < 20; d++) for (let f = 0; f < 20; f++) files[`/work/d${d}/f${f}.txt`] = f === 3 ? "x\nneedle\n" : "x\n";
+    const { tools, fs } = await filesPlugin({ files });
+    const result = callOk(tools, "grep", { pattern: "needle" });
+    assert.equal((result["matches"] as Match[]).length, 20);
+    assert.equal(result["files_searched"], 400);
+    assert.deepEqual(fs.calls, ["mounts", "search /work"]);
+  });
+
+  it("adds context lines when asked, and only then", async () => {
+    const { tools } = await filesPlugin({ files: { "/work/a.txt": "one\ntwo\nthree\nfour\nfive\n" } });
+    const [match] = callOk(tools, "grep", { pattern: "three", context: 1 })["matches"] as Match[];
+    assert.deepEqual(match, { file: "/work/a.txt", line: 3, text: "three", before: ["two"], after: ["four"] });
+    const [lopsided] = callOk(tools, "grep", { pattern: "three", before_context: 2, after_context: 0 })["matches"] as Match[];
+    assert.deepEqual(lopsided, { file: "/work/a.txt", line: 3, text: "three", before: ["one", "two"], after: [] });
+    // Control: without context the match has the old shape.
+    assert.deepEqual(callOk(tools, "grep", { pattern: "three" })["matches"], [{ file: "/work/a.txt", line: 3, text: "three" }]);
+  });
+
+  const cases: [string, Record<string, unknown>, string[]][] = [
+    ["smart case, lower-case pattern: insensitive", { pattern: "todo", case: "smart" }, ["/work/README.md:2", "/work/src/main.ts:2", "/work/src/lib/util.js:1", "/work/src/lib/util.ts:1"]],
+    ["smart case, upper-case pattern: sensitive", { pattern: "TODO:", case: "smart" }, ["/work/README.md:2"]],
+    ["literal: metacharacters are text", { pattern: "x = 1;", literal: true }, ["/work/src/lib/util.ts:1"]],
+    ["literal: a regex-looking pattern finds nothing", { pattern: "T.DO", literal: true }, []],
+    ["exclude leaves a directory out", { pattern: "TODO", exclude: ["lib"] }, ["/work/README.md:2"]],
+    ["per-file cap", { pattern: "o", max_matches_per_file: 1, glob: "main.ts" }, ["/work/src/main.ts:1"]],
+  ];
+  for (const [name, input, expected] of cases) {
+    it(name, async () => {
+      const { tools } = await filesPlugin({ files: TREE });
+      const matches = callOk(tools, "grep", input)["matches"] as Match[];
+      assert.deepEqual(matches.map((m) => `${m.file}:${m.line}`), expected);
+    });
+  }
+
+  it("says which cap ended a truncated search", async () => {
+    const { tools } = await filesPlugin({ files: { "/work/many.txt": "hit\n".repeat(5) } });
+    const result = callOk(tools, "grep", { pattern: "hit", max_matches: 2 });
+    assert.equal(result["stopped"], "max-matches");
+    // Control: an untruncated search names no cap.
+    assert.equal(callOk(tools, "grep", { pattern: "hit" })["stopped"], undefined);
   });
 
   it("cuts a long matching line to a window around the match", async () => {
@@ -107,7 +151,9 @@ describe("files plugin: grep", () => {
   const bad: [Record<string, unknown>, RegExp][] = [
     [{ pattern: "(" }, /^pattern "\(": is not a valid regular expression: /],
     [{ pattern: "[a-" }, /is not a valid regular expression/],
-    [{ pattern: "x", glob: "[z-a]" }, /glob "\[z-a\]": is not a valid glob/],
+    [{ pattern: "x", case: "loud" }, /"case": must be one of/],
+    [{ pattern: "x", case: "sensitive", case_insensitive: true }, /"case" and "case_insensitive": disagree/],
+    [{ pattern: "x", context: 11 }, /"context": must be between 0 and 10/],
     [{ pattern: "x", max_matches: 0 }, /"max_matches": must be between 1 and 1000/],
     [{ pattern: "x", case_insensitive: 1 }, /"case_insensitive": must be boolean/],
   ];
@@ -120,6 +166,13 @@ describe("files plugin: grep", () => {
       assert.deepEqual(fs.calls, []);
     });
   }
+
+  it("passes on the host's refusal of a bad glob", async () => {
+    const { tools } = await filesPlugin({ files: TREE });
+    const error = callErr(tools, "grep", { pattern: "x", glob: "[z-a]" });
+    assert.equal(error.tag, "invalid-input");
+    assert.match(error.val as string, /"\[z-a\]" is not a valid glob/);
+  });
 
   it("passes on the host's error for the path itself", async () => {
     const { tools } = await filesPlugin({ files: TREE });

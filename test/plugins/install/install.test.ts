@@ -207,11 +207,11 @@ test("imports the manifest does not declare, and WASI, are refused at install na
   const { installer, registry, close } = await place();
   try {
     const under = await writePackage(root, "pkg-under", echoManifest({ capabilities: [] }), echo.bytes);
-    await assert.rejects(installer.install(under), (e: ClawhiveError) => e.code === "imports_not_declared" && /clawhive:host\/fs@0\.1\.0: needs one of fs\.read, fs\.write/.test(e.message));
-    const wasi = await dummyComponent(["wasi:keyvalue/store@0.2.0", "clawhive:host/log@0.1.0"], "package wasi:keyvalue@0.2.0 {\ninterface store { open: func(name: string) -> u32; }\n}");
+    await assert.rejects(installer.install(under), (e: ClawhiveError) => e.code === "imports_not_declared" && /clawhive:host\/fs@0\.1\.1: needs one of fs\.read, fs\.write/.test(e.message));
+    const wasi = await dummyComponent(["wasi:keyvalue/store@0.2.0", "clawhive:host/log@0.1.1"], "package wasi:keyvalue@0.2.0 {\ninterface store { open: func(name: string) -> u32; }\n}");
     const withWasi = await writePackage(root, "pkg-wasi", { name: "wasi-kv", version: "1.0.0", description: "opens a store", publisher: "someone", capabilities: ["log", "kv"], tools: {} }, wasi.bytes);
     await assert.rejects(installer.install(withWasi), (e: ClawhiveError) => e.code === "imports_not_declared" && /wasi:keyvalue\/store@0\.2\.0: outside the plugin contract/.test(e.message));
-    const future = await dummyComponent(["clawhive:host/log@0.1.0"], "package clawhive:host@0.9.0 {\ninterface log { write: func(s: string); }\n}");
+    const future = await dummyComponent(["clawhive:host/log@0.1.1"], "package clawhive:host@0.9.0 {\ninterface log { write: func(s: string); }\n}");
     // Control for the dummy: with only a declared host import it passes the import check and
     // reaches describe, where the dummy's code traps (it has none).
     const dummy = await writePackage(root, "pkg-dummy", { name: "dummy", version: "1.0.0", description: "d", publisher: "someone", capabilities: ["log"], tools: {} }, future.bytes);
@@ -219,6 +219,25 @@ test("imports the manifest does not declare, and WASI, are refused at install na
     assert.deepEqual(await registry.list(), []);
     // Control: the declared component installs.
     assert.equal((await installer.install(await writePackage(root, "pkg-declared", echoManifest(), echo.bytes))).action, "installed");
+  } finally {
+    await close();
+  }
+});
+
+test("a plugin built against clawhive:host@0.1.0 (before fs walk and search) still passes the import check", async () => {
+  const { installer, registry, close } = await place();
+  try {
+    // The 0.1.0 fs interface as it was released: no walk, no search.
+    const v010 = "package clawhive:host@0.1.0 {\ninterface fs { read: func(path: string) -> list<u8>; }\n}";
+    const old = await dummyComponent(["clawhive:host/fs@0.1.0"], v010);
+    const pkg = await writePackage(root, "pkg-old-host", { name: "old-host", version: "1.0.0", description: "d", publisher: "someone", capabilities: ["fs.read"], tools: {} }, old.bytes);
+    // Past the import check, the dummy's code traps at describe (it has none).
+    await assert.rejects(installer.install(pkg), (e: ClawhiveError) => e.code !== "imports_not_declared");
+    // Deny beside it: a version this runtime has never served is refused at the import check.
+    const v012 = "package clawhive:host@0.1.2 {\ninterface fs { read: func(path: string) -> list<u8>; }\n}";
+    const newer = await writePackage(root, "pkg-new-host", { name: "new-host", version: "1.0.0", description: "d", publisher: "someone", capabilities: ["fs.read"], tools: {} }, (await dummyComponent(["clawhive:host/fs@0.1.2"], v012)).bytes);
+    await assert.rejects(installer.install(newer), (e: ClawhiveError) => e.code === "imports_not_declared" && /fs@0\.1\.2: this runtime serves clawhive:host@0\.1\.0, @0\.1\.1/.test(e.message));
+    assert.deepEqual(await registry.list(), []);
   } finally {
     await close();
   }

@@ -74,7 +74,7 @@ export class FakeGmail {
       getMessage: (id: string) => this.#call("getMessage", id, () => this.#get(id)),
       getThread: (threadId: string) => this.#call("getThread", threadId, () => this.#thread(threadId)),
     };
-    return { "clawhive:host/gmail@0.1.0": gmail, "clawhive:host/types@0.1.0": {} };
+    return { "clawhive:host/gmail@0.1.1": gmail, "clawhive:host/types@0.1.1": {} };
   }
 
   #call(fn: GmailFunction, arg: unknown, effect: () => unknown): unknown {

@@ -1,6 +1,6 @@
 // Minimal on purpose: describe makes no host call, so its core module can also be
 // instantiated with stub imports for the raw-wasm floor.
-import { mounts } from "clawhive:host/fs@0.1.0";
+import { mounts } from "clawhive:host/fs@0.1.1";
 
 const descriptors = [
   { name: "echo", description: "Returns its input.", inputSchema: '{"type":"object"}', capabilities: [] as string[], risk: "safe" as const },

@@ -1,9 +1,9 @@
 // A deliberately raw plugin (no SDK) so that tests see the sandbox's own behaviour: real traps,
 // real runaway loops, real memory growth. `describe` makes a host call, which must be refused
 // because describe runs on an instance that has no binding.
-import { mounts, read, write } from "clawhive:host/fs@0.1.0";
-import { write as log } from "clawhive:host/log@0.1.0";
-import { get as kvGet, set as kvSet } from "clawhive:host/kv@0.1.0";
+import { mounts, read, write } from "clawhive:host/fs@0.1.1";
+import { write as log } from "clawhive:host/log@0.1.1";
+import { get as kvGet, set as kvSet } from "clawhive:host/kv@0.1.1";
 
 let counter = 0;
 let describeProbe = "not-run";
