@@ -54,7 +54,7 @@ test("every first-party and test plugin's real imports are covered by its manife
 
 test("a manifest that under-declares, or a component that was altered, is refused at load", async () => {
   const files = await buildPlugin(join(defaultBuildCacheDir(), "..", "..", "plugins", "files"), { cacheDir: defaultBuildCacheDir() });
-  await assert.rejects(verifyComponentImports({ ...files, manifest: { ...files.manifest, capabilities: ["log"] } }), /imports what its manifest does not declare:\n {2}clawhive:host\/fs@0\.1\.0/);
+  await assert.rejects(verifyComponentImports({ ...files, manifest: { ...files.manifest, capabilities: ["log"] } }), /imports what its manifest does not declare:\n {2}clawhive:host\/fs@0\.1\.1/);
   const copy = await tempDir("clawhive-artifact-");
   try {
     await cp(files.dir, copy, { recursive: true });
