@@ -19,6 +19,7 @@ import { benchLlm } from "./llm.js";
 import { benchLoop } from "./loop.js";
 import { benchMemory, benchMemory100k } from "./memory.js";
 import { benchMcp } from "./mcp.js";
+import { benchBulkFs } from "./bulk-fs.js";
 import { benchWasi } from "./wasi.js";
 import { benchStore } from "./store.js";
 import { benchCli } from "./cli.js";
@@ -51,6 +52,7 @@ const groups: Record<string, Group> = {
   http: { about: "HTTP API: runs through a served process beside a bare Hono server", run: async () => ({ ...(await benchHttpRuns({ quick })), ...(await benchHttp({ quick })) }) },
   cli: { about: "CLI: clawhive call beside node -e 0", run: () => benchCli({ quick }) },
   mcp: { about: "MCP server (stdio, HTTP) beside /v1", run: () => benchMcp({ quick }) },
+  bulk: { about: "files.grep and files.glob over 2,000 files (8 MB) beside grep -rn and server-filesystem", run: () => benchBulkFs({ quick }) },
   llm: { about: "LLM adapters and the run loop", run: async () => ({ ...(await benchLlm({ quick })), ...(await benchLoop({ quick })) }) },
   memory: { about: "memory search at 10,000 episodes", run: () => benchMemory({ quick }) },
   build: { about: "plugin components: size, one build from source", run: () => benchBuild() },
