@@ -56,8 +56,8 @@ const cases: Array<[string, string, Record<string, unknown>, RegExp | undefined]
   ["a typed component installed as describe/call", "export ping: func() -> string;", { contract: undefined, tools: { ping: { risk: "safe" } } }, /exports typed functions \(ping\), not clawhive:plugin\/tools; say "contract": "typed"/],
   ["a handle-typed function", "export blobs;", { tools: { blobs_open: { risk: "safe" } } }, /function test:typed\/blobs\.open: its result has type own<blob>/],
   ["control: a world's own record imports nothing from the host", "record pair { a: u8 }\n  export swap: func(p: pair) -> pair;", { tools: { swap: { risk: "safe" } } }, undefined],
-  ["a host import without its capability", "import clawhive:host/fs@0.1.0;\n  export ping: func() -> string;", { tools: { ping: { risk: "safe" } } }, /clawhive:host\/fs@0\.1\.0: needs one of fs\.read, fs\.write declared/],
-  ["control: the host import with its capability", "import clawhive:host/fs@0.1.0;\n  export ping: func() -> string;", { capabilities: ["fs.read"], tools: { ping: { risk: "safe", capabilities: ["fs.read"] } } }, undefined],
+  ["a host import without its capability", "import clawhive:host/fs@0.1.1;\n  export ping: func() -> string;", { tools: { ping: { risk: "safe" } } }, /clawhive:host\/fs@0\.1\.1: needs one of fs\.read, fs\.write declared/],
+  ["control: the host import with its capability", "import clawhive:host/fs@0.1.1;\n  export ping: func() -> string;", { capabilities: ["fs.read"], tools: { ping: { risk: "safe", capabilities: ["fs.read"] } } }, undefined],
 ];
 
 for (const [index, [label, items, fields, expected]] of cases.entries()) {
@@ -82,7 +82,7 @@ for (const [index, [label, items, fields, expected]] of cases.entries()) {
 }
 
 test("a proposed manifest reads capabilities from the imports and the tools from the exports", async () => {
-  const { bytes } = await typedDummy(`${WEATHER}\nworld root {\n  import clawhive:host/fs@0.1.0;\n  export weather;\n}\n${host}`);
+  const { bytes } = await typedDummy(`${WEATHER}\nworld root {\n  import clawhive:host/fs@0.1.1;\n  export weather;\n}\n${host}`);
   const { manifest: proposed, lines } = await proposeManifest(bytes, "/x/Weather Tool.wasm");
   assert.equal(proposed.name, "weather-tool");
   assert.equal(proposed.contract, "typed");

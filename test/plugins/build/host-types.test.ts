@@ -29,8 +29,11 @@ test("plugins/sdk/host.d.ts is what wit/ generates (run `npm run gen:sdk` after 
   const checkedIn = await readFile(HOST_DTS_PATH, "utf8");
   assert.equal(checkedIn, generated);
   for (const iface of ["fs", "http", "shell", "kv", "log", "memory", "schedule", "gmail", "calendar", "types"]) {
-    assert.match(generated, new RegExp(`declare module 'clawhive:host/${iface}@0\\.1\\.0'`), iface);
+    assert.match(generated, new RegExp(`declare module 'clawhive:host/${iface}@0\\.1\\.1'`), iface);
   }
+  // 0.1.1's additions reach plugin authors.
+  assert.match(generated, /export function walk\(path: string, options: WalkOptions\): WalkResult;/);
+  assert.match(generated, /export function search\(path: string, options: SearchOptions\): SearchResult;/);
 });
 
 test("a WIT change (a new field, a doc comment) changes the generated bindings", async () => {
