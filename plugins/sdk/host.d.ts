@@ -134,7 +134,8 @@ declare module 'clawhive:host/fs@0.1.1' {
     mode: MountMode,
   }
   /**
-   * Which cap ended a walk or search early (its result is then `truncated`).
+   * Which cap ended a walk or search early (its result is then `truncated`). `max-output`: the
+   * result itself reached the host's cap on what one call returns (8 MiB of text).
    * # Variants
    * 
    * ## `"max-entries"`
@@ -147,9 +148,11 @@ declare module 'clawhive:host/fs@0.1.1' {
    * 
    * ## `"max-matches"`
    * 
+   * ## `"max-output"`
+   * 
    * ## `"time"`
    */
-  export type StopReason = 'max-entries' | 'max-results' | 'max-files' | 'max-bytes' | 'max-matches' | 'time';
+  export type StopReason = 'max-entries' | 'max-results' | 'max-files' | 'max-bytes' | 'max-matches' | 'max-output' | 'time';
   /**
    * Entries a walk or search passed over, by reason.
    */

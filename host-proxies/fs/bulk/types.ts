@@ -6,7 +6,14 @@
 import type { FsEntryKind } from "../types.js";
 
 /** `stop-reason`: which cap ended a walk or search early (`truncated` is then true). */
-export type FsStopReason = "max-entries" | "max-results" | "max-files" | "max-bytes" | "max-matches" | "time";
+export type FsStopReason = "max-entries" | "max-results" | "max-files" | "max-bytes" | "max-matches" | "max-output" | "time";
+
+/**
+ * Most characters of paths and lines one walk or search returns: every other cap bounds the
+ * work, this one the answer (10,000 matches with 20 context lines of 4,096 characters would be
+ * 800 MB otherwise), which crosses to the guest whole.
+ */
+export const MAX_OUTPUT_CHARS = 8 * 1024 * 1024;
 /** `search-mode`. */
 export type FsSearchMode = "literal" | "regex";
 /** `case-mode`: `smart` is insensitive unless the pattern holds an upper-case letter. */

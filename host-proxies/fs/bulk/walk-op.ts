@@ -5,6 +5,7 @@ import { compilePathGlob } from "../path-glob.js";
 import type { OpenFds } from "./fds.js";
 import { closeStart, openStart } from "./start.js";
 import { TreeWalk } from "./tree.js";
+import { MAX_OUTPUT_CHARS } from "./types.js";
 import type { BulkJob, WalkLimits, WorkerWalkResult } from "./types.js";
 
 export function runWalk(job: BulkJob & { limits: WalkLimits }, fds: OpenFds): WorkerWalkResult {
@@ -15,6 +16,7 @@ export function runWalk(job: BulkJob & { limits: WalkLimits }, fds: OpenFds): Wo
   const start = openStart(job, fds, { files: false });
   if (start.kind !== "directory") throw new Error("walk: start is not a directory");
   const entries: WorkerWalkResult["entries"] = [];
+  let output = 0;
   const tree = new TreeWalk({
     fds,
     mounts: job.mounts,
@@ -34,6 +36,11 @@ export function runWalk(job: BulkJob & { limits: WalkLimits }, fds: OpenFds): Wo
       if (include.length > 0 && !include.some((g) => g.matches(entry.relative, entry.name))) return true;
       if (entries.length === limits.maxResults) {
         tree.stop("max-results");
+        return false;
+      }
+      output += entry.path.length;
+      if (output > MAX_OUTPUT_CHARS) {
+        tree.stop("max-output");
         return false;
       }
       let size = 0;

@@ -112,3 +112,28 @@ test("bulk limits: an over-long pattern and too many globs are refused before an
   await rejectsWith(proxy.walk("/work", { includeGlobs: Array.from({ length: 65 }, () => "*") }), { tag: "invalid-input", message: "at most 64" });
   assert.equal((await proxy.walk("/work", { includeGlobs: Array.from({ length: 64 }, () => "*") })).entries.length, 1);
 });
+
+test("bulk limits: an answer past the output cap stops at max-output; control: the same search with short lines", async (t) => {
+  const proxy = await tree(t, { "wide.txt": `${"x".repeat(4000)}\n`.repeat(300) });
+  const wide = await proxy.search("/work", { pattern: "x", maxLineLength: 4096, contextAfter: 10, maxMatches: 1000 });
+  assert.equal(wide.stopped, "max-output");
+  assert.ok(wide.matches.length > 0 && wide.matches.length < 300);
+  assert.equal(wide.filesMatched, 1);
+  const narrow = await proxy.search("/work", { pattern: "x", maxLineLength: 16, contextAfter: 10, maxMatches: 1000 });
+  assert.deepEqual([narrow.truncated, narrow.matches.length], [false, 300]);
+});
+
+test("bulk limits: a walk whose paths pass the output cap stops at max-output; control: half of them", async (t) => {
+  // 2,600 files whose guest paths are ~3,270 characters each: 8.5 M characters in all.
+  const s = await scratch(t);
+  const deep = join(s.work, ...Array.from({ length: 12 }, (_, i) => `${i}`.padEnd(250, "d")));
+  await mkdir(deep, { recursive: true });
+  for (let i = 0; i < 2600; i++) await writeFile(join(deep, `${i % 2 === 0 ? "a" : "b"}${i}`.padEnd(250, "f")), "");
+  const proxy = await createFsProxy([{ guest: "/work", host: s.work, mode: "ro" }]);
+  t.after(() => proxy.close());
+  const all = await proxy.walk("/work", { maxResults: 5000 });
+  assert.deepEqual([all.truncated, all.stopped], [true, "max-output"]);
+  assert.ok(all.entries.length > 2000 && all.entries.length < 2600, `${all.entries.length}`);
+  const half = await proxy.walk("/work", { maxResults: 5000, includeGlobs: ["a*"] });
+  assert.deepEqual([half.truncated, half.entries.length], [false, 1300]);
+});
