@@ -126,6 +126,26 @@ test("an Extism tool call and its host calls are audited as a component's are", 
   assert.equal((await runtime.audit.verify()).ok, true);
 });
 
+test("an Extism fs_search is one audited host operation under the same rules; denied outside the mount", async () => {
+  await writeFile(join(work, ".env"), "one=secret\n");
+  const run = await runtime.startRun({ agent: await agent() });
+  const found = okOutput(await run.callTool("extism-probe.search", { path: "/work", pattern: "one" })) as {
+    ok: { matches: Array<{ path: string; line: number; text: string }>; filesScanned: number; bytesRead: number; skipped: { sensitive: number } };
+  };
+  assert.deepEqual(found.ok.matches.map((m) => [m.path, m.line, m.text]), [["/work/notes.txt", 1, "one"]]);
+  assert.equal(found.ok.skipped.sensitive, 1);
+  assert.equal(typeof found.ok.bytesRead, "number");
+  const outside = await run.callTool("extism-probe.search", { path: "/etc", pattern: "root" });
+  assert.equal(outside.status, "error", JSON.stringify(outside));
+  assert.equal((outside as Extract<ToolCallOutcome, { status: "error" }>).error.denial?.reason, "outside-mount");
+  await run.end();
+  await rm(join(work, ".env"));
+  const searches = (await runtime.audit.query({ runId: run.id, kind: "host_call", limit: 100 })).records.filter((r) => r.hostCall?.function === "search");
+  assert.deepEqual(searches.map((r) => r.status), ["intent", "ok", "denied"]);
+  const summary = JSON.parse(searches[1]!.args!) as { files: string[]; files_scanned: number };
+  assert.deepEqual([summary.files, summary.files_scanned], [["/work/notes.txt"], found.ok.filesScanned]);
+});
+
 const refusals: Array<{ name: string; imports: string; capabilities?: string[]; problem?: RegExp }> = [
   { name: "control: only served kernel functions and a covered host function", imports: '(import "extism:host/user" "log_write" (func (param i64) (result i64)))', capabilities: ["log"] },
   { name: "Extism's own HTTP without http.fetch", imports: '(import "extism:host/env" "http_request" (func (param i64 i64) (result i64)))', capabilities: ["log"], problem: /extism:host\/env\.http_request: served by the http proxy; needs http\.fetch/ },

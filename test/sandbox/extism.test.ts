@@ -51,7 +51,7 @@ after(async () => {
 test("describe gives the component shape: schema as JSON text, manifest capabilities by default, risk from plugin.json", async () => {
   const tools = await sandbox.describe(probe);
   const byName = new Map(tools.map((t) => [t.name, t]));
-  assert.equal(tools.length, 16);
+  assert.equal(tools.length, 17);
   assert.deepEqual(byName.get("read"), {
     name: "read",
     description: "Reads a file through fs_read.",

@@ -25,6 +25,7 @@
   (import "extism:host/env" "var_set" (func $var_set (param i64 i64)))
   (import "extism:host/user" "fs_read" (func $fs_read (param i64) (result i64)))
   (import "extism:host/user" "fs_write" (func $fs_write (param i64) (result i64)))
+  (import "extism:host/user" "fs_search" (func $fs_search (param i64) (result i64)))
   (import "extism:host/user" "log_write" (func $log_write (param i64) (result i64)))
 
   (memory (export "memory") 64)
@@ -55,6 +56,7 @@
   (data (i32.const 0xac0) "\"value\":\"\00")
   (data (i32.const 0xb00) "memo\00")
   (data (i32.const 0xb40) "none\00")
+  (data (i32.const 0xb80) "search\00")
   ;; Argument keys.
   (data (i32.const 0x440) "\"path\":\"\00")
   (data (i32.const 0x480) "\"data\":\"\00")
@@ -63,6 +65,7 @@
   (data (i32.const 0x540) "\"mib\":\00")
   (data (i32.const 0x580) "\"arguments\":\00")
   (data (i32.const 0x5c0) "\"\00")
+  (data (i32.const 0x5e0) "\"pattern\":\"\00")
   ;; Output pieces.
   (data (i32.const 0x600) "{\"content\":[{\"type\":\"text\",\"text\":\"\00")
   (data (i32.const 0x640) "\"}]}\00")
@@ -80,12 +83,14 @@
   (data (i32.const 0x900) "\",{\"$bytes\":\"\00")
   (data (i32.const 0x940) "\"}]\00")
   (data (i32.const 0x980) "[\"info\",\"\00")
+  (data (i32.const 0x9c0) "\",{\"pattern\":\"\00")
 
   (data (i32.const 0x1000)
     "{\"tools\":["
     "{\"name\":\"echo\",\"description\":\"Returns its arguments.\",\"inputSchema\":{\"type\":\"object\"},\"capabilities\":[]},"
     "{\"name\":\"count\",\"description\":\"Counts its calls.\",\"inputSchema\":{\"type\":\"object\"}},"
     "{\"name\":\"read\",\"description\":\"Reads a file through fs_read.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"]},\"capabilities\":[\"fs.read\"]},"
+    "{\"name\":\"search\",\"description\":\"Searches below path for pattern through fs_search.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"}},\"required\":[\"path\",\"pattern\"]},\"capabilities\":[\"fs.read\"]},"
     "{\"name\":\"write\",\"description\":\"Writes base64 data through fs_write.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"path\":{\"type\":\"string\"},\"data\":{\"type\":\"string\"}},\"required\":[\"path\",\"data\"]},\"capabilities\":[\"fs.write\"]},"
     "{\"name\":\"log\",\"description\":\"Writes a log line through log_write.\",\"inputSchema\":{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"}}},\"capabilities\":[\"log\"]},"
     "{\"name\":\"fail\",\"description\":\"Answers isError.\",\"inputSchema\":{\"type\":\"object\"},\"capabilities\":[]},"
@@ -329,6 +334,21 @@
         (call $put (local.get $p) (local.get $pn))
         (call $lit (i32.const 0x8c0))
         (call $host_answer (call $fs_read (call $params_block)))
+        (return (i32.const 0))))
+
+    (if (call $name_is (i32.const 0xb80)) ;; search: fs_search(["<path>", {"pattern": "<pattern>"}])
+      (then
+        (local.set $p (call $str_value (i32.const 0x440)))
+        (local.set $pn (global.get $vlen))
+        (local.set $d (call $str_value (i32.const 0x5e0)))
+        (local.set $dn (global.get $vlen))
+        (global.set $cur (i32.const 0x80000))
+        (call $lit (i32.const 0x880))
+        (call $put (local.get $p) (local.get $pn))
+        (call $lit (i32.const 0x9c0))
+        (call $put (local.get $d) (local.get $dn))
+        (call $lit (i32.const 0x940))
+        (call $host_answer (call $fs_search (call $params_block)))
         (return (i32.const 0))))
 
     (if (call $name_is (i32.const 0x180)) ;; write: fs_write(["<path>", {"$bytes": "<data>"}])
