@@ -135,7 +135,7 @@ declare module 'clawhive:host/fs@0.1.1' {
   }
   /**
    * Which cap ended a walk or search early (its result is then `truncated`). `max-output`: the
-   * result itself reached the host's cap on what one call returns (8 MiB of text).
+   * paths and lines returned reached `max-output-chars`.
    * # Variants
    * 
    * ## `"max-entries"`
@@ -232,6 +232,10 @@ declare module 'clawhive:host/fs@0.1.1' {
      * Time cap in milliseconds (default 10000, at most 25000).
      */
     maxMillis?: number,
+    /**
+     * Characters of paths to return before stopping (default and most 8388608).
+     */
+    maxOutputChars?: number,
   }
   export interface WalkEntry {
     /**
@@ -324,6 +328,11 @@ declare module 'clawhive:host/fs@0.1.1' {
      */
     maxLineLength?: number,
     maxMillis?: number,
+    /**
+     * Characters of paths, lines and context lines to return before stopping (default and most
+     * 8388608): a guest whose own answer must fit a size lowers it.
+     */
+    maxOutputChars?: number,
   }
   /**
    * One matching line (reported once, however often it matches).

@@ -20,6 +20,9 @@ export const BULK_CAPS = {
   maxBytes: [256 * 1024 * 1024, 1024 * 1024 * 1024],
   maxMatches: [1_000, 10_000],
   maxLineLength: [300, 4_096],
+  // Every other cap bounds the work, this one the answer, which crosses to the guest whole:
+  // 10,000 matches with 20 context lines of 4,096 characters would be 800 MB otherwise.
+  maxOutputChars: [8 * 1024 * 1024, 8 * 1024 * 1024],
 } as const;
 export const MAX_CONTEXT_LINES = 10;
 export const MAX_GLOBS = 64;
@@ -38,6 +41,7 @@ export function walkLimits(raw: unknown): WalkLimits {
     maxEntries: cap("walk", o, "maxEntries"),
     maxResults: cap("walk", o, "maxResults"),
     maxMillis: cap("walk", o, "maxMillis"),
+    maxOutputChars: cap("walk", o, "maxOutputChars"),
   };
 }
 
@@ -73,6 +77,7 @@ export function searchLimits(raw: unknown, maxReadBytes: number): SearchLimits {
     maxMatchesPerFile: int("search", o, "maxMatchesPerFile", { fallback: maxMatches, min: 1, max: BULK_CAPS.maxMatches[1] }),
     maxLineLength: int("search", o, "maxLineLength", { fallback: BULK_CAPS.maxLineLength[0], min: 16, max: BULK_CAPS.maxLineLength[1] }),
     maxMillis: cap("search", o, "maxMillis"),
+    maxOutputChars: cap("search", o, "maxOutputChars"),
   };
 }
 

@@ -15,7 +15,7 @@ import { compilePattern } from "./pattern.js";
 import { scanFile } from "./scan.js";
 import { closeStart, openStart } from "./start.js";
 import { TreeWalk } from "./tree.js";
-import { MAX_OUTPUT_CHARS } from "./types.js";
+import { OutputBudget } from "./output.js";
 import type { BulkJob, FsSearchMatch, SearchLimits, WorkerSearchResult } from "./types.js";
 
 const MIN_BUFFER = 256 * 1024;
@@ -39,7 +39,7 @@ export function runSearch(job: BulkJob & { limits: SearchLimits }, fds: OpenFds)
   let filesScanned = 0;
   let filesMatched = 0;
   let bytesRead = 0;
-  let output = 0;
+  const output = new OutputBudget(limits.maxOutputChars);
 
   /** Searches one file; false once a cap ends the search. `named`: the start itself. */
   const searchFile = (dir: number, name: string, path: string, named: boolean): boolean => {
@@ -97,8 +97,7 @@ export function runSearch(job: BulkJob & { limits: SearchLimits }, fds: OpenFds)
     const before = matches.length;
     let full = false;
     for (const hit of outcome.hits) {
-      output += path.length + hit.text.length + chars(hit.before) + chars(hit.after);
-      if ((full = output > MAX_OUTPUT_CHARS)) break;
+      if ((full = !output.takeMatch(path, hit))) break;
       matches.push({ path, ...hit });
     }
     if (matches.length > before) filesMatched++;
@@ -139,12 +138,6 @@ export function runSearch(job: BulkJob & { limits: SearchLimits }, fds: OpenFds)
     skipped: tree.skipped,
     unreadable: tree.unreadable,
   };
-}
-
-function chars(lines: string[]): number {
-  let n = 0;
-  for (const line of lines) n += line.length;
-  return n;
 }
 
 /** The whole file, or `undefined` once it holds more than `cap` bytes (it grew since its fstat). */

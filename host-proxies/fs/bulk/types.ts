@@ -8,12 +8,6 @@ import type { FsEntryKind } from "../types.js";
 /** `stop-reason`: which cap ended a walk or search early (`truncated` is then true). */
 export type FsStopReason = "max-entries" | "max-results" | "max-files" | "max-bytes" | "max-matches" | "max-output" | "time";
 
-/**
- * Most characters of paths and lines one walk or search returns: every other cap bounds the
- * work, this one the answer (10,000 matches with 20 context lines of 4,096 characters would be
- * 800 MB otherwise), which crosses to the guest whole.
- */
-export const MAX_OUTPUT_CHARS = 8 * 1024 * 1024;
 /** `search-mode`. */
 export type FsSearchMode = "literal" | "regex";
 /** `case-mode`: `smart` is insensitive unless the pattern holds an upper-case letter. */
@@ -53,6 +47,7 @@ export interface FsWalkOptions {
   maxEntries?: number | undefined;
   maxResults?: number | undefined;
   maxMillis?: number | undefined;
+  maxOutputChars?: number | undefined;
 }
 
 /** `walk-entry`. */
@@ -92,6 +87,7 @@ export interface FsSearchOptions {
   maxMatchesPerFile?: number | undefined;
   maxLineLength?: number | undefined;
   maxMillis?: number | undefined;
+  maxOutputChars?: number | undefined;
 }
 
 /** `search-match`: one matching line (each line is reported once, however often it matches). */
@@ -128,6 +124,7 @@ export interface WalkLimits {
   maxEntries: number;
   maxResults: number;
   maxMillis: number;
+  maxOutputChars: number;
 }
 
 /** Search options after checking: every cap set, the case mode resolved. */
@@ -148,6 +145,7 @@ export interface SearchLimits {
   maxMatchesPerFile: number;
   maxLineLength: number;
   maxMillis: number;
+  maxOutputChars: number;
 }
 
 /** One mount as the worker sees it: its guest path and the root the proxy holds open. */

@@ -5,7 +5,7 @@ import { compilePathGlob } from "../path-glob.js";
 import type { OpenFds } from "./fds.js";
 import { closeStart, openStart } from "./start.js";
 import { TreeWalk } from "./tree.js";
-import { MAX_OUTPUT_CHARS } from "./types.js";
+import { OutputBudget } from "./output.js";
 import type { BulkJob, WalkLimits, WorkerWalkResult } from "./types.js";
 
 export function runWalk(job: BulkJob & { limits: WalkLimits }, fds: OpenFds): WorkerWalkResult {
@@ -16,7 +16,7 @@ export function runWalk(job: BulkJob & { limits: WalkLimits }, fds: OpenFds): Wo
   const start = openStart(job, fds, { files: false });
   if (start.kind !== "directory") throw new Error("walk: start is not a directory");
   const entries: WorkerWalkResult["entries"] = [];
-  let output = 0;
+  const output = new OutputBudget(limits.maxOutputChars);
   const tree = new TreeWalk({
     fds,
     mounts: job.mounts,
@@ -38,8 +38,7 @@ export function runWalk(job: BulkJob & { limits: WalkLimits }, fds: OpenFds): Wo
         tree.stop("max-results");
         return false;
       }
-      output += entry.path.length;
-      if (output > MAX_OUTPUT_CHARS) {
+      if (!output.takePath(entry.path)) {
         tree.stop("max-output");
         return false;
       }

@@ -137,3 +137,17 @@ test("bulk limits: a walk whose paths pass the output cap stops at max-output; c
   const half = await proxy.walk("/work", { maxResults: 5000, includeGlobs: ["a*"] });
   assert.deepEqual([half.truncated, half.entries.length], [false, 1300]);
 });
+
+test("bulk limits: a guest may lower the output cap, never raise it; control: the cap at its most", async (t) => {
+  const proxy = await tree(t, many(5, "hit\n"));
+  // Each match is its path (16 characters) and its line (3).
+  const lowered = await proxy.search("/work", { pattern: "hit", maxOutputChars: 4 * 19 });
+  assert.deepEqual([lowered.stopped, lowered.matches.length, lowered.filesMatched], ["max-output", 4, 4]);
+  assert.equal((await proxy.search("/work", { pattern: "hit", maxOutputChars: 5 * 19 })).truncated, false);
+  const walk = await proxy.walk("/work", { maxOutputChars: 2 * 16 });
+  assert.deepEqual([walk.stopped, walk.entries.length], ["max-output", 2]);
+  assert.equal((await proxy.walk("/work", { maxOutputChars: 5 * 16 })).truncated, false);
+  await rejectsWith(proxy.search("/work", { pattern: "hit", maxOutputChars: 8 * 1024 * 1024 + 1 }), { tag: "invalid-input", message: "maxOutputChars" });
+  await rejectsWith(proxy.walk("/work", { maxOutputChars: 0 }), { tag: "invalid-input", message: "maxOutputChars" });
+  assert.equal((await proxy.walk("/work", { maxOutputChars: 8 * 1024 * 1024 })).entries.length, 5);
+});
