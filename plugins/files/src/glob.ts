@@ -1,7 +1,7 @@
 import { walk } from "clawhive:host/fs@0.1.1";
 import { defineTool, fail } from "../../sdk/index.js";
 import { joinPath, resolvePath } from "../../sdk/fs.js";
-import { isLiteralSegment, noisyExcludes } from "./patterns.js";
+import { isLiteralSegment, MAX_OUTPUT_CHARS, noisyExcludes } from "./patterns.js";
 
 const DEFAULT_LIMIT = 200;
 const MAX_LIMIT = 5000;
@@ -53,6 +53,7 @@ export const glob = defineTool({
       // Without `**` (or braces, which may hold `/`), no match lies deeper than the pattern.
       maxDepth: /\*\*|\{/.test(relative) ? MAX_DEPTH : Math.min(rest.length, MAX_DEPTH),
       maxResults: limit,
+      maxOutputChars: MAX_OUTPUT_CHARS,
     });
     return {
       base: root,

@@ -2,7 +2,7 @@ import { search } from "clawhive:host/fs@0.1.1";
 import type { CaseMode, SkipCounts } from "clawhive:host/fs@0.1.1";
 import { defineTool, fail } from "../../sdk/index.js";
 import { resolvePath } from "../../sdk/fs.js";
-import { compileRegExp, noisyExcludes } from "./patterns.js";
+import { compileRegExp, MAX_OUTPUT_CHARS, noisyExcludes } from "./patterns.js";
 
 const DEFAULT_MAX_MATCHES = 100;
 const MAX_MATCHES = 1000;
@@ -49,8 +49,9 @@ export const grep = defineTool({
     "plain text; `case` is sensitive (default), insensitive or smart (insensitive unless the pattern has an " +
     "upper-case letter); `context` (or `before_context`/`after_context`) adds surrounding lines. Returns file, " +
     `line number and line text per match, at most \`max_matches\` (default ${DEFAULT_MAX_MATCHES}), with ` +
-    "`truncated` (and `stopped`, the cap that ended it) when there was more. Binary files, files over the read " +
-    "cap, sensitive files and symbolic links are skipped and counted; .git and node_modules are skipped unless named.",
+    "`truncated` (and `stopped`, the cap that ended it: `max-output` once the lines pass 1 MiB of text) when " +
+    "there was more. Binary files, files over the read cap, sensitive files and symbolic links are skipped and " +
+    "counted; .git and node_modules are skipped unless named.",
   inputSchema: {
     type: "object",
     properties: {
@@ -98,6 +99,7 @@ export const grep = defineTool({
       maxMatchesPerFile: between("max_matches_per_file", input.max_matches_per_file, 1, MAX_MATCHES),
       maxFiles: input.max_files,
       maxLineLength: input.max_line_length,
+      maxOutputChars: MAX_OUTPUT_CHARS,
     });
     const withContext = before > 0 || after > 0;
     const matches: Match[] = result.matches.map((m) => ({

@@ -1,5 +1,12 @@
 import { fail } from "../../sdk/index.js";
 
+/**
+ * Most characters of paths and lines a glob or grep asks the host for. The tool's answer must fit
+ * the sandbox's result cap (4 MiB of JSON by default); JSON escaping and UTF-8 can make one
+ * character several bytes, so the text is held well under it and the answer says `truncated`.
+ */
+export const MAX_OUTPUT_CHARS = 1 << 20;
+
 /** Directories a search does not enter unless the caller names them. */
 export const NOISY_DIRECTORIES: readonly string[] = [".git", "node_modules"];
 

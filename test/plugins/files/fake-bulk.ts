@@ -5,6 +5,7 @@
  * counted, as the host does; the host's own adversarial cases are tested against the real proxy.
  */
 import { searchLimits, walkLimits } from "../../../host-proxies/fs/bulk/options.js";
+import { OutputBudget } from "../../../host-proxies/fs/bulk/output.js";
 import { compilePattern } from "../../../host-proxies/fs/bulk/pattern.js";
 import { scanFile } from "../../../host-proxies/fs/bulk/scan.js";
 import { emptySkips } from "../../../host-proxies/fs/bulk/types.js";
@@ -87,10 +88,15 @@ export function fakeWalk(tree: FakeTree, path: string, options: unknown): FsWalk
   const skipped = emptySkips();
   const entries: FsWalkResult["entries"] = [];
   let stopped: FsStopReason | undefined;
+  const output = new OutputBudget(limits.maxOutputChars);
   walkTree(tree, path, limits, skipped, (v) => {
     if (!limits.kinds.includes(v.kind) || (include.length > 0 && !include.some((g) => g.matches(v.relative, v.name)))) return true;
     if (entries.length === limits.maxResults) {
       stopped = "max-results";
+      return false;
+    }
+    if (!output.takePath(v.path)) {
+      stopped = "max-output";
       return false;
     }
     entries.push({ path: v.path, kind: v.kind, size: BigInt(tree.files.get(v.path)?.length ?? 0) });
@@ -109,6 +115,7 @@ export function fakeSearch(tree: FakeTree, path: string, options: unknown): FsSe
   let filesScanned = 0;
   let filesMatched = 0;
   let bytesRead = 0;
+  const output = new OutputBudget(limits.maxOutputChars);
   const searchFile = (file: string): boolean => {
     const bytes = Buffer.from(tree.files.get(file) ?? new Uint8Array());
     if (bytes.length > limits.maxFileBytes) {
@@ -126,10 +133,15 @@ export function fakeSearch(tree: FakeTree, path: string, options: unknown): FsSe
       skipped.binary++;
       return true;
     }
-    if (outcome.hits.length > 0) filesMatched++;
-    for (const hit of outcome.hits) matches.push({ path: file, ...hit });
-    if (outcome.more) stopped = "max-matches";
-    return !outcome.more;
+    const before = matches.length;
+    for (const hit of outcome.hits) {
+      if (!output.takeMatch(file, hit)) stopped = "max-output";
+      if (stopped !== undefined) break;
+      matches.push({ path: file, ...hit });
+    }
+    if (matches.length > before) filesMatched++;
+    if (stopped === undefined && outcome.more) stopped = "max-matches";
+    return stopped === undefined;
   };
   if (tree.files.has(path)) searchFile(path);
   else if (!tree.dirs.has(path)) tree.fail(HostProxyError.notFound(`${path}: no such file or directory`));

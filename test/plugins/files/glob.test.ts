@@ -36,6 +36,18 @@ describe("files plugin: glob", () => {
     });
   }
 
+  it("keeps its answer within 1 MiB of paths: long paths stop it, truncated; control: half of them", async () => {
+    // 5,000 paths of 300 characters: 1.5 M characters.
+    const files = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`/work/${String(i).padStart(294, "f")}`, ""]));
+    const { tools } = await filesPlugin({ files });
+    const all = callOk(tools, "glob", { pattern: "*", limit: 5000 });
+    assert.equal(all["truncated"], true);
+    const count = (all["files"] as string[]).length;
+    assert.ok(count > 3000 && count < 3500, `${count}`);
+    const half = callOk(tools, "glob", { pattern: "*[02468]", limit: 5000 });
+    assert.deepEqual([half["truncated"], (half["files"] as string[]).length], [false, 2500]);
+  });
+
   it("walks only below the pattern's plain prefix, and no deeper than it needs", async () => {
     const { tools, fs } = await filesPlugin({ files: TREE });
     callOk(tools, "glob", { pattern: "src/*.ts" });

@@ -138,6 +138,19 @@ describe("files plugin: grep", () => {
     assert.equal(callOk(tools, "grep", { pattern: "hit" })["stopped"], undefined);
   });
 
+  it("keeps its answer within 1 MiB of text: wide lines with context stop at max-output", async () => {
+    const { tools } = await filesPlugin({ files: { "/work/wide.txt": `${"x".repeat(4000)}\n`.repeat(300) } });
+    const wide = callOk(tools, "grep", { pattern: "x", context: 10, max_line_length: 4096, max_matches: 1000 });
+    assert.deepEqual([wide["truncated"], wide["stopped"]], [true, "max-output"]);
+    const count = (wide["matches"] as Match[]).length;
+    assert.ok(count > 0 && count < 300, `${count}`);
+    // Well under the sandbox's 4 MiB result cap, which would otherwise refuse the whole answer.
+    assert.ok(JSON.stringify(wide).length < 2 * 1024 * 1024);
+    // Control: the same search with short lines returns every match.
+    const narrow = callOk(tools, "grep", { pattern: "x", context: 10, max_line_length: 16, max_matches: 1000 });
+    assert.deepEqual([narrow["truncated"], (narrow["matches"] as Match[]).length], [false, 300]);
+  });
+
   it("cuts a long matching line to a window around the match", async () => {
     const line = `${"a".repeat(1000)}needle${"b".repeat(1000)}`;
     const { tools } = await filesPlugin({ files: { "/work/min.js": line } });
