@@ -6,7 +6,8 @@
 // resolve from node_modules as before. bin/clawhive.js falls back to dist/runtime/cli/ when the
 // bundle is missing or older than the last compile.
 import { join } from "node:path";
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
+import { commonJsDynamicImports } from "./bundle-interop.js";
 
 /** Packages loaded from node_modules at run time, never copied into the bundle. */
 const EXTERNAL = [
@@ -22,11 +23,14 @@ const EXTERNAL = [
   "thread-stream",
 ];
 
+/** What the bundle was built from, beside it: test/house/cli-lazy-chunks.test.ts reads it. */
+export const BUNDLE_META = join("dist", "runtime", "cli-bundle.meta.json");
+
 export async function bundleCli(root) {
   const { build } = await import("esbuild");
   const outdir = join(root, "dist", "runtime", "cli-bundle");
   rmSync(outdir, { recursive: true, force: true });
-  await build({
+  const result = await build({
     entryPoints: [join(root, "dist", "runtime", "cli", "main.js")],
     outdir,
     bundle: true,
@@ -36,7 +40,11 @@ export async function bundleCli(root) {
     target: "node20",
     external: EXTERNAL,
     logLevel: "warning",
+    absWorkingDir: root,
+    metafile: true,
+    plugins: [commonJsDynamicImports()],
     // Bundled CommonJS packages call require(): give the ES module one.
     banner: { js: "import { createRequire as __clawhiveRequire } from 'node:module'; const require = __clawhiveRequire(import.meta.url);" },
   });
+  writeFileSync(join(root, BUNDLE_META), JSON.stringify(result.metafile));
 }
