@@ -1,6 +1,8 @@
 /**
  * The runtime's structured log: JSON lines (pino) on stderr, one object a line with `level`,
- * `time`, `msg` and what is known where it was written (`request_id`, `run_id`, `trace_id`);
+ * `time`, `msg` and what is known where it was written (`request_id`, `run_id`, `trace_id`,
+ * `span_id`: a child logger's own fields, and those of the run or MCP request being served, see
+ * context.ts);
  * a readable line a record when stderr is a terminal or `log.format: pretty`. Tokens, secrets
  * and credentials never reach it: known fields are censored by path, and token-shaped text
  * (API tokens, bearer credentials, provider keys) is masked wherever it appears.
@@ -8,6 +10,7 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
 import { createRequire } from "node:module";
 import type pinoPretty from "pino-pretty";
+import { contextLogFields } from "./context.js";
 
 export type { Logger } from "pino";
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -56,6 +59,7 @@ export function createLogger(options: LogOptions = {}): Logger {
     messageKey: "msg",
     redact: { paths: REDACT_PATHS, censor: REDACTED },
     formatters: { level: (label) => ({ level: label }), log: (fields) => maskFields(fields) as Record<string, unknown> },
+    mixin: (_fields, _level, logger) => workFields(logger),
     serializers: { err: (error: unknown) => maskFields(error), error: (error: unknown) => maskFields(error) },
     hooks: {
       logMethod(args, method) {
@@ -65,6 +69,20 @@ export function createLogger(options: LogOptions = {}): Logger {
   };
   const destination = options.destination ?? (format === "pretty" ? loadPretty()({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, translateTime: "SYS:HH:MM:ss.l" }) : pino.destination({ dest: 2, sync: true }));
   return pino(config, destination);
+}
+
+/**
+ * The fields of the work being served (context.ts), less those the logger was bound with: a
+ * request's child logger says its `trace_id` itself, and a JSON line must not say a key twice.
+ * A span id goes only with its own trace id.
+ */
+function workFields(logger: Logger): Record<string, string> {
+  const fields = contextLogFields();
+  if (Object.keys(fields).length === 0) return fields;
+  const bound = logger.bindings();
+  if (typeof bound.trace_id === "string" && fields.trace_id !== undefined && bound.trace_id !== fields.trace_id) delete fields.span_id;
+  for (const key of Object.keys(fields)) if (key in bound) delete fields[key];
+  return fields;
 }
 
 /** pino-pretty (and its dependencies) only where a line is pretty: JSON logging never loads it. */
