@@ -5,6 +5,7 @@ import { McpSession } from "../mcp/index.js";
 import { parseCommandArgs } from "./args.js";
 import { openRuntime, STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { VERSION } from "./version.js";
+import { flushTracing } from "../telemetry/tracing.js";
 
 export const mcpHelp = `clawhive mcp — serve an agent's tools to an MCP client; review an agent's MCP servers
 
@@ -66,9 +67,12 @@ export async function mcpCommand(argv: string[]): Promise<number> {
       process.once("SIGINT", () => resolve());
       process.once("SIGTERM", () => resolve());
     });
-    await session.server.connect(transport);
+    await session.connect(transport, "pipe");
     await closed;
     await session.close();
+    // The session's spans go now: a client kills a server it closed within seconds (SIGTERM after
+    // 2 s, SIGKILL after 4 s in the SDK's stdio client), before the runtime below has closed.
+    await flushTracing().catch(() => undefined);
     return 0;
   } finally {
     await runtime.close();

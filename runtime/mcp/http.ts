@@ -120,7 +120,7 @@ export class McpHttpSessions {
       onsessionclosed: (id) => void this.#end(id),
     });
     try {
-      await session.server.connect(transport);
+      await session.connect(transport, "tcp");
       const response = await transport.handleRequest(request, { parsedBody: what.message });
       if (refused !== undefined) throw refused;
       return response;

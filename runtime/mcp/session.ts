@@ -6,7 +6,9 @@
  * the new tools, and the client is told (`notifications/tools/list_changed`): a Run never
  * gains a tool it did not start with. Closing the session ends its Run.
  */
+import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ClawhiveError, NotFoundError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
@@ -16,6 +18,8 @@ import { awaitDecision } from "./approval.js";
 import { errorResult, okResult } from "./results.js";
 import { mcpTools, resolveMcpToolName } from "./tool-list.js";
 import { progressReporter, type CallExtra } from "./progress.js";
+import { traceMcpServer } from "../telemetry/mcp-server-spans.js";
+import { runSpanContext } from "../telemetry/run-log-fields.js";
 
 export interface McpSessionOptions {
   agent: string;
@@ -50,6 +54,8 @@ export class McpSession {
   #pending = 0;
   #watch: NodeJS.Timeout | undefined;
   #closed = false;
+  /** The session's id where its transport has none (stdio): its spans' `mcp.session.id`. */
+  readonly #ownId = `mcp_${randomUUID()}`;
 
   private constructor(runtime: Runtime, options: McpSessionOptions) {
     this.#runtime = runtime;
@@ -103,6 +109,15 @@ export class McpSession {
   /** A request of this session is being served (a call waiting for a person included). */
   get busy(): boolean {
     return this.#pending > 0;
+  }
+
+  /**
+   * Serves the session over `transport`, traced (mcp-server-spans.ts) when tracing is on:
+   * `network` is `pipe` for stdio, `tcp` for streamable HTTP.
+   */
+  async connect(transport: Transport, network: "pipe" | "tcp"): Promise<void> {
+    await this.server.connect(transport);
+    traceMcpServer(transport, { network, sessionId: () => transport.sessionId ?? this.#ownId, fallbackParent: () => (this.#run === undefined ? undefined : runSpanContext(this.#run.id)) });
   }
 
   /** Ends the session: its Run ends (report stored), the connection closes. */

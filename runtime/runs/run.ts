@@ -12,6 +12,7 @@ import { RunToolCalls } from "./run-tool-calls.js";
 import { reachableTools } from "./reachable-tools.js";
 import type { CallToolOptions, RunServices, RunSetup } from "./run-setup.js";
 import { RunStops, type RunState } from "./run-stops.js";
+import { withRunLogFields } from "../telemetry/run-log-fields.js";
 export type { CallToolOptions, RunServices, RunSetup } from "./run-setup.js";
 export type { EffectMade } from "./effects.js";
 
@@ -132,7 +133,7 @@ export class Run {
     if (this.#state.status === "awaiting_approval") {
       throw new ConflictError("run_awaiting_approval", `run ${this.id} waits for approval ${this.#state.pending?.approvalId}; decide it, then resume the run`);
     }
-    return this.#calls.call(name, input, options);
+    return withRunLogFields(this, () => this.#calls.call(name, input, options));
   }
 
   /**
@@ -158,7 +159,7 @@ export class Run {
    * outcome (which may pause again for another effect), or `undefined` if nothing was pending.
    */
   resume(): Promise<ToolCallOutcome | undefined> {
-    return this.#calls.resume();
+    return withRunLogFields(this, () => this.#calls.resume());
   }
 
   /**

@@ -7,10 +7,13 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { TraceFlags, type SpanContext } from "@opentelemetry/api";
+import { withLogFields } from "../log/context.js";
 import type { TraceParent } from "./traceparent.js";
 import { activeTracer } from "./tracing.js";
 
 const callerTrace = new AsyncLocalStorage<TraceParent>();
+/** The span of the request this process is serving now, made here (an MCP request's SERVER span). */
+const serverSpan = new AsyncLocalStorage<SpanContext>();
 /** Callers' spans a run about to start continues, by its trace id (see `callerTraceId`). */
 const remoteParents = new Map<string, TraceParent>();
 const MAX_REMOTE = 1000;
@@ -42,6 +45,19 @@ export function takeRemoteParent(traceId: string): SpanContext | undefined {
 export function currentCallerSpan(): SpanContext | undefined {
   const parent = callerTrace.getStore();
   return parent === undefined ? undefined : remoteSpan(parent);
+}
+
+/**
+ * Runs `work` as the serving of a request whose span this process made: a ToolCall it makes is
+ * under that span (run-spans.ts), and its log lines name it.
+ */
+export function withServerSpan<T>(span: SpanContext, work: () => T): T {
+  return serverSpan.run(span, () => withLogFields(() => ({ trace_id: span.traceId, span_id: span.spanId }), work));
+}
+
+/** The span of the request being served, when this process made one (`withServerSpan`). */
+export function currentServerSpan(): SpanContext | undefined {
+  return serverSpan.getStore();
 }
 
 function remoteSpan(parent: TraceParent): SpanContext {

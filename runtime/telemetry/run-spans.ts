@@ -8,18 +8,11 @@ import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context
 import type { LlmProvider, LlmRequest, LlmResponse } from "../llm/index.js";
 import type { Run } from "../runs/run.js";
 import type { RunEvent, StepEvent } from "../runs/types.js";
-import { currentCallerSpan, takeRemoteParent } from "./caller-trace.js";
+import { currentCallerSpan, currentServerSpan, takeRemoteParent } from "./caller-trace.js";
+import { runs, type RunSpans } from "./run-span-table.js";
 import { formatTraceparent } from "./traceparent.js";
 import { activeTracer, withTraceId } from "./tracing.js";
 
-interface RunSpans {
-  readonly span: Span;
-  readonly steps: Map<string, Span>;
-  readonly toolCalls: Map<string, Span>;
-  current: Span | undefined;
-}
-
-const runs = new Map<string, RunSpans>();
 
 /**
  * Every span's start and end, from one clock: epoch milliseconds with the monotonic clock's
@@ -128,6 +121,9 @@ function onEvent(spans: RunSpans, event: RunEvent): void {
 function toolCallParent(spans: RunSpans, stepId: string): { parent: Context; links: Link[] } {
   const step = spans.steps.get(stepId);
   const own = step ?? spans.span;
+  // A request span of our own (an MCP `tools/call`): the ToolCall is its work, in its trace.
+  const server = step === undefined ? currentServerSpan() : undefined;
+  if (server !== undefined) return { parent: trace.setSpanContext(context.active(), server), links: server.traceId === own.spanContext().traceId ? [] : [{ context: own.spanContext() }] };
   const caller = step === undefined ? currentCallerSpan() : undefined;
   if (caller === undefined || caller.traceId === own.spanContext().traceId) return { parent: trace.setSpan(context.active(), own), links: [] };
   return { parent: trace.setSpanContext(context.active(), caller), links: [{ context: own.spanContext() }] };

@@ -1,6 +1,7 @@
 /**
  * W3C `traceparent` on `/mcp`: an MCP session's run continues the caller's trace; a `tools/call`
- * made under another trace joins that one (under the caller's span, linked to the run); a
+ * made under another trace joins that one (its SERVER span under the caller's span, the ToolCall
+ * under it, linked to the run), as does one whose `params._meta` names a trace; a
  * malformed header is ignored (the call works, in a trace of its own); an unsampled caller gets
  * no spans recorded.
  */
@@ -11,6 +12,7 @@ import { join } from "node:path";
 import { after, before, beforeEach, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SpanKind } from "@opentelemetry/api";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { createApp } from "../../runtime/api/app.js";
 import { openTokenStore } from "../../runtime/api/auth/index.js";
@@ -56,6 +58,8 @@ const named = (prefix: string) => exporter.getFinishedSpans().filter((s) => s.na
 
 interface Session {
   readonly client: Client;
+  /** The session's Mcp-Session-Id. */
+  id(): string | undefined;
   /** Ends the session (and so its run). */
   close(): Promise<void>;
 }
@@ -68,6 +72,7 @@ async function connect(headers: Record<string, string>): Promise<Session> {
   await client.connect(transport);
   return {
     client,
+    id: () => transport.sessionId,
     close: async () => {
       await transport.terminateSession();
       await client.close();
@@ -99,7 +104,7 @@ test("a session started under the caller's traceparent: its run and every tool c
   assert.equal(parentOf(root), caller.spanId, "the run continues the caller's span");
 });
 
-test("a tools/call under another trace than the session's joins that trace, under the caller's span, linked to the run", async () => {
+test("a tools/call under another trace than the session's joins that trace: its SERVER span under the caller's span, the ToolCall under it, linked to the run", async () => {
   const first = newTrace();
   const headers: Record<string, string> = { traceparent: header(first) };
   const session = await connect(headers);
@@ -109,13 +114,44 @@ test("a tools/call under another trace than the session's joins that trace, unde
     headers.traceparent = header(second);
     exporter.reset();
     await readFile(session);
+    const [server] = named("tools/call files__read_file");
     const [tool] = named("execute_tool files.read_file");
-    assert.ok(tool);
+    assert.ok(server && tool, exporter.getFinishedSpans().map((s) => s.name).join(", "));
+    assert.equal(server.kind, SpanKind.SERVER);
+    assert.equal(server.spanContext().traceId, second.traceId);
+    assert.equal(parentOf(server), second.spanId);
+    assert.equal(server.attributes["network.transport"], "tcp");
+    assert.equal(server.attributes["network.protocol.name"], "http");
+    assert.equal(server.attributes["mcp.session.id"], session.id(), "the Mcp-Session-Id");
     assert.equal(tool.spanContext().traceId, second.traceId);
-    assert.equal(parentOf(tool), second.spanId);
+    assert.equal(parentOf(tool), server.spanContext().spanId);
     assert.deepEqual(tool.links.map((l) => l.context.traceId), [first.traceId], "linked to the session's run");
     const hosts = named("host ");
     assert.ok(hosts.length > 0 && hosts.every((h) => h.spanContext().traceId === second.traceId && parentOf(h) === tool.spanContext().spanId));
+  } finally {
+    await session.close();
+  }
+});
+
+test("over HTTP, a _meta traceparent is the SERVER span's parent and the request's own traceparent a link; control: without _meta the request's is the parent", async () => {
+  const transportTrace = newTrace();
+  const session = await connect({ traceparent: header(transportTrace) });
+  try {
+    exporter.reset();
+    await readFile(session);
+    const [plain] = named("tools/call files__read_file");
+    assert.equal(parentOf(plain!), transportTrace.spanId);
+    assert.deepEqual(plain!.links, []);
+    exporter.reset();
+    const meta = newTrace();
+    const result = await session.client.callTool({ name: "files__read_file", arguments: { path: "/docs/a.txt" }, _meta: { traceparent: header(meta) } });
+    assert.notEqual(result.isError, true, JSON.stringify(result));
+    const [server] = named("tools/call files__read_file");
+    assert.equal(server!.spanContext().traceId, meta.traceId);
+    assert.equal(parentOf(server!), meta.spanId);
+    assert.deepEqual(server!.links.map((l) => l.context.spanId), [transportTrace.spanId]);
+    const [tool] = named("execute_tool files.read_file");
+    assert.equal(parentOf(tool!), server!.spanContext().spanId);
   } finally {
     await session.close();
   }

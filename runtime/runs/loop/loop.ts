@@ -15,6 +15,7 @@ import { outcomeResult } from "./tool-results.js";
 import { limitTurn } from "./refusals.js";
 import { TurnCalls } from "./tool-calls.js";
 import { leaseGuard } from "../fence.js";
+import { withRunLogFields } from "../../telemetry/run-log-fields.js";
 
 /** Why the loop stopped driving for now. */
 type Halt = "continue" | "paused" | "stopped";
@@ -78,7 +79,7 @@ export class RunLoop {
     }, Math.max(0, timeoutMs - state.activeMs));
     timer.unref();
     try {
-      await this.#run(run, state, controller.signal);
+      await withRunLogFields(run, () => this.#run(run, state, controller.signal));
     } catch (error) {
       // A run another node took over is that node's to end: this one only stops.
       const taken = error instanceof ClawhiveError && error.code === "run_taken_over";
