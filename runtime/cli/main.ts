@@ -2,6 +2,7 @@
 import { ClawhiveError } from "../errors.js";
 import { VERSION } from "./version.js";
 import { didYouMean } from "../text/suggest.js";
+import { runCommandEnd } from "./command-end.js";
 
 interface CommandModule {
   run: (argv: string[]) => Promise<number>;
@@ -87,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
   return module.run(rest);
 }
 
-main(process.argv.slice(2)).then(
+main(process.argv.slice(2)).finally(runCommandEnd).then(
   (code) => {
     process.exitCode = code;
   },

@@ -9,11 +9,11 @@ import type { ParseArgsConfig } from "node:util";
 import { NotFoundError } from "../errors.js";
 import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { defaultDataDir } from "../config/data-dir.js";
-import { loadConfig } from "../config/index.js";
 import { defaultBuildCacheDir, PROJECT_ROOT } from "../plugins/locations.js";
 import { runtimeMountGuard } from "../runs/mount-guard.js";
 import { Runtime, type RuntimeOptions } from "../runtime.js";
 import { progressPrinter } from "./progress.js";
+import { commandSettings } from "./command-config.js";
 import { openStore, parseStoreUrl } from "../store/index.js";
 import type { Store } from "../store/index.js";
 
@@ -96,14 +96,16 @@ export async function openExistingStore(values: Readonly<Record<string, unknown>
  */
 export async function openRuntime(values: Readonly<Record<string, unknown>>, extra: Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory" | "pluginDirs" | "continueDecidedRuns" | "adoptOrphans"> = {}): Promise<Runtime> {
   const authToken = fromEnv("CLAWHIVE_STORE_AUTH_TOKEN");
-  const { sandbox } = await loadConfig({ env: process.env, cwd: process.cwd(), ...(typeof values.config === "string" ? { file: values.config } : {}) });
+  // Its model calls and traces go where the configuration says (command-config.ts).
+  const settings = await commandSettings({ ...(typeof values.config === "string" ? { file: values.config } : {}) });
   const progress = progressPrinter(process.stderr);
   return Runtime.create({
+    ...settings,
     dataDir: resolveDataDir(values),
     storeUrl: resolveStoreUrl(values),
     ...(authToken === undefined ? {} : { storeAuthToken: authToken }),
     agentsDir: resolveAgentsDir(values),
-    sandbox: { ...sandbox, poolSize: 0 },
+    sandbox: { ...settings.sandbox, poolSize: 0 },
     onProgress: progress,
     ...extra,
   }).finally(() => progress.stop());

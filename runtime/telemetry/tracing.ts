@@ -16,6 +16,8 @@ export interface TracingOptions {
   readonly batch?: boolean;
   readonly serviceName?: string;
   readonly serviceVersion?: string;
+  /** How long one export to the OTLP endpoint may take (default 10 s): a command's end waits for it. */
+  readonly exportTimeoutMs?: number;
 }
 
 const ZERO_SPAN_ID = "0".repeat(16);
@@ -66,7 +68,7 @@ export async function startTracing(options: TracingOptions): Promise<void> {
     import("@opentelemetry/resources"),
   ]);
   const ids = new RunTraceIds();
-  const exporter = options.exporter ?? new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter({ url: options.otlpEndpoint!, timeoutMillis: 10_000 });
+  const exporter = options.exporter ?? new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter({ url: options.otlpEndpoint!, timeoutMillis: options.exportTimeoutMs ?? 10_000 });
   const processor =
     options.exporter !== undefined && options.batch !== true
       ? new SimpleSpanProcessor(exporter)

@@ -52,11 +52,12 @@ export function clawhiveIn(place: CliPlace, ...args: string[]): { code: number |
  * The real binary on `place`'s data dir, asynchronously: for tests whose fake model server
  * answers from this process (spawnSync would block it). No clawhive variables pass through.
  */
-export function clawhiveAsync(place: CliPlace, args: readonly string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function clawhiveAsync(place: CliPlace, args: readonly string[], input?: string, options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const env = { ...process.env };
   for (const name of ["CLAWHIVE_DATA_DIR", "CLAWHIVE_STORE_URL", "CLAWHIVE_AGENTS_DIR", "CLAWHIVE_SERVER", "CLAWHIVE_TOKEN"]) delete env[name];
+  Object.assign(env, options.env);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args, "--data-dir", place.data], { env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, ...args, "--data-dir", place.data], { env, stdio: ["pipe", "pipe", "pipe"], ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
