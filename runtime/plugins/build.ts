@@ -1,5 +1,4 @@
 import { readdir, readFile, writeFile } from "node:fs/promises";
-import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { InvalidInputError, PluginError } from "../errors.js";
 import { sha256, type PluginArtifact } from "./artifact.js";
@@ -13,10 +12,12 @@ import { pluginRoot, readInside } from "./confine.js";
 import { publishDir } from "./publish.js";
 import { parsePluginManifest, type PluginManifest } from "./manifest.js";
 import { PROJECT_ROOT } from "./locations.js";
+import { packageDir, packageVersion } from "./package-dir.js";
 
 const WIT_DIR = join(PROJECT_ROOT, "wit");
 /** WASI 0.2's WIT as jco ships it (the version componentize-js's engine imports). */
-const WASI_WIT_DIR = join(PROJECT_ROOT, "node_modules", "@bytecodealliance", "jco", "lib", "wit", "builtin", "0.2.12");
+/** WASI 0.2.12's own WIT packages, kept in the project (wit/wasi/README.md). */
+const WASI_WIT_DIR = join(WIT_DIR, "wasi");
 // sockets only because wasi:cli's worlds name it; an import of it is refused at install.
 const WASI_WIT_PACKAGES = ["io", "clocks", "random", "cli", "filesystem", "sockets"];
 /** Bump when the build recipe changes, so old cache entries stop matching. */
@@ -183,8 +184,8 @@ async function collectWit(root: string, pluginDir: string, wasi: boolean): Promi
   return files;
 }
 
+/** The versions that make a build: componentize-js, and the jco it makes the component with (its own dependency). */
 function toolVersions(): Record<string, string> {
-  const version = (name: string) =>
-    (JSON.parse(readFileSync(join(PROJECT_ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
-  return { componentize: version("@bytecodealliance/componentize-js"), jco: version("@bytecodealliance/jco") };
+  const componentize = packageDir("@bytecodealliance/componentize-js");
+  return { componentize: packageVersion("@bytecodealliance/componentize-js"), jco: packageVersion("@bytecodealliance/jco", componentize) };
 }

@@ -6,12 +6,11 @@
  */
 import { mkdir, readdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { readFileSync } from "node:fs";
 import { sha256 } from "./artifact.js";
-import { PROJECT_ROOT } from "./locations.js";
+import { packageVersion } from "./package-dir.js";
 
 /** Bump when the record's meaning changes, so old records stop matching; a new esbuild bundles anew. */
-const RECORD = `1 esbuild ${(JSON.parse(readFileSync(join(PROJECT_ROOT, "node_modules", "esbuild", "package.json"), "utf8")) as { version: string }).version}`;
+const RECORD = `1 esbuild ${packageVersion("esbuild")}`;
 
 export interface BundleInputs {
   /** sha256 of the bundle these inputs produced. */

@@ -4,6 +4,7 @@ import type { Message } from "esbuild";
 import { InvalidInputError, PluginError } from "../errors.js";
 import { confineToFolder, isWithin, pluginRoot } from "./confine.js";
 import { PROJECT_ROOT } from "./locations.js";
+import { nodeModulesDirs } from "./package-dir.js";
 
 const SDK_DIR = join(PROJECT_ROOT, "plugins", "sdk");
 
@@ -16,8 +17,9 @@ export const SDK_ALIASES: Readonly<Record<string, string>> = {
 /**
  * Bundles the plugin's source into one ES module. The bundle step sees only the plugin's own
  * folder (its node_modules included) and the SDK: see confine.ts. First-party plugins (this
- * project's plugins/, test/plugins/, bench/plugins/) also take packages from the project's
- * node_modules, as the project's package.json declares their dependencies.
+ * project's plugins/, test/plugins/, bench/plugins/) also take packages from the node_modules
+ * the project resolves its own from (its own, and the one npm hoisted them into when the project
+ * is installed as a dependency), as the project's package.json declares their dependencies.
  */
 export async function bundlePlugin(pluginDir: string, source: string): Promise<string> {
   return (await bundleWithInputs(pluginDir, source)).text;
@@ -55,7 +57,7 @@ export async function bundleWithInputs(pluginDir: string, source: string): Promi
         confineToFolder(root, {
           aliases: SDK_ALIASES,
           shared: [SDK_DIR],
-          packageRoots: firstParty ? [join(PROJECT_ROOT, "node_modules")] : [],
+          packageRoots: firstParty ? nodeModulesDirs() : [],
         }),
       ],
       // The bundle names each module by its path from here (`// plugins/files/src/index.ts`):

@@ -1,11 +1,10 @@
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ClawhiveError, PluginError } from "../errors.js";
 import { ARTIFACT_RECORD, BLOB_FILE, GLUE_FILE, readArtifact, sha256, type ArtifactRecord, type PluginArtifact } from "./artifact.js";
 import { patchGlue, withBuildChild, type BuildJob } from "./build-child.js";
-import { PROJECT_ROOT } from "./locations.js";
+import { packageVersion } from "./package-dir.js";
 import type { PluginManifest } from "./manifest.js";
 import { publishDir } from "./publish.js";
 import { canonicalText, CodeSeal } from "./seal.js";
@@ -206,6 +205,4 @@ function compileKey(input: CompileInput): string {
   return sha256(JSON.stringify({ recipe: COMPILE_RECIPE, jco, blob: input.sha256, manifest: input.manifest }));
 }
 
-function toolVersion(name: string): string {
-  return (JSON.parse(readFileSync(join(PROJECT_ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
-}
+const toolVersion = (name: string): string => packageVersion(name);

@@ -10,6 +10,7 @@ import { join, resolve } from "node:path";
 import { createMountHostGuard } from "../../host-proxies/fs/index.js";
 import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { PROJECT_ROOT } from "../plugins/locations.js";
+import { nodeModulesDirs } from "../plugins/package-dir.js";
 import { parseStoreUrl } from "../store/url.js";
 
 export const DEFAULT_KEY_FILE_NAME = "secret.key";
@@ -58,7 +59,10 @@ export function runtimeMountGuard(options: RuntimePathsOptions): MountHostGuard 
       { path: resolve(dataDir, options.calendarDir ?? "calendars"), what: "the runtime's calendars (reached only through the calendar grants)" },
       { path: join(dataDir, "agents"), what: "the agents' memory files (written only through memory)" },
       // Resolved on its own: node_modules may be a link to a folder outside the install folder.
-      { path: join(installDir, "node_modules"), what: "the runtime's dependencies (code it loads)" },
+      // Installed as a dependency, the runtime loads its own from the node_modules npm hoisted them to.
+      ...[join(installDir, "node_modules"), ...nodeModulesDirs(installDir)]
+        .filter((path, i, all) => all.indexOf(path) === i)
+        .map((path) => ({ path, what: "the runtime's dependencies (code it loads)" })),
     ],
   });
 }
