@@ -4,7 +4,7 @@ import { probeSandbox } from "../../host-proxies/shell/index.js";
 import { AgentCatalogue } from "../agents/catalogue.js";
 import { findDataDir } from "../config/data-dir.js";
 import { InvalidInputError } from "../errors.js";
-import { defaultBuildCacheDir, pluginSourceDirs } from "../plugins/locations.js";
+import { defaultBuildCacheDir, installedAsPackage, pluginSourceDirs } from "../plugins/locations.js";
 import { openStore, parseStoreUrl } from "../store/index.js";
 import { parseCommandArgs } from "./args.js";
 import { paint } from "./colour.js";
@@ -32,7 +32,7 @@ export interface Check {
 export async function doctorCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, agents: { type: "string" } });
   if (positionals.length > 0) throw new InvalidInputError("usage: clawhive doctor [--agents DIR] [--data-dir DIR]");
-  const checks: Check[] = [nodeCheck(), await sandboxCheck(), storeCheck(values), ...(await pluginChecks()), ...(await agentChecks(values))];
+  const checks: Check[] = [nodeCheck(), await sandboxCheck(), storeCheck(values), ...(await pluginChecks(values)), ...(await agentChecks(values))];
   const marks = { ok: paint.green("ok  "), warn: paint.yellow("warn"), fail: paint.red("FAIL") };
   for (const check of checks) {
     console.log(`${marks[check.status]} ${inert(check.what, { newlines: false })}`);
@@ -62,13 +62,13 @@ function storeCheck(values: Readonly<Record<string, unknown>>): Check {
 }
 
 /** Each first-party plugin has a compiled build in the cache, else the first start compiles it. */
-async function pluginChecks(): Promise<Check[]> {
-  const cache = defaultBuildCacheDir();
+async function pluginChecks(values: Readonly<Record<string, unknown>>): Promise<Check[]> {
+  const cache = defaultBuildCacheDir(resolveDataDir(values));
   const compiled = existsSync(join(cache, "compiled")) ? readdirSync(join(cache, "compiled")) : [];
   const names = (await pluginSourceDirs()).map((dir) => basename(dir));
   const missing = names.filter((name) => !compiled.some((entry) => entry.startsWith(`${name}-`)));
   if (missing.length === 0) return [{ status: "ok", what: `${names.length} plugins built (${cache})`, fix: "" }];
-  return [{ status: "warn", what: `${missing.length}/${names.length} plugins not built yet: ${missing.join(", ")}`, fix: "the first start compiles them (20-80 s, with progress); 'npm run build:plugins' does it now" }];
+  return [{ status: "warn", what: `${missing.length}/${names.length} plugins not built yet: ${missing.join(", ")}`, fix: `the first start compiles them (20-80 s, with progress)${installedAsPackage() ? "" : "; 'npm run build:plugins' does it now"}` }];
 }
 
 async function agentChecks(values: Readonly<Record<string, unknown>>): Promise<Check[]> {

@@ -59,7 +59,7 @@ export function resolveMountGuard(values: Readonly<Record<string, unknown>>): Mo
     dataDir: resolveDataDir(values),
     storeUrl: resolveStoreUrl(values),
     secretKeyFile: fromEnv("CLAWHIVE_SECRET_KEY_FILE"),
-    buildCacheDir: defaultBuildCacheDir(),
+    buildCacheDir: defaultBuildCacheDir(resolveDataDir(values)),
   });
 }
 

@@ -5,7 +5,7 @@
 import { webhookTarget, type WebhookFileEntry } from "../webhooks/config.js";
 import { availableParallelism } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { PROJECT_ROOT } from "../plugins/locations.js";
+import { defaultBuildCacheDir, PROJECT_ROOT } from "../plugins/locations.js";
 import { defaultDataDir } from "./data-dir.js";
 import type { CalendarConfig, MailConfig } from "../runs/backends.js";
 import { parseStoreUrl } from "../store/index.js";
@@ -67,7 +67,7 @@ export function resolveConfig(layer: Layer, options: { cwd: string; file: string
     file,
     dataDir,
     agentsDir: read.path("agents_dir", () => join(PROJECT_ROOT, "capabilities")),
-    buildCacheDir: read.path("build_cache_dir", () => join(PROJECT_ROOT, ".clawhive", "build")),
+    buildCacheDir: read.path("build_cache_dir", () => defaultBuildCacheDir(dataDir)),
     store: {
       url: storeLeaf ? canonicalStoreUrl(storeLeaf.value as string, read.base(storeLeaf)) : `file:${join(dataDir, DEFAULTS.storeFile)}`,
       authToken: read.value<string | undefined>("store.auth_token", undefined),

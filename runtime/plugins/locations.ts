@@ -1,20 +1,20 @@
 import { readdir, readFile } from "node:fs/promises";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { defaultDataDir } from "../config/data-dir.js";
+import { installedAsPackage, PROJECT_ROOT } from "./project-root.js";
+
+export { installedAsPackage, PROJECT_ROOT } from "./project-root.js";
 
 /**
- * The project root: this file lives at dist/runtime/plugins/ once compiled, and the command line's
- * bundle that also holds it at dist/runtime/cli-bundle/, the same depth.
+ * Where plugin builds are cached unless configured otherwise (node-local, never committed): the
+ * project's `.clawhive/build` in a clone; installed as a package, `build` in the data dir
+ * (`dataDir`, else the one a command run here would use), never inside node_modules. An empty
+ * CLAWHIVE_BUILD_CACHE counts as unset: it would otherwise be the working folder.
  */
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
-
-/**
- * Where plugin builds are cached unless configured otherwise (node-local, never committed). An
- * empty CLAWHIVE_BUILD_CACHE counts as unset: it would otherwise be the working folder.
- */
-export function defaultBuildCacheDir(): string {
+export function defaultBuildCacheDir(dataDir?: string): string {
   const configured = process.env.CLAWHIVE_BUILD_CACHE;
-  return configured !== undefined && configured !== "" ? configured : join(PROJECT_ROOT, ".clawhive", "build");
+  if (configured !== undefined && configured !== "") return configured;
+  return installedAsPackage() ? join(dataDir ?? defaultDataDir(process.cwd()), "build") : join(PROJECT_ROOT, ".clawhive", "build");
 }
 
 /**

@@ -43,7 +43,7 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     dataDir,
     storeUrl: options.storeUrl,
     secretKeyFile: options.secretKeyFile,
-    buildCacheDir: options.buildCacheDir ?? defaultBuildCacheDir(),
+    buildCacheDir: options.buildCacheDir ?? defaultBuildCacheDir(dataDir),
     mailDir: options.mail?.backend === "maildir" ? options.mail.dir : undefined,
     calendarDir: options.calendar?.backend === "ics" ? options.calendar.dir : undefined,
   });
@@ -78,7 +78,7 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     const installer = new PluginInstaller({
       registry: new PluginRegistry(store, { clock }),
       sandbox,
-      cacheDir: options.buildCacheDir ?? defaultBuildCacheDir(),
+      cacheDir: options.buildCacheDir ?? defaultBuildCacheDir(dataDir),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       runsUsing: (name) => records.unfinishedUsing(name),
       // Cached builds are trusted under the secret key's seal only; every plugin change is audited.
