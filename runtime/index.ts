@@ -7,4 +7,5 @@ export type { CallToolOptions } from "./runs/run.js";
 export type { LeastPrivilegeReport } from "./runs/report.js";
 export { ClawhiveError, InvalidInputError, NotFoundError, ConflictError, PluginError, SandboxError } from "./errors.js";
 export type { ClawhiveClient } from "./client/index.js";
-export { httpClient, inProcessClient, ServerError } from "./client/index.js";
+export { httpClient, ServerError } from "./client/index.js";
+export { inProcessClient, type InProcessClientOptions } from "./client/in-process.js";

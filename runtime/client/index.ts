@@ -1,3 +1,9 @@
+/**
+ * `clawhive/client`: the client of a clawhive server's API (`httpClient`), light enough for a
+ * program that only talks to a server: it loads neither the runtime, the store's native driver
+ * nor the API's app. The in-process client (`inProcessClient`, a runtime's own API in memory) is
+ * exported by `clawhive`, beside the `Runtime` it takes.
+ */
 export type {
   AgentDetailView,
   AgentManifestText,
@@ -24,5 +30,4 @@ export type {
 } from "./client.js";
 export { ApiClawhiveClient } from "./client.js";
 export { httpClient, type HttpClientOptions } from "./http.js";
-export { inProcessClient, type InProcessClientOptions } from "./in-process.js";
 export { ServerError } from "./transport.js";

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { inProcessClient } from "../../runtime/client/index.js";
+import { inProcessClient } from "../../runtime/client/in-process.js";
 import { echoComponent, packTgz, writePackage } from "../helpers/plugin-packages.js";
 import { tempDir } from "../helpers/runtime.js";
 import { errorOf } from "./fixtures.js";

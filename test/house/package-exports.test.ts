@@ -86,8 +86,8 @@ test("a project imports clawhive by name, type-checks a strict use, and runs it"
   assert.equal(result.error, "x");
 });
 
-const CLIENT_USE = `import { Runtime } from "clawhive";
-import { httpClient, inProcessClient, type ClawhiveClient, type ToolView } from "clawhive/client";
+const CLIENT_USE = `import { Runtime, inProcessClient } from "clawhive";
+import { httpClient, type ClawhiveClient, type ToolView } from "clawhive/client";
 const runtime = await Runtime.create({ dataDir: process.argv[2]!, buildCacheDir: process.argv[3]!, agentsDir: process.argv[4]! });
 const client: ClawhiveClient = inProcessClient(runtime, { ownsRuntime: true });
 const remote: ClawhiveClient = httpClient({ url: "http://127.0.0.1:1", token: "chv_example" });
