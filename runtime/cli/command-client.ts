@@ -40,14 +40,14 @@ export async function commandClient(values: Readonly<Record<string, unknown>>, o
   if (target !== undefined) return new ApiClawhiveClient(new ApiClient(target), { target: target.url });
   // The runtime and the store are loaded only for a command that opens them here: through a
   // server the process is only a client, and loading them was most of its CPU.
-  const [{ inProcessClient }, { storeClient }, { openExistingStore, openRuntime, requireExistingStore }, { knownUser }] = await Promise.all([
-    import("../client/in-process.js"),
-    import("../client/store-reader.js"),
-    import("./store-path.js"),
-    import("./user.js"),
-  ]);
+  const [{ openExistingStore, openRuntime, requireExistingStore }, { knownUser }] = await Promise.all([import("./store-path.js"), import("./user.js")]);
   const actor = options.actor === undefined ? {} : { actor: options.actor };
-  if (options.storeOnly) return storeClient(await openExistingStore(values), { ownsStore: true, ...actor });
+  // Each client's routes only: the store's few, or the runtime's many.
+  if (options.storeOnly) {
+    const { storeClient } = await import("../client/store-reader.js");
+    return storeClient(await openExistingStore(values), { ownsStore: true, ...actor });
+  }
+  const { inProcessClient } = await import("../client/in-process.js");
   if (options.existing) requireExistingStore(values);
   const { existing: _existing, actor: _actor, storeOnly: _storeOnly, continueDecidedRuns = false, ...runtimeOptions } = options;
   // A decided run is continued here only by a command that follows its run (run, chat), as the

@@ -1,6 +1,7 @@
 /** What `clawhive run` (and `chat`) read from their flags: planned ToolCalls and a task's grants. */
 import { InvalidInputError } from "../errors.js";
-import { CLIENT_JSON, parseArgument } from "../json/index.js";
+import { parseArgument } from "../json/bounded.js";
+import { CLIENT_JSON } from "../json/limits.js";
 import type { PlannedCall } from "../runs/records.js";
 import { inert } from "./render.js";
 

@@ -11,10 +11,9 @@ import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { defaultDataDir } from "../config/data-dir.js";
 import { defaultBuildCacheDir, PROJECT_ROOT } from "../plugins/locations.js";
 import { runtimeMountGuard } from "../runs/mount-guard.js";
-import { Runtime, type RuntimeOptions } from "../runtime.js";
+import type { Runtime, RuntimeOptions } from "../runtime.js";
 import { progressPrinter } from "./progress.js";
-import { commandSettings } from "./command-config.js";
-import { openStore, parseStoreUrl } from "../store/index.js";
+import { parseStoreUrl } from "../store/url.js";
 import type { Store } from "../store/index.js";
 
 /** The parseArgs options of every command that reads the store. */
@@ -85,6 +84,7 @@ export function requireExistingStore(values: Readonly<Record<string, unknown>>):
 export async function openExistingStore(values: Readonly<Record<string, unknown>>): Promise<Store> {
   const url = requireExistingStore(values);
   const authToken = fromEnv("CLAWHIVE_STORE_AUTH_TOKEN");
+  const { openStore } = await import("../store/index.js");
   return openStore({ url, ...(authToken === undefined ? {} : { authToken }) });
 }
 
@@ -96,6 +96,7 @@ export async function openExistingStore(values: Readonly<Record<string, unknown>
  */
 export async function openRuntime(values: Readonly<Record<string, unknown>>, extra: Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory" | "pluginDirs" | "continueDecidedRuns" | "adoptOrphans"> = {}): Promise<Runtime> {
   const authToken = fromEnv("CLAWHIVE_STORE_AUTH_TOKEN");
+  const [{ Runtime }, { commandSettings }] = await Promise.all([import("../runtime.js"), import("./command-config.js")]);
   // Its model calls and traces go where the configuration says (command-config.ts).
   const settings = await commandSettings({ ...(typeof values.config === "string" ? { file: values.config } : {}) });
   const progress = progressPrinter(process.stderr);

@@ -7,8 +7,7 @@
  */
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { createMountHostGuard } from "../../host-proxies/fs/index.js";
-import type { MountHostGuard } from "../../host-proxies/fs/index.js";
+import { createMountHostGuard, type MountHostGuard } from "../../host-proxies/fs/host-path.js";
 import { PROJECT_ROOT } from "../plugins/locations.js";
 import { nodeModulesDirs } from "../plugins/package-dir.js";
 import { parseStoreUrl } from "../store/url.js";
