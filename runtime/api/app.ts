@@ -1,209 +1,48 @@
+/**
+ * The HTTP API with the runtime's resource routes (plugins, agents, tools, approvals, audit,
+ * secrets, schedules, skills, memory, runs) mounted in the frame app-core.ts builds.
+ */
+import type { Hono } from "hono";
+import type { Runtime } from "../runtime.js";
+import type { ApiEnv } from "./auth/index.js";
+import { createCoreApp, type AppOptions } from "./app-core.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
-import { mcpRoutes } from "./routes/mcp.js";
-import { Hono } from "hono";
-import { httpMetrics, type RuntimeMetrics } from "../metrics/index.js";
-import type { McpEndpoint } from "../mcp/lazy.js";
-import type { DownloadOptions } from "../plugins/install/index.js";
 import { runRoutes } from "./routes/runs.js";
 import { runResumeRoutes } from "./routes/run-resume.js";
 import { scheduleRoutes } from "./routes/schedules.js";
 import { skillRoutes } from "./routes/skills.js";
 import { memoryRoutes } from "./routes/memory.js";
-import type { Runtime } from "../runtime.js";
-import { authenticate } from "./auth/index.js";
-import type { ApiEnv, TokenStore } from "./auth/index.js";
-import {
-  baselineHeaders,
-  capConcurrency,
-  catchNonErrors,
-  checkHost,
-  checkMcpOrigin,
-  corsFor,
-  errorHandler,
-  limitBody,
-  notFoundHandler,
-  rejectAmbiguousPaths,
-  requestLog,
-  requireMetricsToken,
-} from "./middleware/index.js";
-import type { CorsOptions, HostCheckOptions, InternalErrorLog } from "./middleware/index.js";
-import { IdempotencyRecords } from "./middleware/idempotency.js";
-import type { Logger } from "../log/index.js";
-import type { WebhookDispatcher } from "../webhooks/index.js";
 import { webhookRoutes } from "./routes/webhooks.js";
-import {
-  AgentCatalog,
-  agentRoutes,
-  approvalRoutes,
-  auditRoutes,
-  gateRoles,
-  healthRoute,
-  metricsRoute,
-  mountRoutes,
-  openApiRoute,
-  pluginRoutes,
-  readyRoute,
-  routeBodyLimits,
-  secretRoutes,
-  toolRoutes,
-} from "./routes/index.js";
-import type { ApiRoute, ApprovalDecidedHook, RunOwnerLookup } from "./routes/index.js";
+import { AgentCatalog, agentRoutes, approvalRoutes, auditRoutes, pluginRoutes, secretRoutes, toolRoutes } from "./routes/index.js";
+import type { ApiRoute } from "./routes/index.js";
 
-export interface ApiLimits {
-  /** Largest request body, chunked or not; default 1 MiB (config `server.body_limit_bytes`). */
-  readonly bodyLimitBytes?: number;
-  /** Requests served at once before the next is answered 429; default 64 (config `server.max_concurrent_requests`). */
-  readonly maxConcurrentRequests?: number;
-  /** The `Retry-After` of a 429, in seconds; default 1. */
-  readonly retryAfterSeconds?: number;
-}
+export { API_SERVER_OPTIONS, DEFAULT_HOST, type ApiLimits, type AppOptions } from "./app-core.js";
 
-export interface AppOptions {
-  readonly version: string;
-  /** The API's bearer tokens (`openTokenStore`); every `/v1` route needs one. */
-  readonly tokens: Pick<TokenStore, "verify">;
-  /** The core the routes drive; without it `/health` reports only status and version. */
-  readonly runtime?: Runtime;
-  readonly limits?: ApiLimits;
-  /** Off unless given a non-empty list (config `server.cors.origins`): no `Access-Control-*` header on any response. */
-  readonly cors?: CorsOptions;
-  /** Counts every request and serves `GET /metrics` (Prometheus text; no token unless `metricsToken`). */
-  readonly metrics?: RuntimeMetrics;
-  /** A bearer token `GET /metrics` requires (config `server.metrics_token`); default none, like /health. */
-  readonly metricsToken?: string | undefined;
-  /**
-   * Which `Host` headers are this server (DNS-rebinding defence, middleware/host-check.ts):
-   * the listen address and `server.allowed_hosts`. Without `listen`, the loopback names only.
-   */
-  readonly hosts?: HostCheckOptions;
-  /** Where 5xx errors are logged (with their stack); default the request's log record. */
-  readonly log?: InternalErrorLog;
-  /** The structured log every request writes to (with its request id); default the runtime's (`runtimeLogger`). */
-  readonly logger?: Logger;
-  /**
-   * Called once a person's decision on an approval is stored through `POST /v1/approvals/:id`
-   * (not awaited; a failure goes to `log`): e.g. resume the run that waited on it.
-   */
-  readonly onApprovalDecided?: ApprovalDecidedHook;
-  /** Who started a run (its owner token), for what a client token may read. Default: the run records' `owner_token`. */
-  readonly runOwner?: RunOwnerLookup;
-  /** The agent manifests folder the runtime loaded: file agents are told apart from stored ones and named. */
-  readonly agentsDir?: string;
-  /** Plugin installs by URL: extra trusted CAs (a private registry's), size cap, timeout. */
-  readonly pluginDownload?: DownloadOptions;
-  /** Where uploaded plugin packages are written (each in a fresh private folder) before install; default the OS temp dir. */
-  readonly pluginUploadDir?: string;
-  /**
-   * Plugin installs and upgrades may name a path (or URL) the runtime reads itself: set only by
-   * the client in this process (client/in-process.ts), never by a server (see routes/plugins.ts).
-   */
-  readonly pluginLocalSources?: boolean;
-  /**
-   * Serves MCP over streamable HTTP at `/mcp?agent=NAME` (bearer token as for `/v1`; admin or
-   * client role; an admin's elicitation answers decide approvals).
-   */
-  readonly mcp?: McpEndpoint;
-  /**
-   * Pushes approvals and run ends (webhooks, `GET /v1/approvals/events`); its dead letters are
-   * served at `GET /v1/webhooks/dead-letters`. It reads decisions from the store, whichever path made them.
-   */
-  readonly webhooks?: WebhookDispatcher;
-  /** Routes declared elsewhere (`defineRoute`), mounted and documented like the built-in ones. */
-  readonly routes?: readonly ApiRoute[];
-}
-
-/** Where `clawhive serve` listens unless told otherwise: this machine only. */
-export const DEFAULT_HOST = "127.0.0.1";
-
-/**
- * Node `http.Server` options for `serve({ serverOptions })`: a client must send its headers
- * within 10 s and its whole request within 30 s (Node's defaults, 60 s and 300 s, let a few slow
- * clients hold connections for minutes), and headers are capped at 16 KiB. A response may take
- * as long as it needs: an SSE stream is not a slow request.
- */
-export const API_SERVER_OPTIONS = { headersTimeout: 10_000, requestTimeout: 30_000, maxHeaderSize: 16 * 1024 } as const;
-
-/**
- * The HTTP API. Every request passes, in order: the Host check (421, DNS rebinding), the concurrency cap (429), the path check (400
- * for dot segments, encoded slashes, `//`), CORS when configured, bearer authentication for
- * `/v1/*` (400/401), the role check of the declared routes (403), and the body limit (413) — so
- * the body of a caller who may not call the route is never read. Routes (`routes/`, declared
- * with `defineRoute`) then validate their path, query and body (400/415) before their handler runs. Errors always answer `{error: {code, message, field?}}`;
- * nothing else (no stack trace) leaves the process. `/health` and `/ready` need no token.
- */
+/** The HTTP API of a runtime: its resource routes in the frame (middleware, order, errors) `createCoreApp` describes. */
 export function createApp(options: AppOptions): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>();
-  const limits = options.limits ?? {};
-  const routes = declaredRoutes(options);
-
-  app.onError(errorHandler(options.log === undefined ? {} : { log: options.log }));
-  app.notFound(notFoundHandler);
-
-  app.use("*", requestLog(options.logger === undefined ? undefined : () => options.logger!));
-  if (options.metrics) app.use("*", httpMetrics(options.metrics));
-  app.use("*", catchNonErrors());
-  app.use("*", baselineHeaders());
-  // Before anything else reads the request: a page that rebound its name to us gets nothing.
-  app.use("*", checkHost(options.hosts));
-  app.use("*", capConcurrency({
-    ...(limits.maxConcurrentRequests === undefined ? {} : { max: limits.maxConcurrentRequests }),
-    ...(limits.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: limits.retryAfterSeconds }),
-  }));
-  app.use("*", rejectAmbiguousPaths());
-  if (options.cors !== undefined && options.cors.origins.length > 0) app.use("*", corsFor(options.cors));
-  if (options.metricsToken !== undefined) app.use("/metrics", requireMetricsToken(options.metricsToken));
-  app.use("/v1/*", authenticate(options.tokens));
-  // Roles before bodies: a token that may not call a route never gets its body read.
-  app.use("/v1/*", gateRoles(routes));
-  // One limit for every body, except the routes that declare their own (plugin uploads).
-  app.use("*", limitBody({ ...(limits.bodyLimitBytes === undefined ? {} : { maxBytes: limits.bodyLimitBytes }), limitFor: routeBodyLimits(routes) }));
-
-  if (options.mcp !== undefined) guardMcp(app, options);
-  mountRoutes(app, routes, options.runtime === undefined ? {} : { idempotency: new IdempotencyRecords(options.runtime.store) });
-  return app;
+  return createCoreApp(options, options.runtime === undefined ? [] : runtimeRoutes(options.runtime, options));
 }
 
-/**
- * Every route the app serves, one list: mounted from it and documented from it
- * (`/v1/openapi.json`). Each resource's routes come from one function in `routes/`.
- */
-function declaredRoutes(options: AppOptions): ApiRoute[] {
-  const runtime = options.runtime;
-  const routes: ApiRoute[] = [healthRoute(options.version, runtime), readyRoute(runtime)];
-  if (options.metrics) routes.push(metricsRoute(options.metrics));
-  if (runtime !== undefined) {
-    const agents = new AgentCatalog(runtime, options.agentsDir === undefined ? {} : { agentsDir: options.agentsDir });
-    routes.push(
-      ...pluginRoutes(runtime, { ...(options.pluginDownload === undefined ? {} : { download: options.pluginDownload }), ...(options.pluginUploadDir === undefined ? {} : { tempDir: options.pluginUploadDir }), localSources: options.pluginLocalSources === true }),
-      ...agentRoutes(agents),
-      ...toolRoutes(runtime, agents),
-      ...mcpServerRoutes(runtime),
-      // Before /v1/approvals/:id, which would otherwise take `events` for an id.
-      ...(options.webhooks === undefined ? [] : webhookRoutes(options.webhooks)),
-      ...approvalRoutes(runtime, {
-        ...(options.onApprovalDecided === undefined ? {} : { onApprovalDecided: options.onApprovalDecided }),
-        ...(options.log === undefined ? {} : { log: options.log }),
-      }),
-      ...auditRoutes(runtime, options.runOwner === undefined ? {} : { runOwner: options.runOwner }),
-      ...secretRoutes(runtime),
-      ...scheduleRoutes(runtime.scheduler),
-      ...skillRoutes(runtime, { dir: runtime.skillsDir }),
-      ...memoryRoutes(runtime),
-      ...runRoutes(runtime),
-      ...runResumeRoutes(runtime),
-    );
-  }
-  if (options.mcp !== undefined) routes.push(...mcpRoutes(options.mcp));
-  routes.push(...(options.routes ?? []));
-  routes.push(openApiRoute(() => routes, { version: options.version }));
-  return routes;
-}
-
-/**
- * `/mcp` (routes/mcp.ts): the Origin check (MCP's DNS-rebinding defence) and the same bearer
- * tokens as `/v1`, before the route's own role check; the session itself is the MCP room's.
- */
-function guardMcp(app: Hono<ApiEnv>, options: AppOptions): void {
-  app.use("/mcp", checkMcpOrigin(options.cors?.origins ?? []));
-  app.use("/mcp", authenticate(options.tokens));
+/** The runtime's resource routes, in the order they are mounted and documented. */
+function runtimeRoutes(runtime: Runtime, options: AppOptions): ApiRoute[] {
+  const agents = new AgentCatalog(runtime, options.agentsDir === undefined ? {} : { agentsDir: options.agentsDir });
+  return [
+    ...pluginRoutes(runtime, { ...(options.pluginDownload === undefined ? {} : { download: options.pluginDownload }), ...(options.pluginUploadDir === undefined ? {} : { tempDir: options.pluginUploadDir }), localSources: options.pluginLocalSources === true }),
+    ...agentRoutes(agents),
+    ...toolRoutes(runtime, agents),
+    ...mcpServerRoutes(runtime),
+    // Before /v1/approvals/:id, which would otherwise take `events` for an id.
+    ...(options.webhooks === undefined ? [] : webhookRoutes(options.webhooks)),
+    ...approvalRoutes(runtime, {
+      ...(options.onApprovalDecided === undefined ? {} : { onApprovalDecided: options.onApprovalDecided }),
+      ...(options.log === undefined ? {} : { log: options.log }),
+    }),
+    ...auditRoutes(runtime, options.runOwner === undefined ? {} : { runOwner: options.runOwner }),
+    ...secretRoutes(runtime),
+    ...scheduleRoutes(runtime.scheduler),
+    ...skillRoutes(runtime, { dir: runtime.skillsDir }),
+    ...memoryRoutes(runtime),
+    ...runRoutes(runtime),
+    ...runResumeRoutes(runtime),
+  ];
 }

@@ -5,7 +5,7 @@
  * records, or driven: a store a runtime refuses (read-only: a copy kept for audit, a read-only
  * mount) can still be read, and reading leaves the audit log as it was.
  */
-import { createApp } from "../api/app.js";
+import { createCoreApp } from "../api/app-core.js";
 import { approvalRoutes } from "../api/routes/approvals.js";
 import { auditRoutes } from "../api/routes/audit.js";
 import { runReadRoutes } from "../api/routes/runs.js";
@@ -15,7 +15,7 @@ import { ApprovalStore } from "../policy/approvals/index.js";
 import { RunRecords, runMigrations } from "../runs/records.js";
 import { applyMigrations, systemClock, type Store } from "../store/index.js";
 import type { ApiClawhiveClient } from "./client.js";
-import { appClient } from "./in-process.js";
+import { appClient } from "./app-client.js";
 
 export interface StoreClientOptions {
   /** Close the store when the client is closed (a command that opened it for one call). */
@@ -37,7 +37,7 @@ export async function storeClient(store: Store, options: StoreClientOptions = {}
       await audit.close();
       if (options.ownsStore) await store.close();
     };
-    return appClient((tokens) => createApp({ tokens, version: VERSION, routes }), { ...(options.actor === undefined ? {} : { actor: options.actor }), close });
+    return appClient((tokens) => createCoreApp({ tokens, version: VERSION, routes }), { ...(options.actor === undefined ? {} : { actor: options.actor }), close });
   } catch (error) {
     if (options.ownsStore) await store.close();
     throw error;

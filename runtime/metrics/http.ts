@@ -1,14 +1,15 @@
 import type { Handler, MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import type { Registry } from "prom-client";
-import { RuntimeMetrics } from "./runtime-metrics.js";
+import type { RuntimeMetrics } from "./runtime-metrics.js";
 
 /**
  * `GET /metrics`: the registry in Prometheus text format 0.0.4
  * (`text/plain; version=0.0.4; charset=utf-8`).
  */
 export function metricsHandler(source: Registry | RuntimeMetrics): Handler {
-  const registry = source instanceof RuntimeMetrics ? source.registry : source;
+  // Told apart by shape: importing the class here would load prom-client into every app.
+  const registry = "registry" in source ? source.registry : source;
   return async (c) => {
     const text = await registry.metrics();
     return c.body(text, 200, { "Content-Type": registry.contentType, "Cache-Control": "no-store" });

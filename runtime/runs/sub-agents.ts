@@ -21,6 +21,9 @@ import type { PlannedCall, RunRecord, RunRecords } from "./records.js";
 import type { Run } from "./run.js";
 import type { RunStarter } from "./run-starter.js";
 import { SUB_AGENT_TOOL_PREFIX, type SpawnResult } from "./sub-agent-tools.js";
+import { ancestry, MAX_CHAIN } from "./chain.js";
+
+export { ancestry, runChain } from "./chain.js";
 
 export { SUB_AGENT_TOOL_PREFIX, spawnResultContent, subAgentOfTool, subAgentProblems, subAgentTools } from "./sub-agent-tools.js";
 export type { SpawnResult, SubAgentTool } from "./sub-agent-tools.js";
@@ -36,7 +39,6 @@ export interface SubAgentRuntime extends RunStarter {
 }
 
 /** The runtime's own hard cap on a chain of runs (see `Runtime`'s parent layers). */
-const MAX_CHAIN = 32;
 
 export interface SpawnSubAgentOptions {
   /** The sub-agent to start; the parent agent must list it in `sub_agents`. */
@@ -218,25 +220,6 @@ function parentLayers(parent: Run, chain: readonly RunRecord[], options: { agent
     layers.push({ who: `parent agent ${agent.name}`, absent: "not-granted-to-parent", grants });
   }
   return layers;
-}
-
-/** Run `runId` and its ancestors, nearest first (the run itself at index 0). */
-export async function ancestry(records: RunRecords, runId: string): Promise<RunRecord[]> {
-  const chain: RunRecord[] = [];
-  let next: string | null = runId;
-  while (next !== null) {
-    if (chain.length > MAX_CHAIN) throw new ConflictError("run_chain_too_deep", `run ${runId} has more than ${MAX_CHAIN} ancestors`);
-    const record: RunRecord | undefined = await records.get(next);
-    if (!record) throw new NotFoundError(`run ${next} does not exist`);
-    chain.push(record);
-    next = record.parentRunId;
-  }
-  return chain;
-}
-
-/** The chain of run `runId`, root first, as an approver sees it: which agent asked, through whom. */
-export async function runChain(records: RunRecords, runId: string): Promise<Array<{ runId: string; agent: string }>> {
-  return (await ancestry(records, runId)).reverse().map((r) => ({ runId: r.id, agent: r.agent }));
 }
 
 /** The unfinished runs below run `?`, deepest first (see `unfinishedDescendants`). */

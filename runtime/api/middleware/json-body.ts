@@ -2,7 +2,8 @@ import type { Env, MiddlewareHandler } from "hono";
 import * as v from "valibot";
 import { ApiError } from "./api-error.js";
 import { parseAt } from "./issues.js";
-import { CLIENT_JSON, scanJson } from "../../json/index.js";
+import { CLIENT_JSON } from "../../json/limits.js";
+import { scanJson } from "../../json/scan.js";
 
 const JSON_MEDIA = /^application\/(?:[\w.-]+\+)?json$/i;
 

@@ -1,5 +1,5 @@
 import * as v from "valibot";
-import { runChain } from "../../runs/sub-agents.js";
+import { runChain } from "../../runs/chain.js";
 import { ConflictError, InvalidInputError } from "../../errors.js";
 import { ApprovalError } from "../../policy/approvals/index.js";
 import type { Approval, ApprovalStatus } from "../../policy/approvals/index.js";

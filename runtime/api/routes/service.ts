@@ -1,4 +1,4 @@
-import { metricsHandler } from "../../metrics/index.js";
+import { metricsHandler } from "../../metrics/http.js";
 import type { RuntimeMetrics } from "../../metrics/index.js";
 import type { Runtime } from "../../runtime.js";
 import { openApiDocument } from "../openapi.js";
