@@ -1,14 +1,22 @@
 /**
  * A small pool of worker threads for parsing untrusted bytes (iCalendar expansion, MIME, HTML)
- * whose libraries cannot be bounded from outside: a job runs in a worker under a deadline and
- * a heap cap, and a worker past its deadline is terminated and replaced, so a hostile file
- * costs one job a clear error and never stalls the main thread. Workers stay warm between
- * jobs and hold the event loop only while they work.
+ * whose libraries cannot be bounded from outside: a job runs in a worker under a CPU budget, a
+ * wall-clock backstop and a heap cap, and a worker past a bound is terminated and replaced, so
+ * a hostile file costs one job a clear error and never stalls the main thread. Workers stay
+ * warm between jobs and hold the event loop only while they work.
+ *
+ * The budget is the CPU time of the worker's own thread (thread-clock.ts), read while the job
+ * runs: what a job costs is its own business, what else the machine is doing is not, so a
+ * 400 KB calendar that needs one second of CPU parses on a machine too busy to give it that
+ * second within ten, while an endless rule still uses up its budget and is stopped. The
+ * backstop (much longer) ends a job that makes no progress at all (a starved or stuck thread).
+ * Where no thread clock exists (not Linux) the budget is enforced on the wall clock, as it was.
  */
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { HostProxyError } from "../types.js";
-import type { JobKind, JobInput, JobOutput, WorkerReply } from "./protocol.js";
+import type { JobKind, JobInput, JobOutput, WorkerHello, WorkerReply } from "./protocol.js";
+import { cpuTimeMs } from "./thread-clock.js";
 
 // Named from dist/, not from this file: the command line's bundle (dist/runtime/cli-bundle/) holds
 // this code too, at the same depth.
@@ -17,13 +25,17 @@ const WORKER_FILE = new URL("../../host-proxies/_parse/worker.js", import.meta.u
 export interface ParsePoolOptions {
   /** Workers at most; default 2 (or fewer cores). */
   size?: number;
-  /** How long one job may run before its worker is killed (ms); default 10 000. */
+  /** CPU time one job may use on its worker's thread (ms); default 10 000. */
+  cpuMs?: number;
+  /** Wall-clock time one job may take whatever it used (ms); default 120 000, never below `cpuMs`. */
   deadlineMs?: number;
   /** JS heap of one worker (MB); default 512. */
   maxHeapMb?: number;
+  /** How often a running job's CPU time is read (ms); default 50. */
+  pollMs?: number;
 }
 
-export const PARSE_LIMITS = { deadlineMs: 10_000, maxHeapMb: 512 } as const;
+export const PARSE_LIMITS = { cpuMs: 10_000, deadlineMs: 120_000, maxHeapMb: 512 } as const;
 
 interface Job {
   kind: JobKind;
@@ -33,15 +45,28 @@ interface Job {
   reject: (error: Error) => void;
 }
 
+interface Running extends Job {
+  id: number;
+  timer: NodeJS.Timeout;
+  /** The worker thread's CPU time (ms) when the job was handed over; 0 for a fresh worker. */
+  cpuAtStart: number;
+}
+
 interface Slot {
   worker: Worker;
-  job: (Job & { id: number; timer: NodeJS.Timeout }) | undefined;
+  job: Running | undefined;
+  /** The worker's thread, once it has said (`WorkerHello`); `null` when it has no clock. */
+  clock: string | null | undefined;
+  /** The job's CPU time is read on this interval while it runs. */
+  poll: NodeJS.Timeout | undefined;
 }
 
 export class ParsePool {
   readonly #size: number;
+  readonly #cpuMs: number;
   readonly #deadlineMs: number;
   readonly #maxHeapMb: number;
+  readonly #pollMs: number;
   readonly #slots = new Set<Slot>();
   readonly #queue: Job[] = [];
   #nextId = 1;
@@ -49,18 +74,16 @@ export class ParsePool {
 
   constructor(options: ParsePoolOptions = {}) {
     this.#size = Math.max(1, options.size ?? Math.min(2, availableParallelism()));
-    this.#deadlineMs = options.deadlineMs ?? PARSE_LIMITS.deadlineMs;
+    this.#cpuMs = options.cpuMs ?? PARSE_LIMITS.cpuMs;
+    this.#deadlineMs = Math.max(this.#cpuMs, options.deadlineMs ?? PARSE_LIMITS.deadlineMs);
     this.#maxHeapMb = options.maxHeapMb ?? PARSE_LIMITS.maxHeapMb;
-  }
-
-  get deadlineMs(): number {
-    return this.#deadlineMs;
+    this.#pollMs = Math.max(1, options.pollMs ?? 50);
   }
 
   /**
    * Runs one job off the main thread. `label` names the input in errors ("calendar work").
-   * A HostProxyError thrown by the job arrives as itself; a job past its deadline or out of
-   * memory is an `io` HostProxyError saying so.
+   * A HostProxyError thrown by the job arrives as itself; a job past its CPU budget or its
+   * deadline, or out of memory, is an `io` HostProxyError saying so.
    */
   run<K extends JobKind>(kind: K, input: JobInput<K>, label: string): Promise<JobOutput<K>> {
     if (this.#closed) return Promise.reject(HostProxyError.io(`${label}: the parser is shut down`));
@@ -84,10 +107,17 @@ export class ParsePool {
       if (slot === undefined) return;
       const job = this.#queue.shift() as Job;
       const id = this.#nextId++;
-      const timer = setTimeout(() => void this.#kill(slot as Slot, `took longer than ${this.#deadlineMs} ms and was stopped`), this.#deadlineMs);
-      slot.job = { ...job, id, timer };
-      slot.worker.ref();
-      slot.worker.postMessage({ id, kind: job.kind, input: job.input });
+      const running = slot;
+      // A worker without a thread clock holds the budget on the wall clock; one that has not yet
+      // named its thread starts on the backstop, and its hello sets the budget (#hello).
+      const wallMs = running.clock === null ? this.#cpuMs : this.#deadlineMs;
+      const why = running.clock === null ? `took longer than ${this.#cpuMs} ms and was stopped` : `took longer than ${this.#deadlineMs} ms (wall clock) and was stopped`;
+      const timer = setTimeout(() => void this.#kill(running, why), wallMs);
+      const cpuAtStart = typeof running.clock === "string" ? (cpuTimeMs(running.clock) ?? 0) : 0;
+      running.job = { ...job, id, timer, cpuAtStart };
+      running.worker.ref();
+      running.worker.postMessage({ id, kind: job.kind, input: job.input });
+      this.#watchCpu(running);
     }
   }
 
@@ -99,8 +129,8 @@ export class ParsePool {
       stderr: false,
       resourceLimits: { maxOldGenerationSizeMb: this.#maxHeapMb },
     });
-    const slot: Slot = { worker, job: undefined };
-    worker.on("message", (reply: WorkerReply) => this.#settle(slot, reply));
+    const slot: Slot = { worker, job: undefined, clock: undefined, poll: undefined };
+    worker.on("message", (reply: WorkerReply | WorkerHello) => ("hello" in reply ? this.#hello(slot, reply) : this.#settle(slot, reply)));
     worker.on("error", (error: Error & { code?: string }) => {
       const why = error.code === "ERR_WORKER_OUT_OF_MEMORY" ? `needed more than ${this.#maxHeapMb} MB to parse and was stopped` : `failed: ${error.message.slice(0, 200)}`;
       void this.#kill(slot, why);
@@ -111,10 +141,34 @@ export class ParsePool {
     return slot;
   }
 
+  /** The worker names its thread; a job it already runs is then held to the CPU budget from its start. */
+  #hello(slot: Slot, hello: WorkerHello): void {
+    slot.clock = hello.clock ?? null;
+    const job = slot.job;
+    if (job === undefined || slot.clock !== null) return this.#watchCpu(slot);
+    // No clock on this machine: the job started on the backstop; the budget becomes wall time.
+    clearTimeout(job.timer);
+    job.timer = setTimeout(() => void this.#kill(slot, `took longer than ${this.#cpuMs} ms and was stopped`), this.#cpuMs);
+  }
+
+  #watchCpu(slot: Slot): void {
+    const clock = slot.clock;
+    if (slot.poll !== undefined || typeof clock !== "string" || slot.job === undefined) return;
+    slot.poll = setInterval(() => {
+      const job = slot.job;
+      const now = cpuTimeMs(clock);
+      if (job === undefined || now === undefined) return;
+      if (now - job.cpuAtStart > this.#cpuMs) void this.#kill(slot, `needed more than ${this.#cpuMs} ms of CPU time to parse and was stopped`);
+    }, this.#pollMs);
+    slot.poll.unref();
+  }
+
   #settle(slot: Slot, reply: WorkerReply): void {
     const job = slot.job;
     if (job === undefined || job.id !== reply.id) return;
     clearTimeout(job.timer);
+    clearInterval(slot.poll);
+    slot.poll = undefined;
     slot.job = undefined;
     slot.worker.unref();
     if (reply.ok) job.resolve(reply.value);
@@ -128,6 +182,8 @@ export class ParsePool {
     if (!this.#slots.delete(slot)) return;
     const job = slot.job;
     slot.job = undefined;
+    clearInterval(slot.poll);
+    slot.poll = undefined;
     if (job !== undefined) {
       clearTimeout(job.timer);
       job.reject(HostProxyError.io(`${job.label}: the input ${why}; it may be malformed or hostile`));

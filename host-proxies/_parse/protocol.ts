@@ -23,3 +23,9 @@ export interface JobRequest {
 }
 
 export type WorkerReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; message: string; hostError?: HostError };
+
+/** A worker's first message: the thread whose CPU time the pool reads (thread-clock.ts), if any. */
+export interface WorkerHello {
+  hello: true;
+  clock: string | undefined;
+}

@@ -4,7 +4,8 @@
  */
 import { parentPort } from "node:worker_threads";
 import { HostProxyError } from "../types.js";
-import type { JobKind, JobRequest, WorkerReply } from "./protocol.js";
+import type { JobKind, JobRequest, WorkerHello, WorkerReply } from "./protocol.js";
+import { ownThreadClock } from "./thread-clock.js";
 
 type Run = (input: never) => unknown;
 
@@ -23,6 +24,9 @@ async function answer(request: JobRequest): Promise<WorkerReply> {
     return { id: request.id, ok: false, message: error instanceof Error ? error.message.slice(0, 300) : String(error).slice(0, 300) };
   }
 }
+
+// Named from this thread: only here does `/proc/thread-self` mean the thread that parses.
+parentPort?.postMessage({ hello: true, clock: ownThreadClock() } satisfies WorkerHello);
 
 parentPort?.on("message", (request: JobRequest) => {
   void answer(request).then((reply) => parentPort?.postMessage(reply));
