@@ -15,13 +15,15 @@
  * its own occurrence).
  */
 import ICAL from "ical.js";
-import { createHash } from "node:crypto";
 import { HostProxyError } from "../../types.js";
 import type { CalendarEvent } from "../types.js";
 import { formatDate } from "../time.js";
 import { instantOfTime, recurrenceKey, toCalendarEvent } from "./occurrence.js";
 import type { IcalTime, ZoneContext } from "./occurrence.js";
 import type { IcalComponent, ParsedCalendar } from "./read.js";
+import { EventKeys } from "./event-keys.js";
+import { expandMonthDays } from "./month-days.js";
+import { diagnose, reasonOf } from "./unreadable.js";
 import type { CalendarWarning } from "./warnings.js";
 
 /** Occurrences one series may run through before the window ends (ical.js cannot seek). */
@@ -53,22 +55,30 @@ export function eventsIn(calendar: ParsedCalendar, o: { window: Window; calendar
     } catch (error) {
       if (error instanceof HostProxyError) throw error;
       // One broken event (a bad RRULE, an unreadable date) must not hide the rest of the calendar.
-      calendar.warnings.push({ uid: series.uid, reason: `skipped, not listed: ${error instanceof Error ? error.message.slice(0, 160) : String(error)}` });
+      const component = series.master ?? series.overrides[0];
+      calendar.warnings.push({ uid: series.uid, reason: `skipped, not listed: ${component === undefined ? reasonOf(error, "unreadable") : diagnose(component, error)}` });
     }
   }
+  calendar.warnings.push(...calendar.zoneNotes.warnings());
   return out;
 }
 
 function seriesIn(series: Series, window: Window, ctx: ListContext): CalendarEvent[] {
   if (series.master !== undefined && !series.master.hasProperty("dtstart")) throw new Error("it has no DTSTART");
+  for (const c of [series.master, ...series.overrides]) {
+    if (c !== undefined && c.hasProperty("dtstart") && !(c.getFirstPropertyValue("dtstart") instanceof ICAL.Time)) throw new Error("its DTSTART is not a DATE or DATE-TIME (RFC 5545 §3.8.2.4)");
+  }
   const periods = series.master === undefined ? new Map<number, IcalTime>() : periodRdates(series.master, ctx.calendar);
+  let rolledOver: (time: IcalTime) => boolean = () => false;
   if (series.master !== undefined) {
     untilInSeriesZone(series.master);
+    const instantOf = (t: IcalTime) => instantOfTime(t, ctx.calendar);
+    rolledOver = expandMonthDays(series.master, { until: window.max, maxOccurrences: ctx.maxOccurrences, instantOf, uid: series.uid, warnings: ctx.calendar.warnings });
     startAmongRdates(series.master);
     countWithRdates(series.master, series.uid, ctx.calendar.warnings);
   }
   const master = series.master === undefined ? undefined : new ICAL.Event(series.master, { exceptions: [] });
-  if (master?.isRecurring()) return expandSeries(series, master, window, { ...ctx, periods });
+  if (master?.isRecurring()) return expandSeries(series, master, window, { ...ctx, periods, rolledOver });
   const out: CalendarEvent[] = [];
   if (series.master !== undefined) place(series.master, { ...ctx, window, out, id: series.uid, recurringEventId: undefined });
   // Overrides of a series that does not recur (or is missing) stand on their own.
@@ -84,6 +94,8 @@ interface ListContext {
   walked: { count: number };
   /** Ends of the series' `RDATE;VALUE=PERIOD` occurrences, by start instant. */
   periods?: Map<number, IcalTime>;
+  /** Occurrences ical.js rolled over from a day their month lacks (month-days.ts). */
+  rolledOver?: (time: IcalTime) => boolean;
 }
 
 type IcalEvent = InstanceType<typeof ICAL.Event>;
@@ -106,6 +118,7 @@ function expandSeries(series: Series, master: IcalEvent, window: Window, ctx: Li
     if (++ctx.walked.count > MAX_OCCURRENCES_PER_FILE) {
       throw HostProxyError.io(`calendar ${ctx.calendarId}: its events recur more than ${MAX_OCCURRENCES_PER_FILE} times in all before the window ends; list a narrower window or split the file`);
     }
+    if (ctx.rolledOver?.(next) === true) continue;
     const dateKey = `D${formatDate(next).replaceAll("-", "")}`;
     const key = next.isDate ? dateKey : overrides.has(`T${at}`) ? `T${at}` : dateKey;
     const override = overrides.get(key);
@@ -241,20 +254,26 @@ function overrideKey(time: IcalTime, allDay: boolean, zones: ZoneContext): strin
 /** VEVENTs grouped by UID: the series master (no RECURRENCE-ID) and its overrides, latest versions only. */
 function seriesOf(root: IcalComponent, warnings: CalendarWarning[]): Series[] {
   const byUid = new Map<string, { master: IcalComponent | undefined; overrides: Map<string, IcalComponent> }>();
+  const keys = new EventKeys();
   for (const vevent of root.getAllSubcomponents("vevent")) {
-    const uid = uidOf(vevent);
-    const series = byUid.get(uid) ?? { master: undefined, overrides: new Map<string, IcalComponent>() };
-    byUid.set(uid, series);
-    const rid = vevent.getFirstProperty("recurrence-id");
-    if (rid === null) {
-      series.master = latest(series.master, vevent, uid, warnings);
-      continue;
+    const uid = keys.of(vevent);
+    try {
+      const rid = vevent.getFirstProperty("recurrence-id");
+      // Decoded now, so an unreadable RECURRENCE-ID costs its own VEVENT, not the file.
+      const key = rid === null ? undefined : String(rid.getFirstValue() ?? "");
+      const series = byUid.get(uid) ?? { master: undefined, overrides: new Map<string, IcalComponent>() };
+      byUid.set(uid, series);
+      if (rid === null || key === undefined) {
+        series.master = latest(series.master, vevent, uid, warnings);
+        continue;
+      }
+      if (String(rid.getParameter("range") ?? "").toUpperCase() === "THISANDFUTURE") {
+        warnings.push({ uid, reason: "RECURRENCE-ID;RANGE=THISANDFUTURE is applied to its own occurrence only, not to the ones after it" });
+      }
+      series.overrides.set(key, latest(series.overrides.get(key), vevent, uid, warnings));
+    } catch (error) {
+      warnings.push({ uid, reason: `skipped, not listed: ${diagnose(vevent, error)}` });
     }
-    if (String(rid.getParameter("range") ?? "").toUpperCase() === "THISANDFUTURE") {
-      warnings.push({ uid, reason: "RECURRENCE-ID;RANGE=THISANDFUTURE is applied to its own occurrence only, not to the ones after it" });
-    }
-    const key = String(rid.getFirstValue() ?? "");
-    series.overrides.set(key, latest(series.overrides.get(key), vevent, uid, warnings));
   }
   return [...byUid].map(([uid, s]) => ({ uid, master: s.master, overrides: [...s.overrides.values()] }));
 }
@@ -272,11 +291,4 @@ function latest(current: IcalComponent | undefined, next: IcalComponent, uid: st
     warnings.push({ uid, reason: "two different versions with the same SEQUENCE and DTSTAMP; the later one in the file is listed" });
   }
   return order >= 0 ? next : current;
-}
-
-/** The UID, or (RFC 5545 makes it required, but some exports drop it) a digest of the event. */
-function uidOf(vevent: IcalComponent): string {
-  const uid = vevent.getFirstPropertyValue("uid");
-  if (typeof uid === "string" && uid.trim() !== "") return uid.trim();
-  return `nouid-${createHash("sha256").update(vevent.toString()).digest("hex").slice(0, 24)}`;
 }

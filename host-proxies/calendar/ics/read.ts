@@ -7,9 +7,12 @@
 import ICAL from "ical.js";
 import { HostProxyError } from "../../types.js";
 import { canonicalZone } from "../time.js";
+import { mendOwnZone } from "./own-zones.js";
 import { dropUnreadableLines, repairIcs } from "./repair.js";
+import { readableValue, reasonOf } from "./unreadable.js";
 import { vtimezoneLines } from "./vtimezone.js";
 import type { CalendarWarning } from "./warnings.js";
+import { ZoneDisagreements } from "./zone-check.js";
 import { ianaZoneOf, offsetOnlyZone } from "./zones.js";
 
 export type IcalComponent = InstanceType<typeof ICAL.Component>;
@@ -26,6 +29,8 @@ export interface ParsedCalendar {
   definedTzids: Set<string>;
   /** What was mended, dropped or guessed while reading (repair.ts, unknown TZIDs, expand.ts). */
   warnings: CalendarWarning[];
+  /** Listed times where a VTIMEZONE of the file disagrees with the IANA zone of its name. */
+  zoneNotes: ZoneDisagreements;
 }
 
 export interface ParseOptions {
@@ -48,17 +53,16 @@ export function parseCalendar(bytes: Uint8Array, options: ParseOptions): ParsedC
     try {
       jcal = ICAL.parse(repaired.text);
     } catch (error) {
-      throw HostProxyError.io(`${options.label}: not a readable iCalendar file: ${error instanceof Error ? error.message.slice(0, 200) : String(error)}`, error);
+      throw HostProxyError.io(`${options.label}: not a readable iCalendar file: ${reasonOf(error, "its structure cannot be followed")}`, error);
     }
   }
   const root = rootOf(jcal, options.label);
   const warnings = [...repaired.warnings];
-  const wrZone = root.getFirstPropertyValue("x-wr-timezone");
+  const wrZone = readableValue(root, "x-wr-timezone");
   const floatingZone = (typeof wrZone === "string" ? canonicalZone(wrZone.trim()) : undefined) ?? options.defaultZone;
-  const definedTzids = new Set(root.getAllSubcomponents("vtimezone").map((z) => String(z.getFirstPropertyValue("tzid"))));
-  const zoneLabels = defineZones(root, { ...options, floatingZone, warnings });
-  const name = root.getFirstPropertyValue("x-wr-calname");
-  return { root, name: typeof name === "string" && name.trim() !== "" ? name : undefined, floatingZone, zoneLabels, definedTzids, warnings };
+  const { labels: zoneLabels, defined: definedTzids } = defineZones(root, { ...options, floatingZone, warnings });
+  const name = readableValue(root, "x-wr-calname");
+  return { root, name: typeof name === "string" && name.trim() !== "" ? name : undefined, floatingZone, zoneLabels, definedTzids, warnings, zoneNotes: new ZoneDisagreements() };
 }
 
 function rootOf(jcal: unknown, label: string): IcalComponent {
@@ -74,13 +78,25 @@ function rootOf(jcal: unknown, label: string): IcalComponent {
   return root;
 }
 
-/** Labels every TZID and injects a VTIMEZONE for each undefined one that names a known zone. */
-function defineZones(root: IcalComponent, o: ParseOptions & { floatingZone: string; warnings: CalendarWarning[] }): Map<string, string | undefined> {
+/**
+ * Labels every TZID and injects a VTIMEZONE for each undefined one that names a known zone; a
+ * VTIMEZONE of the file that cannot be used is dropped (with a warning), and its TZID read as if
+ * the file did not define it. `defined`: the TZIDs the file defines itself, usably.
+ */
+function defineZones(root: IcalComponent, o: ParseOptions & { floatingZone: string; warnings: CalendarWarning[] }): { labels: Map<string, string | undefined>; defined: Set<string> } {
   const labels = new Map<string, string | undefined>();
-  for (const vtimezone of root.getAllSubcomponents("vtimezone")) {
-    for (const observance of vtimezone.getAllSubcomponents()) onsetAsRdate(observance);
-    const tzid = vtimezone.getFirstPropertyValue("tzid");
-    const location = vtimezone.getFirstPropertyValue("x-lic-location");
+  const defined = new Set<string>();
+  for (const vtimezone of [...root.getAllSubcomponents("vtimezone")]) {
+    const problem = mendOwnZone(vtimezone);
+    const tzid = readableValue(vtimezone, "tzid");
+    if (problem !== undefined) {
+      root.removeSubcomponent(vtimezone);
+      const named = typeof tzid === "string" && tzid.trim() !== "" ? ` ${JSON.stringify(tzid)}` : "";
+      o.warnings.push({ reason: `dropped the VTIMEZONE${named}: ${problem}; times that name it are read as if the file did not define it` });
+      continue;
+    }
+    if (typeof tzid === "string") defined.add(tzid);
+    const location = readableValue(vtimezone, "x-lic-location");
     if (typeof tzid === "string") labels.set(tzid, ianaZoneOf(tzid, typeof location === "string" ? location : undefined));
   }
   for (const [tzid, uids] of usedTzids(root)) {
@@ -103,27 +119,14 @@ function defineZones(root: IcalComponent, o: ParseOptions & { floatingZone: stri
     const vtimezone = parsed.getFirstSubcomponent("vtimezone");
     if (vtimezone !== null) root.addSubcomponent(vtimezone);
   }
-  return labels;
-}
-
-/**
- * An observance's DTSTART is its first onset (RFC 5545 §3.6.5), but ical.js reads only the
- * RDATEs of an observance that has any: a file's VTIMEZONE whose DAYLIGHT starts at DTSTART and
- * recurs by RDATE would lose its first summer. The DTSTART is added among the RDATEs.
- */
-function onsetAsRdate(observance: IcalComponent): void {
-  const rdates = observance.getAllProperties("rdate");
-  const dtstart = observance.getFirstPropertyValue("dtstart");
-  if (rdates.length === 0 || !(dtstart instanceof ICAL.Time)) return;
-  const listed = rdates.some((p) => (p.getValues() as unknown[]).some((v) => v instanceof ICAL.Time && v.compare(dtstart) === 0));
-  if (!listed) observance.addPropertyWithValue("rdate", dtstart.clone());
+  return { labels, defined };
 }
 
 /** Each TZID events use, with the UIDs of the events that use it. */
 function usedTzids(root: IcalComponent): Map<string, Set<string>> {
   const used = new Map<string, Set<string>>();
   for (const vevent of root.getAllSubcomponents("vevent")) {
-    const uid = String(vevent.getFirstPropertyValue("uid") ?? "").trim() || "(no UID)";
+    const uid = String(readableValue(vevent, "uid") ?? "").trim() || "(no UID)";
     for (const prop of vevent.getAllProperties()) {
       const tzid = prop.getFirstParameter("tzid");
       if (typeof tzid === "string" && tzid !== "") used.set(tzid, (used.get(tzid) ?? new Set()).add(uid));

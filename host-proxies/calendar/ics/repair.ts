@@ -11,14 +11,20 @@
  * - dates written without `VALUE=DATE` (`DTSTART:20240101`, `EXDATE:20200116`): read as dates,
  *   as every major client does (mending only; nothing is lost, so no warning);
  * - a property with no value at all, e.g. Sixt's `ORGANIZER;CN=Sixt SE` (collective/icalendar
- *   issue 348), or an empty `RDATE:`: dropped;
+ *   issue 348), or an empty `RDATE:` or `RRULE:`: dropped;
+ * - RRULEs in another calendar scale, or with SKIP (RFC 7529): see rscale.ts;
  * - one unreadable value in an EXDATE/RDATE list: only that value is dropped, so a bad EXDATE
  *   can never take its whole series with it;
+ * - text outside any component — Podio's `X-COMMENT:Cached from …` after `END:VCALENDAR`
+ *   (collective/icalendar issue 350), a stray `END:`, a banner before `BEGIN:VCALENDAR`: dropped,
+ *   with one warning per run of such lines (ical.js fails on it with a TypeError);
  * - after a failed parse, each line ical.js cannot read on its own: dropped.
  * Over-long lines that were never folded (Sixt) need no mending: ical.js reads them as they are.
  */
 import ICAL from "ical.js";
 import { mendDateLine } from "./date-values.js";
+import { mendRscale } from "./rscale.js";
+import { reasonOf } from "./unreadable.js";
 import type { CalendarWarning } from "./warnings.js";
 
 export interface RepairedText {
@@ -29,6 +35,8 @@ export interface RepairedText {
 }
 
 const MAX_NOTE_LINE = 80;
+/** Properties whose value is not text: empty, they mean nothing, and ical.js fails on them with a TypeError. */
+const TYPED = new Set(["RRULE", "EXRULE", "DURATION", "SEQUENCE", "PRIORITY", "GEO", "TRIGGER", "REPEAT", "PERCENT-COMPLETE", "TZOFFSETFROM", "TZOFFSETTO", "DTSTAMP", "CREATED", "LAST-MODIFIED", "COMPLETED"]);
 const BARE = /^BEGIN:(VEVENT|VTODO|VJOURNAL|VFREEBUSY|VTIMEZONE)\s*$/i;
 
 /** Unfolds, decodes and mends `bytes` (see the file comment). */
@@ -43,14 +51,58 @@ export function repairIcs(bytes: Uint8Array): RepairedText {
     input.push("END:VCALENDAR");
   }
   const lines: string[] = [];
+  const outside = new OutsideText(sink);
   for (const line of input) {
+    if (outside.drops(line)) continue;
     sink.track(line, lines.length);
     const mended = mendLine(line);
     if (mended.line !== undefined) lines.push(mended.line);
     if (mended.why !== undefined) sink.add(mended.why);
     sink.close(line, lines);
   }
+  outside.flush();
   return { text: `${lines.join("\r\n")}\r\n`, warnings: sink.warnings };
+}
+
+/**
+ * Lines at depth 0 that open nothing: dropped, each run of them told once (its first line and
+ * how many), so a cached-at stamp or a banner never costs the calendar.
+ */
+class OutsideText {
+  readonly #sink: ComponentWarnings;
+  #depth = 0;
+  #calendars = 0;
+  #run: { first: string; count: number } | undefined;
+
+  constructor(sink: ComponentWarnings) {
+    this.#sink = sink;
+  }
+
+  /** Whether `line` lies outside every component (and is dropped); tracks nesting otherwise. */
+  drops(line: string): boolean {
+    if (/^BEGIN:/i.test(line)) {
+      this.flush();
+      if (this.#depth === 0) this.#calendars++;
+      this.#depth++;
+      return false;
+    }
+    if (this.#depth > 0) {
+      if (/^END:/i.test(line)) this.#depth--;
+      return false;
+    }
+    if (this.#run === undefined) this.#run = { first: line, count: 0 };
+    this.#run.count++;
+    return true;
+  }
+
+  flush(): void {
+    const run = this.#run;
+    if (run === undefined) return;
+    this.#run = undefined;
+    const where = this.#calendars === 0 ? "before the first BEGIN:VCALENDAR" : "after END:VCALENDAR";
+    const what = run.count === 1 ? `${quote(run.first)}` : `${run.count} lines from ${quote(run.first)} on`;
+    this.#sink.add(`dropped ${what}: text ${where}, outside the calendar`);
+  }
 }
 
 /**
@@ -68,7 +120,7 @@ export function dropUnreadableLines(repaired: RepairedText): RepairedText {
         ICAL.parse.property(line);
         kept.push(line);
       } catch (error) {
-        sink.add(`dropped ${quote(line)}: ${error instanceof Error ? error.message.slice(0, 120) : "unreadable"}`);
+        sink.add(`dropped ${quote(line)}: ${reasonOf(error, "a line ical.js cannot read")}`);
       }
     }
     sink.close(line, kept);
@@ -128,7 +180,12 @@ function uidIn(lines: readonly string[]): string | undefined {
 /** The line unchanged or mended (`line`), or dropped (`line` undefined); `why` when not unchanged. */
 function mendLine(line: string): { line?: string | undefined; why?: string } {
   const colon = valueColon(line);
-  if (colon !== -1) return mendDateLine(line, colon);
+  if (colon !== -1) {
+    const name = (/^[^;:]*/.exec(line)?.[0] ?? "").toUpperCase();
+    if (TYPED.has(name) && line.slice(colon + 1).trim() === "") return { why: `dropped ${quote(line)}: an empty ${name}` };
+    if (name === "RRULE" || name === "EXRULE") return mendRscale(line, colon);
+    return mendDateLine(line, colon);
+  }
   const lastQuote = line.lastIndexOf('"');
   const openQuote = line.lastIndexOf('"', lastQuote - 1);
   if (lastQuote === line.length - 1 && openQuote > 0) {
