@@ -11,8 +11,10 @@
  *   observance from 1601, as Exchange writes one.
  */
 import ICAL from "ical.js";
-import type { IcalComponent } from "./read.js";
 import { readableValue, reasonOf } from "./unreadable.js";
+
+/** Named here, not imported from read.ts, which imports this file. */
+type IcalComponent = InstanceType<typeof ICAL.Component>;
 
 const EARLIEST = "16010101T000000";
 

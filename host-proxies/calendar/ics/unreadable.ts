@@ -6,7 +6,9 @@
  * decoded, or the caller's own words. No raw TypeError reaches a warning or a tool error.
  */
 import ICAL from "ical.js";
-import type { IcalComponent } from "./read.js";
+
+/** Named here, not imported from read.ts, which imports this file. */
+type IcalComponent = InstanceType<typeof ICAL.Component>;
 
 /** ical.js's message when it explains itself; otherwise `fallback`. */
 export function reasonOf(error: unknown, fallback: string): string {
