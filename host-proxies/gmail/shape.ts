@@ -55,6 +55,20 @@ export function headerValue(headers: readonly RawHeader[], name: string): string
   return headers.find((h) => h.name.toLowerCase() === lower)?.value;
 }
 
+/**
+ * Every header called `name`, decoded and joined by `, `: RFC 5322 allows one Cc, but real mail
+ * (list software, hand-rolled senders) repeats address headers, and a reader must see every
+ * recipient. Empty when there is none.
+ */
+export function addressHeaderText(headers: readonly RawHeader[], name: string): string {
+  const lower = name.toLowerCase();
+  return headers
+    .filter((h) => h.name.toLowerCase() === lower)
+    .map((h) => headerText(h.value))
+    .filter((text) => text !== "")
+    .join(", ");
+}
+
 /** Unfolded (RFC 5322 §2.2.3) and RFC 2047-decoded, trimmed. */
 export function headerText(raw: string | undefined): string {
   if (raw === undefined) return "";
@@ -124,7 +138,7 @@ export function summaryOf(headers: readonly RawHeader[], meta: MessageMeta & { s
     id: meta.id,
     threadId: meta.threadId,
     from: headerText(headerValue(headers, "from")),
-    to: headerText(headerValue(headers, "to")),
+    to: addressHeaderText(headers, "to"),
     subject: headerText(headerValue(headers, "subject")),
     date: formatDate(date.ms),
     snippet: meta.snippet,
@@ -141,6 +155,10 @@ export function messageOf(parts: MessageParts, meta: MessageMeta, text: string):
     summary: summaryOf(headers, { ...meta, snippet: meta.snippet ?? snippetOf(text) }),
     text,
     attachments: parts.attachments.map((a) => ({ ...a })),
+    cc: addressHeaderText(headers, "cc"),
+    bcc: addressHeaderText(headers, "bcc"),
+    replyTo: addressHeaderText(headers, "reply-to"),
+    sender: headerText(headerValue(headers, "sender")),
     messageId: messageIds(headerValue(headers, "message-id"))[0] ?? "",
     inReplyTo: messageIds(headerValue(headers, "in-reply-to"))[0],
     references: messageIds(headerValue(headers, "references")),

@@ -37,6 +37,12 @@ export interface Message {
   /** text/plain parts, or the text/html ones converted to text when there is no text/plain. */
   text: string;
   attachments: AttachmentInfo[];
+  /** Decoded as written (groups kept), empty when absent; several headers of one name joined by `, `. */
+  cc: string;
+  bcc: string;
+  replyTo: string;
+  /** Who sent the message on From's behalf (RFC 5322 §3.6.2), empty when absent. */
+  sender: string;
   /** `<id@host>`, or empty when the message has no Message-ID. */
   messageId: string;
   inReplyTo: string | undefined;

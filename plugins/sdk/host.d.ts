@@ -407,6 +407,18 @@ declare module 'clawhive:host/gmail@0.1.1' {
      */
     text: string,
     attachments: Array<AttachmentInfo>,
+    /**
+     * The other address headers a reader needs, decoded and as written (groups such as
+     * `Team: a@example.com, b@example.com;` kept whole), each empty when absent; several
+     * headers of one name are joined with `, `.
+     */
+    cc: string,
+    bcc: string,
+    replyTo: string,
+    /**
+     * Who actually sent the message when that is not its From (RFC 5322 §3.6.2).
+     */
+    sender: string,
     messageId: string,
     inReplyTo?: string,
     references: Array<string>,

@@ -2,7 +2,8 @@
  * Every message under test/fixtures (mail/, mail-corpus/), read through both local backends — a
  * Maildir and an mbox holding the same bytes — and compared with each other and with an
  * independent parse (mailparser's own fields, not our header decoding or date parsing). Fields
- * compared: subject, the From addresses, the date (or, when mailparser finds no date, that ours
+ * compared: subject, the addresses of every header a reader needs (From, To, Cc, Bcc, Reply-To,
+ * Sender; groups' members included), the date (or, when mailparser finds no date, that ours
  * says so), and the body text (mailparser's text/plain must be contained in ours). Where ours and
  * mailparser disagree the difference must be one hand-checked in _mail-expected.ts.
  */
@@ -42,14 +43,46 @@ function comparable(m: Message) {
 }
 
 const squash = (s: string) => s.replace(/\s+/g, " ").trim();
-const addresses = (s: string) => [...new Set((s.match(/[^\s<>"',;:()]+@[^\s<>"',;:()]+/g) ?? []).map((a) => a.toLowerCase()))].sort();
+/**
+ * The addresses in a header as ours shows it (as written): display names, quoted strings,
+ * comments and group names are not addresses; what is in angle brackets is, and so is a bare
+ * word with an `@`.
+ */
+function addresses(header: string): string[] {
+  let text = header.replace(/"(?:[^"\\]|\\.)*"/g, " ").replace(/\\./g, "");
+  for (let before = ""; before !== text; ) [before, text] = [text, text.replace(/\([^()]*\)/g, "")];
+  const found: string[] = [];
+  text = text.replace(/[^,;:<>]*<([^<>]*)>/g, (_, address: string) => {
+    found.push(address.trim());
+    return ",";
+  });
+  for (const part of text.split(/[,;]/)) found.push(...part.slice(part.lastIndexOf(":") + 1).trim().split(/\s+/).filter((word) => word.includes("@")));
+  return [...new Set(found.filter((a) => a !== "").map((a) => a.toLowerCase()))].sort();
+}
+
+/** Every address mailparser found in one header (or several of one name), groups' members included. */
+function refAddresses(value: unknown): string[] {
+  const found: string[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (typeof v !== "object" || v === null) return;
+    const entry = v as { value?: unknown; address?: unknown; group?: unknown };
+    if (typeof entry.address === "string" && entry.address !== "") found.push(entry.address.toLowerCase());
+    walk(entry.group);
+    walk(entry.value);
+  };
+  walk(value);
+  return [...new Set(found)].sort();
+}
 
 async function disagreements(bytes: Buffer, ours: Message): Promise<string[]> {
   const ref = await simpleParser(bytes, { skipHtmlToText: true, skipImageLinks: true, skipTextLinks: true, skipTextToHtml: true });
   const out: string[] = [];
   if (squash(ours.summary.subject) !== squash(ref.subject ?? "")) out.push("subject");
-  const refFrom = Array.isArray(ref.from) ? ref.from.map((f) => f.text).join(", ") : (ref.from?.text ?? "");
-  if (JSON.stringify(addresses(ours.summary.from)) !== JSON.stringify(addresses(refFrom))) out.push("from");
+  const oursByField: Record<string, string> = { from: ours.summary.from, to: ours.summary.to, cc: ours.cc, bcc: ours.bcc, "reply-to": ours.replyTo, sender: ours.sender };
+  for (const [field, mine] of Object.entries(oursByField)) {
+    if (JSON.stringify(addresses(mine)) !== JSON.stringify(refAddresses(ref.headers.get(field)))) out.push(field);
+  }
   const refDate = ref.date instanceof Date && Number.isFinite(ref.date.getTime()) ? ref.date.toISOString().replace(/\.\d{3}Z$/, "Z") : undefined;
   if (refDate === undefined ? ours.summary.dateNote === undefined : ours.summary.dateNote !== undefined || ours.summary.date !== refDate) out.push("date");
   const refText = typeof ref.text === "string" ? squash(ref.text) : "";

@@ -85,8 +85,9 @@ const MESSAGE_ROWS: Array<{ label: string; subject: string; why: string; check: 
     assert.deepEqual(m.attachments, [{ filename: "test.pdf", mimeType: "application/pdf", size: 6940n }]);
     assert.deepEqual([m.summary.from, m.summary.to, m.messageId], ["", "", ""]);
   } },
-  { label: "Workshop", subject: SUBJECTS.apache, why: "References without In-Reply-To", check: (m) => {
+  { label: "Workshop", subject: SUBJECTS.apache, why: "References without In-Reply-To; a list's Reply-To and Sender", check: (m) => {
     assert.deepEqual([m.inReplyTo, m.references], [undefined, ["<Pine.BSF.3.95q.970712135859.28530B-100000@valis.worldgate.com>"]]);
+    assert.deepEqual([m.summary.to, m.cc, m.bcc, m.replyTo, m.sender], ["new-httpd@apache.org", "", "", "new-httpd@apache.org", "new-httpd-owner@apache.org"]);
     assert.ok(m.text.startsWith("Marc Slemko wrote:\n> If you have a real uid of root"), m.text);
   } },
   { label: "Secret", subject: SUBJECTS.secret, why: "text/html only: converted to text", check: (m) => assert.equal(m.text, "The secret plan: run the server as root & hope.") },

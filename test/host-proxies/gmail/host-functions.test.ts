@@ -40,7 +40,7 @@ test("listMessages → getMessage → getThread with jco-shaped values", async (
   assert.equal(summary.subject, SUBJECTS.nodemailer);
   assert.deepEqual(Object.keys(summary).sort(), ["date", "from", "id", "labels", "snippet", "subject", "threadId", "to", "unread"]);
   const message = (await fn("getMessage")([summary.id])) as Message;
-  assert.deepEqual(Object.keys(message).sort(), ["attachments", "inReplyTo", "messageId", "references", "summary", "text"]);
+  assert.deepEqual(Object.keys(message).sort(), ["attachments", "bcc", "cc", "inReplyTo", "messageId", "references", "replyTo", "sender", "summary", "text"]);
   assert.equal(typeof message.attachments[0]?.size, "bigint", "u64 crosses as bigint");
   assert.deepEqual(((await fn("getThread")([summary.threadId])) as MessageSummary[]).map((m) => m.id), [summary.id]);
 });

@@ -11,7 +11,7 @@ const summary = (labels: string[]): MessageSummary => ({ id: "a1", threadId: "t1
 function backend(overrides: Partial<MailBackend> = {}): MailBackend {
   return {
     listMessages: async (): Promise<ListResult> => ({ messages: [summary(["INBOX"]), summary(["Secret"])], nextPageToken: undefined }),
-    getMessage: async () => ({ summary: summary(["INBOX"]), text: "", attachments: [], messageId: "", inReplyTo: undefined, references: [] }),
+    getMessage: async () => ({ summary: summary(["INBOX"]), text: "", attachments: [], cc: "", bcc: "", replyTo: "", sender: "", messageId: "", inReplyTo: undefined, references: [] }),
     getThread: async () => [summary(["INBOX"])],
     ...overrides,
   };

@@ -12,6 +12,7 @@ import { test } from "node:test";
 import { createGmailProxy, MaildirBackend } from "../../../host-proxies/gmail/index.js";
 import { decodeEncodedWords } from "../../../host-proxies/gmail/encoded-words.js";
 import { parseMailDate } from "../../../host-proxies/gmail/mail-date.js";
+import type { Message, MessageSummary } from "../../../host-proxies/gmail/index.js";
 import { MAIL_FIXTURES } from "./_corpus.js";
 
 const CORPUS = join(MAIL_FIXTURES, "..", "mail-corpus");
@@ -85,4 +86,22 @@ test("multipart/mixed keeps its separate HTML part as text; control: a multipart
   const text = async (subject: string) => (await backend.getMessage(listed.messages.find((m) => m.subject === subject)!.id)).text;
   assert.equal(await text("mixed"), "Plain part.\n\nOnly in HTML.");
   assert.equal(await text("alternative"), "Same words.");
+});
+
+const readerHeaders = (m: Message) => ({ to: m.summary.to, cc: m.cc, bcc: m.bcc, replyTo: m.replyTo, sender: m.sender });
+
+test("headers a reader needs: Cc, Bcc, Reply-To, Sender and groups as written, repeated ones joined; control: a message without them shows them empty", async (t) => {
+  const repeated = Buffer.from(
+    "From: a@example.com\r\nTo: b@example.com\r\nTo: =?utf-8?Q?Zo=C3=A9?= <zoe@example.com>\r\nCc: c@example.com\r\nCC: d@example.com\r\nBcc: e@example.com\r\nReply-To: list@example.com\r\nSender: bot@example.com\r\nSubject: repeated\r\nDate: Mon, 2 Jan 2023 10:00:00 +0000\r\n\r\nbody\r\n",
+  );
+  const backend = await maildirOf(t, {
+    "1.repeated": repeated,
+    "2.group": await readFile(join(CORPUS, "mail-rfc2822-example04.eml")),
+    "3.plain": await readFile(join(CORPUS, "mail-rfc2822-example01.eml")),
+  });
+  const listed = await backend.listMessages({ label: "INBOX", query: "", maxResults: 10, pageToken: undefined });
+  const read = async (which: (m: MessageSummary) => boolean) => readerHeaders(await backend.getMessage(listed.messages.find(which)!.id));
+  assert.deepEqual(await read((m) => m.subject === "repeated"), { to: "b@example.com, Zoé <zoe@example.com>", cc: "c@example.com, d@example.com", bcc: "e@example.com", replyTo: "list@example.com", sender: "bot@example.com" });
+  assert.deepEqual(await read((m) => m.to.startsWith("A Group")), { to: "A Group:Chris Jones <c@a.test>,joe@where.test,John <jdoe@one.test>;", cc: "Undisclosed recipients:;", bcc: "", replyTo: "", sender: "" });
+  assert.deepEqual(await read((m) => m.subject === "Saying Hello"), { to: "Mary Smith <mary@example.net>", cc: "", bcc: "", replyTo: "", sender: "" });
 });

@@ -44,6 +44,10 @@ export function message(id: string, fields: Partial<FakeSummary> & { text?: stri
     },
     text,
     attachments: [],
+    cc: "",
+    bcc: "",
+    replyTo: "",
+    sender: "",
     messageId: `<${id}@mail.example.com>`,
     references: [],
   };

@@ -96,6 +96,10 @@ test("read_message: headers, text, attachments listed (sizes as numbers)", async
   full.inReplyTo = "<r0@mail.example.com>";
   full.references = ["<r0@mail.example.com>"];
   full.attachments = [{ filename: "contract.pdf", mimeType: "application/pdf", size: 123_456n }];
+  full.cc = "Carol <carol@example.com>, Legal: dan@example.com, erin@example.com;";
+  full.bcc = "frank@example.com";
+  full.replyTo = "contracts@example.com";
+  full.sender = "Assistant <assistant@example.com>";
   const { tools } = await mailPlugin({ messages: [full] });
   const result = callOk(tools, "read_message", { id: "r1" });
   assert.deepEqual(result, {
@@ -104,6 +108,10 @@ test("read_message: headers, text, attachments listed (sizes as numbers)", async
     headers: {
       from: "Alice <alice@example.com>",
       to: "bob@example.com",
+      cc: "Carol <carol@example.com>, Legal: dan@example.com, erin@example.com;",
+      bcc: "frank@example.com",
+      reply_to: "contracts@example.com",
+      sender: "Assistant <assistant@example.com>",
       subject: "Contract",
       date: "2026-11-20T10:00:00Z",
       message_id: "<r1@mail.example.com>",
