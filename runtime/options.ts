@@ -18,6 +18,8 @@ export interface RuntimeOptions {
   /** libSQL store: a `file:` path or a server URL. Default `file:<dataDir>/clawhive.db`. */
   storeUrl?: string;
   storeAuthToken?: string;
+  /** The deadline of one store call, in ms (default 10 000; see `OpenStoreOptions.timeoutMs`). */
+  storeTimeoutMs?: number;
   /**
    * A store already open, used instead of opening `storeUrl` (the runtime closes it). For
    * embedding, and for tests that wrap a store to make it fail on purpose.

@@ -6,7 +6,7 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ParseArgsConfig } from "node:util";
-import { NotFoundError } from "../errors.js";
+import { InvalidInputError, NotFoundError } from "../errors.js";
 import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { defaultDataDir } from "../config/data-dir.js";
 import { defaultBuildCacheDir, PROJECT_ROOT } from "../plugins/locations.js";
@@ -31,6 +31,27 @@ export const STORE_FLAGS_HELP = `  --data-dir DIR    where state lives (env CLAW
 function fromEnv(name: string): string | undefined {
   const value = process.env[name];
   return value === undefined || value === "" ? undefined : value;
+}
+
+/**
+ * `CLAWHIVE_STORE_TIMEOUT_MS` (the setting `store.timeout_ms`), checked like the config's:
+ * a command pointed at a server that stops answering fails within it.
+ */
+export function storeTimeoutFromEnv(): number | undefined {
+  const text = fromEnv("CLAWHIVE_STORE_TIMEOUT_MS");
+  if (text === undefined) return undefined;
+  const value = /^\d{1,7}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value >= 100 && value <= 3_600_000)) {
+    throw new InvalidInputError(`CLAWHIVE_STORE_TIMEOUT_MS: expected a whole number of milliseconds from 100 to 3600000, got ${JSON.stringify(text)}`, { field: "CLAWHIVE_STORE_TIMEOUT_MS" });
+  }
+  return value;
+}
+
+/** The options every command's store is opened with, besides its URL: the server's token, the deadline. */
+function storeAccess(): { authToken?: string; timeoutMs?: number } {
+  const authToken = fromEnv("CLAWHIVE_STORE_AUTH_TOKEN");
+  const timeoutMs = storeTimeoutFromEnv();
+  return { ...(authToken === undefined ? {} : { authToken }), ...(timeoutMs === undefined ? {} : { timeoutMs }) };
 }
 
 function flag(values: Readonly<Record<string, unknown>>, name: string): string | undefined {
@@ -83,9 +104,8 @@ export function requireExistingStore(values: Readonly<Record<string, unknown>>):
  */
 export async function openExistingStore(values: Readonly<Record<string, unknown>>): Promise<Store> {
   const url = requireExistingStore(values);
-  const authToken = fromEnv("CLAWHIVE_STORE_AUTH_TOKEN");
   const { openStore } = await import("../store/index.js");
-  return openStore({ url, ...(authToken === undefined ? {} : { authToken }) });
+  return openStore({ url, ...storeAccess() });
 }
 
 /**
@@ -95,7 +115,7 @@ export async function openExistingStore(values: Readonly<Record<string, unknown>
  * few), progress on stderr.
  */
 export async function openRuntime(values: Readonly<Record<string, unknown>>, extra: Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory" | "pluginDirs" | "continueDecidedRuns" | "adoptOrphans"> = {}): Promise<Runtime> {
-  const authToken = fromEnv("CLAWHIVE_STORE_AUTH_TOKEN");
+  const { authToken, timeoutMs } = storeAccess();
   const [{ Runtime }, { commandSettings }] = await Promise.all([import("../runtime.js"), import("./command-config.js")]);
   // Its model calls and traces go where the configuration says (command-config.ts).
   const settings = await commandSettings({ ...(typeof values.config === "string" ? { file: values.config } : {}) });
@@ -105,6 +125,7 @@ export async function openRuntime(values: Readonly<Record<string, unknown>>, ext
     dataDir: resolveDataDir(values),
     storeUrl: resolveStoreUrl(values),
     ...(authToken === undefined ? {} : { storeAuthToken: authToken }),
+    ...(timeoutMs === undefined ? {} : { storeTimeoutMs: timeoutMs }),
     agentsDir: resolveAgentsDir(values),
     sandbox: { ...settings.sandbox, poolSize: 0 },
     onProgress: progress,

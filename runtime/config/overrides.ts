@@ -36,6 +36,7 @@ export const ENV_OVERRIDES: ReadonlyArray<Override & { readonly name: string }> 
   { name: "CLAWHIVE_BUILD_CACHE", key: "build_cache_dir", schema: PathSchema },
   { name: "CLAWHIVE_STORE_URL", key: "store.url", schema: StoreUrlSchema },
   { name: "CLAWHIVE_STORE_AUTH_TOKEN", key: "store.auth_token", schema: TokenSchema },
+  { name: "CLAWHIVE_STORE_TIMEOUT_MS", key: "store.timeout_ms", schema: RANGES.storeTimeoutMs, text: "int" },
   // The variables `clawhive serve` read before CLAWHIVE_LISTEN existed; CLAWHIVE_LISTEN wins.
   { name: "CLAWHIVE_HOST", key: "server.host", schema: HostSchema },
   { name: "CLAWHIVE_PORT", key: "server.port", schema: PortSchema, text: "int" },

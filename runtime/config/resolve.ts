@@ -71,6 +71,7 @@ export function resolveConfig(layer: Layer, options: { cwd: string; file: string
     store: {
       url: storeLeaf ? canonicalStoreUrl(storeLeaf.value as string, read.base(storeLeaf)) : `file:${join(dataDir, DEFAULTS.storeFile)}`,
       authToken: read.value<string | undefined>("store.auth_token", undefined),
+      timeoutMs: read.value<number | undefined>("store.timeout_ms", undefined),
     },
     server: serverSettings(read, layer, options.issues),
     sandbox: {

@@ -15,6 +15,7 @@ export function runtimeOptionsFrom(
     dataDir: config.dataDir,
     storeUrl: config.store.url,
     ...(config.store.authToken === undefined ? {} : { storeAuthToken: config.store.authToken }),
+    ...(config.store.timeoutMs === undefined ? {} : { storeTimeoutMs: config.store.timeoutMs }),
     agentsDir: config.agentsDir,
     buildCacheDir: config.buildCacheDir,
     sandbox: { ...config.sandbox, ...(extra.onSandboxEvent ? { onEvent: extra.onSandboxEvent } : {}) },

@@ -26,6 +26,7 @@ export const RANGES = {
   llmTimeoutMs: int(1000, 3_600_000),
   llmMaxAttempts: int(1, 10),
   embeddingDimensions: int(1, 65_536),
+  storeTimeoutMs: int(100, 3_600_000),
 } as const;
 
 /** An Extism host's log level (runtime/plugins/extism-abi.ts). */
@@ -39,6 +40,7 @@ const described = <S extends v.GenericSchema>(schema: S, text: string) => v.pipe
 const StoreSchema = strictObject({
   url: described(StoreUrlSchema, "the store; default file:<data_dir>/clawhive.db. Env CLAWHIVE_STORE_URL"),
   auth_token: described(TokenSchema, "token of a libSQL server; prefer env CLAWHIVE_STORE_AUTH_TOKEN over writing it here"),
+  timeout_ms: described(RANGES.storeTimeoutMs, "the deadline of one store call (statement, batch, transaction round trip); default 10000. Env CLAWHIVE_STORE_TIMEOUT_MS"),
 });
 
 const CorsSchema = strictObject({

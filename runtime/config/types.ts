@@ -23,7 +23,7 @@ export interface ClawhiveConfig {
   readonly dataDir: string;
   readonly agentsDir: string;
   readonly buildCacheDir: string;
-  readonly store: { readonly url: string; readonly authToken: string | undefined };
+  readonly store: { readonly url: string; readonly authToken: string | undefined; readonly timeoutMs: number | undefined };
   readonly server: {
     readonly host: string;
     readonly port: number;

@@ -47,7 +47,9 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     mailDir: options.mail?.backend === "maildir" ? options.mail.dir : undefined,
     calendarDir: options.calendar?.backend === "ics" ? options.calendar.dir : undefined,
   });
-  const store = options.store ?? (await openStore({ url: options.storeUrl ?? defaultStoreUrl(dataDir), authToken: options.storeAuthToken, clock }));
+  const store =
+    options.store ??
+    (await openStore({ url: options.storeUrl ?? defaultStoreUrl(dataDir), authToken: options.storeAuthToken, clock, ...(options.storeTimeoutMs === undefined ? {} : { timeoutMs: options.storeTimeoutMs }) }));
   if (store.readOnly === true) {
     await store.close();
     // Said at start, not at the first run: a runtime writes runs, approvals and the audit log.

@@ -6,6 +6,7 @@ import type { BatchOptions, QueryResult, SqlExecutor, Statement, Store, StoreKin
 import { checkResultSize, checkStatementSize } from "./limits.js";
 import { rowFrom } from "./values.js";
 import { retryWhileBusy } from "./busy.js";
+import { connectionHeldError, withDeadline } from "./deadline.js";
 
 /**
  * The `@libsql/client` driver: the one that speaks to a libSQL server (`libsql:`, `http(s):`,
@@ -24,55 +25,73 @@ export class ClientStore implements Store {
   #closed = false;
   /** A server's `store_busy` is retried for this long (a local file's lock waits in SQLite itself). */
   readonly #busyRetryMs: number;
+  /** The most one round trip (a statement, a batch, a transaction's BEGIN, statement or COMMIT) may take. */
+  readonly #timeoutMs: number;
+  /**
+   * A WebSocket carries every call on one socket: once a call got no answer in time, that socket
+   * is in doubt and the next call gets a fresh one. Over HTTP each request has its own, aborted at
+   * the deadline (see `boundedFetch`).
+   */
+  readonly #reconnectOnTimeout: boolean;
 
-  constructor(options: { kind: StoreKind; url: string; location: string; authToken?: string; busyTimeoutMs: number }) {
+  constructor(options: { kind: StoreKind; url: string; location: string; authToken?: string; busyTimeoutMs: number; timeoutMs: number }) {
     this.kind = options.kind;
     this.location = options.location;
+    this.#timeoutMs = options.timeoutMs;
     const local = options.kind !== "remote";
     try {
       this.#client = createClient({
         url: options.url,
         ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
         intMode: "number",
-        ...(local ? { concurrency: 1, timeout: options.busyTimeoutMs } : {}),
+        ...(local ? { concurrency: 1, timeout: options.busyTimeoutMs } : { fetch: boundedFetch(options.timeoutMs) }),
       });
     } catch (cause) {
       throw toStoreError(cause, `store ${options.location}: cannot open`);
     }
     this.#gate = local ? new ConnectionGate() : null;
     this.#busyRetryMs = local ? 0 : options.busyTimeoutMs;
+    this.#reconnectOnTimeout = !local && !/^https?:/i.test(options.url);
   }
 
   execute(statement: Statement | string): Promise<QueryResult> {
-    return this.#guarded(async () => toResult(await this.#live().execute(toClient(statement, this.location)), statement, this.location));
+    return this.#guarded("a statement", async () => toResult(await this.#live().execute(toClient(statement, this.location)), statement, this.location));
   }
 
   batch(statements: readonly (Statement | string)[], options: BatchOptions = {}): Promise<QueryResult[]> {
-    return this.#guarded(async () => {
+    return this.#guarded(`a batch of ${statements.length} statement(s)`, async () => {
       // Every statement is checked before any is sent: a refused batch writes nothing.
       const results = await this.#live().batch(statements.map((s) => toClient(s, this.location)), options.mode ?? "write");
       return results.map((result, i) => toResult(result, statements[i] as Statement | string, this.location));
     });
   }
 
+  /**
+   * Each round trip is bounded, and so is the whole: a transaction still open after the deadline
+   * is rolled back (its executor refuses further statements) and fails `store_timeout`, so a
+   * body that stalls cannot hold the server's write lock, or this store's connection, for long.
+   */
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options: BatchOptions = {}): Promise<T> {
     const body = async (): Promise<T> => {
-      const tx = await this.#driver(() => this.#live().transaction(options.mode ?? "write"));
-      const executor = new ClientTransaction(tx, this.location);
-      try {
+      const tx = await this.#bounded("a transaction's BEGIN", () => this.#driver(() => this.#live().transaction(options.mode ?? "write")));
+      const executor = new ClientTransaction(tx, { location: this.location, bound: (what, call) => this.#bounded(what, call) });
+      const run = async (): Promise<T> => {
         const result = await work(executor);
-        await this.#driver(() => tx.commit());
+        await this.#bounded("a transaction's COMMIT", () => this.#driver(() => tx.commit()));
         return result;
+      };
+      try {
+        return await withDeadline(run, { timeoutMs: this.#timeoutMs, location: this.location, what: "a transaction", onTimeout: () => executor.end() });
       } catch (error) {
         // The body's own error goes back to the caller untouched.
-        if (!tx.closed) await tx.rollback().catch(() => undefined);
+        if (!tx.closed) await withDeadline(() => tx.rollback(), { timeoutMs: this.#timeoutMs, location: this.location, what: "a ROLLBACK" }).catch(() => undefined);
         throw error;
       } finally {
         executor.end();
         tx.close();
       }
     };
-    return this.#gate === null ? body() : this.#gate.run(body);
+    return this.#gate === null ? body() : this.#gate.run(body, this.#gateWait("a transaction"));
   }
 
   async close(): Promise<void> {
@@ -80,8 +99,30 @@ export class ClientStore implements Store {
     this.#client.close();
   }
 
-  #guarded<T>(work: () => Promise<T>): Promise<T> {
-    return this.#gate === null ? this.#retryBusy(() => this.#driver(work)) : this.#gate.run(() => this.#driver(work));
+  #guarded<T>(what: string, work: () => Promise<T>): Promise<T> {
+    if (this.#gate === null) return this.#retryBusy(() => this.#bounded(what, () => this.#driver(work)));
+    return this.#gate.run(() => this.#bounded(what, () => this.#driver(work)), this.#gateWait(what));
+  }
+
+  /** One round trip under the store's deadline. */
+  #bounded<T>(what: string, call: () => Promise<T>): Promise<T> {
+    return withDeadline(call, {
+      timeoutMs: this.#timeoutMs,
+      location: this.location,
+      what,
+      onTimeout: () => {
+        if (!this.#reconnectOnTimeout || this.#closed) return;
+        // The socket is in doubt: calls waiting on it fail now, the next call opens a fresh one.
+        void Promise.resolve()
+          .then(() => this.#client.reconnect())
+          .catch(() => undefined);
+      },
+    });
+  }
+
+  /** How long a call waits for a transaction of this store to let the connection go. */
+  #gateWait(what: string): { ms: number; error: () => Error } {
+    return { ms: this.#timeoutMs, error: () => connectionHeldError({ timeoutMs: this.#timeoutMs, location: this.location, what }) };
   }
 
   /**
@@ -109,30 +150,38 @@ export class ClientStore implements Store {
   }
 }
 
+type Bound = <T>(what: string, call: () => Promise<T>) => Promise<T>;
+
 class ClientTransaction implements SqlExecutor {
   #tx: Transaction | null;
   readonly #location: string;
+  readonly #bound: Bound;
 
-  constructor(tx: Transaction, location: string) {
+  constructor(tx: Transaction, options: { location: string; bound: Bound }) {
     this.#tx = tx;
-    this.#location = location;
+    this.#location = options.location;
+    this.#bound = options.bound;
   }
 
-  async execute(statement: Statement | string): Promise<QueryResult> {
-    try {
-      return toResult(await this.#active().execute(toClient(statement, this.#location)), statement, this.#location);
-    } catch (cause) {
-      throw toStoreError(cause, `store ${this.#location}`);
-    }
+  execute(statement: Statement | string): Promise<QueryResult> {
+    return this.#bound("a statement in a transaction", async () => {
+      try {
+        return toResult(await this.#active().execute(toClient(statement, this.#location)), statement, this.#location);
+      } catch (cause) {
+        throw toStoreError(cause, `store ${this.#location}`);
+      }
+    });
   }
 
-  async batch(statements: readonly (Statement | string)[]): Promise<QueryResult[]> {
-    try {
-      const results = await this.#active().batch(statements.map((s) => toClient(s, this.#location)));
-      return results.map((result, i) => toResult(result, statements[i] as Statement | string, this.#location));
-    } catch (cause) {
-      throw toStoreError(cause, `store ${this.#location}`);
-    }
+  batch(statements: readonly (Statement | string)[]): Promise<QueryResult[]> {
+    return this.#bound(`a batch of ${statements.length} statement(s) in a transaction`, async () => {
+      try {
+        const results = await this.#active().batch(statements.map((s) => toClient(s, this.#location)));
+        return results.map((result, i) => toResult(result, statements[i] as Statement | string, this.#location));
+      } catch (cause) {
+        throw toStoreError(cause, `store ${this.#location}`);
+      }
+    });
   }
 
   end(): void {
@@ -145,6 +194,15 @@ class ClientTransaction implements SqlExecutor {
     }
     return this.#tx;
   }
+}
+
+/**
+ * The driver's `fetch`, with every request aborted at the deadline: a server that accepted the
+ * connection and never answers (or stopped half way through its answer) frees the request, and
+ * its slot in the driver's concurrency limit, instead of holding them for undici's five minutes.
+ */
+function boundedFetch(timeoutMs: number): (request: Request) => Promise<Response> {
+  return (request) => fetch(request, { signal: AbortSignal.timeout(timeoutMs) });
 }
 
 function toClient(statement: Statement | string, location: string): InStatement {

@@ -4,6 +4,7 @@ import { ConnectionGate } from "./gate.js";
 import type { BatchOptions, QueryResult, SqlExecutor, Statement, Store, StoreKind, TransactionMode } from "./types.js";
 import { checkResultSize, checkStatementSize } from "./limits.js";
 import { argsForLibsql, rowFrom } from "./values.js";
+import { connectionHeldError } from "./deadline.js";
 
 type Connection = Database.Database;
 type Prepared = Database.Statement<unknown[]>;
@@ -35,10 +36,17 @@ export class EmbeddedStore implements Store {
   #db: Connection | null;
   #cache = new Map<string, Prepared>();
   #gate = new ConnectionGate();
+  /**
+   * Statements here are synchronous and a lock waits at most the busy timeout, so the one wait
+   * left unbounded would be for the connection, behind a transaction whose body stalls: that
+   * wait fails `store_timeout` after this long.
+   */
+  readonly #timeoutMs: number;
 
-  constructor(options: { kind: "file" | "memory"; path: string; location: string; busyTimeoutMs: number }) {
+  constructor(options: { kind: "file" | "memory"; path: string; location: string; busyTimeoutMs: number; timeoutMs: number }) {
     this.kind = options.kind;
     this.location = options.location;
+    this.#timeoutMs = options.timeoutMs;
     try {
       this.#db = new Database(options.path, { timeout: options.busyTimeoutMs });
     } catch (cause) {
@@ -50,13 +58,13 @@ export class EmbeddedStore implements Store {
     // Fast path: nobody holds the connection, and the call is synchronous, so nothing can
     // interleave with it.
     if (this.#gate.idle) return settle(() => this.#run(statement));
-    return this.#gate.run(() => this.#run(statement));
+    return this.#gate.run(() => this.#run(statement), this.#gateWait("a statement"));
   }
 
   batch(statements: readonly (Statement | string)[], options: BatchOptions = {}): Promise<QueryResult[]> {
     const work = (): QueryResult[] => this.#inTransaction(options.mode ?? "write", () => statements.map((s) => this.#run(s)));
     if (this.#gate.idle) return settle(work);
-    return this.#gate.run(work);
+    return this.#gate.run(work, this.#gateWait(`a batch of ${statements.length} statement(s)`));
   }
 
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options: BatchOptions = {}): Promise<T> {
@@ -73,7 +81,11 @@ export class EmbeddedStore implements Store {
       } finally {
         tx.end();
       }
-    });
+    }, this.#gateWait("a transaction"));
+  }
+
+  #gateWait(what: string): { ms: number; error: () => Error } {
+    return { ms: this.#timeoutMs, error: () => connectionHeldError({ timeoutMs: this.#timeoutMs, location: this.location, what }) };
   }
 
   async close(): Promise<void> {

@@ -10,7 +10,10 @@ import { ClawhiveError } from "../errors.js";
  * `MAX_STATEMENT_BYTES` (nothing was written); `store_unreachable`: the libSQL server could not be
  * reached or dropped the connection (a write may or may not have applied: the server's
  * transaction is all-or-nothing, so re-read before retrying); `store_auth`: the server refused the
- * auth token.
+ * auth token; `store_timeout`: the server (or the way to it) gave no whole answer within the
+ * store's deadline (`timeoutMs`), or a transaction held the connection past it — the call failed,
+ * a write may or may not have applied (re-read before retrying), and nothing that waited on it
+ * was done.
  */
 export type StoreErrorCode =
   | "store_busy"
@@ -21,7 +24,16 @@ export type StoreErrorCode =
   | "store_too_large"
   | "store_unreachable"
   | "store_auth"
+  | "store_timeout"
   | "migration_mismatch";
+
+/** The codes that mean "the store cannot serve this now, try again later" (HTTP 503). */
+const UNAVAILABLE: ReadonlySet<StoreErrorCode> = new Set(["store_busy", "store_read_only", "store_unreachable", "store_timeout"]);
+
+/** Whether `code` says the store is unavailable for now (busy, read-only, unreachable, silent) rather than broken. */
+export function storeUnavailable(code: string): boolean {
+  return UNAVAILABLE.has(code as StoreErrorCode);
+}
 
 export class StoreError extends ClawhiveError {
   declare readonly code: StoreErrorCode;
@@ -29,7 +41,7 @@ export class StoreError extends ClawhiveError {
   readonly sqliteCode: string | undefined;
 
   constructor(code: StoreErrorCode, message: string, options: { sqliteCode?: string; cause?: unknown } = {}) {
-    super(code, message, { status: code === "store_busy" || code === "store_read_only" || code === "store_unreachable" ? 503 : 500, cause: options.cause });
+    super(code, message, { status: UNAVAILABLE.has(code) ? 503 : 500, cause: options.cause });
     this.sqliteCode = options.sqliteCode;
   }
 }
@@ -67,8 +79,27 @@ function codeFor(sqliteCode: string): StoreErrorCode {
 function sqliteCodeOf(error: unknown): string | undefined {
   if (typeof error !== "object" || error === null) return undefined;
   const record = error as { code?: unknown; extendedCode?: unknown };
-  if (typeof record.extendedCode === "string" && record.extendedCode !== "") return record.extendedCode;
-  return typeof record.code === "string" && record.code !== "" ? record.code : undefined;
+  if (typeof record.extendedCode === "string" && record.extendedCode !== "") return namedCode(record.extendedCode);
+  return typeof record.code === "string" && record.code !== "" ? namedCode(record.code) : undefined;
+}
+
+/** Extended codes libsql has no name for, by number (sqlite3.h). */
+const EXTENDED_NAMES: Readonly<Record<number, string>> = {
+  1032: "SQLITE_READONLY_DBMOVED",
+  1288: "SQLITE_READONLY_CANTINIT",
+  1544: "SQLITE_READONLY_DIRECTORY",
+};
+const PRIMARY_NAMES: Readonly<Record<number, string>> = { 5: "SQLITE_BUSY", 6: "SQLITE_LOCKED", 8: "SQLITE_READONLY", 13: "SQLITE_FULL", 14: "SQLITE_CANTOPEN", 19: "SQLITE_CONSTRAINT" };
+
+/**
+ * libsql names codes it does not know `UNKNOWN_SQLITE_ERROR_<n>` (a read-only folder's WAL is
+ * 1544, SQLITE_READONLY_DIRECTORY): named here, so they map like the codes it does name.
+ */
+function namedCode(code: string): string {
+  const unknown = /^UNKNOWN_SQLITE_ERROR_(\d+)$/.exec(code);
+  if (unknown === null) return code;
+  const n = Number(unknown[1]);
+  return EXTENDED_NAMES[n] ?? PRIMARY_NAMES[n & 0xff] ?? code;
 }
 
 /**

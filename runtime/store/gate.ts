@@ -12,8 +12,13 @@ export class ConnectionGate {
     return !this.#held && this.#waiters.length === 0;
   }
 
-  async run<T>(work: () => Promise<T> | T): Promise<T> {
-    await this.#acquire();
+  /**
+   * Runs `work` once the gate is free. With `wait`, a call still queued after `wait.ms` leaves
+   * the queue and rejects with `wait.error()`: a transaction that holds the connection too long
+   * fails the calls behind it instead of stalling them without end.
+   */
+  async run<T>(work: () => Promise<T> | T, wait?: { ms: number; error: () => Error }): Promise<T> {
+    await this.#acquire(wait);
     try {
       return await work();
     } finally {
@@ -21,12 +26,25 @@ export class ConnectionGate {
     }
   }
 
-  #acquire(): Promise<void> {
+  #acquire(wait: { ms: number; error: () => Error } | undefined): Promise<void> {
     if (!this.#held) {
       this.#held = true;
       return Promise.resolve();
     }
-    return new Promise((resolve) => this.#waiters.push(resolve));
+    return new Promise((resolve, reject) => {
+      const waiter = (): void => {
+        if (timer !== undefined) clearTimeout(timer);
+        resolve();
+      };
+      const timer =
+        wait === undefined
+          ? undefined
+          : setTimeout(() => {
+              this.#waiters = this.#waiters.filter((w) => w !== waiter);
+              reject(wait.error());
+            }, wait.ms);
+      this.#waiters.push(waiter);
+    });
   }
 
   #release(): void {

@@ -5,6 +5,7 @@ import type { ClientStore } from "./client.js";
 import { EmbeddedStore } from "./embedded.js";
 import { StoreError } from "./errors.js";
 import { retryWhileBusy } from "./busy.js";
+import { checkTimeout, DEFAULT_STORE_TIMEOUT_MS, MAX_STORE_TIMEOUT_MS } from "./deadline.js";
 import { applyMigrations } from "./migrations.js";
 import type { Migration } from "./migrations.js";
 import type { QueryResult, Store } from "./types.js";
@@ -22,6 +23,15 @@ export interface OpenStoreOptions {
    * On a server, how long a statement or batch the server refused as busy is sent again.
    */
   readonly busyTimeoutMs?: number;
+  /**
+   * The deadline of one store call, in ms (default 10 000): a statement, a batch, each round trip
+   * of a transaction and the transaction whole. A libSQL server that accepted the connection and
+   * never answers — or stopped half way through an answer — fails the call `store_timeout`
+   * instead of holding it for minutes; nothing that waited on it (an effect behind its intent)
+   * is done. Embedded statements are synchronous and bounded by the busy timeout; what waits
+   * here is a call queued behind a transaction of the same store.
+   */
+  readonly timeoutMs?: number;
   /**
    * Local files only. `normal` (default): in WAL mode a commit is durable once `write()` returns,
    * so it survives a kill of the process but not a power loss or kernel crash. `full` also
@@ -54,7 +64,11 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   if (!Number.isInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new InvalidInputError(`busyTimeoutMs: ${busyTimeoutMs} must be a non-negative integer`, { field: "busyTimeoutMs" });
   }
-  const store = await createDriver(location, { ...options, busyTimeoutMs });
+  const timeoutMs = options.timeoutMs ?? DEFAULT_STORE_TIMEOUT_MS;
+  if (!checkTimeout(timeoutMs)) {
+    throw new InvalidInputError(`timeoutMs: ${timeoutMs} must be a whole number of milliseconds from 1 to ${MAX_STORE_TIMEOUT_MS}`, { field: "timeoutMs" });
+  }
+  const store = await createDriver(location, { ...options, busyTimeoutMs, timeoutMs });
   const readOnly = options.readOnly === true || (location.kind === "file" && fileIsReadOnly(location.path));
   try {
     if (location.kind !== "remote") await configureLocal(store, { busyTimeoutMs, synchronous: options.synchronous ?? "normal", readOnly });
@@ -80,7 +94,7 @@ function fileIsReadOnly(path: string): boolean {
   }
 }
 
-async function createDriver(location: StoreLocation, options: OpenStoreOptions & { busyTimeoutMs: number }): Promise<ClientStore | EmbeddedStore> {
+async function createDriver(location: StoreLocation, options: OpenStoreOptions & { busyTimeoutMs: number; timeoutMs: number }): Promise<ClientStore | EmbeddedStore> {
   const shown = describeLocation(location);
   if (location.kind === "remote" || options.driver === "client") {
     // Loaded only for a server (or when asked for): @libsql/client costs every process that
@@ -91,11 +105,12 @@ async function createDriver(location: StoreLocation, options: OpenStoreOptions &
       url: location.url,
       location: shown,
       busyTimeoutMs: options.busyTimeoutMs,
+      timeoutMs: options.timeoutMs,
       ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
     });
   }
   const path = location.kind === "file" ? location.path : ":memory:";
-  return new EmbeddedStore({ kind: location.kind, path, location: shown, busyTimeoutMs: options.busyTimeoutMs });
+  return new EmbeddedStore({ kind: location.kind, path, location: shown, busyTimeoutMs: options.busyTimeoutMs, timeoutMs: options.timeoutMs });
 }
 
 async function configureLocal(store: ClientStore | EmbeddedStore, options: { busyTimeoutMs: number; synchronous: "normal" | "full"; readOnly: boolean }): Promise<void> {

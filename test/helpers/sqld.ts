@@ -63,7 +63,11 @@ export interface SqldServer {
   readonly pid: number;
   /** Signs a token with a key the server does not trust: for wrong-token tests. */
   foreignToken(): string;
-  /** Ends the server (SIGTERM, then SIGKILL) and removes its directory. */
+  /** Freezes the server (SIGSTOP): connections stay open, nothing is answered, as on a hung host. */
+  pause(): void;
+  /** Lets a paused server go on (SIGCONT). */
+  resume(): void;
+  /** Ends the server (SIGTERM, then SIGKILL; a paused one is let go first) and removes its directory. */
   stop(): Promise<void>;
 }
 
@@ -124,6 +128,8 @@ export async function startSqld(options: StartSqldOptions = {}): Promise<SqldSer
         pid: child.pid ?? -1,
         authToken: keys === undefined ? undefined : jwt(keys.privateKey),
         foreignToken: () => jwt(generateKeyPairSync("ed25519").privateKey),
+        pause: () => void child.kill("SIGSTOP"),
+        resume: () => void child.kill("SIGCONT"),
         stop: () => stopChild(child).then(() => rm(dir, { recursive: true, force: true })),
       };
     }
@@ -159,6 +165,8 @@ function stopChild(child: ChildProcess): Promise<void> {
       clearTimeout(force);
       resolveStop();
     });
+    // A stopped process handles no SIGTERM until it runs again.
+    child.kill("SIGCONT");
     child.kill("SIGTERM");
   });
 }
