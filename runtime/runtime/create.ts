@@ -18,7 +18,7 @@ import { RunDriver } from "../runs/driver.js";
 import { RunJournal, runJournalMigrations } from "../runs/journal.js";
 import type { RuntimeOptions } from "../options.js";
 import { Sandbox } from "../sandbox/index.js";
-import { applyMigrations, openStore, StoreError, systemClock } from "../store/index.js";
+import { applyMigrations, openStore, StoreError, storeProbeMigrations, systemClock } from "../store/index.js";
 import { openSecretStore } from "../secrets/index.js";
 import { probeSandbox } from "../../host-proxies/shell/index.js";
 import { McpClient } from "../mcp-client/index.js";
@@ -65,6 +65,7 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     await applyMigrations(store, kvMigrations, { clock });
     await applyMigrations(store, memoryTrustMigrations, { clock });
     await applyMigrations(store, pluginMigrations, { clock });
+    await applyMigrations(store, storeProbeMigrations, { clock });
     const secrets = await openSecretStore(store, {
       dataDir,
       keyFromEnv: options.secretKey ?? process.env.CLAWHIVE_SECRET_KEY,

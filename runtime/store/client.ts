@@ -3,10 +3,10 @@ import type { Client, InStatement, ResultSet, Transaction } from "@libsql/client
 import { StoreError, toStoreError } from "./errors.js";
 import { ConnectionGate } from "./gate.js";
 import type { BatchOptions, QueryResult, SqlExecutor, Statement, Store, StoreKind } from "./types.js";
-import { checkResultSize, checkStatementSize } from "./limits.js";
+import { checkResultSize, checkStatementSize, statementBytes } from "./limits.js";
 import { rowFrom } from "./values.js";
 import { retryWhileBusy } from "./busy.js";
-import { connectionHeldError, withDeadline } from "./deadline.js";
+import { connectionHeldError, sendAllowanceMs, withDeadline } from "./deadline.js";
 
 /**
  * The `@libsql/client` driver: the one that speaks to a libSQL server (`libsql:`, `http(s):`,
@@ -55,11 +55,12 @@ export class ClientStore implements Store {
   }
 
   execute(statement: Statement | string): Promise<QueryResult> {
-    return this.#guarded("a statement", async () => toResult(await this.#live().execute(toClient(statement, this.location)), statement, this.location));
+    return this.#guarded("a statement", sendAllowanceMs(statementBytes(statement)), async () => toResult(await this.#live().execute(toClient(statement, this.location)), statement, this.location));
   }
 
   batch(statements: readonly (Statement | string)[], options: BatchOptions = {}): Promise<QueryResult[]> {
-    return this.#guarded(`a batch of ${statements.length} statement(s)`, async () => {
+    const bytes = statements.reduce((sum, s) => sum + statementBytes(s), 0);
+    return this.#guarded(`a batch of ${statements.length} statement(s)`, sendAllowanceMs(bytes), async () => {
       // Every statement is checked before any is sent: a refused batch writes nothing.
       const results = await this.#live().batch(statements.map((s) => toClient(s, this.location)), options.mode ?? "write");
       return results.map((result, i) => toResult(result, statements[i] as Statement | string, this.location));
@@ -99,15 +100,16 @@ export class ClientStore implements Store {
     this.#client.close();
   }
 
-  #guarded<T>(what: string, work: () => Promise<T>): Promise<T> {
-    if (this.#gate === null) return this.#retryBusy(() => this.#bounded(what, () => this.#driver(work)));
-    return this.#gate.run(() => this.#bounded(what, () => this.#driver(work)), this.#gateWait(what));
+  #guarded<T>(what: string, allowanceMs: number, work: () => Promise<T>): Promise<T> {
+    if (this.#gate === null) return this.#retryBusy(() => this.#bounded(what, () => this.#driver(work), allowanceMs));
+    return this.#gate.run(() => this.#bounded(what, () => this.#driver(work), allowanceMs), this.#gateWait(what));
   }
 
-  /** One round trip under the store's deadline. */
-  #bounded<T>(what: string, call: () => Promise<T>): Promise<T> {
+  /** One round trip under the store's deadline, plus `allowanceMs` for what it sends. */
+  #bounded<T>(what: string, call: () => Promise<T>, allowanceMs = 0): Promise<T> {
     return withDeadline(call, {
       timeoutMs: this.#timeoutMs,
+      allowanceMs,
       location: this.location,
       what,
       onTimeout: () => {
@@ -197,12 +199,18 @@ class ClientTransaction implements SqlExecutor {
 }
 
 /**
- * The driver's `fetch`, with every request aborted at the deadline: a server that accepted the
- * connection and never answers (or stopped half way through its answer) frees the request, and
- * its slot in the driver's concurrency limit, instead of holding them for undici's five minutes.
+ * The driver's `fetch`, with every request aborted at its deadline (the store's, plus what its
+ * body takes to send, as the call's own): a server that accepted the connection and never
+ * answers (or stopped half way through its answer) frees the request, and its slot in the
+ * driver's concurrency limit, instead of holding them for undici's five minutes. The body is
+ * read first to know its size (the driver builds it whole in memory anyway).
  */
 function boundedFetch(timeoutMs: number): (request: Request) => Promise<Response> {
-  return (request) => fetch(request, { signal: AbortSignal.timeout(timeoutMs) });
+  return async (request) => {
+    const body = request.method === "GET" || request.method === "HEAD" ? undefined : new Uint8Array(await request.arrayBuffer());
+    const signal = AbortSignal.timeout(timeoutMs + sendAllowanceMs(body?.byteLength ?? 0));
+    return fetch(request.url, { method: request.method, headers: request.headers, signal, ...(body === undefined ? {} : { body }) });
+  };
 }
 
 function toClient(statement: Statement | string, location: string): InStatement {

@@ -3,11 +3,22 @@ import { StoreError } from "./errors.js";
 /** How long one store call may take by default: a server that stops answering fails in seconds, not minutes. */
 export const DEFAULT_STORE_TIMEOUT_MS = 10_000;
 
+/**
+ * What a call's deadline adds for the bytes it sends: 1 ms a KiB (1 MiB/s, a floor no working
+ * link is under). A plugin install's batch moves ~14 MiB of chunks; the deadline is for a server
+ * that stopped answering, not for one that is receiving.
+ */
+export function sendAllowanceMs(bytes: number): number {
+  return Math.floor(bytes / 1024);
+}
+
 /** The most a deadline may be: a day (setTimeout's range is ~24.8 days; nobody means more). */
 export const MAX_STORE_TIMEOUT_MS = 86_400_000;
 
 export interface Deadline {
   readonly timeoutMs: number;
+  /** Added to `timeoutMs` for what the call sends (`sendAllowanceMs`). */
+  readonly allowanceMs?: number;
   /** Named in the error, e.g. `store http://127.0.0.1:8080`. */
   readonly location: string;
   /** What timed out, e.g. `a batch of 3 statements`. */
@@ -33,7 +44,7 @@ export function withDeadline<T>(call: () => Promise<T>, deadline: Deadline): Pro
       } finally {
         reject(timeoutError(deadline));
       }
-    }, deadline.timeoutMs);
+    }, deadline.timeoutMs + (deadline.allowanceMs ?? 0));
     let running: Promise<T>;
     try {
       running = call();
@@ -66,10 +77,12 @@ function abortedByDeadline(error: unknown): boolean {
   return false;
 }
 
-export function timeoutError(deadline: Pick<Deadline, "timeoutMs" | "location" | "what">): StoreError {
+export function timeoutError(deadline: Pick<Deadline, "timeoutMs" | "allowanceMs" | "location" | "what">): StoreError {
+  const allowance = deadline.allowanceMs ?? 0;
+  const sending = allowance > 0 ? ` and ${allowance} ms more for what it sent` : "";
   return new StoreError(
     "store_timeout",
-    `store ${deadline.location}: ${deadline.what} got no answer within ${deadline.timeoutMs} ms (store.timeout_ms, env CLAWHIVE_STORE_TIMEOUT_MS): ` +
+    `store ${deadline.location}: ${deadline.what} got no answer within ${deadline.timeoutMs} ms (store.timeout_ms, env CLAWHIVE_STORE_TIMEOUT_MS)${sending}: ` +
       "it failed, and nothing that waited on it was done; a write may or may not have applied, so re-read before retrying; check that the server runs and answers",
   );
 }

@@ -7,7 +7,8 @@ import { ClawhiveError } from "../errors.js";
  * `migration_mismatch`: an applied migration differs from the code's; `store_read_only`: the
  * database cannot be written (a file without write permission, a read-only mount, a store opened
  * read-only): reads still work; `store_too_large`: a statement would bind or return more than
- * `MAX_STATEMENT_BYTES` (nothing was written); `store_unreachable`: the libSQL server could not be
+ * `MAX_STATEMENT_BYTES` (nothing was written); `store_full`: the disk (or the server's) is full, the
+ * write was refused whole and reads still work; `store_unreachable`: the libSQL server could not be
  * reached or dropped the connection (a write may or may not have applied: the server's
  * transaction is all-or-nothing, so re-read before retrying); `store_auth`: the server refused the
  * auth token; `store_timeout`: the server (or the way to it) gave no whole answer within the
@@ -18,6 +19,7 @@ import { ClawhiveError } from "../errors.js";
 export type StoreErrorCode =
   | "store_busy"
   | "store_read_only"
+  | "store_full"
   | "store_constraint"
   | "store_closed"
   | "store_failed"
@@ -28,7 +30,7 @@ export type StoreErrorCode =
   | "migration_mismatch";
 
 /** The codes that mean "the store cannot serve this now, try again later" (HTTP 503). */
-const UNAVAILABLE: ReadonlySet<StoreErrorCode> = new Set(["store_busy", "store_read_only", "store_unreachable", "store_timeout"]);
+const UNAVAILABLE: ReadonlySet<StoreErrorCode> = new Set(["store_busy", "store_read_only", "store_full", "store_unreachable", "store_timeout"]);
 
 /** Whether `code` says the store is unavailable for now (busy, read-only, unreachable, silent) rather than broken. */
 export function storeUnavailable(code: string): boolean {
@@ -70,6 +72,7 @@ function codeFor(sqliteCode: string): StoreErrorCode {
   if (sqliteCode.startsWith("SQLITE_BUSY") || sqliteCode.startsWith("SQLITE_LOCKED")) return "store_busy";
   if (sqliteCode.startsWith("SQLITE_CONSTRAINT")) return "store_constraint";
   if (sqliteCode.startsWith("SQLITE_READONLY")) return "store_read_only";
+  if (sqliteCode.startsWith("SQLITE_FULL")) return "store_full";
   if (sqliteCode === "CLIENT_CLOSED") return "store_closed";
   return "store_failed";
 }

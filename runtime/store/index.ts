@@ -5,6 +5,8 @@ export { applyMigrations } from "./migrations.js";
 export type { Migration, MigrationReport } from "./migrations.js";
 export { StoreError, storeUnavailable } from "./errors.js";
 export { DEFAULT_STORE_TIMEOUT_MS } from "./deadline.js";
+export { probeStore, storeProbeMigrations } from "./probe.js";
+export type { StoreHealth } from "./probe.js";
 export { MAX_STATEMENT_BYTES } from "./limits.js";
 export { allRows, pagedRows } from "./pages.js";
 export type { PageQuery } from "./pages.js";

@@ -20,6 +20,12 @@ export function checkStatementSize(statement: Statement | string, location: stri
   if (size > MAX_STATEMENT_BYTES) throw tooLarge("writes", size, statement.sql, location);
 }
 
+/** The bytes a statement sends: its SQL and its arguments. */
+export function statementBytes(statement: Statement | string): number {
+  if (typeof statement === "string") return Buffer.byteLength(statement);
+  return Buffer.byteLength(statement.sql) + (statement.args === undefined ? 0 : argsSize(statement.args));
+}
+
 /** Refuses a result larger than the bound: page the query (see `pageRows`) or read chunks. */
 export function checkResultSize(rows: readonly Row[], sql: string, location: string): void {
   let size = 0;

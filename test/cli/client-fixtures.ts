@@ -26,9 +26,9 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return { ...env, ...extra };
 }
 
-/** Starts `clawhive serve --data-dir D --agents A --port 0` and reads its token and address from stdout. */
-export async function serve(place: CliPlace): Promise<Served> {
-  const child = spawn(process.execPath, [BIN, "serve", "--data-dir", place.data, "--agents", place.agents, "--port", "0"], { env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+/** Starts `clawhive serve --data-dir D --agents A --port 0` (`env` added) and reads its token and address from stdout. */
+export async function serve(place: CliPlace, options: { env?: Record<string, string> } = {}): Promise<Served> {
+  const child = spawn(process.execPath, [BIN, "serve", "--data-dir", place.data, "--agents", place.agents, "--port", "0"], { env: cleanEnv(options.env), stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));

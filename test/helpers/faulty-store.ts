@@ -15,7 +15,7 @@ export interface Fault {
 
 export function faultError(kind: FaultKind): Error {
   if (kind === "busy") return new StoreError("store_busy", "store test: database is locked (injected)", { sqliteCode: "SQLITE_BUSY" });
-  if (kind === "full") return new StoreError("store_failed", "store test: database or disk is full (injected)", { sqliteCode: "SQLITE_FULL" });
+  if (kind === "full") return new StoreError("store_full", "store test: database or disk is full (injected)", { sqliteCode: "SQLITE_FULL" });
   if (kind === "readonly") return new StoreError("store_read_only", "store test: attempt to write a readonly database (injected)", { sqliteCode: "SQLITE_READONLY" });
   return new TypeError("Do not know how to serialize a BigInt (injected)");
 }

@@ -65,10 +65,55 @@ const INTERNAL: Answer = { status: 500, body: errorBody("internal", "internal er
 
 /** A `Response` is one already shaped as ours: bearer auth's, which carries `WWW-Authenticate`. */
 function answerFor(error: unknown): Answer | Response {
+  const answer = firstAnswer(error);
+  if (answer instanceof Response || answer.status < 500) return answer;
+  return retryLater(answer, error);
+}
+
+/**
+ * What the store answers while it cannot serve: 503 with the seconds after which a retry may
+ * work. What a caller is told not to retry (effects happened) is left as it is.
+ */
+const UNAVAILABLE: Readonly<Record<string, { message: string; retryAfter: string }>> = {
+  store_busy: { message: "the store is busy: retry shortly", retryAfter: "1" },
+  store_unreachable: { message: "the store cannot be reached: retry shortly; /ready says when this node can serve again", retryAfter: "5" },
+  store_timeout: { message: "the store did not answer in time: retry shortly; /ready says when this node can serve again", retryAfter: "5" },
+  store_read_only: { message: "the store is read-only: reads work, writes are refused until it is writable again", retryAfter: "30" },
+  store_full: { message: "the store's disk is full: reads work, writes are refused until space is freed", retryAfter: "30" },
+};
+const NEVER_RETRIED = new Set(["effect_committed_store_failed"]);
+
+/**
+ * A 5xx caused by a store that cannot serve now — the store's own error, or one wrapping it (an
+ * audit write that failed, a run whose end could not be recorded, a plain Error with it as its
+ * cause) — is a 503 with `Retry-After`, not an internal error: the request may work once the
+ * store is back. A ClawhiveError keeps its own code and message; anything else gets the store's.
+ */
+function retryLater(answer: Answer, error: unknown): Answer {
+  if (NEVER_RETRIED.has(answer.body.error.code)) return answer;
+  const store = unavailableStoreIn(error);
+  if (store === undefined) return answer;
+  const said = UNAVAILABLE[store.code]!;
+  const body = error instanceof ClawhiveError && !(error instanceof StoreError) ? answer.body : errorBody(store.code, said.message);
+  return { status: 503, body, headers: { ...answer.headers, "Retry-After": said.retryAfter } };
+}
+
+/** The StoreError in `error`'s cause chain (or an AggregateError's errors) that says the store is unavailable. */
+function unavailableStoreIn(error: unknown, depth = 0): StoreError | undefined {
+  if (depth > 8 || !(error instanceof Error)) return undefined;
+  if (error instanceof StoreError && UNAVAILABLE[error.code] !== undefined) return error;
+  const inner = error instanceof AggregateError ? [...(error.errors as unknown[]), error.cause] : [error.cause];
+  for (const e of inner) {
+    const found = unavailableStoreIn(e, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+function firstAnswer(error: unknown): Answer | Response {
   if (error instanceof v.ValiError) return answerFor(issuesError(error.issues, "input", error));
   if (error instanceof StoreError) {
-    if (error.code === "store_busy") return { status: 503, body: errorBody("store_busy", "the store is busy: retry shortly"), headers: { "Retry-After": "1" } };
-    if (error.code === "store_read_only") return { status: 503, body: errorBody("store_read_only", "the store is read-only: reads work, writes are refused until it is writable again") };
+    // Unavailable codes become 503 in retryLater; the driver's own text never leaves.
     return { status: 500, body: errorBody(error.code, "internal error: the store failed") };
   }
   if (error instanceof ClawhiveError) {

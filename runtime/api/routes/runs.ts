@@ -115,7 +115,7 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
         202: { description: "started; follow /v1/runs/:id/events", schema: RunBody },
         404: { description: "no such agent" },
         500: { description: "effect_committed_store_failed: the store failed after the run's effects happened (`error.details.effects`, with their ToolCalls' outcomes); do not submit it again" },
-        503: { description: "run_store_failed: the store failed and the run made no effect (safe to submit again), or store_busy / store_read_only" },
+        503: { description: "run_store_failed: the store failed and the run made no effect (safe to submit again), or store_busy / store_read_only / store_full / store_unreachable / store_timeout; each with Retry-After" },
       },
       handler: async (c, { query, body }) => {
         const wait = query.wait === "true" || query.wait === "1";

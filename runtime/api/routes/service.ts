@@ -2,6 +2,7 @@ import { metricsHandler } from "../../metrics/http.js";
 import type { RuntimeMetrics } from "../../metrics/index.js";
 import type { Runtime } from "../../runtime.js";
 import { openApiDocument } from "../openapi.js";
+import { probeStore, type StoreHealth } from "../../store/index.js";
 import type { OpenApiInfo } from "../openapi.js";
 import { defineRoute, reply } from "./route.js";
 import { HealthBody, OpenApiBody, ReadyBody } from "../schemas/resources.js";
@@ -26,15 +27,17 @@ export function healthRoute(version: string, runtime: Runtime | undefined): ApiR
 }
 
 /**
- * `GET /ready`: whether this node can serve runs — its store answers and every installed plugin
- * is loaded. 503 (same body) when not, so a load balancer sends no traffic to it; no token.
+ * `GET /ready`: whether this node can serve runs — its store takes a write (a store that answers
+ * reads but refuses writes — read-only, full — cannot run anything) and every installed plugin is
+ * loaded. 503 (same body) when not, so a load balancer sends no traffic to it; no token. Unlike
+ * `/health` (liveness: the process answers), it fails while the store does.
  */
 export function readyRoute(runtime: Runtime | undefined): ApiRoute {
   return defineRoute({
     method: "GET",
     path: "/ready",
     tag: "service",
-    summary: "Readiness: the store is reachable and the installed plugins are loaded (no token needed)",
+    summary: "Readiness: the store takes a write and the installed plugins are loaded (no token needed)",
     roles: "public",
     responses: { 200: { description: "ready", schema: ReadyBody }, 503: { description: "not ready: `checks` says what is not" } },
     handler: async (c) => {
@@ -45,14 +48,9 @@ export function readyRoute(runtime: Runtime | undefined): ApiRoute {
   });
 }
 
-async function storeCheck(runtime: Runtime | undefined): Promise<"ok" | "unreachable"> {
+async function storeCheck(runtime: Runtime | undefined): Promise<StoreHealth> {
   if (runtime === undefined) return "unreachable";
-  try {
-    await runtime.store.execute("SELECT 1");
-    return "ok";
-  } catch {
-    return "unreachable";
-  }
+  return probeStore(runtime.store, { node: runtime.node, now: runtime.clock.now() });
 }
 
 async function pluginsCheck(runtime: Runtime | undefined): Promise<"ok" | "not_loaded"> {

@@ -146,7 +146,13 @@ export const HealthBody = v.strictObject({
 });
 export const ReadyBody = v.strictObject({
   ready: v.boolean(),
-  checks: v.strictObject({ store: v.picklist(["ok", "unreachable"]), plugins: v.picklist(["ok", "not_loaded"]) }),
+  checks: v.strictObject({
+    store: v.pipe(
+      v.picklist(["ok", "unreachable", "read_only", "full", "failing"]),
+      v.description("ok: a write committed; unreachable: no answer in time or no connection; read_only: writes refused as read-only; full: its disk is full; failing: a write failed otherwise"),
+    ),
+    plugins: v.picklist(["ok", "not_loaded"]),
+  }),
 });
 export const OpenApiBody = v.pipe(JSON_OBJECT, v.description("an OpenAPI 3.1 document"));
 
