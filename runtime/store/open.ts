@@ -1,4 +1,3 @@
-import { accessSync, constants, existsSync, statSync } from "node:fs";
 import { InvalidInputError } from "../errors.js";
 import type { Clock } from "./clock.js";
 import type { ClientStore } from "./client.js";
@@ -6,6 +5,8 @@ import { EmbeddedStore } from "./embedded.js";
 import { StoreError } from "./errors.js";
 import { retryWhileBusy } from "./busy.js";
 import { checkTimeout, DEFAULT_STORE_TIMEOUT_MS, MAX_STORE_TIMEOUT_MS } from "./deadline.js";
+import { fileAccess, immutableUri } from "./file-access.js";
+import type { FileAccess } from "./file-access.js";
 import { applyMigrations } from "./migrations.js";
 import type { Migration } from "./migrations.js";
 import type { QueryResult, Store } from "./types.js";
@@ -51,8 +52,9 @@ export interface OpenStoreOptions {
   /**
    * Open without writing: reads work, every write fails `store_read_only`. A file is opened so
    * anyway when it cannot be written: no write permission bit at all (mode 0444 — decided from
-   * the mode, so it holds for root too, whom the kernel would let write) or the kernel refuses
-   * write access (a read-only mount).
+   * the mode, so it holds for root too, whom the kernel would let write), the kernel refuses
+   * write access (a read-only mount), or its folder cannot be written (a commit needs a log
+   * there). See `fileAccess`.
    */
   readonly readOnly?: boolean;
 }
@@ -68,8 +70,11 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   if (!checkTimeout(timeoutMs)) {
     throw new InvalidInputError(`timeoutMs: ${timeoutMs} must be a whole number of milliseconds from 1 to ${MAX_STORE_TIMEOUT_MS}`, { field: "timeoutMs" });
   }
-  const store = await createDriver(location, { ...options, busyTimeoutMs, timeoutMs });
-  const readOnly = options.readOnly === true || (location.kind === "file" && fileIsReadOnly(location.path));
+  const shown = describeLocation(location);
+  const access: FileAccess =
+    location.kind === "file" ? fileAccess(location.path, { readOnly: options.readOnly === true, location: shown }) : { readOnly: options.readOnly === true, immutable: false };
+  const store = await createDriver(location, { ...options, busyTimeoutMs, timeoutMs, immutable: access.immutable });
+  const readOnly = access.readOnly;
   try {
     if (location.kind !== "remote") await configureLocal(store, { busyTimeoutMs, synchronous: options.synchronous ?? "normal", readOnly });
     if (options.migrations !== undefined && options.migrations.length > 0) {
@@ -82,19 +87,10 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   }
 }
 
-/** A store file that cannot be written: no write bit at all, or the kernel says so (EROFS, EACCES). */
-function fileIsReadOnly(path: string): boolean {
-  if (!existsSync(path)) return false;
-  if ((statSync(path).mode & 0o222) === 0) return true;
-  try {
-    accessSync(path, constants.W_OK);
-    return false;
-  } catch {
-    return true;
-  }
-}
-
-async function createDriver(location: StoreLocation, options: OpenStoreOptions & { busyTimeoutMs: number; timeoutMs: number }): Promise<ClientStore | EmbeddedStore> {
+async function createDriver(
+  location: StoreLocation,
+  options: OpenStoreOptions & { busyTimeoutMs: number; timeoutMs: number; immutable: boolean },
+): Promise<ClientStore | EmbeddedStore> {
   const shown = describeLocation(location);
   if (location.kind === "remote" || options.driver === "client") {
     // Loaded only for a server (or when asked for): @libsql/client costs every process that
@@ -109,7 +105,7 @@ async function createDriver(location: StoreLocation, options: OpenStoreOptions &
       ...(options.authToken === undefined ? {} : { authToken: options.authToken }),
     });
   }
-  const path = location.kind === "file" ? location.path : ":memory:";
+  const path = location.kind !== "file" ? ":memory:" : options.immutable ? immutableUri(location.path) : location.path;
   return new EmbeddedStore({ kind: location.kind, path, location: shown, busyTimeoutMs: options.busyTimeoutMs, timeoutMs: options.timeoutMs });
 }
 
