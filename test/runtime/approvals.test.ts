@@ -100,8 +100,11 @@ test("scope run covers later calls of that tool in that run only", async () => {
   assert.equal((await run.callTool("files.write_file", write("c2.txt", "2"))).status, "ok");
   approvalOf(await run.callTool("files.edit_file", { path: "/work/c2.txt", old_text: "2", new_text: "3" }));
   const other = await runtime.startRun({ agent: name });
-  approvalOf(await other.callTool("files.write_file", write("c3.txt", "3")));
+  const unused = approvalOf(await other.callTool("files.write_file", write("c3.txt", "3")));
   await Promise.all([run.end(), other.end()]);
+  // Once the runs ended: the approval the run used reads used; the one nobody ever used (control) withdrawn.
+  assert.equal((await runtime.approvals.get(approval.id))?.status, "used");
+  assert.equal((await runtime.approvals.get(unused.id))?.status, "withdrawn");
 });
 
 test("a denied approval ends the ToolCall with approval-denied; nothing is written", async () => {

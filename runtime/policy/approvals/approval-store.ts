@@ -101,16 +101,24 @@ export class ApprovalStore {
   }
 
   /**
-   * Withdraws what run `runId` still asked for (pending) or was given but did not use (approved):
-   * called when the run ends, so a person can no longer approve an effect it will never make,
-   * and an approval given late can never be spent by a replay. Returns the ids withdrawn.
+   * Closes what run `runId` left open, called when the run ends. What it still asked for
+   * (pending) or was given but never used is withdrawn, so a person can no longer approve an
+   * effect it will never make and an approval given late can never be spent by a replay. A
+   * `run`-scoped approval the run did use reads `used` (it did its job; its reason stays the
+   * person's), and one already past its deadline reads `expired`, as every read would report it:
+   * `withdrawn` says only "asked for, never used". Returns the ids withdrawn.
    */
   async withdrawForRun(runId: string, reason: string): Promise<string[]> {
+    const now = this.#ctx.clock.now();
     const result = await this.#ctx.store.execute({
-      sql: "UPDATE approvals SET status = 'withdrawn', decision_reason = ?, decided_at = COALESCE(decided_at, ?) WHERE run_id = ? AND status IN ('pending', 'approved') RETURNING id",
-      args: [reason, this.#ctx.clock.now(), runId],
+      sql: `UPDATE approvals SET
+          status = CASE WHEN use_count > 0 THEN 'used' WHEN expires_at <= ? THEN 'expired' ELSE 'withdrawn' END,
+          decision_reason = CASE WHEN use_count > 0 OR expires_at <= ? THEN decision_reason ELSE ? END,
+          decided_at = COALESCE(decided_at, ?)
+        WHERE run_id = ? AND status IN ('pending', 'approved') RETURNING id, status`,
+      args: [now, now, reason, now, runId],
     });
-    return result.rows.map((row) => String(row.id));
+    return result.rows.filter((row) => row.status === "withdrawn").map((row) => String(row.id));
   }
 
   /** Asked for or decided at `since` or later, on any node (see `changedSince`). */

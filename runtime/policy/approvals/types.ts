@@ -12,7 +12,8 @@ export type ApprovalKind = "tool_call" | "effect";
  * call) | `expired`. `denied` and `used` are final. Expiry is applied lazily, on read, with the
  * store's clock: a row may say `pending` on disk after its deadline, but no read reports it so.
  * `pending` | `approved` → `withdrawn`: the run ended (cancelled, failed) before the approval was
- * used; nothing can approve or use it any more.
+ * used; nothing can approve or use it any more. When the run ends, a `run`-scoped approval it used
+ * (`approved`, use count > 0) becomes `used`, and one past its deadline `expired`.
  */
 export type ApprovalStatus = "pending" | "approved" | "denied" | "expired" | "used" | "withdrawn";
 

@@ -3,6 +3,7 @@ import { test } from "node:test";
 import { approvalMigrations, ApprovalStore, argsHash } from "../../../runtime/policy/approvals/index.js";
 import { applyMigrations, openStore } from "../../../runtime/store/index.js";
 import { testClock, toolCallRequest, withHarness, WRITE_ARGS } from "./_fixtures.js";
+import type { Harness } from "./_fixtures.js";
 
 const MATCH = { runId: "run_1", stepId: "step_1", tool: "files.write_file", argsHash: argsHash(WRITE_ARGS) };
 
@@ -36,6 +37,32 @@ for (const [what, state, withdrawn] of ROWS) {
         return true;
       });
       assert.deepEqual((await approvals.list({ status: "withdrawn" })).map((a) => a.id), [request.id]);
+    }));
+}
+
+// [what the run did with it, how it reads once its run ended]. `withdrawn` says "never used".
+const RUN_SCOPED: Array<[string, (h: Harness, id: string) => Promise<void>, "used" | "expired" | "withdrawn"]> = [
+  ["a run-scoped approval the run used reads used, the person's reason kept", async (h) => void (await h.approvals.consumeToolCall(MATCH)), "used"],
+  ["a run-scoped approval used twice reads used", async (h) => void ((await h.approvals.consumeToolCall(MATCH)) && (await h.approvals.consumeToolCall(MATCH))), "used"],
+  ["an approval past its deadline, never used, reads expired", async (h) => h.clock.advance(61 * 60_000), "expired"],
+  ["control: a run-scoped approval never used is withdrawn", async () => undefined, "withdrawn"],
+];
+
+for (const [what, act, status] of RUN_SCOPED) {
+  test(`a run's end: ${what}`, () =>
+    withHarness(async (h) => {
+      const request = await h.approvals.request(toolCallRequest());
+      await h.approvals.decide(request.id, { decision: "approve", scope: "run", by: "alice", reason: "fine for this run" });
+      await act(h, request.id);
+      const ids = await h.approvals.withdrawForRun("run_1", "run run_1 ended (completed) before the approval was used");
+      assert.deepEqual(ids, status === "withdrawn" ? [request.id] : []);
+      const after = (await h.approvals.get(request.id))!;
+      assert.equal(after.status, status);
+      assert.equal(after.decisionReason, status === "withdrawn" ? "run run_1 ended (completed) before the approval was used" : "fine for this run");
+      // On disk too, not only as a read reports it.
+      const row = await h.store.execute({ sql: "SELECT status FROM approvals WHERE id = ?", args: [request.id] });
+      assert.equal(row.rows[0]?.status, status);
+      assert.equal(await h.approvals.consumeToolCall(MATCH), undefined, "nothing matches once the run ended");
     }));
 }
 
