@@ -252,7 +252,7 @@ export class RunDriver {
   async #interrupted(run: Run, journal: NonNullable<RunDriverOptions["journal"]>, next: number, call: { name: string; input: unknown }) {
     const entry = await journal.store.get(run.id);
     if (entry === undefined || entry.position !== `plan:${next}`) return undefined;
-    const reason = await interruptedEffects(journal.audit, run.id, entry);
+    const reason = await interruptedEffects(journal.audit, run.id, { ...entry, by: this.#options.node });
     if (reason === undefined) return undefined;
     return run.pauseInterrupted(call.name, call.input, { stepId: `plan_${next}`, reason });
   }

@@ -82,14 +82,18 @@ export async function effectsSince(audit: Pick<AuditLog, "query">, runId: string
   do {
     const page = await audit.query({ runId, since, limit: 200, ...(cursor === null ? {} : { cursor }) });
     for (const record of page.records) {
-      const effect = record.kind === "host_call" || (record.kind === "tool_call" && (record.tool ?? "").startsWith(SUB_AGENT_TOOL_PREFIX));
-      if (!effect) continue;
+      if (!isEffect(record)) continue;
       if (record.status === "intent" && record.decision === "allow") intents.push(record);
       else if (record.intentSeq !== null) finished.add(record.intentSeq);
     }
     cursor = page.nextCursor;
   } while (cursor !== null && intents.length < cap);
   return { intents: intents.slice(0, cap), finished };
+}
+
+/** A host call, or the start of a sub-agent run (its child's effects are recorded under the child). */
+export function isEffect(record: AuditRecord): boolean {
+  return record.kind === "host_call" || (record.kind === "tool_call" && (record.tool ?? "").startsWith(SUB_AGENT_TOOL_PREFIX));
 }
 
 /** The intents as a person reads them: which proxy call, with which arguments, and whether it ended. */

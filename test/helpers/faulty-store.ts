@@ -62,17 +62,49 @@ export class FaultyStore implements Store {
     this.#hooks = [];
   }
 
+  /**
+   * The node "dies" once a call with a statement `match` picks has committed: that call answers,
+   * and every later one waits, as a killed process's would never be made, until the returned
+   * function fails them all (so the node can then be closed). Resolves `died` when it happens.
+   */
+  stopAfter(match: (sql: string) => boolean): { died: Promise<void>; release: () => void } {
+    let died: () => void = () => undefined;
+    const diedAt = new Promise<void>((resolve) => (died = resolve));
+    let release: () => void = () => undefined;
+    const released = new Promise<never>((_, reject) => (release = () => reject(new Error("store test: the node had stopped"))));
+    released.catch(() => undefined);
+    this.#stop = { match, stopped: false, died, released };
+    return { died: diedAt, release };
+  }
+
   async execute(statement: Statement | string): Promise<QueryResult> {
+    await this.#stopped();
     await this.#check(sqlOf(statement));
-    return this.#inner.execute(statement);
+    return this.#afterCommit([statement], await this.#inner.execute(statement));
   }
 
   async batch(statements: readonly (Statement | string)[], options?: BatchOptions): Promise<QueryResult[]> {
+    await this.#stopped();
     for (const statement of statements) await this.#check(sqlOf(statement));
-    return this.#inner.batch(statements, options);
+    return this.#afterCommit(statements, await this.#inner.batch(statements, options));
   }
 
-  transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options?: BatchOptions): Promise<T> {
+  #stop: { match: (sql: string) => boolean; stopped: boolean; died: () => void; released: Promise<never> } | undefined;
+
+  async #stopped(): Promise<void> {
+    if (this.#stop?.stopped === true) await this.#stop.released;
+  }
+
+  #afterCommit<T>(statements: readonly (Statement | string)[], result: T): T {
+    if (this.#stop !== undefined && !this.#stop.stopped && statements.some((s) => this.#stop!.match(sqlOf(s)))) {
+      this.#stop.stopped = true;
+      this.#stop.died();
+    }
+    return result;
+  }
+
+  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>, options?: BatchOptions): Promise<T> {
+    await this.#stopped();
     return this.#inner.transaction(
       (tx) =>
         work({
