@@ -6,6 +6,7 @@
  * runtime's routes are added by app.ts.
  */
 import { Hono } from "hono";
+import type { ApiShutdown } from "./shutdown.js";
 import type { McpEndpoint } from "../mcp/lazy.js";
 import type { DownloadOptions } from "../plugins/install/index.js";
 import type { RuntimeMetrics } from "../metrics/index.js";
@@ -92,6 +93,8 @@ export interface AppOptions {
    * served at `GET /v1/webhooks/dead-letters`. It reads decisions from the store, whichever path made them.
    */
   readonly webhooks?: WebhookDispatcher;
+  /** The server's stop (`clawhive serve` on SIGTERM): counts requests in flight and answers `wait=true` runs as it begins. */
+  readonly shutdown?: ApiShutdown;
   /** Routes declared elsewhere (`defineRoute`), mounted and documented like the built-in ones. */
   readonly routes?: readonly ApiRoute[];
 }
@@ -123,6 +126,7 @@ export function createCoreApp(options: AppOptions, resourceRoutes: readonly ApiR
   app.onError(errorHandler(options.log === undefined ? {} : { log: options.log }));
   app.notFound(notFoundHandler);
 
+  if (options.shutdown !== undefined) app.use("*", options.shutdown.track());
   app.use("*", requestLog(options.logger === undefined ? undefined : () => options.logger!));
   if (options.metrics) app.use("*", httpMetrics(options.metrics));
   app.use("*", catchNonErrors());

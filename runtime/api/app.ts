@@ -42,7 +42,7 @@ function runtimeRoutes(runtime: Runtime, options: AppOptions): ApiRoute[] {
     ...scheduleRoutes(runtime.scheduler),
     ...skillRoutes(runtime, { dir: runtime.skillsDir }),
     ...memoryRoutes(runtime),
-    ...runRoutes(runtime),
+    ...runRoutes(runtime, options.shutdown === undefined ? {} : { shutdown: options.shutdown }),
     ...runResumeRoutes(runtime),
   ];
 }

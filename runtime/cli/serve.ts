@@ -1,6 +1,7 @@
 import { serve } from "@hono/node-server";
 import { sharedParsePool } from "../../host-proxies/_parse/index.js";
 import { API_SERVER_OPTIONS, createApp } from "../api/app.js";
+import { ApiShutdown } from "../api/shutdown.js";
 import { ensureAdminToken, openTokenStore } from "../api/auth/index.js";
 import { formatListen, loadConfig, runtimeOptionsFrom } from "../config/index.js";
 import { LazyMcpHttpSessions } from "../mcp/lazy.js";
@@ -29,6 +30,10 @@ ${STORE_FLAGS_HELP}
 
 /** How long a stop may wait for work in flight before the process exits anyway. */
 export const STOP_GRACE_MS = 10_000;
+/** How long a stop waits for the requests in flight to be answered before it closes their connections. */
+const STOP_DRAIN_MS = 3000;
+/** Then, how long answered responses get to leave before every connection is closed. */
+const STOP_FLUSH_MS = 500;
 
 export async function serveCommand(argv: string[]): Promise<number> {
   const { values } = parseCommandArgs(argv, {
@@ -63,8 +68,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
     console.log(first.token);
   }
   const mcp = new LazyMcpHttpSessions(runtime, { version: VERSION });
+  const shutdown = new ApiShutdown();
   const app = createApp({
     runtime,
+    shutdown,
     mcp,
     tokens,
     version: VERSION,
@@ -84,9 +91,16 @@ export async function serveCommand(argv: string[]): Promise<number> {
     console.log(`clawhive ${VERSION} listening on http://${formatListen({ host, port: info.port })} (${runtime.tools().length} tools from ${runtime.plugins().length} plugins)`);
   });
   await stopOnSignals(async () => {
-    server.close();
-    // Open streams (SSE) and idle keep-alive sockets would otherwise hold close() open.
-    (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+    // Requests waiting on a run are answered first (503 server_stopping, naming the run), and
+    // every request in flight gets its answer out before the connections close.
+    shutdown.begin();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    await shutdown.drained(STOP_DRAIN_MS);
+    const http = server as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
+    http.closeIdleConnections?.();
+    await Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, STOP_FLUSH_MS).unref())]);
+    // Open streams (SSE) and sockets still busy would otherwise hold close() open.
+    http.closeAllConnections?.();
     // Parses in flight fail at once ("shut down"), so their steps end instead of waiting out a deadline.
     await sharedParsePool().close();
     // MCP sessions end their runs (with their reports) before the runtime closes.

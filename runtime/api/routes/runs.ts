@@ -8,6 +8,7 @@ import { ownerOf } from "../auth/principal.js";
 import { ApiError, ID } from "../middleware/index.js";
 import { defineRoute, reply, type ApiRoute } from "./route.js";
 import { storeFailedAfter } from "../../runs/errors.js";
+import { ServerStoppingError, type ApiShutdown } from "../shutdown.js";
 import { ConversationBody, OutcomeSchema, ReportSchema, RunBody, RunPage, type RunSchema } from "../schemas/runs.js";
 import { PAGE_QUERY, pageOf, timeKey, timeKeyOf } from "./page.js";
 import { snakeKeys } from "./snake.js";
@@ -99,7 +100,8 @@ const EventsQuery = v.strictObject({ after: v.optional(v.pipe(v.string(), v.rege
  * POST/GET /v1/runs, GET /v1/runs/:id, GET /v1/runs/:id/events (SSE), POST /v1/runs/:id/cancel,
  * GET /v1/conversations/:id (the history model-driven runs continue).
  */
-export function runRoutes(runtime: Runtime): ApiRoute[] {
+/** `shutdown`: a server's stop, which answers `wait=true` requests still waiting (503 `server_stopping`). */
+export function runRoutes(runtime: Runtime, options: { shutdown?: ApiShutdown } = {}): ApiRoute[] {
   return [
     defineRoute({
       method: "POST",
@@ -115,7 +117,7 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
         202: { description: "started; follow /v1/runs/:id/events", schema: RunBody },
         404: { description: "no such agent" },
         500: { description: "effect_committed_store_failed: the store failed after the run's effects happened (`error.details.effects`, with their ToolCalls' outcomes); do not submit it again" },
-        503: { description: "run_store_failed: the store failed and the run made no effect (safe to submit again), or store_busy / store_read_only / store_full / store_unreachable / store_timeout; each with Retry-After" },
+        503: { description: "server_stopping (wait=true: the server began to stop first; `Location` and `error.details.run_id` name the run, which continues on another node or after a restart), run_store_failed: the store failed and the run made no effect (safe to submit again), or store_busy / store_read_only / store_full / store_unreachable / store_timeout; each with Retry-After" },
       },
       handler: async (c, { query, body }) => {
         const wait = query.wait === "true" || query.wait === "1";
@@ -129,8 +131,15 @@ export function runRoutes(runtime: Runtime): ApiRoute[] {
         });
         // A run whose end the store refused answers effect_committed_store_failed (its effects
         // happened: do not retry) or run_store_failed (nothing happened): never a bare 500.
-        if (wait) await settled;
-        else settled.catch(() => undefined);
+        if (wait) {
+          // The server stopping answers now: closing would otherwise cut this request off unanswered.
+          const stopping = options.shutdown?.stopping.then(() => "stopping" as const);
+          const first = await (stopping === undefined ? settled : Promise.race([settled, stopping]));
+          if (first === "stopping") {
+            settled.catch(() => undefined);
+            throw new ServerStoppingError(run.id);
+          }
+        } else settled.catch(() => undefined);
         const record = await runtime.records.get(run.id).catch((error: unknown) => {
           throw storeFailedAfter(run, error);
         });
