@@ -4,6 +4,7 @@ import type { AgentManifest } from "../agents/index.js";
 import { createMountHostGuard } from "../../host-proxies/fs/index.js";
 import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { ConflictError, NotFoundError } from "../errors.js";
+import { localGrants } from "./local-grants.js";
 import { parseTaskGrants } from "../runs/agent-setup.js";
 import { applyMigrations, type Clock, type Store } from "../store/index.js";
 import { buildSchedule, type CreateScheduleInput } from "./build.js";
@@ -199,14 +200,16 @@ export class Scheduler {
     try {
       const agent = (await this.#options.agents()).find((a) => a.name === s.agent);
       if (agent === undefined) throw new NotFoundError(`agent ${s.agent}: no longer defined`);
-      // Checked here too, not only by the runtime: a schedule never runs wider than its agent allows now.
-      parseTaskGrants(s.capturedGrants, agent, { field: "captured_grants", hostGuard: this.#mountGuard });
+      // Its mounts' hosts are this node's (the schedule may have been made on another), and it is
+      // checked here too, not only by the runtime: a schedule never runs wider than its agent allows now.
+      const grants = localGrants(s.capturedGrants, agent);
+      parseTaskGrants(grants, agent, { field: "captured_grants", hostGuard: this.#mountGuard });
       const { runId } = await this.#options.submit({
         runId: firingRunId(s.id, dueAt),
         agent: s.agent,
         task: s.task,
         ...(s.toolCalls === null ? {} : { toolCalls: s.toolCalls }),
-        grants: s.capturedGrants,
+        grants,
         ...(s.ownerToken === null ? {} : { ownerToken: s.ownerToken }),
       });
       await this.records.settleFiring(s.id, dueAt, { runId });
