@@ -73,3 +73,19 @@ export class ServerStoppingError extends ApiError {
     this.details = { run_id: runId, location };
   }
 }
+
+/**
+ * Waits for a `wait=true` run to settle, unless the server begins to stop first: then it throws
+ * `ServerStoppingError` at once, since closing would otherwise cut the request off unanswered.
+ */
+export async function untilSettled(settled: Promise<unknown>, runId: string, shutdown: ApiShutdown | undefined): Promise<void> {
+  if (shutdown === undefined) {
+    await settled;
+    return;
+  }
+  const first = await Promise.race([settled.then(() => "settled" as const), shutdown.stopping.then(() => "stopping" as const)]);
+  if (first === "stopping") {
+    settled.catch(() => undefined);
+    throw new ServerStoppingError(runId);
+  }
+}

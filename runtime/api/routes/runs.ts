@@ -8,7 +8,7 @@ import { ownerOf } from "../auth/principal.js";
 import { ApiError, ID } from "../middleware/index.js";
 import { defineRoute, reply, type ApiRoute } from "./route.js";
 import { storeFailedAfter } from "../../runs/errors.js";
-import { ServerStoppingError, type ApiShutdown } from "../shutdown.js";
+import { untilSettled, type ApiShutdown } from "../shutdown.js";
 import { ConversationBody, OutcomeSchema, ReportSchema, RunBody, RunPage, type RunSchema } from "../schemas/runs.js";
 import { PAGE_QUERY, pageOf, timeKey, timeKeyOf } from "./page.js";
 import { snakeKeys } from "./snake.js";
@@ -131,15 +131,8 @@ export function runRoutes(runtime: Runtime, options: { shutdown?: ApiShutdown } 
         });
         // A run whose end the store refused answers effect_committed_store_failed (its effects
         // happened: do not retry) or run_store_failed (nothing happened): never a bare 500.
-        if (wait) {
-          // The server stopping answers now: closing would otherwise cut this request off unanswered.
-          const stopping = options.shutdown?.stopping.then(() => "stopping" as const);
-          const first = await (stopping === undefined ? settled : Promise.race([settled, stopping]));
-          if (first === "stopping") {
-            settled.catch(() => undefined);
-            throw new ServerStoppingError(run.id);
-          }
-        } else settled.catch(() => undefined);
+        if (wait) await untilSettled(settled, run.id, options.shutdown);
+        else settled.catch(() => undefined);
         const record = await runtime.records.get(run.id).catch((error: unknown) => {
           throw storeFailedAfter(run, error);
         });

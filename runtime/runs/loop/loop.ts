@@ -172,11 +172,7 @@ export class RunLoop {
   async #resumeTurn(run: Run, state: LoopState, turn: WaitingTurn): Promise<Halt> {
     if (run.status === "active" && turn.since !== undefined) {
       // Its node stopped inside this ToolCall: re-run it only if it had begun no effect.
-      const reason = await interruptedEffects(this.#options.audit, run.id, {
-        since: turn.since,
-        ...(turn.node === undefined ? {} : { node: turn.node }),
-        ...(this.#options.node === undefined ? {} : { by: this.#options.node }),
-      });
+      const reason = await interruptedEffects(this.#options.audit, run.id, { since: turn.since, ...(turn.node === undefined ? {} : { node: turn.node }), ...(this.#options.node === undefined ? {} : { by: this.#options.node }) });
       const use = turn.uses[turn.index]!;
       delete turn.since;
       delete turn.node;
