@@ -1,4 +1,4 @@
-import { applyMigrations, systemClock } from "../store/index.js";
+import { applyMigrations, boundedPage, systemClock } from "../store/index.js";
 import type { Clock, Store } from "../store/index.js";
 import { denialBody, intentBody, outcomeBody } from "./body.js";
 import { AuditError } from "./errors.js";
@@ -128,12 +128,16 @@ export class LibsqlAuditLog implements AuditLog {
   }
 
   async query(query: AuditQuery = {}): Promise<AuditPage> {
-    const { statement, limit, order } = buildQuery(query);
+    const { page, limit, order } = buildQuery(query);
     await this.#writer.flushed();
-    const result = await this.#store.execute(statement);
-    const records = result.rows.slice(0, limit).map(rowToRecord);
+    // A record holds up to 16 KiB of arguments and 2 KiB of each message: a full page of large
+    // ones is more than one statement may return, so it is read with fewer rows, and the page
+    // is shorter (its cursor goes on from its last record).
+    const { rows, used } = await boundedPage(this.#store, page, limit + 1);
+    const shrunk = used <= limit;
+    const records = (shrunk ? rows : rows.slice(0, limit)).map(rowToRecord);
     const last = records[records.length - 1];
-    const more = result.rows.length > limit;
+    const more = shrunk ? rows.length === used : rows.length > limit;
     return { records, nextCursor: more && last !== undefined ? encodeCursor(last.seq, order) : null };
   }
 

@@ -12,9 +12,10 @@ const KINDS: ReadonlySet<string> = new Set<AuditKind>(["tool_call", "host_call",
 /**
  * The page query: filters, then keyset pagination on seq (`seq > cursor` in chain order, `<` when
  * newest first) — stable while records are appended, unlike OFFSET. It asks for one row more than
- * the limit to know whether another page exists.
+ * the limit to know whether another page exists. `page(n)` is the statement for `n` rows: a page of
+ * records too large for one statement is read with fewer (see `boundedPage`).
  */
-export function buildQuery(query: AuditQuery): { statement: Statement; limit: number; order: "asc" | "desc" } {
+export function buildQuery(query: AuditQuery): { page: (rows: number) => Statement; limit: number; order: "asc" | "desc" } {
   const order = query.order ?? "asc";
   if (order !== "asc" && order !== "desc") throw invalid("order", "must be asc or desc");
   const limit = query.limit ?? DEFAULT_LIMIT;
@@ -46,8 +47,8 @@ export function buildQuery(query: AuditQuery): { statement: Statement; limit: nu
   const sql =
     `SELECT ${SELECT_COLUMNS} FROM audit_records` +
     (where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`) +
-    ` ORDER BY seq ${order === "asc" ? "ASC" : "DESC"} LIMIT ${limit + 1}`;
-  return { statement: { sql, args }, limit, order };
+    ` ORDER BY seq ${order === "asc" ? "ASC" : "DESC"} LIMIT `;
+  return { page: (rows) => ({ sql: `${sql}${Math.max(1, Math.trunc(rows))}`, args }), limit, order };
 }
 
 // Statuses are written as literals (checked against the enum first) so the planner can match the

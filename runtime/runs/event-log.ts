@@ -1,4 +1,4 @@
-import type { Statement, Store } from "../store/index.js";
+import { boundedPage, type Statement, type Store } from "../store/index.js";
 import { camelKeys, snakeKeys } from "../json/snake.js";
 import type { RunEvent } from "./types.js";
 
@@ -66,12 +66,13 @@ export class RunEventLog {
     }
   }
 
-  /** Events of run `runId` after `after` (a seq), oldest first. */
+  /**
+   * Events of run `runId` after `after` (a seq), oldest first: at most `limit`, fewer when that
+   * many would be more than one statement may return (read on after the last one).
+   */
   async list(runId: string, options: { after?: number; limit?: number } = {}): Promise<StoredRunEvent[]> {
-    const result = await this.#store.execute({
-      sql: "SELECT seq, type, data, at FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-      args: [runId, options.after ?? 0, Math.min(options.limit ?? 500, 5000)],
-    });
+    const page = (limit: number) => ({ sql: "SELECT seq, type, data, at FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?", args: [runId, options.after ?? 0, limit] });
+    const result = await boundedPage(this.#store, page, Math.min(options.limit ?? 500, 5000));
     return result.rows.map((row) => ({ seq: Number(row.seq), type: String(row.type) as RunEvent["type"], at: Number(row.at), data: camelKeys<RunEvent>(JSON.parse(String(row.data)), EVENT_DATA) }));
   }
 

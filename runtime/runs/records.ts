@@ -1,7 +1,9 @@
-import type { Store } from "../store/index.js";
+import { boundedPage, type Store } from "../store/index.js";
+import { listedOutcomes, outcomeStatements, partStatements, planColumns, readOutcomes, readRunPart, resultColumns, resultPartStatements, storedOutcomes } from "./run-values.js";
 import { json, toRecord, type PendingToolCall, type RunEndReason, type RunRecord, type RunStatus } from "./run-record.js";
 
 export { runMigrations } from "./run-record.js";
+export { INLINE_BYTES } from "./run-values.js";
 export type { PendingToolCall, PlannedCall, RunEndReason, RunRecord, RunStatus } from "./run-record.js";
 
 /** The `runs` table: everything another process needs to resume or report on a run. */
@@ -15,9 +17,11 @@ export class RunRecords {
     record: Omit<RunRecord, "endedAt" | "report" | "pending" | "status" | "endReason" | "ownerToken" | "plan" | "planNext" | "outcomes" | "node" | "leaseUntil" | "cancelRequested" | "result" | "conversationId"> &
       Partial<Pick<RunRecord, "ownerToken" | "plan" | "node" | "leaseUntil" | "conversationId">>,
   ): Promise<void> {
-    await this.#store.execute({
-      sql: `INSERT INTO runs (id, trace_id, task_id, parent_run_id, agent, plugins, task, task_grants, status, created_at, owner_token, plan, node, lease_until, conversation_id)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?)`,
+    // A plan larger than a row (large inputs) is kept in parts, in the same transaction.
+    const plan = planColumns(record.plan ?? null);
+    await this.#store.batch([{
+      sql: `INSERT INTO runs (id, trace_id, task_id, parent_run_id, agent, plugins, task, task_grants, status, created_at, owner_token, plan, node, lease_until, conversation_id, plan_parts)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?, ?, ?, ?, ?, ?)`,
       args: [
         record.id,
         record.traceId,
@@ -29,12 +33,13 @@ export class RunRecords {
         json(record.taskGrants),
         record.createdAt,
         record.ownerToken ?? null,
-        json(record.plan ?? null),
+        plan.inline,
         record.node ?? null,
         record.leaseUntil ?? null,
         record.conversationId ?? null,
+        plan.parts.length,
       ],
-    });
+    }, ...partStatements(record.id, "plan", plan.parts)]);
   }
 
   /**
@@ -44,7 +49,15 @@ export class RunRecords {
    */
   async planProgress(id: string, next: number, outcomes: readonly unknown[], node?: string): Promise<void> {
     // Given `node`, fenced: a node another took the run from does not overwrite its progress.
-    await this.#store.execute({ sql: "UPDATE runs SET plan_next = ?, outcomes = ? WHERE id = ? AND (? IS NULL OR node IS NULL OR node = ?)", args: [next, JSON.stringify(outcomes), id, node ?? null, node ?? null] });
+    // Outcomes only grow: those not yet stored are added, each a row (with parts when large,
+    // see run-values.ts), in the transaction that moves the plan on. A run whose outcomes an
+    // older version kept in its row moves them all to rows here.
+    const fence = { sql: "EXISTS (SELECT 1 FROM runs WHERE id = ? AND (? IS NULL OR node IS NULL OR node = ?))", args: [id, node ?? null, node ?? null] };
+    const from = await storedOutcomes(this.#store, id);
+    await this.#store.batch([
+      { sql: "UPDATE runs SET plan_next = ?, outcomes = NULL WHERE id = ? AND (? IS NULL OR node IS NULL OR node = ?)", args: [next, id, node ?? null, node ?? null] },
+      ...outcomeStatements(id, outcomes, { from, guard: fence }),
+    ]);
   }
 
   /**
@@ -168,12 +181,19 @@ export class RunRecords {
    * node, or by this write's own earlier try) or another node holds it.
    */
   async end(id: string, report: unknown, endedAt: number, reason: RunEndReason = "completed", result?: string, node?: string): Promise<boolean> {
-    const written = await this.#store.execute({
-      sql: `UPDATE runs SET status = 'ended', pending = NULL, report = ?, ended_at = ?, end_reason = ?, node = NULL, lease_until = NULL, result = COALESCE(result, ?)
-            WHERE id = ? AND (? IS NULL OR (status != 'ended' AND (node IS NULL OR node = ?)))`,
-      args: [json(report), endedAt, reason, result ?? null, id, node ?? null, node ?? null],
-    });
-    return written.rowsAffected === 1;
+    // A result larger than a row leaves its preview there and its whole text in parts, written
+    // in the same transaction and only under a row that took this result.
+    const { inline, parts } = resultColumns(id, result);
+    const [written] = await this.#store.batch([
+      {
+        sql: `UPDATE runs SET status = 'ended', pending = NULL, report = ?, ended_at = ?, end_reason = ?, node = NULL, lease_until = NULL,
+                result_parts = CASE WHEN result IS NULL THEN ? ELSE result_parts END, result = COALESCE(result, ?)
+              WHERE id = ? AND (? IS NULL OR (status != 'ended' AND (node IS NULL OR node = ?)))`,
+        args: [json(report), endedAt, reason, inline === null ? 0 : parts.length, inline, id, node ?? null, node ?? null],
+      },
+      ...resultPartStatements(id, parts, { sql: "EXISTS (SELECT 1 FROM runs WHERE id = ? AND status = 'ended' AND result_parts = ? AND result = ?)", args: [id, parts.length, inline] }),
+    ]);
+    return written!.rowsAffected === 1;
   }
 
   /**
@@ -221,10 +241,17 @@ export class RunRecords {
     }));
   }
 
+  /** Run `id` whole: its outcomes and result read from their parts when large. */
   async get(id: string): Promise<RunRecord | undefined> {
     const result = await this.#store.execute({ sql: "SELECT * FROM runs WHERE id = ?", args: [id] });
     const row = result.rows[0];
-    return row ? toRecord(row) : undefined;
+    if (!row) return undefined;
+    const record = toRecord(row);
+    // Outcomes an older version kept in the row stay there until the plan moves on.
+    if (row.outcomes === null || row.outcomes === undefined) record.outcomes = await readOutcomes(this.#store, id);
+    if (Number(row.result_parts ?? 0) > 0) record.result = await readRunPart(this.#store, id, "result");
+    if (Number(row.plan_parts ?? 0) > 0) record.plan = JSON.parse(await readRunPart(this.#store, id, "plan")) as RunRecord["plan"];
+    return record;
   }
 
   /** Ids of runs not yet ended whose agent listed plugin `name` (compared case-insensitively). */
@@ -252,10 +279,16 @@ export class RunRecords {
       where.push("owner_token = ?");
       args.push(options.ownerToken);
     }
-    const result = await this.#store.execute({
-      sql: `SELECT * FROM runs ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id DESC LIMIT ?`,
-      args: [...args, options.limit ?? 100],
-    });
-    return result.rows.map(toRecord);
+    // Large rows (a long task, a plan of large inputs) make a full page more than one
+    // statement may return: it is read with fewer runs (the caller's next page goes on).
+    const { rows } = await boundedPage(
+      this.#store,
+      (limit) => ({ sql: `SELECT * FROM runs ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY created_at DESC, id DESC LIMIT ?`, args: [...args, limit] }),
+      options.limit ?? 100,
+    );
+    const records = rows.map(toRecord);
+    const outcomes = await listedOutcomes(this.#store, rows.filter((row) => row.outcomes === null || row.outcomes === undefined).map((row) => String(row.id)));
+    for (const record of records) record.outcomes = outcomes.get(record.id) ?? record.outcomes;
+    return records;
   }
 }

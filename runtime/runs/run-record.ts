@@ -3,6 +3,7 @@
  * a row reads back (see RunRecords for the queries).
  */
 import type { Migration, Row } from "../store/index.js";
+import { runValueMigrations } from "./run-values.js";
 
 export type RunStatus = "active" | "awaiting_approval" | "ended";
 /** Why an ended run ended. */
@@ -163,6 +164,7 @@ export const runMigrations: readonly Migration[] = [
       "CREATE INDEX runs_created ON runs (created_at)",
     ],
   },
+  ...runValueMigrations,
 ];
 
 export function json(value: unknown): string | null {

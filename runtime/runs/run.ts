@@ -13,6 +13,7 @@ import { reachableTools } from "./reachable-tools.js";
 import type { CallToolOptions, RunServices, RunSetup } from "./run-setup.js";
 import { RunStops, type RunState } from "./run-stops.js";
 import { withRunLogFields } from "../telemetry/run-log-fields.js";
+import { boundedEvent } from "./event-bounds.js";
 export type { CallToolOptions, RunServices, RunSetup } from "./run-setup.js";
 export type { EffectMade } from "./effects.js";
 
@@ -120,10 +121,7 @@ export class Run {
     return () => this.#listeners.delete(listener);
   }
 
-  /**
-   * Calls a tool by `plugin.tool` (or a bare name when only one plugin has it). Tool-level
-   * failures and pauses for approval come back as outcomes; caller mistakes throw.
-   */
+  /** Calls `plugin.tool` (or a bare name one plugin has): failures and pauses are outcomes, caller mistakes throw. */
   async callTool(name: string, input: unknown, options: CallToolOptions = {}): Promise<ToolCallOutcome> {
     // Cancelled first: a cancel this node's tick noticed ends the run at once, and the caller is
     // told it was cancelled, as when this call's own check notices it.
@@ -285,7 +283,8 @@ export class Run {
     return { traceId: this.traceId, runId: this.id, taskId: this.taskId, parentRunId: this.#setup.parentRunId, agent: this.agent.name };
   }
 
-  #emit(event: RunEvent): void {
+  #emit(emitted: RunEvent): void {
+    const event = boundedEvent(emitted);
     if (event.type === "host-call") {
       if (event.ok) this.#report.used(event.capability);
       if (event.denial) this.#report.denied(event.denial);

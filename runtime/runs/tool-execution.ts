@@ -7,6 +7,7 @@ import { agentMemoryBinding, type MemoryProxyOptions } from "../../host-proxies/
 import type { RunServices, RunSetup } from "./run-setup.js";
 import type { ToolCallError } from "./types.js";
 import { GUEST_RESULT_JSON, parseBounded } from "../json/index.js";
+import { cutText } from "./event-bounds.js";
 
 /** How a ToolCall's execution ended: its output, its error, or the effect approval it waits for. */
 export type Execution =
@@ -66,7 +67,19 @@ export function outputOf(text: string, instance: Instance): Execution {
   return { ok: false, error: { kind, message: `the tool returned a result the runtime refuses: ${parsed.problem.message} (the instance was replaced)` } };
 }
 
+/**
+ * The most of a tool's error message kept: a message says what went wrong, and one a plugin made
+ * megabytes long would be copied into the model's messages, the outcome and the events.
+ */
+export const MAX_TOOL_ERROR_BYTES = 16 * 1024;
+
 export function toToolCallError(error: unknown): ToolCallError {
+  const found = toolCallErrorOf(error);
+  const cut = (text: string) => cutText(text, MAX_TOOL_ERROR_BYTES);
+  return { ...found, message: cut(found.message), ...(found.denial === undefined ? {} : { denial: { ...found.denial, message: cut(String(found.denial.message)) } }) };
+}
+
+function toolCallErrorOf(error: unknown): ToolCallError {
   if (error instanceof GuestToolError) {
     const payload = error.payload as { tag?: string; val?: unknown };
     const tag = typeof payload?.tag === "string" ? payload.tag : "failed";

@@ -170,7 +170,10 @@ export class Instance {
       case "tool-error":
         throw new GuestToolError(failure.payload);
       case "result-too-large":
-        throw new SandboxError("result_too_large", `the tool returned ${failure.bytes} bytes, more than the result cap`);
+        throw new SandboxError(
+          "result_too_large",
+          `the tool returned ${failure.bytes} bytes, more than the ${failure.max}-byte result cap (sandbox.max_result_bytes); nothing of it was kept: ask for less, or for a reference (a file path) to the data`,
+        );
       case "result-unbounded": {
         // A guest that answers with hostile JSON is not trusted with the next call.
         this.destroy("result refused");

@@ -43,7 +43,7 @@ export type GuestFailure =
   /** The guest trapped (or broke the ABI): the instance is destroyed. */
   | { kind: "trap"; message: string; memoryBytes?: number }
   /** The result exceeded the cap: the instance is kept, the result dropped. */
-  | { kind: "result-too-large"; bytes: number }
+  | { kind: "result-too-large"; bytes: number; max: number }
   /** The result is JSON beyond the guest result limits (too deep, too many values): the instance is replaced. */
   | { kind: "result-unbounded"; problem: JsonProblem }
   /** The instance does not exist in this worker. */

@@ -233,7 +233,7 @@ async function callExtism(instanceId: number, guest: ExtismGuest, method: "descr
 function checkedResult(value: unknown): Outcome {
   if (typeof value !== "string") return { ok: true, value };
   const bytes = Buffer.byteLength(value);
-  if (bytes > init.maxResultBytes) return { ok: false, failure: { kind: "result-too-large", bytes } };
+  if (bytes > init.maxResultBytes) return { ok: false, failure: { kind: "result-too-large", bytes, max: init.maxResultBytes } };
   const problem = scanJson(value, GUEST_RESULT_JSON, { at: "result" });
   if (problem && parsesAsJson(value)) return { ok: false, failure: { kind: "result-unbounded", problem } };
   return { ok: true, value };

@@ -43,3 +43,18 @@ export async function allRows(store: Pick<Store, "execute">, query: PageQuery): 
   for await (const row of pagedRows(store, query)) rows.push(row);
   return rows;
 }
+
+/**
+ * One page of at most `limit` rows, read with fewer when that many would be more than one
+ * statement may return (large rows): `used` is the limit the rows were read with, so a caller
+ * that asks one row more than it shows can still tell whether another page exists.
+ */
+export async function boundedPage(store: Pick<Store, "execute">, page: (limit: number) => Statement, limit: number): Promise<{ rows: readonly Row[]; used: number }> {
+  for (let used = limit; ; used = Math.max(1, Math.floor(used / 2))) {
+    try {
+      return { rows: (await store.execute(page(used))).rows, used };
+    } catch (error) {
+      if (!(error instanceof StoreError && error.code === "store_too_large" && used > 1)) throw error;
+    }
+  }
+}

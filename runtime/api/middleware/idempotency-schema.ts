@@ -25,4 +25,21 @@ export const idempotencyMigrations: readonly Migration[] = [
       "CREATE INDEX IF NOT EXISTS api_idempotency_created ON api_idempotency (created_at)",
     ],
   },
+  {
+    room: "api-idempotency",
+    version: 2,
+    name: "answers larger than a row, in parts",
+    // A run's answer carries its ToolCalls' outputs (up to the result cap each): one statement
+    // may not move it, so a large body is kept in parts.
+    statements: [
+      "ALTER TABLE api_idempotency ADD COLUMN parts INTEGER NOT NULL DEFAULT 0",
+      `CREATE TABLE api_idempotency_parts (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        part INTEGER NOT NULL,
+        bytes BLOB NOT NULL,
+        PRIMARY KEY (scope, key, part)
+      ) STRICT`,
+    ],
+  },
 ];

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
-import { applyMigrations, type Store } from "../../store/index.js";
+import { applyMigrations, readParts, utf8Parts, type Store } from "../../store/index.js";
 import { principalOf, type ApiEnv } from "../auth/index.js";
 import { ApiError } from "./api-error.js";
 import { idempotencyMigrations } from "./idempotency-schema.js";
@@ -19,6 +19,8 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
 const IN_PROGRESS = 0;
 /** A claim this old without an answer was left by a process that stopped mid-request: it is free again. */
 export const ABANDONED_CLAIM_MS = 10 * 60 * 1000;
+/** An answer larger than this (a run's outputs) is kept in parts: one statement may not move it. */
+const INLINE_BODY_BYTES = 256 * 1024;
 
 export class IdempotencyRecords {
   readonly #store: Store;
@@ -31,23 +33,33 @@ export class IdempotencyRecords {
   /** Claims the key; answers the row already there when it was claimed before. */
   async claim(scope: string, key: string, fingerprint: string, now: number): Promise<{ claimed: true } | { claimed: false; fingerprint: string; status: number; location: string | null; body: string | null }> {
     await this.#table();
-    await this.#store.execute({ sql: "DELETE FROM api_idempotency WHERE created_at < ?", args: [now - IDEMPOTENCY_TTL_MS] });
+    await this.#store.batch([
+      { sql: "DELETE FROM api_idempotency_parts WHERE (scope, key) IN (SELECT scope, key FROM api_idempotency WHERE created_at < ?)", args: [now - IDEMPOTENCY_TTL_MS] },
+      { sql: "DELETE FROM api_idempotency WHERE created_at < ?", args: [now - IDEMPOTENCY_TTL_MS] },
+    ]);
     const inserted = await this.#store.execute({
       sql: "INSERT INTO api_idempotency (scope, key, fingerprint, status, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (scope, key) DO NOTHING",
       args: [scope, key, fingerprint, IN_PROGRESS, now],
     });
     if (inserted.rowsAffected === 1) return { claimed: true };
-    const row = (await this.#store.execute({ sql: "SELECT fingerprint, status, location, body, created_at FROM api_idempotency WHERE scope = ? AND key = ?", args: [scope, key] })).rows[0];
+    const row = (await this.#store.execute({ sql: "SELECT fingerprint, status, location, body, parts, created_at FROM api_idempotency WHERE scope = ? AND key = ?", args: [scope, key] })).rows[0];
     if (row === undefined) return this.claim(scope, key, fingerprint, now);
     if (Number(row.status) === IN_PROGRESS && Number(row.created_at) < now - ABANDONED_CLAIM_MS) {
       await this.#store.execute({ sql: "DELETE FROM api_idempotency WHERE scope = ? AND key = ? AND status = ? AND created_at = ?", args: [scope, key, IN_PROGRESS, Number(row.created_at)] });
       return this.claim(scope, key, fingerprint, now);
     }
-    return { claimed: false, fingerprint: String(row.fingerprint), status: Number(row.status), location: row.location === null ? null : String(row.location), body: row.body === null ? null : String(row.body) };
+    const body = Number(row.parts ?? 0) > 0 ? await readParts(this.#store, (after, limit) => ({ sql: "SELECT part, bytes FROM api_idempotency_parts WHERE scope = ? AND key = ? AND part > ? ORDER BY part LIMIT ?", args: [scope, key, after, limit] })) : row.body === null ? null : String(row.body);
+    return { claimed: false, fingerprint: String(row.fingerprint), status: Number(row.status), location: row.location === null ? null : String(row.location), body };
   }
 
+  /** Keeps the first answer: in its row, or in parts when larger than `INLINE_BODY_BYTES`. */
   async answer(scope: string, key: string, answer: { status: number; location: string | null; body: string }): Promise<void> {
-    await this.#store.execute({ sql: "UPDATE api_idempotency SET status = ?, location = ?, body = ? WHERE scope = ? AND key = ?", args: [answer.status, answer.location, answer.body, scope, key] });
+    const parts = Buffer.byteLength(answer.body) > INLINE_BODY_BYTES ? utf8Parts(answer.body) : [];
+    await this.#store.batch([
+      { sql: "UPDATE api_idempotency SET status = ?, location = ?, body = ?, parts = ? WHERE scope = ? AND key = ?", args: [answer.status, answer.location, parts.length > 0 ? null : answer.body, parts.length, scope, key] },
+      { sql: "DELETE FROM api_idempotency_parts WHERE scope = ? AND key = ?", args: [scope, key] },
+      ...parts.map((bytes, part) => ({ sql: "INSERT INTO api_idempotency_parts (scope, key, part, bytes) VALUES (?, ?, ?, ?)", args: [scope, key, part, bytes] })),
+    ]);
   }
 
   /** The request failed in a way a retry may fix (5xx): the key is free again. */

@@ -19,7 +19,15 @@ const outcomeBase = { id: v.string(), tool: v.string(), step_id: v.string(), dur
 
 /** One ToolCall's outcome. */
 export const OutcomeSchema = v.variant("status", [
-  v.strictObject({ ...outcomeBase, status: v.literal("ok"), output: v.optional(ANY_JSON) }),
+  v.strictObject({
+    ...outcomeBase,
+    status: v.literal("ok"),
+    output: v.optional(ANY_JSON),
+    output_bytes: v.pipe(
+      v.optional(v.number()),
+      v.description("in a list of runs, an output larger than 64 KiB is left out and its size given here: GET /v1/runs/:id has it whole"),
+    ),
+  }),
   v.strictObject({ ...outcomeBase, status: v.literal("error"), error: ToolCallErrorSchema }),
   v.strictObject({ ...outcomeBase, status: v.literal("approval_required"), approval: ApprovalNeededSchema }),
 ]);

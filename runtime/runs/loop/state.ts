@@ -3,6 +3,7 @@ import { ConflictError } from "../../errors.js";
 import type { Store } from "../../store/index.js";
 import type { RunEndReason } from "../records.js";
 import { hasState, readState, writeState } from "./state-rows.js";
+import { setResultStatements } from "../run-values.js";
 
 /** The ToolCalls of one model turn being worked through when the run paused for a person. */
 export interface WaitingTurn {
@@ -129,9 +130,7 @@ export class LoopStates {
   /** Stores the run's final answer (or why it stopped), shown as the run's `result`. */
   async setResult(runId: string, text: string): Promise<void> {
     // Fenced as `put`: a node another took the run from leaves the new holder's result alone.
-    await this.#store.execute({
-      sql: "UPDATE runs SET result = ? WHERE id = ? AND (? IS NULL OR node IS NULL OR node = ?)",
-      args: [text, runId, this.#node ?? null, this.#node ?? null],
-    });
+    // A long answer is kept in parts (run-values.ts): one statement may not move it.
+    await this.#store.batch(setResultStatements(runId, text, { sql: "(? IS NULL OR node IS NULL OR node = ?)", args: [this.#node ?? null, this.#node ?? null] }));
   }
 }
