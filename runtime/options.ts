@@ -53,6 +53,12 @@ export interface RuntimeOptions {
    */
   runLeaseMs?: number;
   /**
+   * Refuse a tool's output that holds a secret its plugin or MCP server was given, in a
+   * transformed spelling (config `secrets.refuse_transformed_outputs`; docs/security.md). Off by
+   * default: an agent manifest may turn it on for its own runs.
+   */
+  refuseTransformedSecrets?: boolean;
+  /**
    * A schedule firing claimed this long ago by a node that never recorded its run is started by
    * another node (default 30 s; see `SchedulerOptions.claimTimeoutMs`).
    */

@@ -99,6 +99,15 @@ const ApprovalsSchema = strictObject({
   ),
 });
 
+const SecretsSchema = strictObject({
+  refuse_transformed_outputs: v.pipe(
+    v.optional(v.boolean(), false),
+    v.description(
+      "refuse a tool's output that holds a secret its plugin or MCP server was given in a transformed spelling (reversed, case, base64, hex, escapes, ROT13, separators, split across fields: docs/security.md); the operator's secrets.refuse_transformed_outputs turns it on for every agent",
+    ),
+  ),
+});
+
 export const AgentManifestSchema = strictObject({
   name: AgentNameSchema,
   description: v.pipe(v.string(), v.minLength(1, "expected a description"), v.maxLength(500)),
@@ -127,6 +136,7 @@ export const AgentManifestSchema = strictObject({
     v.optional(v.pipe(v.array(v.picklist(DANGER_IDS)), v.check((items) => unique(items), "ids must be unique")), () => []),
     v.description("ids of dangerous combinations the author accepts"),
   ),
+  secrets: v.optional(SecretsSchema, () => ({ refuse_transformed_outputs: false })),
 });
 
 export type AgentManifestInput = v.InferInput<typeof AgentManifestSchema>;

@@ -153,6 +153,9 @@ export function approvalBlock(a: Approval, options: { now: number; task?: string
   lines.push(...field("reason", a.reason));
   // Shown before the decision is made: the call may be what a page or a message asked for.
   lines.push(...field("untrusted", a.untrustedSources.length === 0 ? "nothing untrusted read before this" : `read before this: ${a.untrustedSources.join("; ")}`));
+  // A plugin or MCP server that read a secret may have handed it out changed: these arguments may carry it.
+  const secrets = a.secretsRead ?? [];
+  if (secrets.length > 0) lines.push(...field("secrets", `read before this by ${secrets.map((r) => `${r.tool} (${r.toolCallId}): ${r.secrets.join(", ")}`).join("; ")}; check the arguments carry none of them, in any form`));
   lines.push(...field("created", new Date(a.createdAt).toISOString()));
   lines.push(...field("expires", `${new Date(a.expiresAt).toISOString()} (${relative(a.expiresAt, options.now)})`));
   if (a.decision !== null) {

@@ -250,5 +250,8 @@ export function reportLines(report: LeastPrivilegeReport): string[] {
   else lines.push(...field("denials", denials.map((d) => inert(`${d.capability} ${d.reason} ×${d.count}: ${d.example}`, { newlines: false })).join("\n")));
   const approvals = report.approvals ?? [];
   lines.push(...field("approvals", approvals.length === 0 ? "none" : approvals.map((a) => `${a.id} ${a.kind} ${a.tool} ${a.outcome}`).join("\n")));
+  // Names only: their outputs may hold a secret changed beyond what redaction catches.
+  const secrets = report.secretsRead ?? [];
+  if (secrets.length > 0) lines.push(...field("secrets read", secrets.map((r) => inert(`${r.tool} (${r.toolCallId}): ${r.secrets.join(", ")}`, { newlines: false })).join("\n")));
   return lines;
 }

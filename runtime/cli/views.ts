@@ -62,6 +62,7 @@ export interface ApprovalView {
   used: { count: number; last_at: string | null };
   /** Absent from servers older than the field. */
   untrusted_sources?: string[];
+  secrets_read?: Array<{ tool_call_id: string; tool: string; secrets: string[] }>;
 }
 
 /** `GET /v1/tools` → `tools[]`. */
@@ -141,6 +142,7 @@ export function approvalFromView(view: ApprovalView): Approval {
     usedAt: ms(view.used.last_at),
     useCount: view.used.count,
     untrustedSources: view.untrusted_sources ?? [],
+    secretsRead: (view.secrets_read ?? []).map((r) => ({ toolCallId: r.tool_call_id, tool: r.tool, secrets: r.secrets })),
   };
 }
 

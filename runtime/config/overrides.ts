@@ -61,6 +61,7 @@ export const ENV_OVERRIDES: ReadonlyArray<Override & { readonly name: string }> 
   { name: "CLAWHIVE_EXTISM_LOG_LEVEL", key: "sandbox.extism_log_level", schema: ExtismLogLevelSchema },
   { name: "CLAWHIVE_SECRET_KEY_FILE", key: "secrets.key_file", schema: PathSchema },
   { name: "CLAWHIVE_OTLP_ENDPOINT", key: "telemetry.otlp_endpoint", schema: UrlSchema },
+  { name: "CLAWHIVE_REFUSE_TRANSFORMED_SECRETS", key: "secrets.refuse_transformed_outputs", schema: BoolSchema, text: "bool" },
   { name: "CLAWHIVE_LLM_PROXY_URL", key: "llm.proxy_url", schema: UrlSchema },
   { name: "CLAWHIVE_LLM_TIMEOUT_MS", key: "llm.timeout_ms", schema: RANGES.llmTimeoutMs, text: "int" },
   { name: "CLAWHIVE_LLM_MAX_ATTEMPTS", key: "llm.max_attempts", schema: RANGES.llmMaxAttempts, text: "int" },

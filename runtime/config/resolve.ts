@@ -89,7 +89,7 @@ export function resolveConfig(layer: Layer, options: { cwd: string; file: string
       maxResultBytes: read.value("sandbox.max_result_bytes", DEFAULTS.maxResultBytes as number),
       extismLogLevel: read.value<ClawhiveConfig["sandbox"]["extismLogLevel"]>("sandbox.extism_log_level", "info"),
     },
-    secrets: { keyFile: keyFile ? resolve(read.base(keyFile), keyFile.value as string) : undefined },
+    secrets: { keyFile: keyFile ? resolve(read.base(keyFile), keyFile.value as string) : undefined, refuseTransformedOutputs: read.value("secrets.refuse_transformed_outputs", false) },
     llm: {
       proxyUrl: read.value<string | undefined>("llm.proxy_url", undefined),
       timeoutMs: read.value<number | undefined>("llm.timeout_ms", undefined),

@@ -20,6 +20,7 @@ export function runtimeOptionsFrom(
     buildCacheDir: config.buildCacheDir,
     sandbox: { ...config.sandbox, ...(extra.onSandboxEvent ? { onEvent: extra.onSandboxEvent } : {}) },
     ...(config.secrets.keyFile === undefined ? {} : { secretKeyFile: config.secrets.keyFile }),
+    ...(config.secrets.refuseTransformedOutputs ? { refuseTransformedSecrets: true } : {}),
     llm: {
       ...(config.llm.proxyUrl === undefined ? {} : { proxyUrl: config.llm.proxyUrl }),
       ...(config.llm.timeoutMs === undefined ? {} : { timeoutMs: config.llm.timeoutMs }),

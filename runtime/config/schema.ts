@@ -98,6 +98,10 @@ const MemorySchema = strictObject({
 
 const SecretsSchema = strictObject({
   key_file: described(PathSchema, "file holding the secret key (base64 of 32 bytes); default <data_dir>/secret.key. Env CLAWHIVE_SECRET_KEY_FILE"),
+  refuse_transformed_outputs: described(
+    BoolSchema,
+    "refuse, as the tool's error secret_in_output, an output holding a secret its plugin or MCP server was given in a transformed spelling (reversed, case, base64, hex, escapes, ROT13, separators, split across fields; docs/security.md); default false. Env CLAWHIVE_REFUSE_TRANSFORMED_SECRETS",
+  ),
 });
 
 const MailSchema = v.variant(

@@ -55,7 +55,8 @@ export interface ClawhiveConfig {
     /** What an Extism plugin's `get_log_level` answers; its kernel log lines below it are dropped. */
     readonly extismLogLevel: ExtismLogLevel | "silent";
   };
-  readonly secrets: { readonly keyFile: string | undefined };
+  /** `refuseTransformedOutputs`: refuse outputs holding a secret their tool was given, transformed. */
+  readonly secrets: { readonly keyFile: string | undefined; readonly refuseTransformedOutputs: boolean };
   /** Structured logs: level and format (undefined: info, pretty on a terminal). */
   readonly log: { readonly level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent" | undefined; readonly format: "json" | "pretty" | undefined };
   /** Webhook receivers (`webhooks:`), each checked at load. */

@@ -2,6 +2,7 @@
 export { McpClient } from "./client.js";
 export type { McpClientOptions, McpReview } from "./client.js";
 export { McpRunCalls, mcpCapability } from "./run-calls.js";
+export type { McpExecution } from "./run-calls.js";
 export { agentMcpTools, serverManifest, MCP_PUBLISHER } from "./tools.js";
 export { McpClientError } from "./errors.js";
 export type { McpClientErrorCode } from "./errors.js";

@@ -26,6 +26,11 @@ export interface McpRunHooks {
   denied: (denial: Denial) => void;
   /** Told of every call that reached a server (its intent is on record). */
   effect: () => void;
+  /**
+   * What the server answered, as the run passes it on (its secrets redacted, or the answer
+   * refused for holding one transformed), before the outcome is recorded.
+   */
+  review?: (execution: McpExecution) => McpExecution | Promise<McpExecution>;
 }
 
 export type McpExecution = { ok: true; output: unknown } | { ok: false; error: ToolCallError };
@@ -74,10 +79,14 @@ export class McpRunCalls {
     }
     hooks.effect();
     hooks.used(capability);
-    const execution = await this.#call(live, mcp.server, { mcpName: mcp.mcpName, input: input as Record<string, unknown>, timeoutMs: options.timeoutMs });
+    const answered = await this.#call(live, mcp.server, { mcpName: mcp.mcpName, input: input as Record<string, unknown>, timeoutMs: options.timeoutMs });
+    const execution = hooks.review ? await hooks.review(answered) : answered;
+    // A refused answer (its denial says why) is recorded as a refusal, not a failure.
     const outcome: OutcomeInput = execution.ok
       ? { status: "ok", resultSize: JSON.stringify(execution.output ?? null).length }
-      : { status: "error", error: { code: execution.error.kind, message: execution.error.message } };
+      : execution.error.denial
+        ? { status: "denied", denial: execution.error.denial, error: { code: execution.error.kind, message: execution.error.message } }
+        : { status: "error", error: { code: execution.error.kind, message: execution.error.message } };
     await hooks.audit.appendOutcome(intent, outcome).catch(() => undefined);
     return execution;
   }

@@ -1,4 +1,4 @@
-import type { AuditSubject, DeferredIntent, OutcomeInput } from "../audit/index.js";
+import type { AuditSubject, DeferredIntent } from "../audit/index.js";
 import { ApprovalError, argsHash, type Approval } from "../policy/approvals/index.js";
 import type { Denial } from "../../host-proxies/types.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
@@ -8,8 +8,9 @@ import { createHostContext, toolCallSubject, type ActiveToolCall, type HostConte
 import { withReadWarnings, type ReadWarnings } from "./read-warnings.js";
 import type { ReportBuilder } from "./report.js";
 import type { RunServices, RunSetup } from "./run-setup.js";
-import { untrustedSources } from "./untrusted-sources.js";
-import { SecretsRead, withoutSecrets } from "./secrets-read.js";
+import { readsBefore } from "./untrusted-sources.js";
+import { SecretsRead } from "./secrets-read.js";
+import { loggedLine, outcomeInputOf, recordDroppedLines, refusesTransformed, reviewOutput } from "./output-review.js";
 import { pluginConfigValues } from "../plugins/config-grant.js";
 import type { RunEvent } from "./types.js";
 import { createLineBudget, type LineBudget } from "../../host-proxies/log/index.js";
@@ -114,15 +115,13 @@ export class ToolExecutor {
       if (slot && options.elevation) await release(slot, "elevated step ended");
       release_();
     }
-    if (slot !== undefined && !slot.secrets.empty) execution = withoutSecrets(execution, slot.secrets);
+    if (slot !== undefined) execution = reviewOutput(execution, { secrets: slot.secrets, refuse: this.#refuseTransformed, tool: active.qualifiedName, report: this.#hooks.report });
     if (readWarnings !== undefined && execution.ok) {
       execution = { ...execution, output: withReadWarnings(execution.output, readWarnings) };
       this.#hooks.emit({ type: "read-warnings", toolCallId: active.toolCallId, tool: active.qualifiedName, count: readWarnings.count, warnings: [...readWarnings.lines], at: this.#services.now() });
     }
-    const outcome: OutcomeInput = execution.ok
-      ? { status: "ok", resultSize: JSON.stringify(execution.output ?? null).length }
-      : { status: "error", error: { code: execution.effectApproval ? "approval-required" : execution.error!.kind, message: execution.effectApproval ? `effect approval ${execution.effectApproval.id} is needed` : execution.error!.message } };
-    if (droppedLogLines > 0) await this.#recordDroppedLines(active, droppedLogLines);
+    const outcome = outcomeInputOf(execution);
+    if (droppedLogLines > 0) await recordDroppedLines(this.#services.audit, { subject: this.#hooks.subject(), active, dropped: droppedLogLines, perMinute: this.#logBudget.perMinute, granted: Object.keys(this.#setup.layers.agent.grants) });
     // Awaited: a caller who sees the result can count on both records being durable.
     const failure = await this.#services.audit.appendOutcome(recorded, outcome).then(() => undefined, (error: unknown) => error as Error);
     // Not on record: whatever the guest computed is not used (any host call it made was refused).
@@ -131,30 +130,6 @@ export class ToolExecutor {
       return { ok: false, error: { kind: "audit-failed", message: `the call was not made because it could not be recorded: ${failure.message}` } };
     }
     return execution;
-  }
-
-  /**
-   * One record for the log lines a ToolCall had dropped over `log.per_minute`, however many:
-   * a flood costs the audit log one row, written before the ToolCall's outcome.
-   */
-  async #recordDroppedLines(active: ActiveToolCall, dropped: number): Promise<void> {
-    const perMinute = this.#logBudget.perMinute;
-    const denial = { capability: "log", reason: "rate-limited", message: `${dropped} log line${dropped === 1 ? " was" : "s were"} dropped: over log.per_minute (${perMinute})` };
-    await this.#services.audit
-      .appendDenial({
-        ...this.#hooks.subject(),
-        kind: "host_call",
-        stepId: active.stepId,
-        plugin: active.tool.plugin.name,
-        tool: active.qualifiedName,
-        toolCall: { id: active.toolCallId, name: active.qualifiedName },
-        hostCall: { proxy: "log", function: "write" },
-        args: { fn: "write", dropped, per_minute: perMinute },
-        requestedCapabilities: ["log"],
-        grantedCapabilities: Object.keys(this.#setup.layers.agent.grants),
-        denial,
-      })
-      .catch(() => {});
   }
 
   /** Stops the guest calls of the run in flight (their instances are destroyed; see Instance.abort). */
@@ -211,14 +186,11 @@ export class ToolExecutor {
       mail: grants["gmail.read"] ? { backend: this.#services.backends.mail, grant: grants["gmail.read"] } : undefined,
       calendar: calendarsOf(grants) ? { backend: this.#services.backends.calendar, calendars: calendarsOf(grants)! } : undefined,
       shell: this.#setup.agent.grants["shell.exec"] ? { grant: this.#setup.agent.grants["shell.exec"], sandbox: this.#services.shellSandbox } : undefined,
-      http: this.#setup.agent.grants["http.fetch"] ? { grant: this.#setup.agent.grants["http.fetch"], resolveSecret: this.#services.secretValue } : undefined,
+      // A credential the host attaches reaches a server that may answer with it changed: held like a config secret.
+      http: this.#setup.agent.grants["http.fetch"] ? { grant: this.#setup.agent.grants["http.fetch"], resolveSecret: (name) => this.#hold(slot, name) } : undefined,
       pluginConfig: {
         values: pluginConfigValues(plugin.manifest.wasi?.config, this.#setup.agent.plugins.find((p) => p.name === plugin.manifest.name)?.config),
-        secretValue: async (name) => {
-          const value = await this.#services.secretValue(name);
-          slot.secrets.add(value);
-          return value;
-        },
+        secretValue: (name) => this.#hold(slot, name),
       },
       audit: this.#services.audit,
       subject: this.#hooks.subject,
@@ -228,7 +200,7 @@ export class ToolExecutor {
       fence: this.#hooks.fence,
       onEffect: (active, capability) => this.#hooks.effect({ toolCallId: active.toolCallId, tool: active.qualifiedName, capability }),
       logBudget: this.#logBudget,
-      onLog: (line) => this.#hooks.emit({ type: "log", plugin: plugin.manifest.name, ...line, message: slot.secrets.text(line.message), at: this.#services.now() }),
+      onLog: (line) => this.#hooks.emit({ type: "log", plugin: plugin.manifest.name, ...line, message: loggedLine(slot.secrets, line.message, this.#refuseTransformed), at: this.#services.now() }),
       onHostCall: ({ call, capability, result, durationMs }) =>
         this.#hooks.emit({
           type: "host-call",
@@ -275,7 +247,7 @@ export class ToolExecutor {
       risk: "unsafe",
       reason: `${effect.active.qualifiedName} is Unsafe: this exact ${effect.capability} effect needs its own approval`,
       context: null,
-      untrustedSources: await untrustedSources(this.#services.audit, this.#setup.traceId),
+      ...(await readsBefore(this.#services.audit, this.#setup.traceId, this.#hooks.report.secretsRead())),
       expiryMinutes: this.#setup.agent.approvals.expiry_minutes,
     }).catch((error: unknown) => {
       if (error instanceof ApprovalError && error.code === "approval_too_large") return approvalTooLarge([effect.capability], error);
@@ -284,6 +256,18 @@ export class ToolExecutor {
     if ("message" in requested) return requested;
     slot.effectApproval = requested;
     return false;
+  }
+
+  /** A stored secret the instance's calls are given (or send): its outputs are reviewed for it, the ToolCall reported as reading it. */
+  async #hold(slot: Slot, name: string): Promise<string> {
+    const value = await this.#services.secretValue(name);
+    slot.secrets.add(name, value);
+    if (slot.active) this.#hooks.report.secretRead({ toolCallId: slot.active.toolCallId, tool: slot.active.qualifiedName, secret: name });
+    return value;
+  }
+
+  get #refuseTransformed(): boolean {
+    return refusesTransformed(this.#setup, this.#services);
   }
 
   #toolSubject(active: ActiveToolCall, input: unknown, approvalResult: string | null): AuditSubject {

@@ -12,6 +12,20 @@ export interface LeastPrivilegeReport {
   denials: Array<{ capability: string; reason: string; count: number; example: string }>;
   approvals: Array<{ id: string; kind: string; tool: string; outcome: string }>;
   toolCalls: { total: number; ok: number; error: number; approvalRequired: number };
+  /**
+   * The ToolCalls that read stored secrets (a plugin's config naming one; every call to an MCP
+   * server given some in its environment), by secret name, never value: a person judging the
+   * run's outputs knows which could hold a secret changed beyond what redaction and the
+   * transformed-output check catch.
+   */
+  secretsRead: SecretRead[];
+}
+
+/** One ToolCall that read stored secrets: their names. */
+export interface SecretRead {
+  toolCallId: string;
+  tool: string;
+  secrets: string[];
 }
 
 export class ReportBuilder {
@@ -20,6 +34,7 @@ export class ReportBuilder {
   readonly #denials = new Map<string, { capability: string; reason: string; count: number; example: string }>();
   readonly #approvals = new Map<string, { id: string; kind: string; tool: string; outcome: string }>();
   readonly #calls = { total: 0, ok: 0, error: 0, approvalRequired: 0 };
+  readonly #secretsRead = new Map<string, SecretRead>();
 
   constructor(granted: readonly string[]) {
     this.#granted = [...granted].sort();
@@ -40,6 +55,17 @@ export class ReportBuilder {
     this.#approvals.set(entry.id, entry);
   }
 
+  secretRead(entry: { toolCallId: string; tool: string; secret: string }): void {
+    const seen = this.#secretsRead.get(entry.toolCallId) ?? { toolCallId: entry.toolCallId, tool: entry.tool, secrets: [] };
+    if (!seen.secrets.includes(entry.secret)) seen.secrets.push(entry.secret);
+    this.#secretsRead.set(entry.toolCallId, seen);
+  }
+
+  /** The ToolCalls so far that read secrets (see LeastPrivilegeReport.secretsRead). */
+  secretsRead(): SecretRead[] {
+    return [...this.#secretsRead.values()].map((r) => ({ ...r, secrets: [...r.secrets] }));
+  }
+
   toolCall(status: "ok" | "error" | "approval_required"): void {
     this.#calls.total++;
     if (status === "approval_required") this.#calls.approvalRequired++;
@@ -55,6 +81,7 @@ export class ReportBuilder {
       denials: [...this.#denials.values()],
       approvals: [...this.#approvals.values()],
       toolCalls: { ...this.#calls },
+      secretsRead: this.secretsRead(),
     };
   }
 }

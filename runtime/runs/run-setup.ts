@@ -55,6 +55,11 @@ export interface RunServices {
   onEnded?: (runId: string) => void;
   /** The runtime's MCP client: the agent's `mcp_servers` are reached through it. */
   mcp?: McpClient;
+  /**
+   * The operator's `secrets.refuse_transformed_outputs`: an output holding a secret its tool was
+   * given, in a transformed spelling, is refused (secrets/transforms.ts). An agent may ask it too.
+   */
+  refuseTransformedSecrets?: boolean;
 }
 
 /** What is fixed when a run starts. */

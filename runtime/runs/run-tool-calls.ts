@@ -16,6 +16,7 @@ import type { PluginManifest } from "../plugins/manifest.js";
 import type { CallToolOptions, RunServices, RunSetup, RunSide } from "./run-setup.js";
 import { requestToolApproval } from "./tool-approval.js";
 import { runtimeLogger } from "../log/logger.js";
+import { McpServerSecrets } from "./mcp-secrets.js";
 
 export type { RunSide } from "./run-setup.js";
 
@@ -32,12 +33,15 @@ export class RunToolCalls {
   readonly #mcp: McpRunCalls | undefined;
   #nextStep = 1;
   #nextCall = 1;
+  /** Per MCP server of the run: the secrets its environment holds. */
+  #mcpSecrets: McpServerSecrets;
 
   constructor(setup: RunSetup, services: RunServices, side: RunSide) {
     this.#setup = setup;
     this.#services = services;
     this.#side = side;
     if (services.mcp && Object.keys(setup.agent.mcp_servers).length > 0) this.#mcp = new McpRunCalls(services.mcp, setup.agent);
+    this.#mcpSecrets = new McpServerSecrets(setup, services);
     this.#executor = new ToolExecutor(setup, services, {
       subject: () => side.subject(),
       emit: (event) => side.emit(event),
@@ -77,7 +81,7 @@ export class RunToolCalls {
     const risk = toolRisk(calling, { agentOverride: agentRiskOverride(this.#setup.agent, tool.qualifiedName) }).risk;
     const active: ActiveToolCall = { tool: calling, qualifiedName: tool.qualifiedName, toolCallId: `call_${this.#nextCall++}`, stepId: options.stepId, risk };
     const started = performance.now();
-    const requested = await requestToolApproval(this.#setup, this.#services, this.#side.subject(), active, input, undefined, options.reason);
+    const requested = await requestToolApproval(this.#setup, this.#services, this.#side.subject(), active, input, undefined, options.reason, this.#side.report.secretsRead());
     if ("message" in requested) return this.#refuse(active, input, started, requested);
     return this.#pause(active, input, started, requested, true);
   }
@@ -145,7 +149,7 @@ export class RunToolCalls {
       if (unreachable) return this.#refuse(active, input, started, unreachable);
       const approval = await this.#services.approvals.consumeToolCall({ runId: this.#setup.id, stepId: options.stepId, tool: tool.qualifiedName, argsHash: argsHash(input) });
       if (!approval) {
-        const requested = await requestToolApproval(this.#setup, this.#services, this.#side.subject(), active, input, options.context);
+        const requested = await requestToolApproval(this.#setup, this.#services, this.#side.subject(), active, input, options.context, undefined, this.#side.report.secretsRead());
         if ("message" in requested) return this.#refuse(active, input, started, requested);
         return this.#pause(active, input, started, requested);
       }
@@ -187,6 +191,7 @@ export class RunToolCalls {
         used: (capability) => this.#side.report.used(capability),
         denied: (denial) => this.#side.report.denied(denial),
         effect: () => this.#side.effects.add({ toolCallId: active.toolCallId, tool: active.qualifiedName, capability: mcpCapability(tool.plugin) }),
+        review: (execution) => this.#mcpSecrets.review(execution, { server: tool.plugin, active, report: this.#side.report }),
       },
     });
     // Its intent refused by the fence (or not written): the store says whether the run was

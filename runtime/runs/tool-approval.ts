@@ -3,7 +3,8 @@ import { ApprovalError, type Approval } from "../policy/approvals/index.js";
 import type { Denial } from "../../host-proxies/types.js";
 import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
 import { approvalTooLarge } from "./tool-execution.js";
-import { untrustedSources } from "./untrusted-sources.js";
+import { readsBefore } from "./untrusted-sources.js";
+import type { SecretRead } from "./report.js";
 import type { RunServices, RunSetup } from "./run-setup.js";
 
 /** The approval a Guarded call waits for, or the denial when none can be filed (too large). */
@@ -15,6 +16,7 @@ active: ActiveToolCall,
 input: unknown,
 context: string | undefined,
 reason?: string,
+secretsRead: readonly SecretRead[] = [],
 ): Promise<Approval | Denial> {
   const approval = await services.approvals.request({
     kind: "tool_call",
@@ -29,7 +31,7 @@ reason?: string,
     risk: active.risk,
     reason: reason ?? `${active.qualifiedName} is ${active.risk === "unsafe" ? "Unsafe" : "Guarded"}: it needs a person's approval before it runs`,
     context: context ?? null,
-    untrustedSources: await untrustedSources(services.audit, setup.traceId),
+    ...(await readsBefore(services.audit, setup.traceId, secretsRead)),
     expiryMinutes: setup.agent.approvals.expiry_minutes,
   }).catch((error: unknown) => {
     if (error instanceof ApprovalError && error.code === "approval_too_large") return approvalTooLarge(active.tool.capabilities, error);

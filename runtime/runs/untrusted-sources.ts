@@ -6,6 +6,7 @@
  * shows the same. Files read from mounts are not listed: mounts are the operator's own folders.
  */
 import type { AuditLog, AuditRecord } from "../audit/index.js";
+import type { SecretRead } from "./report.js";
 
 /** Audit pages scanned at most (1000 records each): a long trace shows its first sources. */
 const MAX_PAGES = 5;
@@ -13,28 +14,48 @@ const MAX_PAGES = 5;
 const MAX_SOURCES = 50;
 
 export async function untrustedSources(audit: AuditLog, traceId: string): Promise<string[]> {
+  return (await readsBefore(audit, traceId)).untrustedSources;
+}
+
+/**
+ * What an approver is shown of what the trace read before it asked: its untrusted sources, and
+ * the ToolCalls whose config reads gave their plugin a stored secret (by name: the audit log
+ * keeps the names a config read served, never the values). `also` adds the run's own reads the
+ * audit log does not name (an MCP server's environment), merged by ToolCall.
+ */
+export async function readsBefore(audit: AuditLog, traceId: string, also: readonly SecretRead[] = []): Promise<{ untrustedSources: string[]; secretsRead: SecretRead[] }> {
   // Host-call outcomes are queued, not awaited: the ones of the call asking now count too.
   await audit.flush();
   const found = new Set<string>();
+  const secrets = new Map<string, SecretRead>();
+  const read = (entry: SecretRead) => {
+    const seen = secrets.get(entry.toolCallId) ?? { toolCallId: entry.toolCallId, tool: entry.tool, secrets: [] };
+    for (const name of entry.secrets) if (!seen.secrets.includes(name)) seen.secrets.push(name);
+    secrets.set(entry.toolCallId, seen);
+  };
   // An outcome does not repeat its intent's arguments: a source is its intent's, once the
   // outcome says the call succeeded (a refused or failed call read nothing).
   const intents = new Map<number, string>();
   let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES && found.size < MAX_SOURCES; page++) {
+  for (let page = 0; page < MAX_PAGES; page++) {
     const result = await audit.query({ traceId, kind: "host_call", status: ["intent", "ok"], limit: 1000, ...(cursor ? { cursor } : {}) });
     for (const record of result.records) {
+      if (record.status === "intent" && record.hostCall?.proxy === "config" && record.toolCall !== null) {
+        const names = parseArgs(record.args).secrets;
+        if (Array.isArray(names)) read({ toolCallId: record.toolCall.id, tool: record.tool ?? record.toolCall.name, secrets: names.filter((n): n is string => typeof n === "string") });
+      }
       if (record.status === "intent") {
         const source = sourceOf(record);
         if (source !== undefined) intents.set(record.seq, source);
-      } else if (record.intentSeq !== null && intents.has(record.intentSeq)) {
+      } else if (record.intentSeq !== null && intents.has(record.intentSeq) && found.size < MAX_SOURCES) {
         found.add(intents.get(record.intentSeq)!);
-        if (found.size >= MAX_SOURCES) break;
       }
     }
     cursor = result.nextCursor ?? undefined;
     if (!cursor) break;
   }
-  return [...found];
+  for (const entry of also) read(entry);
+  return { untrustedSources: [...found], secretsRead: [...secrets.values()] };
 }
 
 /** What one successful host call read from outside, or `undefined` when it read nothing untrusted. */

@@ -48,6 +48,7 @@ export function buildRun(s: RuntimeState, input: BuildInput): Run {
     memoryTrust: s.memoryTrust,
     onEnded: (runId) => afterEnd(s, runId),
     mcp: s.mcpClient,
+    refuseTransformedSecrets: s.refuseTransformedSecrets,
   };
   return new Run(
     {

@@ -108,6 +108,7 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     await refreshAgents(runtime);
     for (const note of callTimeoutNotes(agentList(runtime), sandbox.options.maxCallTimeoutMs)) options.onProgress?.(note);
     runtime.leaseMs = options.runLeaseMs ?? 15_000;
+    runtime.refuseTransformedSecrets = options.refuseTransformedSecrets === true;
     runtime.driver = new RunDriver({
       records: runtime.records,
       node: runtime.node,

@@ -70,6 +70,8 @@ export class RuntimeState {
   loop: RunLoop | undefined;
   driver!: RunDriver;
   leaseMs = 15_000;
+  /** The operator's `secrets.refuse_transformed_outputs` (see RunServices). */
+  refuseTransformedSecrets = false;
   plugins: Map<string, PluginHandle>;
   tools: ToolInfo[];
   installed: InstalledPlugin[] = [];

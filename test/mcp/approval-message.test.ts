@@ -38,6 +38,7 @@ const base: Approval = {
   usedAt: null,
   useCount: 0,
   untrustedSources: [],
+  secretsRead: [],
 };
 
 /** What must never reach the person's screen as it is (newlines separate the message's lines). */

@@ -187,5 +187,7 @@ export function approvalView(a: Approval, task: string | null, options: { chain?
     used: { count: a.useCount, last_at: a.usedAt === null ? null : new Date(a.usedAt).toISOString() },
     // What untrusted content the run had read when it asked: an instruction hidden there may be why.
     untrusted_sources: a.untrustedSources.map((s) => inert(s)),
+    // Which ToolCalls had read secrets (names only): what they returned may hold one changed.
+    secrets_read: a.secretsRead.map((r) => ({ tool_call_id: inert(r.toolCallId), tool: inert(r.tool), secrets: r.secrets.map((s) => inert(s)) })),
   };
 }

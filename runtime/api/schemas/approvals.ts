@@ -38,6 +38,10 @@ export const ApprovalSchema = v.strictObject({
   ),
   used: v.strictObject({ count: v.number(), last_at: v.nullable(ISO_TIME) }),
   untrusted_sources: v.pipe(v.array(v.string()), v.description("what untrusted content the run had read when it asked")),
+  secrets_read: v.pipe(
+    v.array(v.strictObject({ tool_call_id: v.string(), tool: v.string(), secrets: v.array(v.string()) })),
+    v.description("the ToolCalls of the run's trace that had read stored secrets when it asked, by secret name: their outputs (and so these arguments) may hold one changed beyond what redaction catches"),
+  ),
 });
 
 export const ApprovalBody = v.strictObject({ approval: ApprovalSchema });

@@ -28,7 +28,7 @@ const REQUIRED_TEXT = ["runId", "traceId", "agent", "stepId", "toolCallId", "rea
 const INSERT_COLUMNS = [
   "id", "kind", "status", "run_id", "trace_id", "agent", "parent_run_id", "step_id", "tool_call_id", "tool",
   "input", "args_hash", "capability", "effect", "effect_hash", "risk", "reason", "context", "dedupe_key",
-  "created_at", "expires_at", "untrusted_sources",
+  "created_at", "expires_at", "untrusted_sources", "secrets_read",
 ] as const;
 const INSERT_SQL = `INSERT INTO approvals (${INSERT_COLUMNS.join(", ")}) VALUES (${INSERT_COLUMNS.map(() => "?").join(", ")})`;
 
@@ -106,6 +106,7 @@ function rowFor(ctx: ApprovalContext, input: ApprovalRequestInput): InsertRow {
     created_at: now,
     expires_at: now + (input.expiryMinutes === undefined ? ctx.pendingMs : input.expiryMinutes * 60_000),
     untrusted_sources: JSON.stringify(capSources(input.untrustedSources ?? [])),
+    secrets_read: JSON.stringify(capSecretReads(input.secretsRead ?? [])),
   };
 }
 
@@ -143,6 +144,11 @@ function capSources(sources: readonly string[]): string[] {
   const kept = sources.slice(0, MAX_APPROVAL_SOURCES).map((s) => (s.length > MAX_SOURCE_CHARS ? `${s.slice(0, MAX_SOURCE_CHARS)}…` : s));
   if (sources.length > MAX_APPROVAL_SOURCES) kept.push(`… and ${sources.length - MAX_APPROVAL_SOURCES} more`);
   return kept;
+}
+
+/** At most MAX_APPROVAL_SOURCES ToolCalls, each with at most 20 names: names only, never values. */
+function capSecretReads(reads: NonNullable<ApprovalRequestInput["secretsRead"]>): Array<{ tool_call_id: string; tool: string; secrets: string[] }> {
+  return reads.slice(0, MAX_APPROVAL_SOURCES).map((r) => ({ tool_call_id: r.toolCallId.slice(0, 200), tool: r.tool.slice(0, 200), secrets: r.secrets.slice(0, 20).map((s) => s.slice(0, 100)) }));
 }
 
 function capContext(text: string): string {

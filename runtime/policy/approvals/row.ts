@@ -35,6 +35,7 @@ export function approvalFromRow(row: Row): Approval {
     usedAt: optionalInteger(row, "used_at"),
     useCount: integer(row, "use_count"),
     untrustedSources: sources(text(row, "untrusted_sources")),
+    secretsRead: secretReads(row.secrets_read === undefined ? "[]" : text(row, "secrets_read")),
   };
 }
 
@@ -61,6 +62,16 @@ function integer(row: Row, column: string): number {
 function optionalInteger(row: Row, column: string): number | null {
   const v = value(row, column);
   return v === null ? null : Number(v);
+}
+
+function secretReads(json: string): Approval["secretsRead"] {
+  const parsed = JSON.parse(json) as unknown;
+  if (!Array.isArray(parsed)) return [];
+  return parsed.flatMap((entry: { tool_call_id?: unknown; tool?: unknown; secrets?: unknown }) =>
+    typeof entry?.tool_call_id === "string" && typeof entry.tool === "string" && Array.isArray(entry.secrets)
+      ? [{ toolCallId: entry.tool_call_id, tool: entry.tool, secrets: entry.secrets.filter((s): s is string => typeof s === "string") }]
+      : [],
+  );
 }
 
 function sources(json: string): readonly string[] {

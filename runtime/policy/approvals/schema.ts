@@ -124,6 +124,13 @@ export const approvalMigrations: readonly Migration[] = [
       "CREATE INDEX approvals_decided ON approvals (decided_at) WHERE decided_at IS NOT NULL",
     ],
   },
+  {
+    room: "approvals",
+    version: 5,
+    name: "approvals show which ToolCalls read secrets",
+    // JSON list of {tool_call_id, tool, secrets}: names, never values, shown to the approver.
+    statements: ["ALTER TABLE approvals ADD COLUMN secrets_read TEXT NOT NULL DEFAULT '[]'"],
+  },
 ];
 
 export const COLUMNS = [
@@ -156,6 +163,7 @@ export const COLUMNS = [
   "used_at",
   "use_count",
   "untrusted_sources",
+  "secrets_read",
 ] as const;
 
 export const SELECT = `SELECT ${COLUMNS.join(", ")} FROM approvals`;

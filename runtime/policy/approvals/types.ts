@@ -73,6 +73,19 @@ export interface Approval {
    * there may be why the call is asked for. Empty when nothing untrusted was read.
    */
   readonly untrustedSources: readonly string[];
+  /**
+   * The ToolCalls of the run's trace that read stored secrets when the approval was asked for
+   * (by secret name, never value): what they returned may hold a secret changed beyond what
+   * redaction catches, and this call's arguments may carry it on.
+   */
+  readonly secretsRead: readonly SecretReadEntry[];
+}
+
+/** A ToolCall that read stored secrets: their names. */
+export interface SecretReadEntry {
+  readonly toolCallId: string;
+  readonly tool: string;
+  readonly secrets: readonly string[];
 }
 
 interface RequestCommon {
@@ -91,6 +104,8 @@ interface RequestCommon {
   readonly context?: string | null;
   /** What untrusted content the run had read (see `Approval.untrustedSources`); capped when stored. */
   readonly untrustedSources?: readonly string[];
+  /** Which ToolCalls had read secrets (see `Approval.secretsRead`); capped when stored. */
+  readonly secretsRead?: readonly SecretReadEntry[];
   /** How long the request may wait for a decision (the agent's `approvals.expiry_minutes`); default: the store's. */
   readonly expiryMinutes?: number;
 }

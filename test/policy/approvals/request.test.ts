@@ -47,6 +47,7 @@ test("request files a pending tool_call approval with the full context", () =>
         usedAt: null,
         useCount: 0,
         untrustedSources: [],
+        secretsRead: [],
       });
       assert.deepEqual(await approvals.get(a.id), a);
       assert.equal(await approvals.get("apr_missing"), undefined);

@@ -68,20 +68,31 @@ for (const [what, act, status] of RUN_SCOPED) {
 
 test("approvals#3 keeps every row of a store made before 'withdrawn' existed", async () => {
   const clock = testClock();
+  // Rows as a runtime of the time wrote them: filed by today's store, kept in the columns of approvals#2.
+  const today = await openStore({ url: ":memory:", clock });
   const store = await openStore({ url: ":memory:", clock });
   try {
+    await applyMigrations(today, approvalMigrations, { clock });
+    const filer = new ApprovalStore(today, { clock });
+    const pending = await filer.request(toolCallRequest());
+    const decided = await filer.request(toolCallRequest({ runId: "run_2" }));
+    await filer.decide(decided.id, { decision: "deny", by: "alice", reason: "no" });
+    const before = [await filer.get(pending.id), await filer.get(decided.id)];
     await applyMigrations(store, approvalMigrations.slice(0, 2), { clock });
-    const old = new ApprovalStore(store, { clock });
-    const pending = await old.request(toolCallRequest());
-    const decided = await old.request(toolCallRequest({ runId: "run_2" }));
-    await old.decide(decided.id, { decision: "deny", by: "alice", reason: "no" });
-    const before = [await old.get(pending.id), await old.get(decided.id)];
+    const columns = (await store.execute("PRAGMA table_info(approvals)")).rows.map((r) => String(r.name));
+    const old = await today.execute(`SELECT ${columns.join(", ")} FROM approvals ORDER BY id`);
+    for (const row of old.rows) {
+      await store.execute({ sql: `INSERT INTO approvals (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`, args: columns.map((c) => row[c] ?? null) });
+    }
     const report = await applyMigrations(store, approvalMigrations.slice(0, 3), { clock });
     assert.deepEqual(report.applied, ["approvals#3"]);
+    assert.deepEqual((await store.execute(`SELECT ${columns.join(", ")} FROM approvals ORDER BY id`)).rows, old.rows);
+    await applyMigrations(store, approvalMigrations, { clock });
     const upgraded = new ApprovalStore(store, { clock });
     assert.deepEqual([await upgraded.get(pending.id), await upgraded.get(decided.id)], before);
     assert.deepEqual(await upgraded.withdrawForRun("run_1", "ended"), [pending.id]);
   } finally {
     await store.close();
+    await today.close();
   }
 });

@@ -7,7 +7,7 @@ import { exit } from "wasi:cli/exit@0.2.12";
 import { get as configGet, getAll as configGetAll } from "wasi:config/store@0.2.0-draft";
 
 type Descriptor = ReturnType<typeof getDirectories>[number][0];
-const tools = ["env", "print", "flood", "clock", "preopens", "read", "write", "list", "fetch", "exit", "config"];
+const tools = ["env", "print", "flood", "clock", "preopens", "read", "write", "list", "fetch", "exit", "config", "echo"];
 
 function fail(e: unknown): never {
   const payload = e && typeof e === "object" && "payload" in e ? (e as { payload: unknown }).payload : String(e);
@@ -96,6 +96,11 @@ export const tools_ = {
         } catch (e) {
           return fail(e);
         }
+      case "echo":
+        // Its input's `value` back as its output (`error`: as its error): what a plugin that
+        // kept a secret may hand out, spelled as the test writes it.
+        if (typeof args.error === "string") throw { tag: "failed", val: args.error };
+        return JSON.stringify(args.value ?? null);
       case "exit":
         exit({ tag: "err", val: undefined });
         return "{}";
