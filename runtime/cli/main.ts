@@ -61,10 +61,14 @@ Exit codes (each command's --help says its own): 0 ok; 1 failed (a tool call fai
 found a problem, the store or server could not be reached); 2 bad usage or refused (also a
 token the server refuses); 3 waiting for a person's approval; 130 interrupted.
 
-Run 'clawhive <command> --help' for a command's options; docs/cli.md has them all.`;
+Run 'clawhive help <command>' (or 'clawhive <command> --help') for a command's options; docs/cli.md
+has them all.`;
 
 async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
+  const [first, ...afterFirst] = argv;
+  // `help CMD [SUB]` is `CMD [SUB] --help`; `help` alone (or --help) the list of commands.
+  const asked = first === "help" && afterFirst.length > 0;
+  const [name, ...rest] = asked ? [...afterFirst, "--help"] : argv;
   if (!name || name === "help" || name === "--help" || name === "-h") {
     console.log(usage);
     return 0;
@@ -76,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
   const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {
     const hint = didYouMean(name, Object.keys(commands));
-    console.error(`clawhive: unknown command '${name}'${hint}\n\n${usage}`);
+    console.error(`clawhive: unknown command '${name}'${hint}${asked ? " (clawhive help lists the commands)" : `\n\n${usage}`}`);
     return 2;
   }
   const module = await command.load();
