@@ -5,6 +5,7 @@
  */
 import type * as v from "valibot";
 import { ClawhiveError, InvalidInputError } from "../errors.js";
+import type { AgentManifest } from "./schema.js";
 
 export interface ManifestIssue {
   file: string;
@@ -19,13 +20,16 @@ const MAX_LISTED = 20;
 /** One or more manifests are invalid. `field` is the first problem's path. */
 export class AgentManifestError extends InvalidInputError {
   readonly issues: readonly ManifestIssue[];
+  /** The manifest as the schema shaped it, when the problems were found after the schema passed. */
+  readonly shaped: AgentManifest | undefined;
 
-  constructor(issues: readonly ManifestIssue[], options: { cause?: unknown } = {}) {
+  constructor(issues: readonly ManifestIssue[], options: { cause?: unknown; shaped?: AgentManifest } = {}) {
     const first = issues[0];
     const lines = issues.slice(0, MAX_LISTED).map((i) => `${i.file}: ${i.path}: ${i.message}`);
     if (issues.length > MAX_LISTED) lines.push(`… and ${issues.length - MAX_LISTED} more`);
     super(lines.join("\n") || "invalid agent manifest", { field: first?.path, cause: options.cause });
     this.issues = issues;
+    this.shaped = options.shaped;
   }
 }
 

@@ -1,7 +1,9 @@
 /**
- * One agent manifest, text to checked value. Phases run in order and each stops the parse if
- * it finds problems (a later phase would only pile confusing follow-ups onto an earlier one):
- * YAML → schema → cross-field checks → host dirs → dangerous combinations.
+ * One agent manifest, text to checked value: YAML → schema → the checks of a shaped manifest
+ * (cross-field, MCP servers, host dirs, mount consistency, dangerous combinations). A broken
+ * YAML document or a value the schema refuses stops the parse (the checks need a shaped value);
+ * the checks all run, and every problem they find is reported at once, so a person fixes a
+ * manifest in one pass.
  */
 import * as v from "valibot";
 import { parseDocument } from "yaml";
@@ -55,12 +57,14 @@ function readYaml(text: string, file: string): unknown {
 /** YAML text → plain data; `maxAliasCount` caps alias expansion ("billion laughs"). */
 function parseYaml(text: string, file: string): unknown {
   const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
-  const error = doc.errors[0];
-  if (error !== undefined) {
-    const at = error.linePos?.[0];
-    const where = at === undefined ? "(root)" : `line ${at.line}, column ${at.col}`;
-    const what = error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? "invalid YAML";
-    throw new AgentManifestError([{ file, path: where, message: `not valid YAML: ${what}` }], { cause: error });
+  if (doc.errors.length > 0) {
+    const issues = doc.errors.map((error) => {
+      const at = error.linePos?.[0];
+      const where = at === undefined ? "(root)" : `line ${at.line}, column ${at.col}`;
+      const what = error.message.split("\n")[0]?.replace(/ at line \d+, column \d+:?$/, "") ?? "invalid YAML";
+      return { file, path: where, message: `not valid YAML: ${what}` };
+    });
+    throw new AgentManifestError(issues, { cause: doc.errors[0] });
   }
   try {
     return doc.toJS({ maxAliasCount: 100 });
@@ -70,8 +74,15 @@ function parseYaml(text: string, file: string): unknown {
   }
 }
 
-function fail(file: string, problems: readonly Problem[]): void {
-  if (problems.length > 0) throw new AgentManifestError(inFile(file, problems));
+/** Each problem once (two checks may see the same mount), in the order found. */
+function distinct(problems: readonly Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.path}\u0000${p.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /**
@@ -87,16 +98,19 @@ export function parseAgentManifest(text: string, options: ParseAgentOptions): Pa
   }
   const result = v.safeParse(AgentManifestSchema, raw);
   if (!result.success) throw new AgentManifestError(fromValibot(file, result.issues));
-  fail(file, manifestProblems(result.output));
-  fail(file, mcpServerProblems(result.output.mcp_servers, { grants: result.output.grants, plugins: result.output.plugins.map((p) => p.name) }));
-  const { manifest, problems } = resolveHostDirs(result.output, options);
-  fail(file, problems);
+  const problems: Problem[] = [...manifestProblems(result.output)];
+  problems.push(...mcpServerProblems(result.output.mcp_servers, { grants: result.output.grants, plugins: result.output.plugins.map((p) => p.name) }));
+  // A host that could not be resolved keeps its written form: the checks below still read it.
+  const hosts = resolveHostDirs(result.output, options);
+  const manifest = hosts.manifest;
+  problems.push(...hosts.problems);
   const mcp = resolveMcpHostDirs(manifest.mcp_servers, { baseDir: options.baseDir, checkHostDirs: options.checkHostDirs, hostGuard: options.hostGuard });
-  fail(file, mcp.problems);
+  problems.push(...mcp.problems);
   manifest.mcp_servers = mcp.servers;
-  fail(file, mountConsistencyProblems(manifest));
+  problems.push(...mountConsistencyProblems(manifest));
   const protectedDirs = [options.baseDir, ...(options.protectedDirs ?? [])].map(canonicalDir);
   const warnings = detectDangers(manifest, { protectedDirs });
-  fail(file, unacknowledgedProblems(manifest, warnings));
+  problems.push(...unacknowledgedProblems(manifest, warnings));
+  if (problems.length > 0) throw new AgentManifestError(inFile(file, distinct(problems)), { shaped: result.output });
   return { manifest, warnings };
 }

@@ -6,7 +6,7 @@ import { stringify } from "yaml";
 import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import { unacknowledgedProblems } from "./dangers.js";
 import { grantMounts } from "./host-dirs.js";
-import { AgentManifestError, inFile } from "./issues.js";
+import { AgentManifestError, inFile, type ManifestIssue } from "./issues.js";
 import { parseAgentManifest } from "./parse.js";
 import type { ParsedAgentManifest } from "./parse.js";
 import type { AgentManifest } from "./schema.js";
@@ -51,7 +51,7 @@ export async function parseAgentSource(source: string, options: ParseAgentSource
   const file = options.file ?? `<agent ${options.name ?? "?"}>`;
   const yaml = yamlText(source, options.format, file);
   const common = { file, baseDir: options.dataDir, protectedDirs: options.protectedDirs, hostGuard: options.hostGuard };
-  const lint = parseAgentManifest(yaml, { ...common, checkHostDirs: false });
+  const lint = lintOrAll(yaml, common);
   if (options.name !== undefined && lint.manifest.name !== options.name) {
     throw new AgentManifestError([{ file, path: "name", message: `must equal the name in the request path (${options.name}), got ${lint.manifest.name}` }]);
   }
@@ -60,6 +60,29 @@ export async function parseAgentSource(source: string, options: ParseAgentSource
   const parsed = options.createMounts === true || missing.length === 0 ? parseAgentManifest(yaml, common) : withoutMissingDirs(yaml, { ...common, lint, missing });
   if (options.known !== undefined) crossChecks(parsed, { known: options.known, file });
   return parsed;
+}
+
+/**
+ * The check without the disk. When it finds problems, the host dirs are checked too, so their
+ * problems are reported with the others at once (the data-dir folders that would be created
+ * forgiven, as below).
+ */
+function lintOrAll(yaml: string, common: { file: string; baseDir: string; protectedDirs: readonly string[] | undefined; hostGuard: MountHostGuard | undefined }): ParsedAgentManifest {
+  try {
+    return parseAgentManifest(yaml, { ...common, checkHostDirs: false });
+  } catch (error) {
+    if (!(error instanceof AgentManifestError) || error.shaped === undefined) throw error;
+    const forgiven = new Set(missingDataDirMounts(error.shaped, common.baseDir).map((m) => m.path));
+    let more: readonly ManifestIssue[] = [];
+    try {
+      parseAgentManifest(yaml, common);
+    } catch (full) {
+      if (!(full instanceof AgentManifestError)) throw full;
+      more = full.issues.filter((issue) => !forgiven.has(issue.path) && !error.issues.some((i) => i.path === issue.path && i.message === issue.message));
+    }
+    if (more.length === 0) throw error;
+    throw new AgentManifestError([...error.issues, ...more], { cause: error, shaped: error.shaped });
+  }
 }
 
 /** JSON is turned into YAML text (a JSON document's syntax errors are JSON's, reported as such). */

@@ -80,8 +80,11 @@ async function validateFile(
       ? await parseAgentSource(text, { format: "yaml", dataDir: options.baseDir, file, protectedDirs: options.protectedDirs, hostGuard: options.hostGuard })
       : parseAgentManifest(text, { file, baseDir: options.baseDir, checkHostDirs: false, protectedDirs: options.protectedDirs, hostGuard: options.hostGuard });
   } catch (error) {
-    if (error instanceof AgentManifestError) return fail(error.issues);
-    throw error;
+    if (!(error instanceof AgentManifestError)) throw error;
+    // Shaped by the schema: its references (skills, tools, sub-agents) are checked too, so every
+    // problem of the file is said at once.
+    if (error.shaped !== undefined) options.parsed.set(file, { manifest: error.shaped, warnings: [] });
+    return fail(error.issues);
   }
   // The loader's per-file rules (load.ts), so that a file that validates also loads.
   const ext = extname(file);
