@@ -30,7 +30,7 @@ const WRITES: ReadonlySet<FsOp> = new Set(["write", "remove", "mkdir"]);
 export function matchFsOp(op: FsOp, path: CanonicalFsPath, options: FsGrantOptions = {}): FsDecision {
   const capability = capabilityForOp(op);
   if (WRITES.has(op) && path.mount.spec.mode === "ro") {
-    return deny(capability, FS_DENIAL_REASONS.readOnlyMount, `${path.guest}: mount ${path.mount.spec.guest} is read-only`);
+    return deny(capability, FS_DENIAL_REASONS.readOnlyMount, readOnlyMessage(path.guest, path.mount.spec.guest));
   }
   const base = guestSegments(path.mount.spec.guest);
   for (let i = 0; i < path.segments.length; i++) {
@@ -47,6 +47,11 @@ export function matchFsOp(op: FsOp, path: CanonicalFsPath, options: FsGrantOptio
     }
   }
   return { allow: true };
+}
+
+/** A write refused by a read-only mount, with how to mount it writable (the `call` flag, or a manifest's fs.write). */
+export function readOnlyMessage(guest: string, mount: string): string {
+  return `${guest}: mount ${mount} is read-only; to write there mount it read-write: --mount ${mount}=DIR:rw (clawhive call), or list it under the agent's grants.fs.write.mounts`;
 }
 
 /**

@@ -68,7 +68,7 @@ export function decideHostCall(layers: PolicyLayers, tool: CallingTool, request:
   }
   for (const check of checks) {
     const resource = check.grant?.[capability];
-    if (resource === undefined) return deny(check.absent, `${check.who} is not granted ${capability}`);
+    if (resource === undefined) return deny(check.absent, `${check.who} is not granted ${capability}${writableHint(capability, check.grant)}`);
     if (request.request !== null) {
       const decision = capabilityMatches(capability, resource as never, request.request as never);
       if (!decision.allow) return { kind: "deny", denial: decision.denial };
@@ -76,6 +76,17 @@ export function decideHostCall(layers: PolicyLayers, tool: CallingTool, request:
   }
   const risk = defaultRisks([capability])[capability] ?? "unsafe";
   return risk === "unsafe" ? { kind: "approval-required", capability, risk } : { kind: "allow", capability, risk };
+}
+
+/**
+ * A write refused where the layer mounts folders read-only only (fs.read, no fs.write): how to
+ * mount one writable, so the fix is in the message rather than in the docs.
+ */
+function writableHint(capability: string, grant: CapabilityGrant | undefined): string {
+  const mounts = capability === "fs.write" ? grant?.["fs.read"]?.mounts : undefined;
+  if (mounts === undefined || mounts.length === 0) return "";
+  const guest = mounts[0]!.guest;
+  return `: its mounts (${mounts.map((m) => m.guest).join(", ")}) are read-only; to write there mount it read-write: --mount ${guest}=DIR:rw (clawhive call), or list it under the agent's grants.fs.write.mounts`;
 }
 
 /**

@@ -49,6 +49,19 @@ test("clawhive call exits 1 on a denied tool call, with the reason", () => {
   assert.match(stderr, /denied: .*outside every mount/);
 });
 
+test("a write denied by a read-only mount says how to mount it writable; control: the same write on :rw is not denied", () => {
+  const input = '{"path":"/work/out.txt","content":"written"}';
+  const denied = clawhive("call", "files.write_file", input, "--mount", `/work=${work}`);
+  assert.equal(denied.code, 1);
+  assert.match(denied.stderr, /mounts \(\/work\) are read-only/);
+  assert.match(denied.stderr, /--mount \/work=DIR:rw/, "the flag that mounts it writable");
+  assert.match(denied.stderr, /grants\.fs\.write\.mounts/, "and the manifest's way");
+  const allowed = clawhive("call", "files.write_file", input, "--mount", `/work=${work}:rw`);
+  // Not denied: the write is Guarded, so it waits for a person (exit 3) instead.
+  assert.equal(allowed.code, 3, allowed.stderr);
+  assert.match(allowed.stderr, /waiting for approval/);
+});
+
 test("bad usage exits 2 with a clear message", () => {
   const rows: Array<[string[], RegExp]> = [
     [["call", "files.read_file", "{not json"], /JSON-INPUT: not valid JSON/],

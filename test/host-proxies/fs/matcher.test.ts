@@ -45,7 +45,12 @@ const OPS: [FsOp, "allowed" | "read-only-mount"][] = [
 for (const [op, onReadOnly] of OPS) {
   test(`matchFsOp: ${op} on an ro mount is ${onReadOnly}; control: on an rw mount it is allowed`, () => {
     if (onReadOnly === "allowed") assertAllowed(op, "/ref/notes.md");
-    else assertDenied(op, "/ref/notes.md", "read-only-mount");
+    else {
+      assertDenied(op, "/ref/notes.md", "read-only-mount");
+      // The refusal says how to make it writable.
+      const decision = decide(op, "/ref/notes.md");
+      assert.match(decision.allow ? "" : decision.denial.message, /--mount \/ref=DIR:rw .*grants\.fs\.write\.mounts/);
+    }
     assertAllowed(op, "/work/notes.md");
   });
 }
