@@ -66,7 +66,8 @@ export function eventLine(event: StreamedEvent, options: { verbose?: boolean } =
     case "host-call": {
       const denial = d.denial as { reason?: unknown; message?: unknown } | undefined;
       const how = d.ok === true ? "allowed" : denial ? `denied: ${text(denial.reason)}: ${text(denial.message)}` : "failed";
-      return `host    ${text(d.call)} (${text(d.capability)}) ${how}`;
+      const ms = options.verbose && typeof d.duration_ms === "number" ? ` (${Math.round(d.duration_ms)} ms)` : "";
+      return `host    ${text(d.call)} (${text(d.capability)}) ${how}${ms}`;
     }
     case "log": {
       const dropped = typeof d.dropped === "number" && d.dropped > 0 ? ` (${d.dropped} earlier lines dropped)` : "";
@@ -76,16 +77,47 @@ export function eventLine(event: StreamedEvent, options: { verbose?: boolean } =
       return options.verbose ? `sandbox ${text(d.plugin)} ${text(d.action)}${d.reason === undefined ? "" : `: ${text(d.reason)}`}` : undefined;
     case "run-ended":
       return `ended   ${text(d.reason ?? "completed")}`;
+    case "step":
+      return options.verbose ? stepLine(d) : undefined;
+    case "read-warnings": {
+      if (!options.verbose) return undefined;
+      const warnings = Array.isArray(d.warnings) ? d.warnings.map((w) => text(w)).join("; ") : "";
+      return `warns   ${text(d.tool)}: ${text(d.count)} read warning${d.count === 1 ? "" : "s"}${warnings === "" ? "" : `: ${warnings}`}`;
+    }
     default:
-      return options.verbose ? `${text(event.type).padEnd(7)} ${oneLine(d)}` : undefined;
+      return options.verbose ? `${text(event.type).padEnd(7)} ${fields(d)}` : undefined;
   }
+}
+
+/** A model Step, for --verbose: its action, model, tokens and tool calls, and why it finished. */
+function stepLine(d: Record<string, unknown>): string {
+  const usage = (d.usage ?? null) as { input_tokens?: unknown; output_tokens?: unknown } | null;
+  const detail = [
+    ...(d.model === undefined ? [] : [`model ${text(d.model)}`]),
+    ...(usage === null ? [] : [`${text(usage.input_tokens)} tokens in, ${text(usage.output_tokens)} out`]),
+    ...(typeof d.tool_calls === "number" ? [`${d.tool_calls} tool call${d.tool_calls === 1 ? "" : "s"}`] : []),
+  ];
+  return `step    ${text(d.step_id)} ${text(d.action)}${detail.length === 0 ? "" : ` (${detail.join(", ")})`}${d.reason === undefined ? "" : `: ${text(d.reason)}`}`;
+}
+
+/** An event this renderer has no line for, as `key: value` pairs (not JSON), `at` left out. */
+function fields(d: Record<string, unknown>): string {
+  return Object.entries(d)
+    .filter(([key]) => key !== "at")
+    .map(([key, value]) => `${text(key)}: ${typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? text(value) : oneLine(value)}`)
+    .join(", ");
 }
 
 interface OutcomeLike {
   tool?: unknown;
   status?: unknown;
   output?: unknown;
-  error?: { kind?: unknown; message?: unknown };
+  error?: { kind?: unknown; message?: unknown; denial?: unknown };
+}
+
+/** A ToolCall a policy or a person refused, not one that failed. */
+function deniedOutcome(o: OutcomeLike): boolean {
+  return o.status === "error" && (o.error?.denial !== undefined || o.error?.kind === "approval-denied");
 }
 
 /** Whether the run ended with every ToolCall of its plan done and ok. */
@@ -100,7 +132,10 @@ export function summaryLines(run: RunView, options: { answered?: boolean } = {})
   const ok = outcomes.filter((o) => o.status === "ok").length;
   const planned = run.tool_calls ?? outcomes.length;
   const notRun = Math.max(0, planned - outcomes.length);
-  const counts = [`${ok} ok`, `${outcomes.length - ok} failed`, ...(notRun > 0 ? [`${notRun} not run`] : [])].join(", ");
+  const denied = outcomes.filter(deniedOutcome).length;
+  const failed = outcomes.length - ok - denied;
+  // Only what happened: a run whose call was denied says so, not "0 failed".
+  const counts = [`${ok} ok`, ...(denied > 0 ? [`${denied} denied`] : []), `${failed} failed`, ...(notRun > 0 ? [`${notRun} not run`] : [])].join(", ");
   const how = run.status === "ended" ? `ended (${run.end_reason ?? "completed"})` : run.status === "awaiting_approval" ? "waits for an approval" : "is still running";
   const modelDriven = run.tool_calls === null;
   const lines = modelDriven

@@ -240,7 +240,7 @@ export function reportLines(report: LeastPrivilegeReport): string[] {
   const list = (items: readonly string[] | undefined) => (items && items.length > 0 ? items.join(", ") : "none");
   const calls = report.toolCalls;
   const lines = [
-    ...(calls ? field("tool calls", `${calls.total} (${calls.ok} ok, ${calls.error} error, ${calls.approvalRequired} waited for approval)`) : []),
+    ...(calls ? field("tool calls", toolCallsLine(calls, report.approvals ?? [])) : []),
     ...field("granted", list(report.granted)),
     ...field("used", list(report.used)),
     ...field("unused", report.unused?.length ? `${list(report.unused)} (candidates to narrow the agent or task)` : "none"),
@@ -254,4 +254,17 @@ export function reportLines(report: LeastPrivilegeReport): string[] {
   const secrets = report.secretsRead ?? [];
   if (secrets.length > 0) lines.push(...field("secrets read", secrets.map((r) => inert(`${r.tool} (${r.toolCallId}): ${r.secrets.join(", ")}`, { newlines: false })).join("\n")));
   return lines;
+}
+
+/**
+ * What the run's ToolCalls came to: `2 (1 ok, 1 denied, 0 failed); waited for approval 1`, the
+ * denials and the waits only when there were some. A pause is not a ToolCall of its own (it is counted once it ends), and a wait
+ * is counted from the run's approvals too: a run continued on another node kept them, not the count.
+ */
+export function toolCallsLine(calls: LeastPrivilegeReport["toolCalls"], approvals: readonly unknown[]): string {
+  const denied = calls.denied ?? 0;
+  const failed = calls.error - denied;
+  const parts = [`${calls.ok} ok`, ...(denied > 0 ? [`${denied} denied`] : []), `${failed} failed`];
+  const waited = Math.max(calls.approvalRequired, approvals.length);
+  return `${calls.ok + calls.error} (${parts.join(", ")})${waited > 0 ? `; waited for approval ${waited}` : ""}`;
 }

@@ -11,7 +11,12 @@ export interface LeastPrivilegeReport {
   unused: string[];
   denials: Array<{ capability: string; reason: string; count: number; example: string }>;
   approvals: Array<{ id: string; kind: string; tool: string; outcome: string }>;
-  toolCalls: { total: number; ok: number; error: number; approvalRequired: number };
+  /**
+   * ToolCall outcomes this node saw: `error` counts every failed one, `denied` those of them a
+   * policy or a person refused (absent in reports stored before it was kept), `approvalRequired`
+   * the pauses (a ToolCall that paused and then ran counts twice in `total`).
+   */
+  toolCalls: { total: number; ok: number; error: number; denied?: number; approvalRequired: number };
   /**
    * The ToolCalls that read stored secrets (a plugin's config naming one; every call to an MCP
    * server given some in its environment), by secret name, never value: a person judging the
@@ -33,7 +38,7 @@ export class ReportBuilder {
   readonly #used = new Set<string>();
   readonly #denials = new Map<string, { capability: string; reason: string; count: number; example: string }>();
   readonly #approvals = new Map<string, { id: string; kind: string; tool: string; outcome: string }>();
-  readonly #calls = { total: 0, ok: 0, error: 0, approvalRequired: 0 };
+  readonly #calls = { total: 0, ok: 0, error: 0, denied: 0, approvalRequired: 0 };
   readonly #secretsRead = new Map<string, SecretRead>();
 
   constructor(granted: readonly string[]) {
@@ -66,10 +71,11 @@ export class ReportBuilder {
     return [...this.#secretsRead.values()].map((r) => ({ ...r, secrets: [...r.secrets] }));
   }
 
-  toolCall(status: "ok" | "error" | "approval_required"): void {
+  toolCall(outcome: { status: "ok" | "error" | "approval_required"; error?: { kind: string; denial?: unknown } }): void {
     this.#calls.total++;
-    if (status === "approval_required") this.#calls.approvalRequired++;
-    else this.#calls[status]++;
+    if (outcome.status === "approval_required") this.#calls.approvalRequired++;
+    else this.#calls[outcome.status]++;
+    if (outcome.status === "error" && (outcome.error?.denial !== undefined || outcome.error?.kind === "approval-denied")) this.#calls.denied++;
   }
 
   build(): LeastPrivilegeReport {

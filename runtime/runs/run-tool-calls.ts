@@ -91,15 +91,15 @@ export class RunToolCalls {
    * (the model's arguments were malformed, not an object, or past the JSON limits): one audit
    * denial, as for an input refused here. A tool the run does not have is not recorded here.
    */
-  async refuseUnreadableInput(name: string, message: string, options: { stepId: string; raw?: string }): Promise<boolean> {
+  /** A ToolCall refused before it starts (see Run.refuseCall); false for a tool the run lacks. */
+  async refuseCall(name: string, input: unknown, options: { stepId: string; kind: string; denial: Denial }): Promise<boolean> {
     const tool = this.#setup.tools.find((t) => t.qualifiedName === name) ?? this.#setup.tools.filter((t) => t.name === name).at(0);
     if (!tool) return false;
     const calling = { plugin: this.#manifestOf(tool), name: tool.name, capabilities: tool.capabilities };
     const risk = toolRisk(calling, { agentOverride: agentRiskOverride(this.#setup.agent, tool.qualifiedName) }).risk;
     const active: ActiveToolCall = { tool: calling, qualifiedName: tool.qualifiedName, toolCallId: `call_${this.#nextCall++}`, stepId: options.stepId, risk };
-    const recorded = { refused: "malformed-input", characters: options.raw?.length ?? 0 };
-    this.#side.emit({ type: "tool-call", id: active.toolCallId, tool: tool.qualifiedName, stepId: options.stepId, input: recorded, at: this.#services.now() });
-    await this.#refuse(active, recorded, performance.now(), { capability: "tool-input", reason: "malformed-input", message }, "invalid-input");
+    this.#side.emit({ type: "tool-call", id: active.toolCallId, tool: tool.qualifiedName, stepId: options.stepId, input, at: this.#services.now() });
+    await this.#refuse(active, input, performance.now(), options.denial, options.kind);
     return true;
   }
 
@@ -122,7 +122,10 @@ export class RunToolCalls {
     if (approval.status !== "approved" && approval.status !== "used") {
       const kind = approval.status === "expired" ? "approval-expired" : "approval-denied";
       const message = `approval ${approval.id} was ${approval.status}${approval.decisionReason ? `: ${approval.decisionReason}` : ""}`;
-      return { id: `call_${this.#nextCall++}`, tool: tool.qualifiedName, stepId: pending.stepId, status: "error", error: { kind, message }, durationMs: 0 };
+      // Finished like any other outcome: counted in the report, shown as the call's result.
+      const outcome: ToolCallOutcome = { id: `call_${this.#nextCall++}`, tool: tool.qualifiedName, stepId: pending.stepId, status: "error", error: { kind, message }, durationMs: 0 };
+      this.#finish(outcome);
+      return outcome;
     }
     return this.#call(tool, pending.input, { stepId: pending.stepId, toolApproved: pending.toolApproved === true });
   }
@@ -249,7 +252,7 @@ export class RunToolCalls {
 
   #finish(outcome: ToolCallOutcome): void {
     this.#side.effects.finished(outcome);
-    this.#side.report.toolCall(outcome.status);
+    this.#side.report.toolCall(outcome);
     // Before the result's event ends the ToolCall's span: the line names that span (log/context.ts).
     runtimeLogger().debug({ tool_call_id: outcome.id, tool: outcome.tool, status: outcome.status, duration_ms: Math.round(outcome.durationMs), ...(outcome.status === "error" ? { error_kind: outcome.error.kind } : {}) }, "tool call");
     this.#side.emit({

@@ -14,6 +14,7 @@ import type { CallToolOptions, RunServices, RunSetup } from "./run-setup.js";
 import { RunStops, type RunState } from "./run-stops.js";
 import { withRunLogFields } from "../telemetry/run-log-fields.js";
 import { boundedEvent } from "./event-bounds.js";
+import type { Denial } from "../../host-proxies/types.js";
 export type { CallToolOptions, RunServices, RunSetup } from "./run-setup.js";
 export type { EffectMade } from "./effects.js";
 
@@ -144,12 +145,12 @@ export class Run {
   }
 
   /**
-   * Records a ToolCall refused before it could start because its input never became a value
-   * (the model's arguments were malformed, not an object, or past the JSON limits): one audit
-   * denial. A tool the run does not have is not recorded here (false).
+   * Records a ToolCall the loop refuses before it starts (arguments that never became a value, a
+   * call repeated unchanged): its events, one audit denial, the report's count. A tool the run
+   * does not have is not recorded here (false).
    */
-  refuseUnreadableInput(name: string, message: string, options: { stepId: string; raw?: string }): Promise<boolean> {
-    return this.#calls.refuseUnreadableInput(name, message, options);
+  refuseCall(name: string, input: unknown, options: { stepId: string; kind: string; denial: Denial }): Promise<boolean> {
+    return this.#calls.refuseCall(name, input, options);
   }
 
   /**

@@ -178,6 +178,9 @@ describe("clawhive resume", () => {
     assert.equal(code, 1);
     assert.match(stderr, /^files\.write_file: approval-denied: approval apr_\S+ was denied: not that content$/m);
     assert.equal(existsSync(join(place.data, "workspace", "b.txt")), false);
+    // The summary says what happened: one call, denied, after a wait (not "0 waited").
+    assert.match(stderr, /^ {2}tool calls: +1 \(0 ok, 1 denied, 0 failed\); waited for approval 1$/m);
+    assert.match(clawhive("runs", "show", b.run).stdout, /^ {2}tool calls: +1 \(0 ok, 1 denied, 0 failed\); waited for approval 1$/m);
   });
 
   it("refuses an ended or unknown run with exit 1, and bad usage with exit 2", () => {

@@ -56,3 +56,34 @@ test("clawhive run without --call: the agent's model picks the tools, its answer
   const messages = (fake.requests.at(-1)!.body as { messages: Array<{ role: string; content: unknown }> }).messages;
   assert.ok(messages.some((m) => m.role === "user" && JSON.stringify(m.content).includes("what is in the workspace?")), JSON.stringify(messages).slice(0, 500));
 });
+
+test("a call the loop refuses as repeated is shown in the run's output and audited as a denial; control: the calls before it run", async () => {
+  const list = { type: "tool_calls" as const, calls: [{ name: "files__list_dir", arguments: { path: "/workspace" } }] };
+  fake.reply(list, list, list, { type: "text", text: "I stop here." });
+  const { code, stdout, stderr } = await clawhive(["run", "lister", "list it again and again", "--agents", place.agents]);
+  assert.equal(code, 0, stderr);
+  const out = stdout + stderr;
+  assert.equal(out.match(/^ok +files\.list_dir/gm)?.length, 2, `control: the first two calls run\n${out}`);
+  assert.match(out, /^error +files\.list_dir: repeated-call: stopped: files\.list_dir was already called 2 times/m);
+  const runId = /run (run_\S+) started/.exec(stderr)?.[1];
+  assert.ok(runId, stderr);
+  const audit = await clawhive(["audit", "tail", "--run", runId, "--json"]);
+  assert.equal(audit.code, 0, audit.stderr);
+  const denied = (JSON.parse(audit.stdout) as Array<{ status: string; denial?: { reason: string } | null }>).filter((r) => r.status === "denied");
+  assert.deepEqual(denied.map((r) => r.denial?.reason), ["repeated-call"], "one denial on record, with its reason code");
+});
+
+test("--verbose shows the model's Steps and sandbox events as readable lines, not JSON; --json is the raw run", async () => {
+  fake.reply({ type: "tool_calls", calls: [{ name: "files__list_dir", arguments: { path: "/workspace" } }] }, { type: "text", text: "Empty." });
+  const verbose = await clawhive(["run", "lister", "what is there?", "--agents", place.agents, "--verbose"]);
+  assert.equal(verbose.code, 0, verbose.stderr);
+  const lines = (verbose.stdout + verbose.stderr).split("\n");
+  assert.ok(lines.some((line) => /^step +\S+ tool_call \(model gpt-test, \d+ tokens in, \d+ out, 1 tool call\)$/.test(line)), `a Step line\n${lines.join("\n")}`);
+  assert.ok(lines.some((line) => /^sandbox +files (bound|released)/.test(line)), "the extra detail: sandbox instance events");
+  assert.deepEqual(lines.filter((line) => /^\S+ +[{[]"/.test(line)), [], "no event printed as raw JSON");
+  assert.ok(lines.some((line) => /^ok +files\.list_dir/.test(line)), "control: the same lines as without --verbose");
+  fake.reply({ type: "text", text: "Still empty." });
+  const json = await clawhive(["run", "lister", "and now?", "--agents", place.agents, "--json"]);
+  assert.equal(json.code, 0, json.stderr);
+  assert.equal((JSON.parse(json.stdout) as { status: string }).status, "ended", "control: --json prints the run as JSON");
+});

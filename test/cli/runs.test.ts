@@ -83,7 +83,8 @@ describe("clawhive runs, once the run ends", () => {
     assert.match(stdout, /^ {2}status: +ended$/m);
     assert.match(stdout, /^ {2}ended: +\d{4}-.*Z$/m);
     assert.doesNotMatch(stdout, /^waiting:/m);
-    assert.match(stdout, /^ {2}tool calls: +1 \(1 ok, 0 error, 0 waited for approval\)$/m);
+    // It waited once (on the node before the resume): said, not "0 waited".
+    assert.match(stdout, /^ {2}tool calls: +1 \(1 ok, 0 failed\); waited for approval 1$/m);
     assert.match(stdout, /^ {2}granted: +fs\.read, fs\.write, log$/m);
     assert.match(stdout, /^ {2}used: +fs\.write$/m);
     assert.match(stdout, /^ {2}unused: +fs\.read, log \(candidates/m);

@@ -96,7 +96,12 @@ for (const { provider, start } of PROVIDERS) {
       await settled;
       assert.doesNotMatch(sent(fake, first + 2), /repeated-call/, "control: the second identical call runs");
       assert.match(sent(fake, first + 3), /repeated-call/);
-      assert.equal(run.events.filter((e) => e.type === "tool-call").length, 2);
+      // The third is shown as a call refused (not run), and on record as a denial.
+      const results = run.events.filter((e) => e.type === "tool-result");
+      assert.equal(results.length, 3);
+      assert.equal(results[2]!.type === "tool-result" && results[2]!.error?.kind, "repeated-call");
+      const { records } = await runtime.audit.query({ runId: run.id, kind: "tool_call", status: "denied", limit: 10 });
+      assert.deepEqual(records.map((r) => r.denial?.reason), ["repeated-call"]);
       assert.equal((await runtime.records.get(run.id))!.result, "I stop.");
     });
 

@@ -39,7 +39,7 @@ export const ReportSchema = v.strictObject({
   unused: v.pipe(v.array(v.string()), v.description("granted but never used: candidates for narrowing")),
   denials: v.array(v.strictObject({ capability: v.string(), reason: v.string(), count: v.number(), example: v.string() })),
   approvals: v.array(v.strictObject({ id: v.string(), kind: v.string(), tool: v.string(), outcome: v.string() })),
-  tool_calls: v.strictObject({ total: v.number(), ok: v.number(), error: v.number(), approval_required: v.number() }),
+  tool_calls: v.strictObject({ total: v.number(), ok: v.number(), error: v.number(), denied: v.pipe(v.optional(v.number()), v.description("of the errors, those a policy or a person refused")), approval_required: v.number() }),
   secrets_read: v.pipe(
     v.optional(v.array(v.strictObject({ tool_call_id: v.string(), tool: v.string(), secrets: v.array(v.string()) }))),
     v.description("the ToolCalls that read stored secrets (a plugin's config, an MCP server's environment), by secret name; absent in reports stored before it was kept"),

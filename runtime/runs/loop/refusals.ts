@@ -1,6 +1,6 @@
 /**
  * ToolCalls the loop refuses before any tool runs — a tool or sub-agent the run does not have,
- * arguments that are not a JSON object, calls past the turn's limit — each written to the audit
+ * arguments that are not a JSON object, calls past the turn's limit, a call repeated unchanged — each written to the audit
  * log as a `tool_call` denial, so every refusal is on record, not only the ones the policy made.
  */
 import type { AuditLog } from "../../audit/index.js";
@@ -17,6 +17,7 @@ export const LOOP_DENIAL_REASONS = {
   unknownTool: "unknown-tool",
   invalidInput: "invalid-input",
   tooManyToolCalls: "too-many-tool-calls",
+  repeatedCall: "repeated-call",
 } as const;
 
 /** Records one refused ToolCall of `stepId` (its input, or what the model sent when unparsable). */

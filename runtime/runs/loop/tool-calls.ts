@@ -25,7 +25,8 @@ export class TurnCalls {
       turn.invalid = true;
       // One denial on record either way: as a refused ToolCall of a tool the run has, else as a
       // refused call of a name it does not know.
-      const recorded = await run.refuseUnreadableInput(use.name, use.input_error, { stepId: turn.stepId, ...(use.raw_input === undefined ? {} : { raw: use.raw_input }) });
+      const input = { refused: "malformed-input", characters: use.raw_input?.length ?? 0 };
+      const recorded = await run.refuseCall(use.name, input, { stepId: turn.stepId, kind: "invalid-input", denial: { capability: "tool-input", reason: "malformed-input", message: use.input_error } });
       if (!recorded) {
         const denial = { capability: "tool-input", reason: "malformed-input", message: `the arguments for ${use.name.slice(0, 200)} were not a JSON object: ${use.input_error}` };
         await auditRefusedCall(this.#options.audit, run, { stepId: turn.stepId, use, denial });
@@ -38,7 +39,12 @@ export class TurnCalls {
       // Repeating a call whose input was unusable (an unknown tool, invalid input) is unusable
       // input again: the streak goes on, so the run stops after 3 such turns, not at max_tool_rounds.
       if (state.unusable?.[signature]) turn.invalid = true;
-      return repeatedCallResult(use, times);
+      const result = repeatedCallResult(use, times);
+      // Shown and audited as every refusal is: a ToolCall of one of the run's tools through the
+      // run (its events, the report), a name it does not have as the loop's own denial record.
+      const denial = { capability: "tool", reason: LOOP_DENIAL_REASONS.repeatedCall, message: result.error.message };
+      if (!(await run.refuseCall(use.name, use.input, { stepId: turn.stepId, kind: "repeated-call", denial }))) await auditRefusedCall(this.#options.audit, run, { stepId: turn.stepId, use, denial });
+      return result.block;
     }
     state.calls[signature] = times + 1;
     const unusable = () => {

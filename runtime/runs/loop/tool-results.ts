@@ -18,12 +18,13 @@ export function errorResult(use: Pick<ToolUseBlock, "id">, error: ToolCallError)
   return toolResult(use.id, JSON.stringify({ error: reason }), { isError: true });
 }
 
-/** The error result for a call stopped because the model asked for it again unchanged. */
-export function repeatedCallResult(use: ToolUseBlock, times: number): ToolResultBlock {
-  return errorResult(use, {
+/** The error (and its result block) for a call stopped because the model asked for it again unchanged. */
+export function repeatedCallResult(use: ToolUseBlock, times: number): { error: ToolCallError; block: ToolResultBlock } {
+  const error = {
     kind: "repeated-call",
-    message: `stopped: ${use.name} was already called ${times} times with exactly this input, so it is not run again; use the results you have, or change the input or your approach`,
-  });
+    message: `stopped: ${use.name.slice(0, 200)} was already called ${times} times with exactly this input, so it is not run again; use the results you have, or change the input or your approach`,
+  };
+  return { error, block: errorResult(use, error) };
 }
 
 /** What makes two ToolCalls "the same call": the tool and its canonical input. */
