@@ -15,7 +15,7 @@ import { McpRunCalls, mcpCapability, serverManifest } from "../mcp-client/index.
 import type { PluginManifest } from "../plugins/manifest.js";
 import type { CallToolOptions, RunServices, RunSetup, RunSide } from "./run-setup.js";
 import { requestToolApproval } from "./tool-approval.js";
-import { runtimeLogger } from "../log/logger.js";
+import { logToolCallEnd } from "./tool-call-log.js";
 import { McpServerSecrets } from "./mcp-secrets.js";
 
 export type { RunSide } from "./run-setup.js";
@@ -253,8 +253,7 @@ export class RunToolCalls {
   #finish(outcome: ToolCallOutcome): void {
     this.#side.effects.finished(outcome);
     this.#side.report.toolCall(outcome);
-    // Before the result's event ends the ToolCall's span: the line names that span (log/context.ts).
-    runtimeLogger().debug({ tool_call_id: outcome.id, tool: outcome.tool, status: outcome.status, duration_ms: Math.round(outcome.durationMs), ...(outcome.status === "error" ? { error_kind: outcome.error.kind } : {}) }, "tool call");
+    logToolCallEnd(outcome);
     this.#side.emit({
       type: "tool-result",
       id: outcome.id,
