@@ -91,7 +91,7 @@ export class LibsqlAuditLog implements AuditLog {
     return deferred;
   }
 
-  async appendOutcome(intent: AuditRecord | DeferredIntent, outcome: OutcomeInput): Promise<AuditRecord> {
+  async appendOutcome(intent: AuditRecord | DeferredIntent, outcome: OutcomeInput, options: { defer?: boolean } = {}): Promise<AuditRecord> {
     if (this.#settled.has(intent)) {
       const which = "seq" in intent ? `intent ${intent.seq}` : "this intent";
       throw new AuditError("audit_outcome_failed", `audit outcome: ${which} already has an outcome; record it once`);
@@ -99,10 +99,11 @@ export class LibsqlAuditLog implements AuditLog {
     this.#settled.add(intent);
     try {
       const deferred = "seq" in intent ? undefined : this.#deferred.get(intent);
-      if ("seq" in intent) return await this.#append(() => outcomeBody(intent, outcome, this.#context()));
+      const defer = options.defer === true;
+      if ("seq" in intent) return await this.#append(() => outcomeBody(intent, outcome, this.#context()), { defer });
       if (deferred === undefined) throw new AuditError("audit_outcome_failed", "audit outcome: the intent was not deferred by this log");
       if (this.#closed) throw new AuditError("audit_closed", "audit append: the log is closed; the effect must not run");
-      const chained = await this.#writer.appendTicketed(outcomeBody(deferred.record, outcome, this.#context()), { intentOf: deferred.ticket }).written;
+      const chained = await this.#writer.appendTicketed(outcomeBody(deferred.record, outcome, this.#context()), { intentOf: deferred.ticket, defer }).written;
       return toRecord(chained, chained.body);
     } catch (error) {
       this.#settled.delete(intent);

@@ -157,8 +157,13 @@ export interface AuditLog {
    * effects are host calls with intents of their own, a call that made none costs one commit.
    */
   deferIntent(intent: IntentInput): DeferredIntent;
-  /** Records how the effect of `intent` ended; call it exactly once per intent. */
-  appendOutcome(intent: AuditRecord | DeferredIntent, outcome: OutcomeInput): Promise<AuditRecord>;
+  /**
+   * Records how the effect of `intent` ended; call it exactly once per intent. `defer`: no write
+   * is started for it (as `deferIntent`): the next commit takes it along, or one starts after a
+   * few ms. A read's records go so, off the guest's path; whoever releases the ToolCall's result
+   * awaits them first.
+   */
+  appendOutcome(intent: AuditRecord | DeferredIntent, outcome: OutcomeInput, options?: { defer?: boolean }): Promise<AuditRecord>;
   appendDenial(denial: DenialInput): Promise<AuditRecord>;
   /**
    * Records a model call that has ended, as one record, deferred: it is written with the next

@@ -4,7 +4,8 @@
  * for a person, ends, or a call passes its deadline. Before each call the tool's live
  * definition is compared with its pin: a changed tool is refused (one audit denial) until a
  * person accepts the diff. An allowed call writes its intent (durable) before the request is
- * sent, and its outcome after — as a plugin's effect does.
+ * sent, and its outcome after — as a plugin's effect does (a call to a server is an effect,
+ * `mcp.call` in host-proxies/durability.ts); the answer is released once the outcome is durable.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { AgentManifest } from "../agents/index.js";
@@ -87,7 +88,9 @@ export class McpRunCalls {
       : execution.error.denial
         ? { status: "denied", denial: execution.error.denial, error: { code: execution.error.kind, message: execution.error.message } }
         : { status: "error", error: { code: execution.error.kind, message: execution.error.message } };
-    await hooks.audit.appendOutcome(intent, outcome).catch(() => undefined);
+    // The server's answer is released only once its outcome is durable (fail closed).
+    const unrecorded = await hooks.audit.appendOutcome(intent, outcome).then(() => undefined, (error: unknown) => error as Error);
+    if (unrecorded) return { ok: false, error: { kind: "audit-failed", message: `the result is withheld: a record of this call could not be made durable in the audit log (${unrecorded.message})` } };
     return execution;
   }
 

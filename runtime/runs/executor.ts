@@ -11,6 +11,7 @@ import type { RunServices, RunSetup } from "./run-setup.js";
 import { readsBefore } from "./untrusted-sources.js";
 import { SecretsRead } from "./secrets-read.js";
 import { loggedLine, outcomeInputOf, recordDroppedLines, refusesTransformed, reviewOutput } from "./output-review.js";
+import { ToolCallRecords, withheld } from "./tool-call-records.js";
 import { pluginConfigValues } from "../plugins/config-grant.js";
 import type { RunEvent } from "./types.js";
 import { createLineBudget, type LineBudget } from "../../host-proxies/log/index.js";
@@ -87,6 +88,7 @@ export class ToolExecutor {
     } catch (error) {
       return { ok: false, error: { kind: "audit-failed", message: `the call was not made because it could not be recorded: ${(error as Error).message}` } };
     }
+    const records = new ToolCallRecords();
     let slot: Slot | undefined;
     let execution: Execution;
     let release_: () => void = () => {};
@@ -98,7 +100,7 @@ export class ToolExecutor {
       slot.turn = new Promise<void>((resolve) => (release_ = resolve));
       await previous;
       if (slot.instance.state === "dead") slot = await this.#slot(active.tool.plugin.name);
-      slot.active = { ...active, recorded };
+      slot.active = { ...active, recorded, records };
       slot.effectApproval = undefined;
       const timeoutMs = options.timeoutMs ?? this.#setup.agent.limits.call_timeout_ms;
       const text = await slot.instance.call(active.tool.name, JSON.stringify(input), { timeoutMs });
@@ -121,14 +123,12 @@ export class ToolExecutor {
       this.#hooks.emit({ type: "read-warnings", toolCallId: active.toolCallId, tool: active.qualifiedName, count: readWarnings.count, warnings: [...readWarnings.lines], at: this.#services.now() });
     }
     const outcome = outcomeInputOf(execution);
-    if (droppedLogLines > 0) await recordDroppedLines(this.#services.audit, { subject: this.#hooks.subject(), active, dropped: droppedLogLines, perMinute: this.#logBudget.perMinute, granted: Object.keys(this.#setup.layers.agent.grants) });
-    // Awaited: a caller who sees the result can count on both records being durable.
-    const failure = await this.#services.audit.appendOutcome(recorded, outcome).then(() => undefined, (error: unknown) => error as Error);
-    // Not on record: whatever the guest computed is not used (any host call it made was refused).
-    // An outcome alone that failed, after its intent was written, is lost as before.
-    if (failure && !(await recorded.ensure().then(() => true, () => false))) {
-      return { ok: false, error: { kind: "audit-failed", message: `the call was not made because it could not be recorded: ${failure.message}` } };
-    }
+    if (droppedLogLines > 0) records.track(recordDroppedLines(this.#services.audit, { subject: this.#hooks.subject(), active, dropped: droppedLogLines, perMinute: this.#logBudget.perMinute, granted: Object.keys(this.#setup.layers.agent.grants) }));
+    // The ToolCall's outcome starts the commit that takes every record queued before it along
+    // (FIFO); the result is released only once each of the ToolCall's records is durable.
+    records.track(this.#services.audit.appendOutcome(recorded, outcome));
+    const failure = await records.settled();
+    if (failure) return withheld(failure, await recorded.ensure().then(() => true, () => false));
     return execution;
   }
 

@@ -19,6 +19,7 @@ import type { CallingTool, PolicyLayers } from "../policy/engine.js";
 import type { Risk } from "../plugins/manifest.js";
 import type { PluginConfigValue } from "../plugins/config-grant.js";
 import type { ReadWarnings } from "./read-warnings.js";
+import type { ToolCallRecords } from "./tool-call-records.js";
 
 /** A plugin's config as its instances read it (see plugin-config.ts). */
 export interface PluginConfigOptions {
@@ -36,6 +37,8 @@ export interface ActiveToolCall {
   risk: Risk;
   /** The ToolCall's own intent, deferred: every effect makes it durable first (fail closed). */
   recorded?: DeferredIntent;
+  /** Its records appended without being awaited: the result is released once they are durable. */
+  records?: ToolCallRecords;
   /** Log lines of this ToolCall dropped over the run's `log.per_minute` (recorded once, at its end). */
   droppedLogLines?: number;
   /** What this ToolCall's mail and calendar reads could not read: told to the model and the run's events. */

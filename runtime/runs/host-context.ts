@@ -9,6 +9,8 @@ import { hostCallRequest, isDenial, type CapabilityRequest } from "../policy/hos
 import { riskAbove } from "../policy/catalogue/index.js";
 import { bindProxies } from "./host-tables.js";
 import { bulkSummary } from "./bulk-summary.js";
+import { durabilityOf } from "../../host-proxies/durability.js";
+import { openHostCallRecord } from "./host-call-records.js";
 import { servePluginConfig } from "./plugin-config.js";
 import type { ActiveToolCall, HostContextOptions } from "./host-context-types.js";
 
@@ -57,8 +59,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
   let closed = false;
   const inFlight = new Set<Promise<unknown>>();
 
-  const serve = async (call: HostCall): Promise<{ result: HostCallResult; capability: string; approvalRequired: boolean }> => {
-    const active = options.active();
+  const serve = async (call: HostCall, active: ActiveToolCall | undefined): Promise<{ result: HostCallResult; capability: string; approvalRequired: boolean }> => {
     // An instance without a schedule proxy belongs to an agent not granted `schedule`: the
     // agent layer refuses whatever count is given.
     const liveSchedules = call.iface === "schedule" && call.fn === "create" ? ((await scheduleProxy?.liveCount()) ?? 0) : undefined;
@@ -98,13 +99,13 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
       const denial = { capability: request.capability, reason: "not-granted", message: `no ${call.iface} proxy is bound to this instance` };
       return { ...(await deny(options, call, request, denial)), capability: request.capability };
     }
-    // Fail closed: the intent is durable before the effect, or the effect does not happen;
-    // so is the ToolCall's (a rejection here refuses the call, see the handler).
-    await active.recorded?.ensure();
-    const fence = effect ? options.fence?.() : undefined;
-    let intent;
+    // An effect's intent (and the ToolCall's) is durable before the effect, or the effect does
+    // not happen (a rejection here refuses the call, see the handler); a read's records are
+    // queued and made durable before the ToolCall's result is released.
+    const durability = effect ? "effect" : durabilityOf(call.iface, call.fn);
+    let record;
     try {
-      intent = await options.audit.appendIntent(subject(options, call, request, unsafe ? "approved" : null), fence === undefined ? undefined : { guard: fence });
+      record = await openHostCallRecord(options.audit, subject(options, call, request, unsafe ? "approved" : null), { durability, active, guard: effect ? options.fence?.() : undefined });
     } catch (error) {
       if (!fenceRefused(error)) throw error;
       // Cancelled, ended or taken over after the check above: the store refused the intent in
@@ -119,27 +120,32 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     } catch (error) {
       result = { ok: false, error: error instanceof HostProxyError ? error.hostError : { tag: "io", val: "host call failed" } };
     }
-    // The outcome is queued, not awaited: only the intent must precede the effect. The
-    // ToolCall's own outcome is appended after it on the same linear queue and is awaited
-    // before the ToolCall returns, so no caller sees a result whose records are not durable.
-    void options.audit.appendOutcome(intent, outcomeOf(result, call)).catch(() => {});
+    // The outcome is queued, not awaited: only an effect's intent must precede it. It is
+    // tracked on the ToolCall, whose result waits for it (and is withheld if it fails).
+    record.settle(outcomeOf(result, call));
     return { result, capability: request.capability, approvalRequired: unsafe };
   };
 
   const handler: HostCallHandler = async (call) => {
     if (overBudget(options, call)) return { ok: true, value: undefined };
     const started = performance.now();
+    const active = options.active();
+    // A record of this ToolCall that could not be written: its result is withheld at its end.
+    const unrecorded = (error: unknown): HostCallResult => {
+      active?.records?.fail(error);
+      return { ok: false, error: { tag: "io", val: "the call could not be recorded, so it was not made" } };
+    };
     if (call.iface === "config") {
-      const result = await servePluginConfig(options, closed ? undefined : options.pluginConfig, call).catch((): HostCallResult => ({ ok: false, error: { tag: "io", val: "the call could not be recorded, so it was not made" } }));
+      const result = await servePluginConfig(options, closed ? undefined : options.pluginConfig, call).catch(unrecorded);
       options.onHostCall?.({ call, capability: "config", result, approvalRequired: false, durationMs: performance.now() - started });
       return result;
     }
     let served: { result: HostCallResult; capability: string; approvalRequired: boolean };
     try {
-      served = await serve(call);
-    } catch {
+      served = await serve(call, active);
+    } catch (error) {
       // The audit write failed (or the policy threw): refuse rather than act unrecorded.
-      served = { result: { ok: false, error: { tag: "io", val: "the call could not be recorded, so it was not made" } }, capability: call.iface, approvalRequired: false };
+      served = { result: unrecorded(error), capability: call.iface, approvalRequired: false };
     }
     options.onHostCall?.({ call, ...served, durationMs: performance.now() - started });
     // log.write returns nothing in WIT, so no error can be lowered to the guest (it would

@@ -67,7 +67,8 @@ export function loggedLine(secrets: SecretsRead, message: string, refuse: boolea
 
 /**
  * One record for the log lines a ToolCall had dropped over `log.per_minute`, however many:
- * a flood costs the audit log one row, written before the ToolCall's outcome.
+ * a flood costs the audit log one row, written before the ToolCall's outcome (a failure to
+ * write it withholds the ToolCall's result, as any of its records does).
  */
 export async function recordDroppedLines(
   audit: Pick<AuditLog, "appendDenial">,
@@ -88,6 +89,5 @@ export async function recordDroppedLines(
       requestedCapabilities: ["log"],
       grantedCapabilities: lines.granted,
       denial,
-    })
-    .catch(() => {});
+    });
 }

@@ -9,6 +9,8 @@
  */
 import type { HostCall, HostCallResult } from "../../host-proxies/types.js";
 import type { AuditLog } from "../audit/index.js";
+import { durabilityOf } from "../../host-proxies/durability.js";
+import { openHostCallRecord } from "./host-call-records.js";
 import { hostCallSubject, type HostCallSource } from "./host-call-subject.js";
 import type { ActiveToolCall, PluginConfigOptions } from "./host-context-types.js";
 
@@ -30,9 +32,9 @@ export async function servePluginConfig(source: Omit<HostCallSource, "active"> &
   const missing = (keys as string[]).filter((k) => !config?.values.has(k));
   if (missing.length > 0) return refuse("not-granted", `config key ${JSON.stringify(String(missing[0]).slice(0, 200))} is set neither by the plugin nor by the agent's grant to it`);
   const secrets = (keys as string[]).map((k) => config!.values.get(k)!).filter((value): value is { secret: string } => typeof value === "object").map((value) => value.secret);
-  // Fail closed, as for any host call: the ToolCall and this read are on record before the value leaves.
-  await source.active()?.recorded?.ensure();
-  const intent = await source.audit.appendIntent({ ...subject, args: { ...args, ...(secrets.length > 0 ? { secrets } : {}) } as never });
+  // A read (host-proxies/durability.ts): recorded in the chain, made durable before the
+  // ToolCall's result is released (its value reaches nobody but the guest before then).
+  const record = await openHostCallRecord(source.audit, { ...subject, args: { ...args, ...(secrets.length > 0 ? { secrets } : {}) } as never }, { durability: durabilityOf("config", call.fn), active: source.active() });
   let result: HostCallResult;
   try {
     const entries: Array<[string, string]> = [];
@@ -41,7 +43,7 @@ export async function servePluginConfig(source: Omit<HostCallSource, "active"> &
   } catch (error) {
     result = { ok: false, error: { tag: "io", val: (error as Error).message } };
   }
-  void source.audit.appendOutcome(intent, result.ok ? { status: "ok", resultSize: 0 } : { status: "error", error: { code: "io", message: String(result.error.val) } }).catch(() => {});
+  record.settle(result.ok ? { status: "ok", resultSize: 0 } : { status: "error", error: { code: "io", message: String(result.error.val) } });
   return result;
 }
 

@@ -8,7 +8,7 @@ import { get as kvGet, set as kvSet } from "clawhive:host/kv@0.1.1";
 let counter = 0;
 let describeProbe = "not-run";
 
-const tools = ["echo", "count", "read", "write", "mounts", "loop", "trap", "bomb", "big", "work", "log", "kvset", "kvget"];
+const tools = ["echo", "count", "read", "write", "mounts", "loop", "trap", "bomb", "big", "work", "log", "kvset", "kvget", "readthen"];
 
 function payloadOf(e: unknown): unknown {
   return e && typeof e === "object" && "payload" in e ? (e as { payload: unknown }).payload : String(e);
@@ -26,7 +26,7 @@ export const tools_ = {
       name,
       description: name === "echo" ? `echo (describe host call: ${describeProbe})` : name,
       inputSchema: '{"type":"object"}',
-      capabilities: name === "write" ? ["fs.write"] : name === "read" || name === "mounts" ? ["fs.read"] : name === "log" ? ["log"] : name.startsWith("kv") ? ["kv"] : [],
+      capabilities: name === "write" ? ["fs.write"] : name === "read" || name === "mounts" || name === "readthen" ? ["fs.read"] : name === "log" ? ["log"] : name.startsWith("kv") ? ["kv"] : [],
       risk: (name === "write" ? "guarded" : "safe") as "safe" | "guarded" | "unsafe",
     }));
   },
@@ -82,6 +82,14 @@ export const tools_ = {
       case "kvget": {
         const value = kvGet(String(args.key));
         return JSON.stringify({ value: value === undefined ? null : new TextDecoder().decode(value) });
+      }
+      case "readthen": {
+        // A read, then the ToolCall ends as asked: a trap, a loop until its deadline, a tool error.
+        const text = new TextDecoder().decode(read(String(args.path)));
+        if (args.then === "trap") throw new Error("deliberate trap after a read");
+        if (args.then === "loop") for (;;) counter++;
+        if (args.then === "fail") throw { tag: "failed", val: `failed after reading: ${text}` };
+        return JSON.stringify({ text });
       }
       default:
         throw { tag: "not-found", val: `no tool ${name}` };
