@@ -114,15 +114,25 @@ export class Channel {
     if (waited.async) await waited.value;
   }
 
-  /** Serves requests until closed, blocking between them (worker side). */
-  async serveBlocking(serve: (message: unknown) => unknown): Promise<void> {
+  /**
+   * Serves requests until closed, blocking between them (worker side). `idle`: called once when
+   * no request has come for `idle.afterMs` (the thread is otherwise parked and does nothing).
+   */
+  async serveBlocking(serve: (message: unknown) => unknown, idle?: { afterMs: number; run: () => void }): Promise<void> {
+    let rested = false;
     for (;;) {
       const state = Atomics.load(this.#control, STATE);
       if (state === DEAD) return;
       if (state !== REQUEST) {
-        Atomics.wait(this.#control, STATE, state);
+        if (idle === undefined || rested) {
+          Atomics.wait(this.#control, STATE, state);
+        } else if (Atomics.wait(this.#control, STATE, state, idle.afterMs) === "timed-out") {
+          rested = true;
+          idle.run();
+        }
         continue;
       }
+      rested = false;
       const response = await serve(this.#take());
       if (Atomics.load(this.#control, STATE) === DEAD) return;
       this.#respond(response);

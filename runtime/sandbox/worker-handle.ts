@@ -1,3 +1,4 @@
+import { setFlagsFromString } from "node:v8";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { SandboxError } from "../errors.js";
 import { Channel, ChannelClosedError, createChannelBuffer, NOT_READY } from "./channel.js";
@@ -6,6 +7,18 @@ import type { HostRequest, HostResponse, WorkerInit, WorkerReply, WorkerTask } f
 // Named from dist/runtime/, not from this file: the command line's bundle (dist/runtime/cli-bundle/)
 // holds this code too, one folder over.
 const WORKER_FILE = new URL("../sandbox/worker.js", import.meta.url);
+
+/**
+ * A worker collects the memories of the instances it dropped once it idles (worker.ts). `gc` is
+ * exposed to the isolates created from now on (the workers'; the main thread's already exists):
+ * V8 options cannot be given to one worker, and guests never see the worker's globals.
+ */
+let gcExposed = false;
+function exposeGcToWorkers(): void {
+  if (gcExposed) return;
+  gcExposed = true;
+  setFlagsFromString("--expose-gc");
+}
 
 /** Task lanes: guest calls go before pool refills, so pre-creating never delays a run. */
 export type Lane = "call" | "background";
@@ -66,6 +79,7 @@ export class WorkerHandle {
       taskPort: taskPorts.port2,
       maxResultBytes: options.maxResultBytes,
     };
+    exposeGcToWorkers();
     this.#worker = new Worker(WORKER_FILE, {
       workerData: init,
       transferList: [hostPorts.port2, taskPorts.port2],

@@ -135,8 +135,7 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
       plugins.delete(task.pluginKey);
       return done({ ok: true, value: null });
     case "destroy":
-      instances.delete(task.instanceId);
-      extismInstances.delete(task.instanceId);
+      if (instances.delete(task.instanceId) || extismInstances.delete(task.instanceId)) dropped++;
       return done({ ok: true, value: null });
     case "call": {
       const extism = extismInstances.get(task.instanceId);
@@ -181,6 +180,7 @@ function callTyped(instanceId: number, tool: string, input: string): Outcome {
 /** A trap poisons the instance ("cannot enter component instance" ever after): drop it. */
 function trapped(instanceId: number, instance: { memories: WebAssembly.Memory[] }, error: unknown): Outcome {
   instances.delete(instanceId);
+  dropped++;
   const memoryBytes = instance.memories.reduce((n, m) => Math.max(n, m.buffer.byteLength), 0);
   return { ok: false, failure: { kind: "trap", message: describeError(error), memoryBytes } };
 }
@@ -256,5 +256,23 @@ function describeError(error: unknown): string {
   return String(error);
 }
 
+/** Instances dropped since the worker last collected: their memories are freed only by a collection. */
+let dropped = 0;
+
+/**
+ * Once the worker has had no task for a while, the memories of the instances it dropped are
+ * handed back: a worker parked in `Atomics.wait` allocates nothing, so V8 would never collect
+ * them (each keeps the pages its instance touched, ~4 MB for a first-party plugin), and an
+ * ended run's memory would stay resident until the next burst of work. Never on a task's path:
+ * only after IDLE_COLLECT_MS without one.
+ */
+const IDLE_COLLECT_MS = 250;
+function collectDropped(): void {
+  const collect = (globalThis as { gc?: () => void }).gc;
+  if (dropped === 0 || collect === undefined) return;
+  dropped = 0;
+  collect();
+}
+
 // Idle between tasks in Atomics.wait; tasks run strictly one at a time, even the async `load`.
-void taskChannel.serveBlocking((task) => run(task as WorkerTask));
+void taskChannel.serveBlocking((task) => run(task as WorkerTask), { afterMs: IDLE_COLLECT_MS, run: collectDropped });
