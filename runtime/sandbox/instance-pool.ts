@@ -21,7 +21,7 @@ export interface InstancePoolOptions {
 
 export class InstancePool {
   readonly #pools = new Map<string, Instance[]>();
-  readonly #refilling = new Set<string>();
+  readonly #filling = new Map<string, Promise<void>>();
   readonly #options: InstancePoolOptions;
 
   constructor(options: InstancePoolOptions) {
@@ -34,23 +34,31 @@ export class InstancePool {
     return pool ? takePooled(pool, workers) : undefined;
   }
 
-  /** Fills the pool of `plugin` to its size and waits until it is full. */
-  async fill(plugin: SandboxPlugin, avoid?: WorkerHandle): Promise<void> {
-    const pool = this.#pools.get(plugin.key) ?? [];
-    this.#pools.set(plugin.key, pool);
-    while (pool.length < this.#options.size) {
-      const instance = await this.#options.create(plugin, avoid);
-      if (instance.state === "ready") pool.push(instance);
-    }
+  /**
+   * Fills the pool of `plugin` to its size and waits until it is full. One fill per plugin at a
+   * time: a run readying its plugins while a refill runs joins it rather than overfilling.
+   */
+  fill(plugin: SandboxPlugin, avoid?: WorkerHandle): Promise<void> {
+    const running = this.#filling.get(plugin.key);
+    if (running) return running;
+    const filling = this.#fill(plugin, avoid).finally(() => this.#filling.delete(plugin.key));
+    this.#filling.set(plugin.key, filling);
+    return filling;
   }
 
   /** Refills in the background, away from `busy` (the worker about to serve a run's first call). */
   refill(plugin: SandboxPlugin, busy?: WorkerHandle): void {
-    if (this.#options.size === 0 || this.#refilling.has(plugin.key) || this.#options.closed()) return;
-    this.#refilling.add(plugin.key);
-    this.fill(plugin, busy)
-      .catch(() => {})
-      .finally(() => this.#refilling.delete(plugin.key));
+    if (this.#options.size === 0 || this.#options.closed()) return;
+    this.fill(plugin, busy).catch(() => {});
+  }
+
+  async #fill(plugin: SandboxPlugin, avoid: WorkerHandle | undefined): Promise<void> {
+    const pool = this.#pools.get(plugin.key) ?? [];
+    this.#pools.set(plugin.key, pool);
+    while (pool.length < this.#options.size && !this.#options.closed()) {
+      const instance = await this.#options.create(plugin, avoid);
+      if (instance.state === "ready") pool.push(instance);
+    }
   }
 
   /** Destroys the pooled instances of the plugin whose key is `key`. */
