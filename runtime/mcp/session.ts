@@ -224,12 +224,15 @@ export class McpSession {
   }
 }
 
-function startSessionRun(runtime: Runtime, options: McpSessionOptions): Promise<Run> {
-  return runtime.startRun({
+async function startSessionRun(runtime: Runtime, options: McpSessionOptions): Promise<Run> {
+  const run = await runtime.startRun({
     agent: options.agent,
     task: `MCP session${options.clientLabel ? ` (${options.clientLabel})` : ""}`,
     ...(options.ownerToken === undefined ? {} : { ownerToken: options.ownerToken }),
   });
+  // Its instances are readied while the client initializes, not on its first tools/call.
+  void run.prepare();
+  return run;
 }
 
 /**

@@ -10,8 +10,9 @@ import type { ReportBuilder } from "./report.js";
 import type { RunServices, RunSetup } from "./run-setup.js";
 import { readsBefore } from "./untrusted-sources.js";
 import { SecretsRead } from "./secrets-read.js";
-import { loggedLine, outcomeInputOf, recordDroppedLines, refusesTransformed, reviewOutput } from "./output-review.js";
-import { ToolCallRecords, withheld } from "./tool-call-records.js";
+import { loggedLine, outcomeInputOf, refusesTransformed, reviewOutput } from "./output-review.js";
+import { ToolCallRecords } from "./tool-call-records.js";
+import { recordDroppedLines, withheld } from "./tool-call-audit.js";
 import { pluginConfigValues } from "../plugins/config-grant.js";
 import type { RunEvent } from "./types.js";
 import { createLineBudget, type LineBudget } from "../../host-proxies/log/index.js";
@@ -130,6 +131,14 @@ export class ToolExecutor {
     const failure = await records.settled();
     if (failure) return withheld(failure, await recorded.ensure().then(() => true, () => false));
     return execution;
+  }
+
+  /**
+   * Loads `plugins` and fills their pools of unbound instances while the workers idle, so the
+   * run's first call of each only binds one. Failures are left to the call that needs the plugin.
+   */
+  async prepare(plugins: readonly string[]): Promise<void> {
+    await Promise.all(plugins.map((name) => this.#load(name).then((plugin) => this.#services.sandbox.prewarm(plugin)).catch(() => undefined)));
   }
 
   /** Stops the guest calls of the run in flight (their instances are destroyed; see Instance.abort). */

@@ -65,29 +65,3 @@ export function loggedLine(secrets: SecretsRead, message: string, refuse: boolea
   return found === undefined ? redacted : `[a log line was withheld: it holds secret ${found.name} ${found.transform} (secrets.refuse_transformed_outputs)]`;
 }
 
-/**
- * One record for the log lines a ToolCall had dropped over `log.per_minute`, however many:
- * a flood costs the audit log one row, written before the ToolCall's outcome (a failure to
- * write it withholds the ToolCall's result, as any of its records does).
- */
-export async function recordDroppedLines(
-  audit: Pick<AuditLog, "appendDenial">,
-  lines: { subject: Omit<AuditSubject, "kind">; active: ActiveToolCall; dropped: number; perMinute: number; granted: string[] },
-): Promise<void> {
-  const { active, dropped, perMinute } = lines;
-  const denial = { capability: "log", reason: "rate-limited", message: `${dropped} log line${dropped === 1 ? " was" : "s were"} dropped: over log.per_minute (${perMinute})` };
-  await audit
-    .appendDenial({
-      ...lines.subject,
-      kind: "host_call",
-      stepId: active.stepId,
-      plugin: active.tool.plugin.name,
-      tool: active.qualifiedName,
-      toolCall: { id: active.toolCallId, name: active.qualifiedName },
-      hostCall: { proxy: "log", function: "write" },
-      args: { fn: "write", dropped, per_minute: perMinute },
-      requestedCapabilities: ["log"],
-      grantedCapabilities: lines.granted,
-      denial,
-    });
-}

@@ -1,4 +1,3 @@
-import { ConflictError, NotFoundError } from "../errors.js";
 import { agentRiskOverride } from "../agents/index.js";
 import { argsHash, type Approval } from "../policy/approvals/index.js";
 import type { CapabilityGrant } from "../policy/catalogue/index.js";
@@ -9,6 +8,7 @@ import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
 import { fencedAudit } from "./fence.js";
 import { ToolExecutor, type Execution } from "./executor.js";
 import { checkToolInput } from "./tool-input.js";
+import { prepareTools, resolveRunTool } from "./run-tool-lookup.js";
 import type { PendingToolCall } from "./records.js";
 import type { ApprovalNeeded, ToolCallOutcome, ToolInfo } from "./types.js";
 import { McpRunCalls, mcpCapability, serverManifest } from "../mcp-client/index.js";
@@ -50,6 +50,14 @@ export class RunToolCalls {
       fence: () => side.fence(),
       effect: (effect) => side.effects.add(effect),
     });
+  }
+
+  /**
+   * Prepares what the run's first calls need, off their path: its plugins loaded with an
+   * instance of each ready (unbound until a call takes it), its tools' input schemas compiled.
+   */
+  async prepare(): Promise<void> {
+    await this.#executor.prepare(prepareTools(this.#setup.tools));
   }
 
   /** Lets go of the run's instances and MCP servers (a pause, an end). */
@@ -266,15 +274,7 @@ export class RunToolCalls {
   }
 
   #resolve(name: string): ToolInfo {
-    const tools = this.#setup.tools;
-    const exact = tools.find((t) => t.qualifiedName === name);
-    if (exact) return exact;
-    const bare = tools.filter((t) => t.name === name);
-    if (bare.length === 1) return bare[0]!;
-    if (bare.length > 1) {
-      throw new ConflictError("ambiguous_tool", `tool ${name} is offered by ${bare.map((t) => t.plugin).join(", ")}; name it as plugin.tool`);
-    }
-    throw new NotFoundError(`agent ${this.#setup.agent.name} has no tool ${name}; its tools: ${tools.map((t) => t.qualifiedName).join(", ") || "none"}`);
+    return resolveRunTool(this.#setup.tools, name, this.#setup.agent.name);
   }
 
   /**

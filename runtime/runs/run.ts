@@ -116,6 +116,11 @@ export class Run {
     return this.#setup.layers;
   }
 
+  /** Readies the run's plugins off its first call's path, while the workers idle (RunToolCalls.prepare). */
+  prepare(): Promise<void> {
+    return this.#calls.prepare();
+  }
+
   /** `seq` numbers the run's events (as stored), so a stream can resume after one. */
   onEvent(listener: (event: RunEvent, seq: number) => void): () => void {
     this.#listeners.add(listener);
@@ -153,10 +158,7 @@ export class Run {
     return this.#calls.refuseCall(name, input, options);
   }
 
-  /**
-   * Replays the paused ToolCall once its approval is decided. Returns the ToolCall's new
-   * outcome (which may pause again for another effect), or `undefined` if nothing was pending.
-   */
+  /** Replays the paused ToolCall once its approval is decided: its new outcome (it may pause again), or undefined. */
   resume(): Promise<ToolCallOutcome | undefined> {
     return withRunLogFields(this, () => this.#calls.resume());
   }

@@ -1,5 +1,3 @@
-import type { Execution } from "./tool-execution.js";
-
 /**
  * The audit records of one ToolCall that are not awaited where they are appended (a read's
  * intent and outcome, an effect's outcome, the denial of a log flood): the ToolCall's result is
@@ -47,16 +45,4 @@ export class ToolCallRecords {
     this.#waiters = [];
     for (const wake of waiters) wake();
   }
-}
-
-/**
- * The result of a ToolCall a record of which could not be made durable: withheld, whatever the
- * guest returned (fail closed). `started`: its intent is on record, so its host calls may have
- * acted; otherwise none did (each effect needs that intent first).
- */
-export function withheld(failure: Error, started: boolean): Execution {
-  const message = started
-    ? `the result is withheld: a record of this call could not be made durable in the audit log (${failure.message})`
-    : `the call was not made because it could not be recorded: ${failure.message}`;
-  return { ok: false, error: { kind: "audit-failed", message } };
 }

@@ -124,5 +124,7 @@ async function submitModelRun(s: RuntimeState, options: SubmitRunOptions): Promi
     await run.fail(failureOf(error)).catch(() => undefined);
     throw error;
   }
+  // Its instances are readied while the model answers the first Step.
+  void run.prepare();
   return { run, settled: s.driver.drive(run), conversationId: conversation.id };
 }
