@@ -138,7 +138,7 @@ export class ToolExecutor {
    * run's first call of each only binds one. Failures are left to the call that needs the plugin.
    */
   async prepare(plugins: readonly string[]): Promise<void> {
-    await Promise.all(plugins.map((name) => this.#load(name).then((plugin) => this.#services.sandbox.prewarm(plugin)).catch(() => undefined)));
+    await Promise.all(plugins.map((name) => this.#load(name).then((plugin) => this.#services.sandbox.prewarm(plugin, { warm: true })).catch(() => undefined)));
   }
 
   /** Stops the guest calls of the run in flight (their instances are destroyed; see Instance.abort). */

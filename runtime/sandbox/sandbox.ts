@@ -119,6 +119,12 @@ export class Sandbox {
   async acquire(plugin: SandboxPlugin, binding: Binding): Promise<Instance> {
     this.#assertOpen();
     let instance = this.#pool.take(plugin, this.#workers);
+    // A fill under way is nearer done than a new instance would be (InstancePool.arrival).
+    const arriving = instance ? undefined : this.#pool.arrival(plugin);
+    if (arriving) {
+      await arriving;
+      instance = this.#pool.take(plugin, this.#workers);
+    }
     if (!instance) instance = await this.#create(plugin, "call", false);
     instance.bind(binding);
     this.#pool.refill(plugin, instance.worker);
@@ -135,9 +141,10 @@ export class Sandbox {
     }
   }
 
-  /** Fills the pool of `plugin` to its size and waits until it is full (instance-pool.ts). */
-  prewarm(plugin: SandboxPlugin, options: { avoid?: WorkerHandle } = {}): Promise<void> {
-    return this.#pool.fill(plugin, options.avoid);
+  /** Fills the pool of `plugin` and waits until it is full; `warm`: see InstancePool.warm. */
+  async prewarm(plugin: SandboxPlugin, options: { avoid?: WorkerHandle; warm?: boolean } = {}): Promise<void> {
+    await this.#pool.fill(plugin, options.avoid);
+    if (options.warm === true) await this.#pool.warm(plugin);
   }
 
   /** Asks every live worker what it sees (environment size, instance count). */

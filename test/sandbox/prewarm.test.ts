@@ -49,3 +49,52 @@ test("a readied instance refuses host calls until bound; control: bound, it is s
   assert.equal(events.filter((e) => e.type === "unbound-host-call").length, refused, "no unbound host call was made while pooled");
   bound.destroy();
 });
+
+test("a warm readying runs one describe in each pooled instance, unbound: its host call is refused; the instance then serves its binding", async () => {
+  const refused = () => events.filter((e) => e.type === "unbound-host-call" && e.plugin === "probe").length;
+  // Control: readying without warm-up runs nothing in the pooled instances.
+  await sandbox.prewarm(probe);
+  const before = refused();
+  // The probe's describe reads a file: refused, since nothing has bound the instance.
+  await sandbox.prewarm(probe, { warm: true });
+  assert.equal(refused() - before, sandbox.stats().pooled, "one refused host call per warmed instance");
+  assert.equal(sandbox.stats().pooled, 2);
+  // Each instance is warmed once.
+  await sandbox.prewarm(probe, { warm: true });
+  assert.equal(refused() - before, 2);
+  const bound = await sandbox.acquire(probe, { label: "after-warm", handler });
+  assert.deepEqual(JSON.parse(await bound.call("read", JSON.stringify({ path: "/w/y" }))), { text: "content of /w/y" });
+  bound.destroy();
+});
+
+test("an acquire while the pool is being filled takes the instance the fill adds; control: with no fill under way it creates one", async () => {
+  const own = new Sandbox({ workers: 2, callTimeoutMs: 5_000, poolSize: 1 });
+  const seen: boolean[] = [];
+  own.observe((e) => {
+    if (e.type === "instance-created") seen.push(e.warm);
+  });
+  try {
+    const plugin = await own.load(await buildPlugin(PROBE_PLUGIN, { cacheDir: defaultBuildCacheDir() }));
+    const filling = own.prewarm(plugin);
+    const first = await own.acquire(plugin, { label: "during-fill", handler });
+    await filling;
+    assert.equal(seen[0], true, "the first instance is the fill's");
+    assert.ok(!seen.includes(false), `no cold instance beside the fill: ${JSON.stringify(seen)}`);
+    first.destroy();
+    // Control: a sandbox whose pool is off has no fill to wait for; acquire instantiates.
+    const bare = new Sandbox({ workers: 1, callTimeoutMs: 5_000, poolSize: 0 });
+    const cold: boolean[] = [];
+    bare.observe((e) => {
+      if (e.type === "instance-created") cold.push(e.warm);
+    });
+    try {
+      const p = await bare.load(await buildPlugin(PROBE_PLUGIN, { cacheDir: defaultBuildCacheDir() }));
+      (await bare.acquire(p, { label: "no-fill", handler })).destroy();
+      assert.deepEqual(cold, [false]);
+    } finally {
+      await bare.close();
+    }
+  } finally {
+    await own.close();
+  }
+});
