@@ -9,7 +9,9 @@
  *   creation and end);
  * - mcp_http_ratio: mcp_tool_call_http ÷ v1_tool_call_http, measured in one loop: blocks of each
  *   in turn, the median of the per-round ratios of medians (interleave.ts).
- * - mcp_client_call, mcp_client_ratio: the other way round (mcp-client.ts).
+ * - mcp_client_call, mcp_client_ratio: the other way round (mcp-client.ts);
+ * - mcp_read_vs_fs_server_ratio, mcp_first_call_vs_fs_server_ratio: stdio beside the
+ *   unsandboxed filesystem MCP server (mcp-stdio.ts).
  */
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -17,7 +19,6 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { API_SERVER_OPTIONS, createApp } from "../runtime/api/app.js";
 import { openTokenStore } from "../runtime/api/auth/index.js";
@@ -26,6 +27,7 @@ import { McpHttpSessions } from "../runtime/mcp/index.js";
 import { PROJECT_ROOT } from "../runtime/plugins/locations.js";
 import { latency, value, type Metrics } from "./metrics.js";
 import { benchMcpClient } from "./mcp-client.js";
+import { benchMcpStdio } from "./mcp-stdio.js";
 import { interleaved, timedCalls } from "./interleave.js";
 
 const AGENT = `name: reader
@@ -42,7 +44,8 @@ grants:
 
 const CALL = { name: "files__read_file", arguments: { path: "/w/note.md" } };
 
-export async function benchMcp(options: { quick?: boolean } = {}): Promise<Metrics> {
+/** `stdioOnly`: only the stdio figures beside the filesystem server (group `mcp-stdio`). */
+export async function benchMcp(options: { quick?: boolean; stdioOnly?: boolean } = {}): Promise<Metrics> {
   const calls = options.quick ? 60 : 300;
   const root = await mkdtemp(join(tmpdir(), "clawhive-bench-mcp-"));
   const dataDir = join(root, "data");
@@ -52,12 +55,15 @@ export async function benchMcp(options: { quick?: boolean } = {}): Promise<Metri
   await writeFile(join(agentsDir, "reader.yaml"), AGENT);
   await writeFile(join(dataDir, "workspace", "note.md"), "a short note\n");
   try {
-    const stdio = await stdioCalls(dataDir, agentsDir, calls);
+    const stdio = await benchMcpStdio({ dataDir, agentsDir, workspace: join(dataDir, "workspace") }, options);
+    if (options.stdioOnly === true) return stdio;
     const { mcp, v1, ratio } = await httpCalls(dataDir, agentsDir, calls);
     const client = await benchMcpClient(dataDir, agentsDir, calls);
     return {
       ...client,
-      mcp_tool_call_stdio: latency(stdio),
+      ...stdio,
+      // The same figure as mcp_read_stdio, under the name it has always had.
+      ...(stdio.mcp_read_stdio === undefined ? {} : { mcp_tool_call_stdio: stdio.mcp_read_stdio }),
       mcp_tool_call_http: latency(mcp),
       v1_tool_call_http: latency(v1),
       mcp_http_ratio: value(ratio, "ratio"),
@@ -67,36 +73,9 @@ export async function benchMcp(options: { quick?: boolean } = {}): Promise<Metri
   }
 }
 
-async function timed(client: Client, calls: number): Promise<number[]> {
-  for (let i = 0; i < 10; i++) await check(client);
-  const samples: number[] = [];
-  for (let i = 0; i < calls; i++) {
-    const started = performance.now();
-    await check(client);
-    samples.push((performance.now() - started) * 1000);
-  }
-  return samples;
-}
-
 async function check(client: Client): Promise<void> {
   const result = await client.callTool(CALL);
   if (result.isError) throw new Error(`bench MCP call failed: ${JSON.stringify(result).slice(0, 300)}`);
-}
-
-async function stdioCalls(dataDir: string, agentsDir: string, calls: number): Promise<number[]> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [join(PROJECT_ROOT, "bin", "clawhive.js"), "mcp", "serve", "--agent", "reader", "--agents", agentsDir, "--data-dir", dataDir],
-    env: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)),
-    stderr: "ignore",
-  });
-  const client = new Client({ name: "bench", version: "1" });
-  await client.connect(transport);
-  try {
-    return await timed(client, calls);
-  } finally {
-    await client.close();
-  }
 }
 
 async function httpCalls(dataDir: string, agentsDir: string, calls: number): Promise<{ mcp: number[]; v1: number[]; ratio: number }> {

@@ -24,6 +24,7 @@ import { benchWasi } from "./wasi.js";
 import { benchStore } from "./store.js";
 import { benchCli } from "./cli.js";
 import { benchSoak } from "./soak.js";
+import { benchRssRuns } from "./rss-runs.js";
 import { benchBuild, benchFirstStart } from "./build.js";
 
 const args = process.argv.slice(2);
@@ -53,8 +54,10 @@ const groups: Record<string, Group> = {
   cli: { about: "CLI: clawhive call beside node -e 0", run: () => benchCli({ quick }) },
   mcp: { about: "MCP server (stdio, HTTP) beside /v1", run: () => benchMcp({ quick }) },
   bulk: { about: "files.grep and files.glob over 2,000 files (8 MB) beside grep -rn and server-filesystem", run: () => benchBulkFs({ quick }) },
+  "mcp-stdio": { about: "MCP server over stdio beside the filesystem MCP server (part of mcp)", long: true, run: () => benchMcp({ quick, stdioOnly: true }) },
   llm: { about: "LLM adapters and the run loop", run: async () => ({ ...(await benchLlm({ quick })), ...(await benchLoop({ quick })) }) },
   memory: { about: "memory search at 10,000 episodes", run: () => benchMemory({ quick }) },
+  rss: { about: "resident memory of 100 live runs, and after they end", run: () => benchRssRuns({ quick }) },
   build: { about: "plugin components: size, one build from source", run: () => benchBuild() },
   peers: {
     about: "raw wasm floor and the Extism peer",
