@@ -5,7 +5,10 @@
  * - tool_call_policy_ratio / host_call_policy_ratio: the call with policy and audit ÷ the same
  *   call on a bare sandbox instance of the same plugin (no run, policy or audit), both measured
  *   in one loop: blocks of each in turn, the median of the per-round ratios (interleave.ts), so
- *   the ratio holds when the machine's load changes (goal ≤ 2).
+ *   the ratio holds when the machine's load changes (goal ≤ 2). A read's records are committed
+ *   off the guest's path (docs/security.md), so host_call_policy_ratio is a read's (fs mounts);
+ * - host_call_effect_policy_ratio: the same for an effect (kv set), whose intent is committed
+ *   before it happens (goal ≤ 3).
  */
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -35,7 +38,7 @@ export async function benchPolicy(options: { quick?: boolean } = {}): Promise<Me
       model: { provider: "anthropic", id: "none" },
       system_prompt: "bench",
       plugins: [{ name: "bench-echo", version: "*" }],
-      grants: { "fs.read": { mounts: [{ guest: "/work", host: join(dataDir, "work") }] } },
+      grants: { "fs.read": { mounts: [{ guest: "/work", host: join(dataDir, "work") }] }, kv: { namespace: "bench" } },
     });
     const input = { query: "a typical small tool input", limit: 10 };
     const inputJson = JSON.stringify(input);
@@ -70,6 +73,14 @@ export async function benchPolicy(options: { quick?: boolean } = {}): Promise<Me
       metrics.host_call_policy = latency(hostCall.a);
       metrics.host_call_bare_beside_policy = latency(hostCall.b);
       metrics.host_call_policy_ratio = value(hostCall.ratio, "ratio");
+      const effectCall = await interleaved(
+        hostRounds,
+        () => perHostCall(5, (n) => run.callTool("bench-echo.kvloop", { n })),
+        () => perHostCall(5, (n) => instance.call("kvloop", JSON.stringify({ n }))),
+      );
+      metrics.host_call_effect_policy = latency(effectCall.a);
+      metrics.host_call_effect_bare_beside_policy = latency(effectCall.b);
+      metrics.host_call_effect_policy_ratio = value(effectCall.ratio, "ratio");
     } finally {
       instance.destroy();
     }
@@ -85,8 +96,11 @@ export async function benchPolicy(options: { quick?: boolean } = {}): Promise<Me
 }
 
 const LOOPS = 50;
-const bareHandler: HostCallHandler = async (call) =>
-  call.fn === "mounts" ? { ok: true, value: [{ guest: "/w", mode: "rw" }] } : { ok: false, error: { tag: "io", val: "unused" } };
+const bareHandler: HostCallHandler = async (call) => {
+  if (call.fn === "mounts") return { ok: true, value: [{ guest: "/w", mode: "rw" }] };
+  if (call.fn === "set") return { ok: true, value: undefined };
+  return { ok: false, error: { tag: "io", val: "unused" } };
+};
 
 /**
  * One host call's cost, the same way on both sides: a guest loop of LOOPS host calls minus the
