@@ -23,7 +23,7 @@
 export type Durability = "read" | "effect";
 
 export const HOST_OPERATIONS: Readonly<Record<string, Readonly<Record<string, Durability>>>> = {
-  fs: { mounts: "read", read: "read", listDir: "read", stat: "read", write: "effect", remove: "effect", mkdir: "effect" },
+  fs: { mounts: "read", read: "read", listDir: "read", stat: "read", walk: "read", search: "read", write: "effect", remove: "effect", mkdir: "effect" },
   // A log line leaves the guest: it reaches the run's events (and whoever streams them) at once.
   log: { write: "effect" },
   shell: { exec: "effect" },
