@@ -6,9 +6,8 @@
  * counted in the run's report. Log lines are treated the same way (a refused line is withheld),
  * and the lines a ToolCall dropped over its rate are one record.
  */
-import type { AuditLog, AuditSubject, OutcomeInput } from "../audit/index.js";
+import type { OutcomeInput } from "../audit/index.js";
 import type { HttpResource } from "../policy/catalogue/index.js";
-import type { ActiveToolCall } from "./host-context.js";
 import type { ReportBuilder } from "./report.js";
 import type { RunServices, RunSetup } from "./run-setup.js";
 import { refusedIfTransformed, SECRET_IN_OUTPUT, withoutSecrets, type SecretsRead } from "./secrets-read.js";

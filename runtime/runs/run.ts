@@ -115,12 +115,10 @@ export class Run {
   get layers(): PolicyLayers {
     return this.#setup.layers;
   }
-
   /** Readies the run's plugins off its first call's path, while the workers idle (RunToolCalls.prepare). */
   prepare(): Promise<void> {
     return this.#calls.prepare();
   }
-
   /** `seq` numbers the run's events (as stored), so a stream can resume after one. */
   onEvent(listener: (event: RunEvent, seq: number) => void): () => void {
     this.#listeners.add(listener);
