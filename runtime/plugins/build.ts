@@ -13,6 +13,7 @@ import { publishDir } from "./publish.js";
 import { parsePluginManifest, type PluginManifest } from "./manifest.js";
 import { PROJECT_ROOT } from "./locations.js";
 import { packageDir, packageVersion } from "./package-dir.js";
+import { assemblyScriptSources, SDK_IN_JOB } from "./assemblyscript-sources.js";
 
 const WIT_DIR = join(PROJECT_ROOT, "wit");
 /** WASI 0.2's WIT as jco ships it (the version componentize-js's engine imports). */
@@ -22,6 +23,8 @@ const WASI_WIT_DIR = join(WIT_DIR, "wasi");
 const WASI_WIT_PACKAGES = ["io", "clocks", "random", "cli", "filesystem", "sockets"];
 /** Bump when the build recipe changes, so old cache entries stop matching. */
 const RECIPE = "4";
+/** The same for AssemblyScript builds (assemblyscript-build.ts). */
+const AS_RECIPE = "as-1";
 const BUILD_RECORD = "build.json";
 const COMPONENT = "component.wasm";
 
@@ -48,37 +51,43 @@ export interface BuiltPlugin {
 }
 
 /**
- * Builds the component of the plugin in `pluginDir` (TypeScript/JavaScript source, its WIT
- * world), unless a build with the same content key is cached. The key hashes everything the
- * output depends on: bundled source, manifest, WIT, tool versions.
+ * Builds the component of the plugin in `pluginDir` (TypeScript/JavaScript source bundled and
+ * componentized, or AssemblyScript compiled; its WIT world), unless a build with the same content
+ * key is cached. The key hashes everything the output depends on: source, manifest, WIT, tool versions.
  */
 export async function buildComponent(pluginDir: string, options: BuildOptions): Promise<BuiltPlugin> {
   const progress = options.onProgress ?? (() => {});
   const detail = options.verbose ? progress : () => {};
-  const { manifest, manifestText, bundle, sourceSha, witFiles, key, outDir } = await planBuild(pluginDir, options);
+  const { manifest, manifestText, bundle, sourceSha, witFiles, assemblyScript, key, outDir } = await planBuild(pluginDir, options);
   const cached = await readBuilt(outDir, key, { manifest, manifestText });
   if (cached) {
-    detail(`${manifest.name}: component up to date (cached build ${key.slice(0, 12)}, ${(cached.bytes.length / 1048576).toFixed(1)} MiB)`);
+    detail(`${manifest.name}: component up to date (cached build ${key.slice(0, 12)}, ${size(cached.bytes.length)})`);
     return cached;
   }
-  progress(`${manifest.name}: componentizing (this takes a few seconds)`);
+  progress(assemblyScript ? `${manifest.name}: compiling AssemblyScript` : `${manifest.name}: componentizing (this takes a few seconds)`);
   const started = Date.now();
-  const source = await bundle();
+  const source = assemblyScript ? "" : await bundle();
   // Inputs as recorded yet a different bundle (a changed bundler): key the build on what it is.
-  if (sha256(source) !== sourceSha) return buildComponent(pluginDir, options);
+  if (!assemblyScript && sha256(source) !== sourceSha) return buildComponent(pluginDir, options);
   return withBuildChild(async (work, run) => {
-    await writeFile(join(work, "plugin.js"), source);
-    for (const [name, text] of witFiles) {
-      await mkdirWithin(work, join("wit", dirname(name)));
-      await writeFile(join(work, "wit", name), text);
+    const write = async (name: string, text: string) => {
+      await mkdirWithin(work, dirname(name));
+      await writeFile(join(work, name), text);
+    };
+    for (const [name, text] of witFiles) await write(join("wit", name), text);
+    if (assemblyScript) {
+      for (const [name, text] of assemblyScript.files) await write(name, text);
+      await run("assemblyscript", manifest.world, assemblyScript.entry, SDK_IN_JOB);
+    } else {
+      await writeFile(join(work, "plugin.js"), source);
+      // A plugin that declares a WASI grant is built with WASI on: clawhive serves it per instance.
+      await run("componentize", manifest.world, ...(manifest.wasi ? ["wasi"] : []));
     }
-    // A plugin that declares a WASI grant is built with WASI on: clawhive serves it per instance.
-    await run("componentize", manifest.world, ...(manifest.wasi ? ["wasi"] : []));
     const bytes = new Uint8Array(await readFile(join(work, "out", COMPONENT)));
     const hash = sha256(bytes);
     await writeFile(join(work, "out", BUILD_RECORD), JSON.stringify({ key, sha256: hash }));
     await publishDir(join(work, "out"), outDir);
-    progress(`${manifest.name}: component built in ${((Date.now() - started) / 1000).toFixed(1)} s (${(bytes.length / 1048576).toFixed(1)} MiB)`);
+    progress(`${manifest.name}: component built in ${((Date.now() - started) / 1000).toFixed(1)} s (${size(bytes.length)})`);
     return { manifest, manifestText, bytes, sha256: hash };
   });
 }
@@ -107,6 +116,23 @@ async function planBuild(pluginDir: string, options: BuildOptions) {
   const manifest = parsePluginManifest(manifestText, manifestFile);
   if (manifest.format !== "component") throw new PluginError("build_unsupported", `${manifestFile}: format ${manifest.format} plugins are built by their own toolchain; install their plugin.wasm`);
   if (!manifest.world) throw new PluginError("build_failed", `${manifestFile}: world: name the WIT world in wit/ that the plugin targets`);
+  const witFiles = await collectWit(root, pluginDir, manifest.wasi !== undefined);
+  if (manifest.language === "assemblyscript") {
+    if (manifest.wasi) throw new PluginError("build_unsupported", `${manifestFile}: wasi: an AssemblyScript plugin reaches the host through clawhive:host only`);
+    const assemblyScript = await assemblyScriptSources(root, { name: manifest.name, source: manifest.source, label: pluginDir });
+    const key = sha256(
+      JSON.stringify({
+        recipe: AS_RECIPE,
+        tools: toolVersions({ asc: "assemblyscript", wasmTools: "@bytecodealliance/jco-transpile" }),
+        manifest: sha256(manifestText),
+        source: assemblyScript.files.map(([n, t]) => [n, sha256(t)]),
+        wit: witFiles.map(([n, t]) => [n, sha256(t)]),
+      }),
+    );
+    const outDir = join(options.cacheDir, "source", `${manifest.name}-${key.slice(0, 16)}`);
+    const none = async (): Promise<string> => "";
+    return { manifest: manifest as PluginManifest & { world: string }, manifestText, bundle: none, sourceSha: "", witFiles, assemblyScript, key, outDir };
+  }
   // The bundle is made only when its inputs changed since the last one (bundle-inputs.ts):
   // otherwise its recorded sha256 keys the build, and a cached build needs no bundle at all.
   let bundled: string | undefined;
@@ -121,12 +147,11 @@ async function planBuild(pluginDir: string, options: BuildOptions) {
   };
   const recorded = await recordedBundleSha(options.cacheDir, root, manifest.source);
   const sourceSha = recorded ?? sha256(await bundle());
-  const witFiles = await collectWit(root, pluginDir, manifest.wasi !== undefined);
   const key = sha256(
-    JSON.stringify({ recipe: RECIPE, tools: toolVersions(), manifest: sha256(manifestText), source: sourceSha, wit: witFiles.map(([n, t]) => [n, sha256(t)]) }),
+    JSON.stringify({ recipe: RECIPE, tools: componentizeVersions(), manifest: sha256(manifestText), source: sourceSha, wit: witFiles.map(([n, t]) => [n, sha256(t)]) }),
   );
   const outDir = join(options.cacheDir, "source", `${manifest.name}-${key.slice(0, 16)}`);
-  return { manifest: manifest as PluginManifest & { world: string }, manifestText, bundle, sourceSha, witFiles, key, outDir };
+  return { manifest: manifest as PluginManifest & { world: string }, manifestText, bundle, sourceSha, witFiles, assemblyScript: undefined, key, outDir };
 }
 
 /** Builds from source and compiles: the artifact a sandbox loads (tests and benchmarks). */
@@ -184,8 +209,17 @@ async function collectWit(root: string, pluginDir: string, wasi: boolean): Promi
   return files;
 }
 
-/** The versions that make a build: componentize-js, and the jco it makes the component with (its own dependency). */
-function toolVersions(): Record<string, string> {
+/** The versions of the build's tools, each under its label (part of the cache key). */
+function toolVersions(packages: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(packages).map(([label, name]) => [label, packageVersion(name)]));
+}
+
+/** The versions that make a TypeScript build: componentize-js, and the jco it makes the component with (its own dependency). */
+function componentizeVersions(): Record<string, string> {
   const componentize = packageDir("@bytecodealliance/componentize-js");
   return { componentize: packageVersion("@bytecodealliance/componentize-js"), jco: packageVersion("@bytecodealliance/jco", componentize) };
+}
+
+function size(bytes: number): string {
+  return bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
 }

@@ -3,6 +3,8 @@
  * own folder; each job message `{ mode, dir, rest }` names a job folder inside it:
  * - `componentize` (rest: world, then `wasi` when the plugin asks for it): reads <dir>/plugin.js
  *   and <dir>/wit; writes <dir>/out/component.wasm.
+ * - `assemblyscript` (rest: world, entry, the SDK's folder): compiles the AssemblyScript under
+ *   <dir> (assemblyscript-build.ts); writes <dir>/out/component.wasm.
  * - `transpile`: reads <dir>/plugin.wasm (a component); writes its glue and core modules to
  *   <dir>/out/, and jco's list of the glue's imports to <dir>/imports.json.
  * Each job is answered `{ ok: true }` or `{ ok: false, error }`. When the channel closes, or a
@@ -85,6 +87,11 @@ async function run({ mode, dir, rest }: Job): Promise<void> {
       disableFeatures: wasi === "wasi" ? ["fetch-event"] : ["stdio", "random", "clocks", "http", "fetch-event"],
     });
     await writeFile(join(out, "component.wasm"), component);
+  } else if (mode === "assemblyscript") {
+    const [world, entry, sdk] = rest;
+    if (!world || !entry || !sdk) throw new Error("assemblyscript: give the world, the entry and the SDK's folder");
+    const { buildAssemblyScript } = await import("./assemblyscript-build.js");
+    await writeFile(join(out, "component.wasm"), await buildAssemblyScript({ dir, entry, sdk, world }));
   } else if (mode === "transpile") {
     // The transpiler alone (jco-transpile), not the jco CLI with its optimiser and componentizers.
     // noComponentErrorWrapping: false keeps the glue byte for byte what the jco CLI emits.

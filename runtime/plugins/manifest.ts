@@ -64,6 +64,12 @@ export const PluginManifestSchema = v.pipe(v.strictObject({
   world: v.optional(v.pipe(v.string(), v.regex(NAME))),
   /** Entry source, relative to the plugin folder. */
   source: v.optional(v.string(), "src/index.ts"),
+  /**
+   * What the source is written in: `typescript` (or JavaScript; the default when absent), built with
+   * componentize-js, or `assemblyscript`, compiled with asc to a core module of a few KiB
+   * (docs/plugins.md).
+   */
+  language: v.optional(v.picklist(["typescript", "assemblyscript"], "expected typescript or assemblyscript")),
   capabilities: v.array(v.pipe(v.string(), v.regex(/^[a-z]+(?:\.[a-z]+)?$/, "expected a capability like fs.read"))),
   /** The WASI guest's environment and config (absent: both empty). */
   wasi: v.optional(WasiGrantSchema),
