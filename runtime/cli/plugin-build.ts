@@ -17,7 +17,8 @@ export const pluginBuildHelp = `clawhive plugin build — build a plugin's sourc
   --cache-dir CACHE the build cache (default: clawhive's node-local cache; env CLAWHIVE_BUILD_CACHE)
 
   Bundles the source with esbuild, reading only DIR (its node_modules included) and the SDK,
-  then componentizes it (a few seconds; an unchanged plugin comes from the cache). The
+  then componentizes it (a few seconds; an unchanged plugin comes from the cache). A plugin whose
+  plugin.json says "language": "assemblyscript" is compiled with asc instead (about a second). The
   plugin.json written beside plugin.wasm is DIR's with the sha256 of plugin.wasm added, which
   'clawhive plugin install' then enforces. Progress goes to stderr, the files written to stdout.
 
@@ -50,9 +51,13 @@ export async function pluginBuildCommand(argv: string[]): Promise<number> {
     await writeAtomically(join(out, "plugin.json"), packageManifest(built.manifestText, built.sha256)),
   ];
   if (values.pack) written.push(await pack(out, `${manifest.name}-${manifest.version}.tgz`));
-  console.error(`${manifest.name}: wrote ${show(out)} (plugin.wasm ${(built.bytes.length / 1048576).toFixed(1)} MiB, sha256 ${built.sha256}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  console.error(`${manifest.name}: wrote ${show(out)} (plugin.wasm ${sizeOf(built.bytes.length)}, sha256 ${built.sha256}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   for (const file of written) console.log(show(file));
   return 0;
+}
+
+function sizeOf(bytes: number): string {
+  return bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(1)} KiB`;
 }
 
 /** The source manifest as its author wrote it, with the sha256 of the plugin.wasm beside it. */
