@@ -26,6 +26,7 @@ import { benchCli } from "./cli.js";
 import { benchSoak } from "./soak.js";
 import { benchRssRuns } from "./rss-runs.js";
 import { benchBuild, benchFirstStart } from "./build.js";
+import { benchGuest } from "./guest.js";
 
 const args = process.argv.slice(2);
 const json = args.includes("--json");
@@ -59,6 +60,7 @@ const groups: Record<string, Group> = {
   memory: { about: "memory search at 10,000 episodes", run: () => benchMemory({ quick }) },
   rss: { about: "resident memory of 100 live runs, and after they end", run: () => benchRssRuns({ quick }) },
   build: { about: "plugin components: size, one build from source", run: () => benchBuild() },
+  guest: { about: "an AssemblyScript guest beside a componentize-js one: size, first call, warm call, memory, build", run: () => benchGuest({ quick }) },
   peers: {
     about: "raw wasm floor and the Extism peer",
     run: async () => {
