@@ -1,5 +1,5 @@
 /**
- * Bindings for `clawhive:host/memory@0.1.0` (wit/host/memory.wit), lowered by hand to the
+ * Bindings for `clawhive:host/memory@0.1.1` (wit/host/memory.wit), lowered by hand to the
  * canonical ABI: arguments are lent for the call and freed after it; what the host returns is read
  * into guest values and its blocks freed at once, so nothing outlives the call.
  */
@@ -7,11 +7,11 @@ import { Lent, takeStringAt, takeStringListAt } from "../abi";
 import { HostError, HostResult, takeHostErrorAt } from "../tool-error";
 
 // Flattened: query (ptr, len), options.scope (case, ptr, len), options.k (case, value), then the return area.
-@external("clawhive:host/memory@0.1.0", "search")
+@external("clawhive:host/memory@0.1.1", "search")
 declare function searchImport(qp: usize, ql: usize, sc: i32, sp: usize, sl: usize, kc: i32, k: u32, ret: usize): void;
 
 // Flattened: text (ptr, len), options.title (case, ptr, len), options.scope (case, ptr, len), then the return area.
-@external("clawhive:host/memory@0.1.0", "write")
+@external("clawhive:host/memory@0.1.1", "write")
 declare function writeImport(tp: usize, tl: usize, tc: i32, tip: usize, til: usize, sc: i32, sp: usize, sl: usize, ret: usize): void;
 
 /** `hit` (size 72, align 8). */
