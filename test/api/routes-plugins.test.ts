@@ -106,7 +106,7 @@ test("install by upload, then a widening upgrade: 409 with the diff, then accept
   assert.equal(installed.status, 201, installed.text);
   assert.equal(installed.body.plugin.name, "bench-echo");
   assert.match(installed.body.plugin.origin, /^upload by tok_[0-9a-f]{16}$/);
-  assert.deepEqual(installed.body.plugin.tools.map((t: { name: string }) => t.name), ["echo", "hostloop"]);
+  assert.deepEqual(installed.body.plugin.tools.map((t: { name: string }) => t.name), ["echo", "hostloop", "kvloop"]);
   // The upload went through a private temp folder (in the dir the app was given), removed afterwards.
   assert.deepEqual(await readdir(uploads), []);
 
@@ -114,7 +114,7 @@ test("install by upload, then a widening upgrade: 409 with the diff, then accept
   assert.equal(again.status, 409);
   assert.equal(again.body.error.code, "plugin_exists");
 
-  const wider = await tgz("up-v2", { version: "0.2.0", capabilities: ["fs.read", "log"] });
+  const wider = await tgz("up-v2", { version: "0.2.0", capabilities: ["fs.read", "kv", "log"] });
   const refused = await upload(wider, "/v1/plugins/bench-echo/upgrade");
   assert.equal(refused.status, 409, refused.text);
   assert.equal(refused.body.error.code, "upgrade_needs_acceptance");

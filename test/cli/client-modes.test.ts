@@ -219,7 +219,7 @@ describe("talking to a server", () => {
     const echo = await echoComponent();
     const v1 = await writePackage(place.root, "echo-v1", { ...echo.manifest, sha256: echo.sha256 }, echo.bytes);
     const tgz = await packTgz(v1, join(place.root, "echo-0.1.0.tgz"));
-    const v2 = await writePackage(place.root, "echo-v2", { ...echo.manifest, version: "0.2.0", capabilities: ["fs.read", "log"] }, echo.bytes);
+    const v2 = await writePackage(place.root, "echo-v2", { ...echo.manifest, version: "0.2.0", capabilities: ["fs.read", "kv", "log"] }, echo.bytes);
     const printed = new Map<string, string[]>();
     // One code path: each mode runs the same steps on the same store, and prints the same lines.
     for (const mode of [remote, direct]) {

@@ -24,7 +24,7 @@ test("plugin install, list, info, upgrade and remove through the real binary", a
   const installed = clawhiveIn(place, "plugin", "install", tgz);
   assert.equal(installed.code, 0, installed.stderr);
   assert.match(installed.stdout, new RegExp(`installed bench-echo@0\\.1\\.0 \\(component, 11\\.\\d MiB, sha256 ${echo.sha256}\\)`));
-  assert.match(installed.stdout, /tools: bench-echo\.echo \(safe\), bench-echo\.hostloop \(safe\)/);
+  assert.match(installed.stdout, /tools: bench-echo\.echo \(safe\), bench-echo\.hostloop \(safe\), bench-echo\.kvloop \(safe\)/);
 
   const again = clawhiveIn(place, "plugin", "install", tgz);
   assert.equal(again.code, 0, again.stderr);
@@ -40,7 +40,7 @@ test("plugin install, list, info, upgrade and remove through the real binary", a
   for (const line of [/publisher\s+clawhive-bench/, new RegExp(`sha256\\s+${echo.sha256}`), /size\s+11\.\d MiB/, /capabilities\s+fs\.read/, /hostloop\s+safe\s+fs\.read/]) assert.match(info.stdout, line);
 
   // A widening upgrade: refused without --accept (exit 3), the diff on stderr, nothing changed.
-  const v2 = await writePackage(place.root, "v2", { ...echo.manifest, version: "0.2.0", capabilities: ["fs.read", "log"] }, echo.bytes);
+  const v2 = await writePackage(place.root, "v2", { ...echo.manifest, version: "0.2.0", capabilities: ["fs.read", "kv", "log"] }, echo.bytes);
   const refused = clawhiveIn(place, "plugin", "upgrade", "bench-echo", v2);
   assert.equal(refused.code, 3, refused.stderr);
   assert.match(refused.stderr, /widens what it may do:\n {2}\+ capability log\n/);

@@ -183,7 +183,7 @@ describe("one client, two ways to reach the runtime", () => {
   it("plugins: installed from a folder, upgraded, removed alike; only the origin tells how the bytes came", async () => {
     const echo = await echoComponent();
     const v1 = await writePackage(f.dataDir, "client-echo-v1", echo.manifest, echo.bytes);
-    const v2 = await writePackage(f.dataDir, "client-echo-v2", { ...echo.manifest, version: "0.2.0", capabilities: ["fs.read", "log"] }, echo.bytes);
+    const v2 = await writePackage(f.dataDir, "client-echo-v2", { ...echo.manifest, version: "0.2.0", capabilities: ["fs.read", "kv", "log"] }, echo.bytes);
     const tokenOrigin = /^upload by tok_/;
     for (const [name, client] of clients) {
       const installed = await client.installPlugin(v1);

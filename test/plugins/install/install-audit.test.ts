@@ -77,7 +77,7 @@ describe("plugin changes are audited, allowed and refused", () => {
     { name: "an import the manifest does not cover", change: async () => installer.install(await pkg("under", manifest({ name: "under", capabilities: [] })), { by }), action: "install", reason: "imports_not_declared", plugin: "under" },
     { name: "a name clash", change: async () => installer.install(await pkg("clash", manifest({ publisher: "someone else" })), { by }), action: "install", reason: "plugin_exists", plugin: "bench-echo" },
     { name: "a lookalike name", change: async () => installer.install(await pkg("lookalike", manifest({ name: "bench-ech0" })), { by }), action: "install", reason: "plugin_name_similar", plugin: "bench-ech0", mentions: /bench-ech0 .*bench-echo/ },
-    { name: "a widening upgrade not accepted", change: async () => installer.upgrade("bench-echo", await pkg("wider", manifest({ version: "9.0.0", capabilities: ["fs.read", "log"] })), { by }), action: "upgrade", reason: "upgrade_needs_acceptance", plugin: "bench-echo" },
+    { name: "a widening upgrade not accepted", change: async () => installer.upgrade("bench-echo", await pkg("wider", manifest({ version: "9.0.0", capabilities: ["fs.read", "kv", "log"] })), { by }), action: "upgrade", reason: "upgrade_needs_acceptance", plugin: "bench-echo" },
     { name: "a removal of what is not installed", change: async () => installer.remove("nothing-here", { by }), action: "remove", reason: "not_found", plugin: "nothing-here" },
   ];
   for (const row of refusals) {
@@ -100,7 +100,7 @@ describe("plugin changes are audited, allowed and refused", () => {
   });
 
   it("an accepted upgrade and a removal are allowed records; a removal while a run uses the plugin is refused", async () => {
-    const upgraded = await recorded(async () => installer.upgrade("bench-echo", await pkg("wider-ok", manifest({ version: "9.0.0", capabilities: ["fs.read", "log"] })), { by, accept: true }));
+    const upgraded = await recorded(async () => installer.upgrade("bench-echo", await pkg("wider-ok", manifest({ version: "9.0.0", capabilities: ["fs.read", "kv", "log"] })), { by, accept: true }));
     assert.deepEqual([upgraded.event.action, upgraded.event.decision, upgraded.event.version, upgraded.event.reason], ["upgrade", "allow", "9.0.0", "upgraded"]);
     await records.create({ id: "run_1", traceId: "t", taskId: "k", parentRunId: null, agent: "a", plugins: ["bench-echo"], task: null, taskGrants: null, createdAt: 1 });
     const inUse = await recorded(() => installer.remove("bench-echo", { by }));

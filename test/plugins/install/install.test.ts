@@ -58,7 +58,7 @@ test("a package folder, a .tgz and a .wasm with its manifest all install the sam
       const installed = await registry.get("bench-echo");
       assert.equal(installed?.blobSha256, echo.sha256);
       assert.equal(installed?.size, echo.bytes.byteLength);
-      assert.deepEqual(installed?.tools.map((t) => t.name), ["echo", "hostloop"]);
+      assert.deepEqual(installed?.tools.map((t) => t.name), ["echo", "hostloop", "kvloop"]);
       assert.deepEqual(installed?.tools.find((t) => t.name === "hostloop")?.capabilities, ["fs.read"]);
       // The blob is in the store, content-addressed: a node with no cache reads it back.
       assert.deepEqual(await registry.blob(echo.sha256), echo.bytes);
@@ -244,7 +244,7 @@ test("an upgrade that widens needs acceptance and shows the diff; a narrowing on
   try {
     await installer.install(await writePackage(root, "up-1", echoManifest(), echo.bytes));
     const before = (await registry.get("bench-echo"))!;
-    const wider = await writePackage(root, "up-2", echoManifest({ version: "0.2.0", capabilities: ["fs.read", "log"], publisher: "clawhive-bench" }), echo.bytes);
+    const wider = await writePackage(root, "up-2", echoManifest({ version: "0.2.0", capabilities: ["fs.read", "kv", "log"], publisher: "clawhive-bench" }), echo.bytes);
     const refused = await installer.upgrade("bench-echo", wider).then(() => undefined, (e: unknown) => e);
     assert.ok(refused instanceof UpgradeNeedsAcceptance, String(refused));
     assert.deepEqual(refused.diff.lines, ["+ capability log"]);
@@ -254,7 +254,7 @@ test("an upgrade that widens needs acceptance and shows the diff; a narrowing on
     assert.equal(accepted.action, "upgraded");
     assert.equal((await registry.get("bench-echo"))?.version, "0.2.0");
     // Narrowing (a tool's risk raised, a capability dropped): no acceptance needed.
-    const tools = { echo: { risk: "guarded" }, hostloop: { risk: "safe" } };
+    const tools = { echo: { risk: "guarded" }, hostloop: { risk: "safe" }, kvloop: { risk: "safe" } };
     const narrower = await writePackage(root, "up-3", echoManifest({ version: "0.3.0", tools }), echo.bytes);
     const narrowed = await installer.upgrade("bench-echo", narrower);
     assert.deepEqual(narrowed.diff?.lines, ["- capability log", "- tool echo: risk raised safe → guarded"]);

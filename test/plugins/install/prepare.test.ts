@@ -37,7 +37,7 @@ for (const prepared of [true, false]) {
       assert.equal(before, prepared ? 1 : 0);
       const result = await installer.installPackage(pkg, { by: "cli:test" });
       assert.equal(result.action, "installed");
-      assert.deepEqual(result.plugin.tools.map((t) => t.name).sort(), ["echo", "hostloop"]);
+      assert.deepEqual(result.plugin.tools.map((t) => t.name).sort(), ["echo", "hostloop", "kvloop"]);
       assert.equal(lines.filter((l) => l.includes("transpiling")).length, 1, lines.join("\n"));
     } finally {
       await sandbox.close();
