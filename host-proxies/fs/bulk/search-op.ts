@@ -14,7 +14,7 @@ import type { OpenFds } from "./fds.js";
 import { compilePattern } from "./pattern.js";
 import { scanFile } from "./scan.js";
 import { closeStart, openStart } from "./start.js";
-import { TreeWalk } from "./tree.js";
+import { jobTree, type TreeWalk } from "./tree.js";
 import { OutputBudget } from "./output.js";
 import type { BulkJob, FsSearchMatch, SearchLimits, WorkerSearchResult } from "./types.js";
 
@@ -26,15 +26,7 @@ export function runSearch(job: BulkJob & { limits: SearchLimits }, fds: OpenFds)
   const deadline = performance.now() + limits.maxMillis;
   const pattern = compilePattern(limits.pattern, { mode: limits.mode, caseInsensitive: limits.caseInsensitive });
   const include = limits.includeGlobs.map(compilePathGlob);
-  const tree = new TreeWalk({
-    fds,
-    mounts: job.mounts,
-    grants: job.lifts.map((allowSensitive) => ({ allowSensitive })),
-    exclude: limits.excludeGlobs.map(compilePathGlob),
-    maxDepth: limits.maxDepth,
-    maxEntries: limits.maxEntries,
-    deadline,
-  });
+  const tree = jobTree(job, fds, deadline);
   const matches: FsSearchMatch[] = [];
   let filesScanned = 0;
   let filesMatched = 0;

@@ -17,11 +17,11 @@ import { kindOf } from "../dir-ops.js";
 import { decodeName, entrySkip } from "../entry-rules.js";
 import type { FsGrantOptions } from "../matcher.js";
 import { errnoCode } from "../os-errors.js";
-import type { PathGlob } from "../path-glob.js";
+import { compilePathGlob, type PathGlob } from "../path-glob.js";
 import type { FsEntryKind } from "../types.js";
 import type { OpenFds } from "./fds.js";
 import { emptySkips } from "./types.js";
-import type { FsSkipCounts, FsStopReason, JobMount } from "./types.js";
+import type { BulkJob, FsSkipCounts, FsStopReason, JobMount } from "./types.js";
 
 /** How many unreadable entries a walk names before it only counts them. */
 export const MAX_NAMED_UNREADABLE = 20;
@@ -186,4 +186,17 @@ function direntKind(dirent: Dirent<Buffer>): FsEntryKind | undefined {
   if (dirent.isSymbolicLink()) return "symlink";
   if (dirent.isFIFO() || dirent.isSocket() || dirent.isBlockDevice() || dirent.isCharacterDevice()) return "other";
   return undefined;
+}
+
+/** The walk a bulk job's limits describe: its mounts, its grants' lifts, exclusions, depth, entries and deadline. */
+export function jobTree(job: BulkJob & { limits: { excludeGlobs: string[]; maxDepth: number; maxEntries: number } }, fds: OpenFds, deadline: number): TreeWalk {
+  return new TreeWalk({
+    fds,
+    mounts: job.mounts,
+    grants: job.lifts.map((allowSensitive) => ({ allowSensitive })),
+    exclude: job.limits.excludeGlobs.map(compilePathGlob),
+    maxDepth: job.limits.maxDepth,
+    maxEntries: job.limits.maxEntries,
+    deadline,
+  });
 }

@@ -4,7 +4,7 @@ import { fdPath } from "../dir-walk.js";
 import { compilePathGlob } from "../path-glob.js";
 import type { OpenFds } from "./fds.js";
 import { closeStart, openStart } from "./start.js";
-import { TreeWalk } from "./tree.js";
+import { jobTree } from "./tree.js";
 import { OutputBudget } from "./output.js";
 import type { BulkJob, WalkLimits, WorkerWalkResult } from "./types.js";
 
@@ -17,15 +17,7 @@ export function runWalk(job: BulkJob & { limits: WalkLimits }, fds: OpenFds): Wo
   if (start.kind !== "directory") throw new Error("walk: start is not a directory");
   const entries: WorkerWalkResult["entries"] = [];
   const output = new OutputBudget(limits.maxOutputChars);
-  const tree = new TreeWalk({
-    fds,
-    mounts: job.mounts,
-    grants: job.lifts.map((allowSensitive) => ({ allowSensitive })),
-    exclude: limits.excludeGlobs.map(compilePathGlob),
-    maxDepth: limits.maxDepth,
-    maxEntries: limits.maxEntries,
-    deadline,
-  });
+  const tree = jobTree(job, fds, deadline);
   try {
     tree.walk(start.fd, job.start.guest, (entry) => {
       if (!kinds.has(entry.kind)) {
