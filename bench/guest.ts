@@ -25,6 +25,7 @@ import { Sandbox, type Instance, type SandboxPlugin } from "../runtime/sandbox/i
 import type { HostCallHandler } from "../host-proxies/types.js";
 import { interleaved, median } from "./interleave.js";
 import { latency, round, sleep, value, type Metrics } from "./metrics.js";
+import { rssPerInstance } from "./sandbox.js";
 
 const AS_ECHO = join(PROJECT_ROOT, "bench", "plugins", "as-echo");
 const JS_ECHO = join(PROJECT_ROOT, "bench", "plugins", "echo");
@@ -65,7 +66,7 @@ export async function benchGuest(options: { quick?: boolean } = {}): Promise<Met
     live.js.destroy();
 
     for (const side of ["as", "js"] as const) {
-      metrics[`guest_rss_per_instance_${side}`] = value(await rssPerInstance(sandbox, plugins[side]!, Math.round(40 * scale) + 10), "MB");
+      metrics[`guest_rss_per_instance_${side}`] = value(round(await rssPerInstance(sandbox, plugins[side]!, Math.round(40 * scale) + 10, INPUT)), "MB");
     }
   } finally {
     await sandbox.close();
@@ -109,30 +110,6 @@ async function calls(instance: Instance, n: number, guest: number[]): Promise<nu
     guest.push(instance.lastGuestUs);
   }
   return samples;
-}
-
-async function rssPerInstance(sandbox: Sandbox, plugin: SandboxPlugin, n: number): Promise<number> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  const settle = async () => {
-    gc?.();
-    await sleep(300);
-    gc?.();
-  };
-  const held: Instance[] = [];
-  // A few live instances first, so the worker's fixed costs (its loaded glue) stay out of the figure.
-  for (let i = 0; i < 4; i++) held.push(await sandbox.acquire(plugin, binding(`rss-${i}`)));
-  for (const instance of held) await instance.call("echo", INPUT);
-  await settle();
-  const before = process.memoryUsage().rss;
-  for (let i = 0; i < n; i++) {
-    const instance = await sandbox.acquire(plugin, binding(`rss-more-${i}`));
-    await instance.call("echo", INPUT);
-    held.push(instance);
-  }
-  await settle();
-  const after = process.memoryUsage().rss;
-  for (const instance of held) instance.destroy();
-  return round((after - before) / n / 1048576);
 }
 
 /** One build into an empty cache: its wall time, and the CPU of the build children that ran it. */

@@ -24,7 +24,6 @@ import { API_SERVER_OPTIONS, createApp } from "../runtime/api/app.js";
 import { openTokenStore } from "../runtime/api/auth/index.js";
 import { Runtime } from "../runtime/index.js";
 import { McpHttpSessions } from "../runtime/mcp/index.js";
-import { PROJECT_ROOT } from "../runtime/plugins/locations.js";
 import { latency, value, type Metrics } from "./metrics.js";
 import { benchMcpClient } from "./mcp-client.js";
 import { benchMcpStdio } from "./mcp-stdio.js";

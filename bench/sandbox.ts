@@ -164,7 +164,8 @@ export async function hostCalls(sandbox: Sandbox, plugin: SandboxPlugin, n: numb
   return samples;
 }
 
-async function rssPerInstance(sandbox: Sandbox, plugin: SandboxPlugin, n: number): Promise<number> {
+/** MB of RSS each of `n` more live instances of `plugin` holds, each called once with `input`. */
+export async function rssPerInstance(sandbox: Sandbox, plugin: SandboxPlugin, n: number, input = "{}"): Promise<number> {
   const gc = (globalThis as { gc?: () => void }).gc;
   const settle = async () => {
     gc?.();
@@ -174,12 +175,12 @@ async function rssPerInstance(sandbox: Sandbox, plugin: SandboxPlugin, n: number
   const held: Instance[] = [];
   // Baseline with a few live instances so per-worker fixed costs (loaded glue) are excluded.
   for (let i = 0; i < 4; i++) held.push(await sandbox.acquire(plugin, binding(`rss-${i}`)));
-  for (const instance of held) await instance.call("echo", "{}");
+  for (const instance of held) await instance.call("echo", input);
   await settle();
   const before = process.memoryUsage().rss;
   for (let i = 0; i < n; i++) {
     const instance = await sandbox.acquire(plugin, binding(`rss-more-${i}`));
-    await instance.call("echo", "{}");
+    await instance.call("echo", input);
     held.push(instance);
   }
   await settle();
