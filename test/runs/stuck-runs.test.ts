@@ -147,9 +147,11 @@ test("a store that keeps failing after the run's effect: the caller is told the 
   ]);
   assert.equal(await readFile(target, "utf8"), "once");
   assert.equal((error as { code?: string }).code, "effect_committed_store_failed", String(error));
-  const details = (error as { details: { run_id: string; effects: Array<{ tool: string; capability: string; outcome: { status: string } | null }> } }).details;
+  const details = (error as { details: { run_id: string; effects: Array<{ tool: string; capability: string; outcome: { status: string; error?: { kind: string } } | null }> } }).details;
   assert.equal(details.run_id, id);
-  assert.deepEqual(details.effects.map((e) => [e.tool, e.capability, e.outcome?.status]), [["files.write_file", "fs.write", "ok"]]);
+  // The effect is said; its ToolCall's result is withheld, since its outcome record could not be
+  // made durable (a ToolCall's result waits for every record of it: docs/security.md).
+  assert.deepEqual(details.effects.map((e) => [e.tool, e.capability, e.outcome?.status, e.outcome?.error?.kind]), [["files.write_file", "fs.write", "error", "audit-failed"]]);
   assert.match((error as Error).message, /do not submit it again/);
   assert.equal((await runtime.records.get(id!))?.status, "active", "the store refused the end");
   assert.equal(runtime.getRun(id!), undefined, "nothing runs it any more");
@@ -180,11 +182,11 @@ test("the API says effect_committed_store_failed, with the effect and its outcom
   const target = join(work, "api-committed.txt");
   store.fail({ kind: "full", match: (sql) => isWrite(sql) && existsSync(target) });
   const answer = await post("api-committed.txt");
-  const body = (await answer.json()) as { error: { code: string; message: string; details: { run_id: string; effects: Array<{ tool: string; outcome: { status: string; output?: unknown } }> } } };
+  const body = (await answer.json()) as { error: { code: string; message: string; details: { run_id: string; effects: Array<{ tool: string; outcome: { status: string; output?: unknown; error?: { kind: string } } }> } } };
   assert.equal(answer.status, 500);
   assert.equal(body.error.code, "effect_committed_store_failed");
   assert.match(body.error.message, /do not submit it again/);
-  assert.deepEqual(body.error.details.effects.map((e) => [e.tool, e.outcome.status]), [["files.write_file", "ok"]]);
+  assert.deepEqual(body.error.details.effects.map((e) => [e.tool, e.outcome.status, e.outcome.error?.kind, e.outcome.output]), [["files.write_file", "error", "audit-failed", undefined]]);
   assert.equal(await readFile(target, "utf8"), "api-committed.txt");
   store.clear();
   await runtime.driverTick();
