@@ -60,7 +60,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     runSchedules: true,
   });
   metrics.collectSandbox(() => runtime.sandbox.stats());
-  webhooks = await startWebhooks(config.webhooks, runtime, logger);
+  webhooks = await startWebhooks(config.webhooks, runtime, { log: logger, consoleUrl: config.console.publicUrl });
   const tokens = await openTokenStore(runtime.store, { clock: runtime.clock });
   const first = await ensureAdminToken(tokens);
   if (first !== undefined) {

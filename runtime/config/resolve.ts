@@ -63,6 +63,7 @@ export function resolveConfig(layer: Layer, options: { cwd: string; file: string
   const dataDir = read.path("data_dir", () => defaultDataDir(cwd));
   const storeLeaf = read.leaf("store.url");
   const keyFile = read.leaf("secrets.key_file");
+  const server = serverSettings(read, layer, options.issues);
   return {
     file,
     dataDir,
@@ -73,7 +74,8 @@ export function resolveConfig(layer: Layer, options: { cwd: string; file: string
       authToken: read.value<string | undefined>("store.auth_token", undefined),
       timeoutMs: read.value<number | undefined>("store.timeout_ms", undefined),
     },
-    server: serverSettings(read, layer, options.issues),
+    server,
+    console: { publicUrl: read.value<string | undefined>("console.public_url", undefined) ?? `http://${formatListen({ host: server.host, port: server.port })}` },
     sandbox: {
       workers: read.value("sandbox.workers", DEFAULTS.workers()),
       poolSize: read.value("sandbox.pool_size", DEFAULTS.poolSize as number),

@@ -143,6 +143,10 @@ const TelemetrySchema = strictObject({
   service_name: described(v.pipe(v.string(), v.minLength(1), v.maxLength(100)), "service.name of the spans; default clawhive"),
 });
 
+const ConsoleSchema = strictObject({
+  public_url: described(UrlSchema, "the console's address as people reach it; push messages link to <public_url>/approvals/:id. Default the server's own listen URL"),
+});
+
 export const ConfigFileSchema = strictObject({
   $schema: described(v.string(), "the JSON Schema of this file, for editors"),
   data_dir: described(PathSchema, "where state lives; default ./.clawhive. Env CLAWHIVE_DATA_DIR"),
@@ -158,7 +162,8 @@ export const ConfigFileSchema = strictObject({
   calendar: described(CalendarSchema, "calendar backend; default .ics files under the data dir. Env CLAWHIVE_CALENDAR_BACKEND"),
   log: v.optional(LogSchema),
   telemetry: v.optional(TelemetrySchema),
-  webhooks: described(v.array(WebhookFileSchema, "expected a list of webhooks"), "receivers of approval.requested, approval.decided and run.ended: signed JSON or a Slack/Teams message"),
+  webhooks: described(v.array(WebhookFileSchema, "expected a list of webhooks"), "receivers of approval.requested, approval.decided and run.ended: signed JSON, a Slack or Teams message, or a Telegram bot's message"),
+  console: v.optional(ConsoleSchema),
 });
 
 export type ConfigFile = v.InferOutput<typeof ConfigFileSchema>;

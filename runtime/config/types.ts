@@ -61,6 +61,8 @@ export interface ClawhiveConfig {
   readonly log: { readonly level: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent" | undefined; readonly format: "json" | "pretty" | undefined };
   /** Webhook receivers (`webhooks:`), each checked at load. */
   readonly webhooks: readonly WebhookTarget[];
+  /** The console: `publicUrl` is where push messages link (`<publicUrl>/approvals/:id`). */
+  readonly console: { readonly publicUrl: string };
   /** OpenTelemetry traces: off unless `otlpEndpoint` is set. */
   readonly telemetry: { readonly otlpEndpoint: string | undefined; readonly serviceName: string };
   /** Model providers: outbound proxy and retry settings (undefined: the defaults). */

@@ -30,7 +30,7 @@ export class DeadLetters {
     await this.#table();
     await this.#store.execute({
       sql: "INSERT OR REPLACE INTO webhook_dead_letters (id, target, event, payload, attempts, last_error, failed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      args: [`${payload.id}:${new URL(target.url).origin}`, new URL(target.url).origin, payload.type, JSON.stringify(payload), attempts, lastError.slice(0, 1000), Date.now()],
+      args: [`${payload.id}:${new URL(target.url).origin}${target.telegram === undefined ? "" : `#chat=${target.telegram.chatId}`}`, new URL(target.url).origin, payload.type, JSON.stringify(payload), attempts, lastError.slice(0, 1000), Date.now()],
     });
   }
 

@@ -1,7 +1,7 @@
 /**
  * One delivery attempt: a POST on a pinned, vetted address (the http proxy's DNS pinning: what
  * was checked is what is connected to), a deadline for the whole exchange, the answer's body
- * read only up to a few KiB and dropped.
+ * read only up to a few KiB (what a service says about a refusal: Telegram's `retry_after`).
  */
 import { classifyAddress, pinAddresses, systemResolver, type Resolver } from "../../host-proxies/http/index.js";
 import { sendRequest } from "../../host-proxies/http/send.js";
@@ -16,8 +16,19 @@ export interface DeliveryRequest {
   readonly resolver?: Resolver;
 }
 
-/** Resolves with the HTTP status; rejects on a refused address, a network error or the deadline. */
-export async function postDelivery(request: DeliveryRequest): Promise<number> {
+export interface DeliveryAnswer {
+  readonly status: number;
+  /** `Retry-After` as the receiver sent it, if it did. */
+  readonly retryAfter: string | undefined;
+  /** The first 8 KiB of the answer's body, as UTF-8. */
+  readonly body: string;
+}
+
+/** Answer kept at most: enough for a service's error object, never a large page held in memory. */
+const ANSWER_BYTES = 8 * 1024;
+
+/** Resolves with the receiver's answer; rejects on a refused address, a network error or the deadline. */
+export async function postDelivery(request: DeliveryRequest): Promise<DeliveryAnswer> {
   const url = new URL(request.url);
   const host = url.hostname.replace(/^\[|\]$/g, "").toLowerCase();
   const resolver = request.resolver ?? systemResolver;
@@ -39,14 +50,17 @@ export async function postDelivery(request: DeliveryRequest): Promise<number> {
   ];
   const response = await sendRequest(canonical, { pinned, headers, signal, connectTimeoutMs: request.timeoutMs, maxHeaderBytes: 16 * 1024, maxHeaderCount: 100 });
   let read = 0;
+  const chunks: Buffer[] = [];
   await new Promise<void>((resolve) => {
     response.on("data", (chunk: Buffer) => {
+      if (read < ANSWER_BYTES) chunks.push(chunk.subarray(0, ANSWER_BYTES - read));
       read += chunk.length;
-      if (read > 8 * 1024) response.destroy();
+      if (read > ANSWER_BYTES) response.destroy();
     });
     response.on("end", resolve);
     response.on("close", resolve);
     response.on("error", () => resolve());
   });
-  return response.statusCode ?? 0;
+  const retryAfter = response.headers["retry-after"];
+  return { status: response.statusCode ?? 0, retryAfter: typeof retryAfter === "string" ? retryAfter : undefined, body: Buffer.concat(chunks).toString("utf8") };
 }

@@ -5,6 +5,12 @@
  * 500 costs a run nothing. `approval.requested` and `run.ended` come from the runs this node
  * drives; `approval.decided` and the stream come from the store (`ApprovalFeed`), so a decision
  * made anywhere — API, CLI, MCP, another node — is told, and sent once across the nodes.
+ *
+ * Push targets (Slack, Teams, Telegram) get both approval events from the store, claimed like
+ * decisions: an approval asked for on any node reaches each chat once, rendered from the stored
+ * approval (agent, tool, risk, key arguments) with a link to the console's decision page.
+ * Every delivery that belongs to a run is audited: its intent before the first attempt (no
+ * intent, no delivery), its outcome after the last.
  */
 import { randomUUID } from "node:crypto";
 import type { Resolver } from "../../host-proxies/http/index.js";
@@ -12,14 +18,19 @@ import { runtimeLogger, type Logger } from "../log/index.js";
 import type { ApprovalStore } from "../policy/approvals/index.js";
 import type { Run } from "../runs/run.js";
 import type { Store } from "../store/index.js";
-import type { WebhookEvent, WebhookTarget } from "./config.js";
+import type { AuditLog, AuditRecord } from "../audit/index.js";
+import { DEFAULT_HOST, DEFAULT_PORT } from "../config/listen.js";
+import type { Approval } from "../policy/approvals/index.js";
+import { targetKey, type WebhookEvent, type WebhookTarget } from "./config.js";
 import { approvalPayload, type WebhookPayload } from "./payload.js";
 import { ApprovalFeed } from "./approval-feed.js";
+import { judgeAnswer } from "./answer.js";
 import { DeliveryClaims } from "./claims.js";
 import { DeadLetters } from "./dead-letters.js";
 import { postDelivery } from "./deliver.js";
+import { pushSummary } from "./push-text.js";
 import { signDelivery } from "./signature.js";
-import { slackMessage } from "./template.js";
+import { slackMessage, teamsMessage, telegramMessage, type PushEvent } from "./template.js";
 
 export type { WebhookPayload } from "./payload.js";
 
@@ -39,10 +50,24 @@ export interface WebhookDispatcherOptions {
   readonly timeoutMs?: number;
   /** Deliveries waiting or in flight beyond which new ones are dead-lettered at once; default 1000. */
   readonly maxQueued?: number;
+  /** The longest wait a 429's `Retry-After` / `retry_after` is honoured for; default 60 s. */
+  readonly maxRetryAfterMs?: number;
+  /** `console.public_url`: push messages link to `<it>/approvals/:id`; default the server's default listen URL. */
+  readonly consoleUrl?: string;
+  /** Where deliveries of a run's events are recorded; none in tests that do not look. */
+  readonly audit?: Pick<AuditLog, "appendIntent" | "appendOutcome">;
   readonly resolver?: Resolver;
   readonly now?: () => number;
   readonly log?: Logger;
 }
+
+/** The formats whose messages are rendered from the stored approval and sent from the store's feed. */
+function isPush(target: WebhookTarget): boolean {
+  return target.format !== "json";
+}
+
+/** Where push messages link when `console.public_url` is not set: the server's default listen URL. */
+const DEFAULT_CONSOLE_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
 
 export class WebhookDispatcher {
   readonly deadLetters: DeadLetters;
@@ -64,12 +89,13 @@ export class WebhookDispatcher {
       ...(options.now === undefined ? {} : { now: options.now }),
       log: () => this.#log(),
     });
-    const decidedTargets = options.targets.filter((t) => t.events.includes("approval.decided"));
+    const fromFeed = options.targets.filter((t) => t.events.includes("approval.decided") || (isPush(t) && t.events.includes("approval.requested")));
     this.#offFeed =
-      decidedTargets.length === 0
+      fromFeed.length === 0
         ? () => undefined
         : this.approvalFeed.subscribe((change) => {
-            if (change.type === "approval.decided") this.#sendClaimed(decidedTargets, approvalPayload(change.type, change.approval));
+            const targets = fromFeed.filter((t) => t.events.includes(change.type) && (change.type === "approval.decided" || isPush(t)));
+            this.#sendClaimed(targets, approvalPayload(change.type, change.approval), change.approval);
           });
   }
 
@@ -112,14 +138,18 @@ export class WebhookDispatcher {
         this.#log().warn({ err: error }, "webhook subscriber failed");
       }
     }
-    for (const target of this.#options.targets) if (target.events.includes(type)) this.#enqueue(target, () => this.#deliver(target, payload), payload);
+    for (const target of this.#options.targets) {
+      // A push target hears of approvals from the store, once across the nodes (see the constructor).
+      if (!target.events.includes(type) || (type === "approval.requested" && isPush(target))) continue;
+      this.#enqueue(target, () => this.#deliver(target, payload), payload);
+    }
   }
 
   /** Sends `payload` to each target this node claims first (other nodes see the same event). */
-  #sendClaimed(targets: readonly WebhookTarget[], payload: WebhookPayload): void {
+  #sendClaimed(targets: readonly WebhookTarget[], payload: WebhookPayload, approval: Approval): void {
     for (const target of targets) {
       this.#enqueue(target, async () => {
-        if (await this.#claims.claim(payload.id, target.url, this.#now())) await this.#deliver(target, payload);
+        if (await this.#claims.claim(payload.id, targetKey(target), this.#now())) await this.#deliver(target, payload, approval);
       }, payload);
     }
   }
@@ -147,12 +177,20 @@ export class WebhookDispatcher {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
   }
 
-  async #deliver(target: WebhookTarget, payload: WebhookPayload): Promise<void> {
+  async #deliver(target: WebhookTarget, payload: WebhookPayload, approval?: Approval): Promise<void> {
     const attempts = this.#options.attempts ?? 5;
-    const body = JSON.stringify(target.format === "slack" ? slackMessage(payload) : payload);
+    const token = target.telegram === undefined ? undefined : await this.#options.secretValue(target.telegram.botToken);
+    const body = JSON.stringify(this.#body(target, payload, approval));
     const secret = target.secret === undefined ? undefined : await this.#options.secretValue(target.secret);
+    const url = token === undefined ? target.url : `${target.url}/bot${token}/sendMessage`;
+    // The bot token is the URL's credential: no error text that might carry the URL keeps it.
+    const scrub = (text: string) => (token === undefined ? text : text.split(token).join("<bot_token>"));
+    const intent = await this.#intent(target, payload);
+    if (intent === null) return;
     let lastError = "";
+    let made = 0;
     for (let attempt = 1; attempt <= attempts; attempt++) {
+      made = attempt;
       const timestamp = Math.floor(this.#now() / 1000);
       const headers: Record<string, string> = {
         "x-clawhive-event": payload.type,
@@ -160,18 +198,73 @@ export class WebhookDispatcher {
         "x-clawhive-timestamp": String(timestamp),
         ...(secret === undefined ? {} : { "x-clawhive-signature": signDelivery(secret, timestamp, body) }),
       };
+      let waitMs: number | undefined;
       try {
-        const status = await postDelivery({ url: target.url, allowLoopback: target.allowLoopback, headers, body, timeoutMs: this.#options.timeoutMs ?? 10_000, ...(this.#options.resolver === undefined ? {} : { resolver: this.#options.resolver }) });
-        if (status >= 200 && status < 300) return;
-        lastError = `HTTP ${status}`;
+        const answer = await postDelivery({ url, allowLoopback: target.allowLoopback, headers, body, timeoutMs: this.#options.timeoutMs ?? 10_000, ...(this.#options.resolver === undefined ? {} : { resolver: this.#options.resolver }) });
+        const verdict = judgeAnswer(answer, { format: target.format, now: this.#now(), maxRetryAfterMs: this.#options.maxRetryAfterMs ?? 60_000 });
+        if (verdict.kind === "delivered") return await this.#outcome(intent, target, { attempts: attempt });
+        lastError = scrub(verdict.error);
+        if (verdict.kind === "permanent") break;
+        waitMs = verdict.waitMs;
       } catch (error) {
-        lastError = error instanceof Error ? error.message : String(error);
+        lastError = scrub(error instanceof Error ? error.message : String(error));
       }
       if (attempt === attempts || this.#stop.signal.aborted) break;
-      await this.#wait((this.#options.baseDelayMs ?? 1000) * 2 ** (attempt - 1));
+      await this.#wait(Math.max(waitMs ?? 0, (this.#options.baseDelayMs ?? 1000) * 2 ** (attempt - 1)));
     }
-    this.#log().warn({ event: payload.id, type: payload.type, target: new URL(target.url).origin, error: lastError }, "webhook dead-lettered");
-    await this.deadLetters.add(target, payload, attempts, lastError);
+    this.#log().warn({ event: payload.id, type: payload.type, target: new URL(target.url).origin, format: target.format, error: lastError }, "webhook dead-lettered");
+    await this.deadLetters.add(target, payload, made, lastError);
+    await this.#outcome(intent, target, { attempts: made, error: lastError });
+  }
+
+  /** The message a target's format takes; a push message is rendered from the stored approval when there is one. */
+  #body(target: WebhookTarget, payload: WebhookPayload, approval: Approval | undefined): unknown {
+    if (target.format === "json") return payload;
+    const event: PushEvent = { payload, ...(approval === undefined ? {} : { summary: pushSummary(approval, this.#options.consoleUrl ?? DEFAULT_CONSOLE_URL) }) };
+    if (target.format === "slack") return slackMessage(event);
+    if (target.format === "teams") return teamsMessage(event);
+    return telegramMessage(event, target.telegram?.chatId ?? "");
+  }
+
+  /**
+   * The delivery's intent, when it belongs to a run and an audit log is given; null when it could
+   * not be written: then nothing is sent (fail closed) and the event is a dead letter.
+   */
+  async #intent(target: WebhookTarget, payload: WebhookPayload): Promise<AuditRecord | undefined | null> {
+    const d = payload.data as { run_id?: unknown; trace_id?: unknown; agent?: unknown; approval?: { id?: unknown } };
+    if (this.#options.audit === undefined || typeof d.run_id !== "string" || typeof d.trace_id !== "string") return undefined;
+    try {
+      return await this.#options.audit.appendIntent({
+        kind: "host_call",
+        traceId: d.trace_id,
+        runId: d.run_id,
+        agent: typeof d.agent === "string" ? d.agent : "",
+        hostCall: { proxy: "webhooks", function: "deliver" },
+        args: {
+          event: payload.type,
+          event_id: payload.id,
+          format: target.format,
+          target: new URL(target.url).origin,
+          ...(target.telegram === undefined ? {} : { chat_id: target.telegram.chatId }),
+          ...(typeof d.approval?.id === "string" ? { approval_id: d.approval.id } : {}),
+        },
+      });
+    } catch (error) {
+      this.#log().error({ err: error, event: payload.id }, "webhook not sent: its audit intent could not be written");
+      await this.deadLetters.add(target, payload, 0, "not sent: the audit intent could not be written");
+      return null;
+    }
+  }
+
+  async #outcome(intent: AuditRecord | undefined, target: WebhookTarget, result: { attempts: number; error?: string }): Promise<void> {
+    if (intent === undefined || this.#options.audit === undefined) return;
+    await this.#options.audit
+      .appendOutcome(intent, {
+        status: result.error === undefined ? "ok" : "error",
+        summary: { attempts: result.attempts, target: new URL(target.url).origin, ...(result.error === undefined ? {} : { dead_lettered: true }) },
+        ...(result.error === undefined ? {} : { error: { code: "dead_lettered", message: result.error } }),
+      })
+      .catch((error: unknown) => this.#log().error({ err: error }, "webhook delivery outcome not audited"));
   }
 
   #wait(ms: number): Promise<void> {

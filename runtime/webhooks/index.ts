@@ -1,11 +1,14 @@
-export { urlProblem, WEBHOOK_EVENTS, WebhookFileSchema, webhookTarget } from "./config.js";
-export type { WebhookEvent, WebhookFileEntry, WebhookTarget } from "./config.js";
+export { TELEGRAM_API, urlProblem, WEBHOOK_EVENTS, WEBHOOK_FORMATS, WebhookFileSchema, webhookTarget } from "./config.js";
+export type { WebhookEvent, WebhookFileEntry, WebhookFormat, WebhookTarget } from "./config.js";
 export { DeadLetters } from "./dead-letters.js";
 export type { DeadLetter } from "./dead-letters.js";
 export { WebhookDispatcher } from "./dispatcher.js";
 export type { WebhookDispatcherOptions, WebhookPayload } from "./dispatcher.js";
 export { signDelivery, verifyDelivery } from "./signature.js";
-export { slackMessage } from "./template.js";
+export { slackMessage, teamsMessage, telegramMessage } from "./template.js";
+export type { PushEvent } from "./template.js";
+export { approvalLink, pushSummary } from "./push-text.js";
+export type { PushSummary } from "./push-text.js";
 export { ApprovalFeed } from "./approval-feed.js";
 export type { ApprovalChange, ApprovalFeedOptions } from "./approval-feed.js";
 export { approvalPayload } from "./payload.js";

@@ -189,9 +189,10 @@ describe("receiver URLs: refused unless public https, or explicitly allowed loop
   });
 });
 
-test("the Slack/Teams template: one line of plain text; model text cannot forge links or mentions", () => {
-  const message = slackMessage({ id: "evt_1", type: "approval.requested", created_at: "", data: { run_id: "run_1", agent: "a", approval: { id: "apr_1", tool: "files.write_file", reason: "<!channel> <https://evil|click> \u001b[2J" } } });
-  assert.ok(!/[<>\u001b\n]/.test(message.text), message.text);
-  assert.match(message.text, /&lt;!channel&gt;/);
-  assert.match(message.text, /apr_1/);
+test("the Slack message of an event without an approval (run.ended): values in code spans, model text cannot forge links or mentions", () => {
+  const message = slackMessage({ payload: { id: "evt_1", type: "run.ended", created_at: "", data: { run_id: "run_1", agent: "<!channel> <https://evil|click> \u001b[2J", end_reason: "completed" } } });
+  const text = JSON.stringify(message);
+  assert.ok(!text.includes("<!channel>") && !text.includes("<https://evil"), text);
+  assert.match(message.text, /`&lt;!channel&gt; &lt;https\[:\]\/\/evil\|click&gt; \\u\{1b\}\[2J`/);
+  assert.match(JSON.stringify(message.blocks), /run_1/, "control: the run id is shown as it is");
 });
