@@ -60,7 +60,12 @@ export async function serveCommand(argv: string[]): Promise<number> {
     runSchedules: true,
   });
   metrics.collectSandbox(() => runtime.sandbox.stats());
-  webhooks = await startWebhooks(config.webhooks, runtime, { log: logger, consoleUrl: config.console.publicUrl });
+  // A webhook refused at start (a secret not stored) ends the command with its message; the
+  // runtime's workers and schedules would otherwise keep the process alive with nothing served.
+  webhooks = await startWebhooks(config.webhooks, runtime, { log: logger, consoleUrl: config.console.publicUrl }).catch(async (error: unknown) => {
+    await runtime.close().catch(() => undefined);
+    throw error;
+  });
   const tokens = await openTokenStore(runtime.store, { clock: runtime.clock });
   const first = await ensureAdminToken(tokens);
   if (first !== undefined) {
