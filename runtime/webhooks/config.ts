@@ -51,7 +51,8 @@ export const WebhookFileSchema = v.pipe(
   ),
   v.forward(v.check((hook) => hook.format !== "telegram" || hook.bot_token !== undefined, "expected the name of the stored secret holding the bot's token (format: telegram)"), ["bot_token"]),
   v.forward(v.check((hook) => hook.format !== "telegram" || hook.chat_id !== undefined, "expected the chat to send to (format: telegram)"), ["chat_id"]),
-  v.forward(v.check((hook) => hook.format === "telegram" || (hook.bot_token === undefined && hook.chat_id === undefined), "only with format: telegram"), ["format"]),
+  v.forward(v.check((hook) => hook.format === "telegram" || hook.bot_token === undefined, "only with format: telegram"), ["bot_token"]),
+  v.forward(v.check((hook) => hook.format === "telegram" || hook.chat_id === undefined, "only with format: telegram"), ["chat_id"]),
 );
 export type WebhookFileEntry = v.InferOutput<typeof WebhookFileSchema>;
 

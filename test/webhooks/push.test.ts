@@ -7,10 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { Writable } from "node:stream";
-import { after, before, test } from "node:test";
+import { after, before, describe, test } from "node:test";
+import * as v from "valibot";
 import { createLogger } from "../../runtime/log/index.js";
 import type { Approval } from "../../runtime/policy/approvals/index.js";
-import { WebhookDispatcher, webhookTarget, type WebhookDispatcherOptions, type WebhookFileEntry } from "../../runtime/webhooks/index.js";
+import { TELEGRAM_API, WebhookDispatcher, WebhookFileSchema, webhookTarget, type WebhookDispatcherOptions, type WebhookFileEntry } from "../../runtime/webhooks/index.js";
 import { defineTestAgent, testRuntime } from "../helpers/runtime.js";
 import type { Runtime } from "../../runtime/index.js";
 import { SLACK_PATH, startPushFakes, TEAMS_PATH, type PushFakes } from "./push-fakes.js";
@@ -229,5 +230,36 @@ test("a wrong bot token: a 401 dead letter (not retried) that, like the logs, ne
     assert.ok(!logged.includes("wrong-token-value") && !logged.includes(TOKEN), "nor does the log");
   } finally {
     await wrong.close();
+  }
+});
+
+describe("push webhooks in clawhive.yaml: each refusal names its field, beside a control that loads", () => {
+  const cases: Array<[name: string, entry: Record<string, unknown>, field: string | null]> = [
+    ["control: telegram with token and chat", { format: "telegram", bot_token: "tg", chat_id: -100123 }, null],
+    ["control: telegram to a channel name", { format: "telegram", bot_token: "tg", chat_id: "@clawhive_alerts" }, null],
+    ["control: slack", { format: "slack", url: "https://hooks.slack.com/services/T/B/X" }, null],
+    ["control: teams", { format: "teams", url: "https://example.webhook.office.com/webhookb2/x" }, null],
+    ["telegram without a token", { format: "telegram", chat_id: 1 }, "bot_token"],
+    ["telegram without a chat", { format: "telegram", bot_token: "tg" }, "chat_id"],
+    ["a chat id that is neither a number nor @name", { format: "telegram", bot_token: "tg", chat_id: "1; drop" }, "chat_id"],
+    ["a token given as a value, not a secret name", { format: "telegram", bot_token: "123:AAH-abc", chat_id: 1 }, "bot_token"],
+    ["telegram to a loopback API without allow_loopback", { format: "telegram", bot_token: "tg", chat_id: 1, url: "http://127.0.0.1:9/" }, "url"],
+    ["slack without a URL", { format: "slack" }, "url"],
+    ["a chat on slack", { format: "slack", url: "https://hooks.slack.com/services/T/B/X", chat_id: 1 }, "chat_id"],
+    ["a bot token on teams", { format: "teams", url: "https://example.webhook.office.com/x", bot_token: "tg" }, "bot_token"],
+    ["an unknown format", { format: "discord", url: "https://discord.com/api/webhooks/x" }, "format"],
+  ];
+  for (const [name, entry, field] of cases) {
+    test(name, () => {
+      const parsed = v.safeParse(WebhookFileSchema, entry);
+      if (field === null) {
+        assert.ok(parsed.success, JSON.stringify(parsed.issues));
+        const target = webhookTarget(parsed.output);
+        if (entry.format === "telegram") assert.deepEqual([target.url, target.telegram?.chatId], [TELEGRAM_API, String(entry.chat_id)]);
+        return;
+      }
+      assert.ok(!parsed.success, "refused");
+      assert.deepEqual(parsed.issues.map((i) => v.getDotPath(i)), [field]);
+    });
   }
 });
