@@ -1,10 +1,13 @@
 /**
  * Deliveries that failed every attempt, kept in the store for an operator (`GET
  * /v1/webhooks/dead-letters`). The receiver is kept as its origin only: an incoming-webhook
- * URL's path is often its credential (Slack's `/services/T…/B…/…`).
+ * URL's path is often its credential (Slack's `/services/T…/B…/…`). Its id ends with a hash of
+ * the whole target, so two receivers on one origin (two Slack channels, two Telegram chats of one
+ * bot) keep a letter each for the same event.
  */
+import { createHash } from "node:crypto";
 import { applyMigrations, type Store } from "../store/index.js";
-import type { WebhookEvent, WebhookTarget } from "./config.js";
+import { targetKey, type WebhookEvent, type WebhookTarget } from "./config.js";
 import type { WebhookPayload } from "./payload.js";
 import { webhookMigrations } from "./schema.js";
 
@@ -30,7 +33,7 @@ export class DeadLetters {
     await this.#table();
     await this.#store.execute({
       sql: "INSERT OR REPLACE INTO webhook_dead_letters (id, target, event, payload, attempts, last_error, failed_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      args: [`${payload.id}:${new URL(target.url).origin}${target.telegram === undefined ? "" : `#chat=${target.telegram.chatId}`}`, new URL(target.url).origin, payload.type, JSON.stringify(payload), attempts, lastError.slice(0, 1000), Date.now()],
+      args: [`${payload.id}:${new URL(target.url).origin}#${createHash("sha256").update(targetKey(target)).digest("hex").slice(0, 16)}`, new URL(target.url).origin, payload.type, JSON.stringify(payload), attempts, lastError.slice(0, 1000), Date.now()],
     });
   }
 

@@ -212,6 +212,31 @@ test("failing services: 5xx and a hang are retried within bounds then dead-lette
   }
 });
 
+test("two receivers on one origin failing the same event keep a dead letter each (two Slack channels, two chats of one bot)", async () => {
+  fakes.mode.slack = { kind: "status", status: 500 };
+  fakes.mode.telegram = { kind: "status", status: 500 };
+  const d = dispatcher([
+    { url: `${fakes.base}${SLACK_PATH}`, format: "slack", allow_loopback: true, events: ["approval.requested"] },
+    { url: `${fakes.base}/services/T0001/B0002/another`, format: "slack", allow_loopback: true, events: ["approval.requested"] },
+    { url: fakes.base, format: "telegram", bot_token: "tg-bot", chat_id: "1", allow_loopback: true, events: ["approval.requested"] },
+    { url: fakes.base, format: "telegram", bot_token: "tg-bot", chat_id: "2", allow_loopback: true, events: ["approval.requested"] },
+  ]);
+  try {
+    const approval = await pendingApproval("two-on-one-origin", "x");
+    const letters = async () => (await d.deadLetters.list({ limit: 1000 })).filter((l) => l.payload.id === `evt_${approval.id}_requested`);
+    await until(async () => (await letters()).length >= 4, "four dead letters");
+    await d.idle();
+    const found = await letters();
+    assert.equal(new Set(found.map((l) => l.id)).size, 4, "one letter per receiver");
+    assert.deepEqual(found.map((l) => l.lastError).sort(), ["HTTP 404", "HTTP 500", "HTTP 500: Internal Server Error", "HTTP 500: Internal Server Error"]);
+    for (const l of found) assert.ok(!l.id.includes("B0002") && !l.id.includes(TOKEN), "the id names no path or token");
+  } finally {
+    fakes.mode.slack = { kind: "ok" };
+    fakes.mode.telegram = { kind: "ok" };
+    await d.close();
+  }
+});
+
 test("a wrong bot token: a 401 dead letter (not retried) that, like the logs, never shows the token", async () => {
   await runtime.setSecret("tg-wrong", "999:wrong-token-value-abcdef");
   fakes.received.length = 0;
