@@ -5,6 +5,7 @@
  * first-start) to the default ones; `--quick` runs a fraction of the iterations (a smoke check,
  * not for quoting). docs/bench.md says what every key measures.
  */
+import { benchPush } from "./push.js";
 import { readFile } from "node:fs/promises";
 import { measureExtism, measureRaw } from "./peers/index.js";
 import { latency, type Metric, type Metrics } from "./metrics.js";
@@ -77,6 +78,7 @@ const groups: Record<string, Group> = {
     },
   },
   store: { about: "several nodes on a libSQL server (sqld): tool call, takeover, chaos", run: () => benchStore({ quick, log }) },
+  push: { about: "rendering a Slack, Teams or Telegram approval message beside serialising the signed JSON payload", run: () => benchPush({ quick }) },
   soak: { about: "10,000 runs over HTTP: the server's memory", long: true, run: () => benchSoak({ quick }) },
   "memory-100k": { about: "keyword memory search at 100,000 episodes", long: true, run: () => benchMemory100k({ quick }) },
   "first-start": { about: "first start with no plugin built", long: true, run: () => benchFirstStart() },
