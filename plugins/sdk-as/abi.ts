@@ -70,6 +70,16 @@ export function takeStringListAt(at: usize): string[] {
   return out;
 }
 
+/** A `list<u8>` stored at `at` (pointer, length), taken: copied out and its block freed. */
+export function takeBytesAt(at: usize): Uint8Array {
+  const ptr = <usize>load<u32>(at);
+  const len = <i32>load<u32>(at + 4);
+  const out = new Uint8Array(len);
+  memory.copy(out.dataStart, ptr, <usize>len);
+  if (ptr != 0) heap.free(ptr);
+  return out;
+}
+
 /** Arguments lent to one import call: each string lowered into its own block, all freed after the call. */
 export class Lent {
   blocks: Array<usize> = new Array<usize>();
@@ -87,6 +97,57 @@ export class Lent {
 
   len(at: usize): usize {
     return <usize>load<u32>(this.area + at + 4);
+  }
+
+  /** A zeroed block of `size` bytes of its own (a spilled argument tuple, a large return area), freed with the rest. */
+  block(size: usize): usize {
+    const ptr = heap.alloc(size);
+    memory.fill(ptr, 0, size);
+    this.blocks.push(ptr);
+    return ptr;
+  }
+
+  /** Lowers a `list<u8>` at `to` (an absolute address: `area + n` or inside a `block`). */
+  bytesTo(to: usize, data: Uint8Array): void {
+    const len = <usize>data.length;
+    const ptr = heap.alloc(len);
+    memory.copy(ptr, data.dataStart, len);
+    this.blocks.push(ptr);
+    store<u32>(to, <u32>ptr);
+    store<u32>(to + 4, <u32>len);
+  }
+
+  /** Lowers a `string` at the absolute address `to`. */
+  stringTo(to: usize, s: string): void {
+    storeString(to, s, this.blocks);
+  }
+
+  /** Lowers a `list<string>` at `to`: its elements' block, and each string's own. */
+  stringListTo(to: usize, list: string[]): void {
+    const n = <usize>list.length;
+    const ptr = heap.alloc(n * 8);
+    this.blocks.push(ptr);
+    for (let i: usize = 0; i < n; i++) storeString(ptr + i * 8, unchecked(list[<i32>i]), this.blocks);
+    store<u32>(to, <u32>ptr);
+    store<u32>(to + 4, <u32>n);
+  }
+
+  /** Lowers an `option<list<string>>` at `to`: none when `list` is null. */
+  optionalStringListTo(to: usize, list: string[] | null): void {
+    store<u8>(to, list == null ? 0 : 1);
+    if (list != null) this.stringListTo(to + 4, list);
+  }
+
+  /** Lowers an `option<u32>` at `to`: none when `value` is negative. */
+  optionalU32To(to: usize, value: i64): void {
+    store<u8>(to, value < 0 ? 0 : 1);
+    if (value >= 0) store<u32>(to + 4, <u32>value);
+  }
+
+  /** Lowers an `option<enum>` (or `option<u8>`) at `to`: none when `value` is negative. */
+  optionalU8To(to: usize, value: i32): void {
+    store<u8>(to, value < 0 ? 0 : 1);
+    if (value >= 0) store<u8>(to + 1, <u8>value);
   }
 
   free(): void {

@@ -47,3 +47,33 @@ function wellFormed(b: Uint8Array): bool {
   }
   return true;
 }
+
+/** `text` as UTF-8; a lone surrogate becomes U+FFFD, as `TextEncoder` writes it. */
+export function encodeText(text: string): Uint8Array {
+  return Uint8Array.wrap(String.UTF8.encode(wellFormedText(text), false));
+}
+
+/**
+ * `text` with every lone surrogate replaced by U+FFFD (`String.prototype.toWellFormed`).
+ * AssemblyScript's encoder would write a lone surrogate as three bytes no decoder accepts.
+ */
+export function wellFormedText(text: string): string {
+  const n = text.length;
+  let parts: string[] | null = null;
+  let run = 0;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c <= 0xdbff && i + 1 < n) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) { i++; continue; }
+    }
+    if (parts == null) parts = new Array<string>();
+    parts.push(text.substring(run, i));
+    parts.push("\uFFFD");
+    run = i + 1;
+  }
+  if (parts == null) return text;
+  parts.push(text.substring(run));
+  return parts.join("");
+}

@@ -60,7 +60,7 @@ export async function bundleWithInputs(pluginDir: string, source: string): Promi
           packageRoots: firstParty ? nodeModulesDirs() : [],
         }),
       ],
-      // The bundle names each module by its path from here (`// plugins/files/src/index.ts`):
+      // The bundle names each module by its path from here (`// plugins/shell/src/index.ts`):
       // fixed, so the bundle, and so the component's sha256, does not depend on the caller's cwd.
       absWorkingDir: PROJECT_ROOT,
       logLevel: "silent",
