@@ -11,7 +11,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { FakeFs } from "./fake-host.js";
-import type { Denial, FakeFsOptions, HostImports } from "./fake-host.js";
+import type { Denial, FakeFsOptions, HostError, HostImports } from "./fake-host.js";
+import { loadComponent } from "../as/component.js";
 
 export interface ToolDescriptor {
   name: string;
@@ -99,11 +100,78 @@ export interface FilesPlugin {
   fs: FakeFs;
 }
 
-/** A fresh instance of the files plugin over a fresh fake fs. */
+/**
+ * A fresh instance of the files plugin over a fresh fake fs: its real component (AssemblyScript,
+ * built as install builds it) through jco's glue, so every argument and result crosses the
+ * canonical ABI byte for byte. The fake is seen through the host boundary the sandbox's worker
+ * gives a guest (see `hostBoundary`), and a tool error comes out as its `tool-error` value.
+ */
 export async function filesPlugin(options: FakeFsOptions = {}): Promise<FilesPlugin> {
   const fs = new FakeFs(options);
-  const exports = await instantiate("plugins/files/src/index.ts", fs.imports());
-  return { tools: exports["tools"] as ToolsExport, fs };
+  const loaded = await loadComponent(join(repoRoot(), "plugins/files"), hostBoundary(fs.imports()));
+  const tools: ToolsExport = {
+    describe: () => loaded.tools.describe() as ToolDescriptor[],
+    call: (name, input) => {
+      try {
+        return loaded.tools.call(name, input);
+      } catch (e) {
+        // jco throws a returned `tool-error` as a ComponentError carrying it as `payload`.
+        if (e !== null && typeof e === "object" && "payload" in e) throw (e as { payload: unknown }).payload;
+        throw e;
+      }
+    },
+  };
+  return { tools, fs };
+}
+
+const HOST_ERROR_TAGS = new Set(["denied", "not-found", "invalid-input", "io"]);
+
+function text(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return "unprintable";
+  }
+}
+
+/**
+ * What a host function's failure is once it reaches a guest: always a well-formed `host-error`.
+ * In the runtime every host call is answered over the worker's channel as a value or a
+ * host-error (runs/host-context.ts turns a proxy that throws into a refusal), and the worker
+ * throws that variant for jco to lower; a fake that throws anything else is shown the same way.
+ */
+function asHostError(thrown: unknown): HostError {
+  const payload = thrown !== null && typeof thrown === "object" && "payload" in thrown ? (thrown as { payload: unknown }).payload : undefined;
+  const { tag, val } = (payload ?? {}) as { tag?: unknown; val?: unknown };
+  if (typeof tag === "string" && HOST_ERROR_TAGS.has(tag)) {
+    if (tag === "denied") {
+      const d = (val ?? {}) as Record<string, unknown>;
+      return { tag: "denied", val: { capability: text(d["capability"]), reason: text(d["reason"]), message: text(d["message"]) } } as HostError;
+    }
+    return { tag, val: text(val) } as HostError;
+  }
+  return { tag: "io", val: `host call failed: ${thrown instanceof Error ? thrown.message : text(thrown)}` } as HostError;
+}
+
+/** The fake's imports as the guest's glue reads them (keys without `@version`), behind the worker's host boundary. */
+function hostBoundary(imports: HostImports): Record<string, unknown> {
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [key, functions] of Object.entries(imports)) {
+    const wrapped: Record<string, unknown> = {};
+    for (const [name, fn] of Object.entries(functions)) {
+      wrapped[name] = (...args: never[]) => {
+        try {
+          return fn(...args);
+        } catch (e) {
+          // log.write returns nothing: the host drops a refused line rather than fail the guest.
+          if (key.startsWith("clawhive:host/log")) return undefined;
+          throw asHostError(e);
+        }
+      };
+    }
+    out[key.replace(/@[^/]*$/, "")] = wrapped;
+  }
+  return out;
 }
 
 const TAGS = new Set(["denied", "invalid-input", "not-found", "failed"]);

@@ -115,7 +115,11 @@ describe("files plugin: contract", () => {
   });
 });
 
-/** Host misbehaviour no real host should show, and a plugin must survive without trapping. */
+/**
+ * Host misbehaviour no real host should show, and a plugin must survive without trapping. A
+ * fallible host function's failure reaches the guest as its `host-error` (the host boundary of
+ * the harness, as the worker's); the guest must turn every one into a tool error.
+ */
 const FAULTS: [string, (path: unknown) => unknown][] = [
   ["throws an Error", () => {
     throw new Error("boom");
@@ -135,8 +139,21 @@ const FAULTS: [string, (path: unknown) => unknown][] = [
   ["throws an object whose toString throws", () => {
     throw { toString: () => { throw new Error("no"); } };
   }],
-  ["returns undefined", () => undefined],
-  ["returns garbage", () => ({ length: -1, name: 7 })],
+];
+
+/**
+ * Answers the canonical ABI cannot carry: `mounts` has no error case, and a malformed value cannot
+ * be lowered. jco's glue refuses them on the host side before the guest sees anything, so the
+ * call fails as a trap does (the sandbox replaces the instance); the guest's memory is never
+ * handed garbage. (What fails is the host's side: a glue TypeError, or the host-error the worker
+ * throws for an infallible function.)
+ */
+const UNLOWERABLE: [string, FsFunction, (path: unknown) => unknown][] = [
+  ["mounts throws", "mounts", () => {
+    throw new Error("boom");
+  }],
+  ["read returns undefined", "read", () => undefined],
+  ["listDir returns garbage", "listDir", () => ({ length: -1, name: 7 })],
 ];
 
 const CALLS: [string, Record<string, unknown>][] = [
@@ -149,7 +166,8 @@ const CALLS: [string, Record<string, unknown>][] = [
   ["grep", { pattern: "a", path: "a.txt" }],
 ];
 
-const FUNCTIONS: FsFunction[] = ["mounts", "read", "write", "listDir", "stat", "mkdir"];
+/** The host functions with a `result<…, host-error>` (`mounts` has none). */
+const FUNCTIONS: FsFunction[] = ["read", "write", "listDir", "stat", "mkdir"];
 
 describe("files plugin: no Error ever escapes call", () => {
   for (const [fault, impl] of FAULTS) {
@@ -165,6 +183,18 @@ describe("files plugin: no Error ever escapes call", () => {
           }
         }
       }
+    });
+  }
+
+  for (const [what, fn, impl] of UNLOWERABLE) {
+    it(`refuses an answer the ABI cannot carry before the guest sees it: ${what}`, async () => {
+      const { tools, fs } = await filesPlugin({ files: { "/work/a.txt": "a\n" } });
+      fs.fault(fn, impl);
+      const input = fn === "listDir" ? { path: "a" } : { path: "a.txt" };
+      assert.throws(() => tools.call(fn === "listDir" ? "list_dir" : "read_file", JSON.stringify(input)), (e: unknown) => e instanceof Error || (e as { tag?: unknown }).tag === "io");
+      // Control: a fresh instance over a well-behaved host serves the same call.
+      const fresh = await filesPlugin({ files: { "/work/a.txt": "a\n", "/work/a/b": "" } });
+      assert.equal(typeof fresh.tools.call(fn === "listDir" ? "list_dir" : "read_file", JSON.stringify(input)), "string");
     });
   }
 
