@@ -17,6 +17,11 @@ export function regExpProblem(pattern: string): string | null {
   return problem == null ? null : "Invalid regular expression: /" + pattern + "/: " + problem;
 }
 
+/** What may follow a term: a quantifier (YES), nothing to repeat (NO), or a lookbehind's "Invalid quantifier". */
+const YES = 1;
+const NO = 0;
+const LOOKBEHIND = 2;
+
 class Checker {
   at: i32 = 0;
   depth: i32 = 0;
@@ -49,29 +54,30 @@ class Checker {
       const quantifiable = this.term();
       if (this.problem != null) return;
       if (this.quantifier()) {
-        if (!quantifiable) { this.fail("Nothing to repeat"); return; }
+        if (quantifiable == LOOKBEHIND) { this.fail("Invalid quantifier"); return; }
+        if (quantifiable == NO) { this.fail("Nothing to repeat"); return; }
         // A second quantifier has nothing to repeat (`a**`); a lazy `?` was already taken.
         if (this.startsQuantifier()) { this.fail("Nothing to repeat"); return; }
       }
     }
   }
 
-  /** One term; whether a quantifier may follow it. */
-  term(): bool {
+  /** One term; whether a quantifier may follow it (YES, NO, or LOOKBEHIND: never). */
+  term(): i32 {
     const c = this.peek();
     switch (c) {
-      case 0x5e: case 0x24: this.at++; return false; // ^ $
-      case 0x2a: case 0x2b: case 0x3f: this.fail("Nothing to repeat"); return false; // * + ?
+      case 0x5e: case 0x24: this.at++; return NO; // ^ $
+      case 0x2a: case 0x2b: case 0x3f: this.fail("Nothing to repeat"); return NO; // * + ?
       case 0x7b: // {
-        if (this.bracedQuantifier(false)) { this.fail("Nothing to repeat"); return false; }
+        if (this.bracedQuantifier(false)) { this.fail("Nothing to repeat"); return NO; }
         this.at++;
-        return true;
-      case 0x5c: return this.escape();
-      case 0x5b: this.characterClass(); return true;
+        return YES;
+      case 0x5c: return this.escape() ? YES : NO;
+      case 0x5b: this.characterClass(); return YES;
       case 0x28: return this.group();
     }
     this.at++;
-    return true;
+    return YES;
   }
 
   /** After `\`: an assertion (`\b`, `\B`) is not quantifiable. */
@@ -88,28 +94,28 @@ class Checker {
     return true;
   }
 
-  group(): bool {
+  group(): i32 {
     this.at++;
-    let quantifiable = true;
+    let quantifiable = YES;
     if (this.peek() == 0x3f) { // (?
       const k = this.peek(1);
       if (k == 0x3a || k == 0x3d || k == 0x21) { // (?: (?= (?!
         this.at += 2;
       } else if (k == 0x3c && (this.peek(2) == 0x3d || this.peek(2) == 0x21)) { // (?<= (?<!
         this.at += 3;
-        quantifiable = false;
+        quantifiable = LOOKBEHIND;
       } else if (k == 0x3c) { // (?<name>
         this.at += 2;
-        if (!this.groupName()) { this.fail("Invalid capture group name"); return false; }
+        if (!this.groupName()) { this.fail("Invalid capture group name"); return NO; }
       } else {
         this.fail("Invalid group");
-        return false;
+        return NO;
       }
     }
     this.depth++;
     this.disjunction();
-    if (this.problem != null) return false;
-    if (this.peek() != 0x29) { this.fail("Unterminated group"); return false; }
+    if (this.problem != null) return NO;
+    if (this.peek() != 0x29) { this.fail("Unterminated group"); return NO; }
     this.at++;
     this.depth--;
     return quantifiable;

@@ -120,3 +120,44 @@ test("6,000 calls on one instance keep its memory flat (results freed in post-re
   round(500, 1_500);
   assert.equal(plugin.memoryBytes(), settled, `memory grew from ${settled} to ${plugin.memoryBytes()} bytes`);
 });
+
+/**
+ * grep's own pattern check (AssemblyScript has no RegExp) beside V8's: a pattern V8 compiles must
+ * reach the host; one the check refuses must be one V8 refuses, with V8's reason, before any
+ * host call. Patterns only the host refuses still come back as invalid-input (grep.test.ts).
+ */
+const PATTERNS: string[] = [
+  // refused by every engine
+  "(", "(a|b", "a)", "())", "*a", "a**", "+", "?", "a|*", "(?<=a)*", "^*", "\\b+", "[", "[a-", "[z-a]", "[\\x7f-\\x00]",
+  "a{2,1}", "{1}", "x{3}{2}", "\\", "a\\", "(?x)", "(?<1a>x)", "(?<a", "(?<>x)", "$+", "(?<!a){2}",
+  // accepted (Annex B is lenient)
+  "a", "a+?", "a{2,}?", "{", "a{", "a{,3}", "x{a}", "]", "}", "[]]", "[^]", "[\\d-z]", "[a-\\d]", "[-a]", "[a-]", "\\k", "\\c", "\\cJ",
+  "\\u12", "\\x4", "\\8", "\\1(a)", "(?=a)*", "(?!a)+", "(?:a|b)*", "(?<n>a)\\k<n>", "(?<é>x)", "[\\u0041-\\u005a]", "[\\101-\\132]", "[\\b-\\n]",
+  "function\\s+main", "^\\s*import .* from ['\"](.+)['\"];?$", "\\$\\{[^}]+\\}", "a|", "|", "(|)", "(?<=\\$)\\d+(?:\\.\\d\\d)?",
+];
+
+test("grep's pattern check refuses only what V8 refuses, and all of the table V8 refuses", async () => {
+  const plugin = await filesPlugin();
+  for (const pattern of PATTERNS) {
+    let v8: string | undefined;
+    try {
+      new RegExp(pattern);
+    } catch (e) {
+      v8 = (e as Error).message;
+    }
+    plugin.host.calls.length = 0;
+    let refused: { tag: string; val: string } | undefined;
+    try {
+      plugin.tools.call("grep", JSON.stringify({ pattern }));
+    } catch (e) {
+      refused = (e as { payload: { tag: string; val: string } }).payload;
+    }
+    if (v8 === undefined) {
+      assert.equal(refused, undefined, `${pattern}: V8 compiles it, the plugin refused it: ${JSON.stringify(refused)}`);
+      assert.equal(plugin.host.calls.length, 1, `${pattern}: reached the host`);
+    } else {
+      assert.deepEqual(refused, { tag: "invalid-input", val: `pattern "${pattern}": is not a valid regular expression: ${v8}` }, pattern);
+      assert.deepEqual(plugin.host.calls, [], `${pattern}: refused before any host call`);
+    }
+  }
+});

@@ -1,7 +1,8 @@
 /**
- * Loads plugin source the way the guest runs it, minus the WASM: esbuild bundles it with its
- * `clawhive:*` imports left as `require` calls, and each instance gets its own host imports,
- * as a real instance is bound to its own host. No global state is shared between instances.
+ * `instantiate` loads TypeScript plugin source the way the guest runs it, minus the WASM: esbuild
+ * bundles it with its `clawhive:*` imports left as `require` calls, and each instance gets its own
+ * host imports, as a real instance is bound to its own host. No global state is shared between
+ * instances. The files plugin is AssemblyScript: `filesPlugin` instantiates its real component.
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
