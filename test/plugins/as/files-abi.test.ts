@@ -161,3 +161,16 @@ test("grep's pattern check refuses only what V8 refuses, and all of the table V8
     }
   }
 });
+
+test("write_file and edit_file write a lone surrogate as TextEncoder does (U+FFFD), so the file reads back as text", async () => {
+  const plugin = await filesPlugin({ "/work/e.txt": "ab" });
+  const cases: [string, string][] = [["a\ud800b", "a\ufffdb"], ["\udc00", "\ufffd"], ["x\ud83d", "x\ufffd"], ["ok \ud83d\ude00", "ok \ud83d\ude00"]];
+  for (const [content, stored] of cases) {
+    const out = JSON.parse(plugin.tools.call("write_file", JSON.stringify({ path: "/work/s.txt", content })));
+    assert.equal(plugin.files["/work/s.txt"], stored);
+    assert.equal(out.bytes, new TextEncoder().encode(content).length);
+    assert.equal(JSON.parse(plugin.tools.call("read_file", '{"path":"/work/s.txt"}')).content, stored);
+  }
+  JSON.parse(plugin.tools.call("edit_file", JSON.stringify({ path: "/work/e.txt", old_text: "a", new_text: "\ud800" })));
+  assert.equal(plugin.files["/work/e.txt"], "\ufffdb");
+});
