@@ -174,3 +174,15 @@ test("write_file and edit_file write a lone surrogate as TextEncoder does (U+FFF
   JSON.parse(plugin.tools.call("edit_file", JSON.stringify({ path: "/work/e.txt", old_text: "a", new_text: "\ud800" })));
   assert.equal(plugin.files["/work/e.txt"], "\ufffdb");
 });
+
+test("log.write: each level and the message (non-ASCII, empty, long) lowered as given", async () => {
+  const lines: [string, string][] = [];
+  const probe = await loadComponent(join(PROJECT_ROOT, "test/plugins/as-log-probe"), {
+    "clawhive:host/log": { write: (level: string, message: string) => void lines.push([level, message]) },
+  });
+  const sent: [string, string][] = [["debug", "d"], ["info", "héllo 😀"], ["warn", ""], ["error", "x".repeat(100_000)]];
+  for (const [level, message] of sent) {
+    assert.deepEqual(JSON.parse(probe.tools.call("say", JSON.stringify({ level, message }))), { chars: message.length });
+  }
+  assert.deepEqual(lines, sent);
+});
