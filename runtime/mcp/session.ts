@@ -17,6 +17,7 @@ import type { ToolCallOutcome } from "../runs/types.js";
 import { awaitDecision } from "./approval.js";
 import { errorResult, okResult } from "./results.js";
 import { mcpTools, resolveMcpToolName } from "./tool-list.js";
+import { toolsVersion } from "./tools-version.js";
 import { progressReporter, type CallExtra } from "./progress.js";
 import { traceMcpServer } from "../telemetry/mcp-server-spans.js";
 import { runSpanContext } from "../telemetry/run-log-fields.js";
@@ -50,6 +51,8 @@ export class McpSession {
   /** Undefined until `start()`: a session nobody initialized writes nothing. */
   #run: Run | undefined;
   #toolsKey = "";
+  /** The store's `toolsVersion` when plugins and pins were last loaded; "" until then. */
+  #seen = "";
   #queue: Promise<unknown> = Promise.resolve();
   #pending = 0;
   #watch: NodeJS.Timeout | undefined;
@@ -93,8 +96,11 @@ export class McpSession {
   /** Starts the session's first Run (once); refused for an agent whose plugins are missing. */
   async start(): Promise<void> {
     if (this.#run !== undefined || this.#closed) return;
+    // Read before the run starts (startRun reloads plugins and pins), so nothing slips between.
+    const seen = await toolsVersion(this.#runtime.store, this.#options.agent);
     this.#run = await startSessionRun(this.#runtime, this.#options);
     this.#toolsKey = await toolsKey(this.#runtime, this.#options.agent);
+    this.#seen = seen;
     if ((this.#options.watchMs ?? 2000) > 0) {
       this.#watch = setInterval(() => void this.#serial(() => this.#current()).catch(() => undefined), this.#options.watchMs ?? 2000);
       this.#watch.unref();
@@ -150,8 +156,13 @@ export class McpSession {
   async #current(): Promise<Run> {
     if (this.#closed) throw new ClawhiveError("mcp_session_closed", "the MCP session is closed");
     const run = this.run;
+    // One statement when nothing changed (the common case); the full reload only when it did.
+    // The version is read before the reload, so a change landing during it is seen next time.
+    const seen = await toolsVersion(this.#runtime.store, this.#options.agent);
+    if (seen === this.#seen) return run;
     await this.#runtime.refreshPlugins();
     await this.#runtime.mcpClient.refresh();
+    this.#seen = seen;
     const key = await toolsKey(this.#runtime, this.#options.agent);
     if (key === this.#toolsKey || run.cancelled) return run;
     if (!run.ended) await run.end("completed");
