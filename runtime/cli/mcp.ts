@@ -49,7 +49,8 @@ export async function mcpCommand(argv: string[]): Promise<number> {
   if (!agent) throw new InvalidInputError("--agent: name the agent whose tools the session serves", { field: "agent" });
   const callTimeout = values["call-timeout"] === undefined ? undefined : Number(values["call-timeout"]);
   if (callTimeout !== undefined && !(Number.isInteger(callTimeout) && callTimeout > 0)) throw new InvalidInputError("--call-timeout: expected milliseconds > 0", { field: "call-timeout" });
-  const runtime = await openRuntime(values);
+  // A server for many calls: its instances are readied while the client initializes.
+  const runtime = await openRuntime(values, { pooled: true });
   try {
     const session = await McpSession.open(runtime, {
       agent,

@@ -108,13 +108,24 @@ export async function openExistingStore(values: Readonly<Record<string, unknown>
   return openStore({ url, ...storeAccess() });
 }
 
+/** What a command adds to the runtime `openRuntime` opens. */
+export interface OpenRuntimeExtra extends Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory" | "pluginDirs" | "continueDecidedRuns" | "adoptOrphans"> {
+  /**
+   * Keep the configured pool of ready instances (`sandbox.pool_size`, default 1): for a command
+   * that serves many calls (`mcp serve`), whose first call then finds its instance made while the
+   * client was still starting. A one-shot command makes none it would throw away.
+   */
+  pooled?: boolean;
+}
+
 /**
  * A runtime on the store the flags name (direct mode): the data dir, store and agents folder
  * resolved as every command does, the sandbox as the configuration sets it (file and
- * `CLAWHIVE_*` variables, as `serve` reads them) but with no pooled instances (a command makes
- * few), progress on stderr.
+ * `CLAWHIVE_*` variables, as `serve` reads them) but with no pooled instances unless `pooled`
+ * (a command makes few), progress on stderr.
  */
-export async function openRuntime(values: Readonly<Record<string, unknown>>, extra: Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory" | "pluginDirs" | "continueDecidedRuns" | "adoptOrphans"> = {}): Promise<Runtime> {
+export async function openRuntime(values: Readonly<Record<string, unknown>>, options: OpenRuntimeExtra = {}): Promise<Runtime> {
+  const { pooled = false, ...extra } = options;
   const { authToken, timeoutMs } = storeAccess();
   const [{ Runtime }, { commandSettings }] = await Promise.all([import("../runtime.js"), import("./command-config.js")]);
   // Its model calls and traces go where the configuration says (command-config.ts).
@@ -127,7 +138,7 @@ export async function openRuntime(values: Readonly<Record<string, unknown>>, ext
     ...(authToken === undefined ? {} : { storeAuthToken: authToken }),
     ...(timeoutMs === undefined ? {} : { storeTimeoutMs: timeoutMs }),
     agentsDir: resolveAgentsDir(values),
-    sandbox: { ...settings.sandbox, poolSize: 0 },
+    sandbox: pooled ? settings.sandbox : { ...settings.sandbox, poolSize: 0 },
     onProgress: progress,
     ...extra,
   }).finally(() => progress.stop());
