@@ -111,9 +111,10 @@ export async function openExistingStore(values: Readonly<Record<string, unknown>
 /** What a command adds to the runtime `openRuntime` opens. */
 export interface OpenRuntimeExtra extends Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory" | "pluginDirs" | "continueDecidedRuns" | "adoptOrphans"> {
   /**
-   * Keep the configured pool of ready instances (`sandbox.pool_size`, default 1): for a command
-   * that serves many calls (`mcp serve`), whose first call then finds its instance made while the
-   * client was still starting. A one-shot command makes none it would throw away.
+   * Fill the configured pool of ready instances once (`sandbox.pool_size`, default 1): for a
+   * command serving one session of many calls (`mcp serve`), whose first call then finds its
+   * instance made while the client was still starting. Not refilled: the session's run keeps the
+   * instance it took. A one-shot command makes none it would throw away.
    */
   pooled?: boolean;
 }
@@ -138,7 +139,7 @@ export async function openRuntime(values: Readonly<Record<string, unknown>>, opt
     ...(authToken === undefined ? {} : { storeAuthToken: authToken }),
     ...(timeoutMs === undefined ? {} : { storeTimeoutMs: timeoutMs }),
     agentsDir: resolveAgentsDir(values),
-    sandbox: pooled ? settings.sandbox : { ...settings.sandbox, poolSize: 0 },
+    sandbox: pooled ? { ...settings.sandbox, refillPool: false } : { ...settings.sandbox, poolSize: 0 },
     onProgress: progress,
     ...extra,
   }).finally(() => progress.stop());

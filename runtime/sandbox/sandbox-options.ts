@@ -20,6 +20,7 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedSandboxO
     memoryMaxMb: options.memoryMaxMb ?? 256,
     maxHeapMb: options.maxHeapMb ?? 512,
     poolSize: options.poolSize ?? 1,
+    refillPool: options.refillPool ?? true,
     spinMs: options.spinMs ?? 0.5,
     extismLogLevel: options.extismLogLevel ?? "info",
   };

@@ -127,7 +127,7 @@ export class Sandbox {
     }
     if (!instance) instance = await this.#create(plugin, "call", false);
     instance.bind(binding);
-    this.#pool.refill(plugin, instance.worker);
+    if (this.options.refillPool) this.#pool.refill(plugin, instance.worker);
     return instance;
   }
 

@@ -75,6 +75,12 @@ export interface SandboxOptions {
   /** Unbound instances kept ready per plugin (default 1; 0 disables the pool). */
   poolSize?: number;
   /**
+   * Refill the pool once a call takes an instance from it (default true). False for a process
+   * serving one session (`clawhive mcp serve`): its run keeps the instance it took, so a refill
+   * would make one nobody takes, competing with the session's calls while it is made.
+   */
+  refillPool?: boolean;
+  /**
    * How long the main thread polls for a guest call's reply before parking in
    * `Atomics.waitAsync` (default 0.5 ms; 0 never polls). Trades a little main-thread CPU for
    * tens of µs per call and per host call.

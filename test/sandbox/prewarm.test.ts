@@ -98,3 +98,35 @@ test("an acquire while the pool is being filled takes the instance the fill adds
     await own.close();
   }
 });
+
+test("a sandbox that does not refill its pool leaves it empty after a take; control: the default refills it", async () => {
+  // Control first (the suite's sandbox, default refill): a take is refilled, by itself.
+  await sandbox.prewarm(probe);
+  const started = performance.now();
+  const instance = await sandbox.acquire(probe, { label: "taker", handler });
+  await until(() => sandbox.stats().pooled === 2, "the pool refilled after a take");
+  const refillMs = performance.now() - started;
+  instance.destroy();
+
+  const once = new Sandbox({ workers: 2, callTimeoutMs: 5_000, poolSize: 1, refillPool: false });
+  try {
+    const plugin = await once.load(await buildPlugin(PROBE_PLUGIN, { cacheDir: defaultBuildCacheDir() }));
+    await once.prewarm(plugin);
+    assert.equal(once.stats().pooled, 1, "the pool was filled once");
+    const taken = await once.acquire(plugin, { label: "taker", handler });
+    // Twice the time the control's refill took, and more.
+    await new Promise((resolve) => setTimeout(resolve, 2 * refillMs + 200));
+    assert.equal(once.stats().pooled, 0, "nothing was made after the take");
+    taken.destroy();
+  } finally {
+    await once.close();
+  }
+});
+
+async function until(check: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
