@@ -8,7 +8,7 @@ import { toolCallSubject, type ActiveToolCall } from "./host-context.js";
 import { fencedAudit } from "./fence.js";
 import { ToolExecutor, type Execution } from "./executor.js";
 import { checkToolInput } from "./tool-input.js";
-import { prepareTools, resolveRunTool } from "./run-tool-lookup.js";
+import { compileToolSchemas, resolveRunTool, toolPlugins } from "./run-tool-lookup.js";
 import type { PendingToolCall } from "./records.js";
 import type { ApprovalNeeded, ToolCallOutcome, ToolInfo } from "./types.js";
 import { McpRunCalls, mcpCapability, serverManifest } from "../mcp-client/index.js";
@@ -57,7 +57,15 @@ export class RunToolCalls {
    * instance of each ready (unbound until a call takes it), its tools' input schemas compiled.
    */
   async prepare(): Promise<void> {
-    await this.#executor.prepare(prepareTools(this.#setup.tools));
+    const plugins = toolPlugins(this.#setup.tools);
+    const ready = this.#executor.prepare(plugins);
+    // The schemas compile (the first one ~0.1 s of CPU, the validator's own start) once the
+    // plugins are loaded and their instances are being made off this thread, not before: a
+    // first call waits for its instance, and would wait for the compile too.
+    await Promise.allSettled(plugins.map((name) => this.#services.plugins.get(name)?.load()));
+    await new Promise((resolve) => setImmediate(resolve));
+    compileToolSchemas(this.#setup.tools);
+    await ready;
   }
 
   /** Lets go of the run's instances and MCP servers (a pause, an end). */

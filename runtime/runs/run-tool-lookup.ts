@@ -15,21 +15,22 @@ export function resolveRunTool(tools: readonly ToolInfo[], name: string, agent: 
   throw new NotFoundError(`agent ${agent} has no tool ${name}; its tools: ${tools.map((t) => t.qualifiedName).join(", ") || "none"}`);
 }
 
+/** The plugins of `tools` (an MCP server's tools have none). */
+export function toolPlugins(tools: readonly ToolInfo[]): string[] {
+  return [...new Set(tools.filter((t) => t.mcp === undefined).map((t) => t.plugin))];
+}
+
 /**
- * The plugins of `tools` (an MCP server's tools have none), with each tool's input schema
- * compiled now so its first call does not compile it. A schema that does not compile is refused
- * at the call, with its reason (checkToolInput).
+ * Each plugin tool's input schema compiled now, so its first call does not compile it. A schema
+ * that does not compile is refused at the call, with its reason (checkToolInput).
  */
-export function prepareTools(tools: readonly ToolInfo[]): string[] {
-  const plugins = new Set<string>();
+export function compileToolSchemas(tools: readonly ToolInfo[]): void {
   for (const tool of tools) {
     if (tool.mcp !== undefined) continue;
-    plugins.add(tool.plugin);
     try {
       compileToolSchema(tool.inputSchema, { tool: tool.qualifiedName, installed: true });
     } catch {
       // refused at the call
     }
   }
-  return [...plugins];
 }
