@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, CallToolResultSchema, ListToolsRequestSchema, type CallToolRequest, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { ClawhiveError, NotFoundError } from "../errors.js";
 import type { Runtime } from "../runtime.js";
 import type { Run } from "../runs/run.js";
@@ -123,6 +123,7 @@ export class McpSession {
    */
   async connect(transport: Transport, network: "pipe" | "tcp"): Promise<void> {
     await this.server.connect(transport);
+    setImmediate(primeCallSchemas);
     traceMcpServer(transport, { network, sessionId: () => transport.sessionId ?? this.#ownId, fallbackParent: () => (this.#run === undefined ? undefined : runSpanContext(this.#run.id)) });
   }
 
@@ -233,6 +234,16 @@ export class McpSession {
     await run.resume().catch(() => undefined);
     return errorResult({ kind: end === "timeout" ? "approval-timeout" : "cancelled", message: `approval ${approvalId} was withdrawn: ${reason}` });
   }
+}
+
+/**
+ * The SDK checks every tools/call request (twice) and its result with zod, which compiles a
+ * schema's fast path on its first use (tens of ms): done here, while the client initializes and
+ * the session's instances are made, not on the client's first call.
+ */
+function primeCallSchemas(): void {
+  CallToolRequestSchema.safeParse({ method: "tools/call", params: { name: "t", arguments: { path: "/" } } });
+  CallToolResultSchema.safeParse({ content: [{ type: "text", text: "" }], structuredContent: {}, isError: false });
 }
 
 async function startSessionRun(runtime: Runtime, options: McpSessionOptions): Promise<Run> {
