@@ -15,7 +15,12 @@ export function agentList(s: RuntimeState): AgentManifest[] {
  * A stored agent never shadows a file or code agent of the same name. One that does not pass
  * is reported once and left out: runs of it are refused with its problems (see `agentNamed`).
  */
-export async function refreshAgents(s: RuntimeState): Promise<void> {
+export function refreshAgents(s: RuntimeState): Promise<void> {
+  return s.agentsLook.look();
+}
+
+/** One look at the agents (what `refreshAgents` shares among the callers of a moment). */
+export async function lookAtAgents(s: RuntimeState): Promise<void> {
   const fresh = await s.catalogue.refresh(s.codeAgents);
   for (const p of fresh) s.onProgress?.(`agent not loaded: ${p.file}: ${p.path}: ${p.message}`);
   s.agents = new Map([...s.catalogue.files, ...s.codeAgents]);

@@ -28,10 +28,11 @@ import { kvMigrations } from "../../host-proxies/kv/index.js";
 import { createBackends } from "../runs/backends.js";
 import { defaultSkillsDir, SkillsCache } from "../skills/index.js";
 import { lazyMemoryStore, MEMORY_PLUGIN, MemoryTrust, memoryTrustMigrations } from "../runs/run-memory.js";
-import { agentList, refreshAgents } from "./agents.js";
+import { agentList, lookAtAgents, refreshAgents } from "./agents.js";
 import { abandonRun, claimRun, resumeRun } from "./leases.js";
 import { runLoop } from "./loop.js";
-import { refreshPlugins } from "./plugins.js";
+import { refreshPlugins, syncPlugins } from "./plugins.js";
+import { SharedLook } from "./shared-look.js";
 import { secretValue } from "./secrets.js";
 import { RuntimeState, type RuntimeHooks } from "./state.js";
 
@@ -90,6 +91,8 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     });
     await installOwnPlugins(installer, options.pluginDirs ?? (await pluginSourceDirs()), options.onProgress);
     const runtime = new RuntimeState({ dataDir, mountGuard, sandbox, store, audit, approvals, secrets, clock, installer, agents: new Map(), hooks });
+    runtime.pluginsLook = new SharedLook(() => syncPlugins(runtime));
+    runtime.agentsLook = new SharedLook(() => lookAtAgents(runtime));
     hooks.attach(runtime);
     runtime.onRun = options.onRun;
     runtime.memory = lazyMemoryStore(store, { clock, embeddings: options.memory?.embeddings, secretValue: (name) => secretValue(runtime, name) });

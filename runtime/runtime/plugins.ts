@@ -56,11 +56,10 @@ export async function removePlugin(s: RuntimeState, name: string, options: { by?
  * plugins they started with.
  */
 export function refreshPlugins(s: RuntimeState): Promise<void> {
-  s.pluginsSync ??= syncPlugins(s).finally(() => (s.pluginsSync = undefined));
-  return s.pluginsSync;
+  return s.pluginsLook.look();
 }
 
-async function syncPlugins(s: RuntimeState): Promise<void> {
+export async function syncPlugins(s: RuntimeState): Promise<void> {
   const seen = await s.installer.registry.fingerprint();
   if (seen === s.pluginsSeen) return;
   const installed = await s.installer.registry.list();

@@ -30,6 +30,7 @@ import { defaultSkillsDir, SkillsCache } from "../skills/index.js";
 import { LoopStates, type RunLoop } from "../runs/loop/index.js";
 import type { MemoryStore } from "../memory/index.js";
 import type { MemoryTrust } from "../runs/run-memory.js";
+import type { SharedLook } from "./shared-look.js";
 import type { SpawnResult, SpawnSubAgentOptions } from "../runs/sub-agents.js";
 
 /** One ancestor of a run: a policy layer, and the run it came from. */
@@ -77,7 +78,10 @@ export class RuntimeState {
   installed: InstalledPlugin[] = [];
   /** The registry's fingerprint when `plugins` was last read from it. */
   pluginsSeen = "";
-  pluginsSync: Promise<void> | undefined;
+  /** Looks at the registry (see refreshPlugins); set by createRuntime. */
+  pluginsLook!: SharedLook;
+  /** Looks at the agents folder and table (see refreshAgents); set by createRuntime. */
+  agentsLook!: SharedLook;
   onRun: RuntimeOptions["onRun"];
   onProgress: RuntimeOptions["onProgress"];
   /** Agents from the agents folder and those defined in code (`defineAgent`). */
