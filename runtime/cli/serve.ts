@@ -46,7 +46,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   });
   const config = await loadConfig({ env: process.env, cwd: process.cwd(), flags: values });
   // The server's own log (requests, failures) is structured; the lines below are for the person at the terminal.
-  const logger = createLogger({ ...(config.log.level === undefined ? {} : { level: config.log.level }), ...(config.log.format === undefined ? {} : { format: config.log.format }) });
+  const logger = createLogger({ sync: false, ...(config.log.level === undefined ? {} : { level: config.log.level }), ...(config.log.format === undefined ? {} : { format: config.log.format }) });
   setRuntimeLogger(logger);
   await startTracing({ ...(config.telemetry.otlpEndpoint === undefined ? {} : { otlpEndpoint: config.telemetry.otlpEndpoint }), serviceName: config.telemetry.serviceName, serviceVersion: VERSION });
   const metrics = createRuntimeMetrics(undefined, { processMetrics: true });

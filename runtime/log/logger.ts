@@ -24,6 +24,13 @@ export interface LogOptions {
   readonly format?: LogFormat;
   /** Default stderr (stdout stays the commands' own output). */
   readonly destination?: DestinationStream;
+  /**
+   * Default true: each line is written before the call returns. False (a server's log) queues
+   * lines and writes them together off the caller's path — a line a request, written
+   * synchronously to a pipe, blocked the event loop whenever the reader fell behind — and
+   * writes what is queued when the process exits.
+   */
+  readonly sync?: boolean;
 }
 
 export const REDACTED = "[redacted]";
@@ -67,7 +74,8 @@ export function createLogger(options: LogOptions = {}): Logger {
       },
     },
   };
-  const destination = options.destination ?? (format === "pretty" ? loadPretty()({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, translateTime: "SYS:HH:MM:ss.l" }) : pino.destination({ dest: 2, sync: true }));
+  const sync = options.sync ?? true;
+  const destination = options.destination ?? (format === "pretty" ? loadPretty()({ destination: 2, sync: true, colorize: process.stderr.isTTY === true, translateTime: "SYS:HH:MM:ss.l" }) : stderrDestination(sync));
   return pino(config, destination);
 }
 
@@ -83,6 +91,21 @@ function workFields(logger: Logger): Record<string, string> {
   if (typeof bound.trace_id === "string" && fields.trace_id !== undefined && bound.trace_id !== fields.trace_id) delete fields.span_id;
   for (const key of Object.keys(fields)) if (key in bound) delete fields[key];
   return fields;
+}
+
+/** JSON lines on stderr; an asynchronous one writes what it still holds when the process exits. */
+function stderrDestination(sync: boolean): DestinationStream {
+  const destination = pino.destination({ dest: 2, sync });
+  if (!sync) {
+    process.once("exit", () => {
+      try {
+        destination.flushSync();
+      } catch {
+        // stderr closed under us: nothing left to tell
+      }
+    });
+  }
+  return destination;
 }
 
 /** pino-pretty (and its dependencies) only where a line is pretty: JSON logging never loads it. */
