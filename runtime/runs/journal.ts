@@ -50,11 +50,12 @@ export class RunJournal {
   }
 
   async mark(runId: string, entry: JournalEntry): Promise<void> {
-    await this.#store.execute({
+    // A batch, so that marks of runs in flight together share a commit (GroupedBatches).
+    await this.#store.batch([{
       sql: `INSERT INTO run_journal (run_id, position, since, node) VALUES (?, ?, ?, ?)
             ON CONFLICT (run_id) DO UPDATE SET position = excluded.position, since = excluded.since, node = excluded.node`,
       args: [runId, entry.position, entry.since, entry.node],
-    });
+    }]);
   }
 
   async get(runId: string): Promise<JournalEntry | undefined> {

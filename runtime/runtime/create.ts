@@ -122,7 +122,7 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
       loop: runLoop(runtime, options.modelProvider, options.llm),
       claim: (id, holder) => claimRun(runtime, id, holder.node),
       abandon: (id, end) => abandonRun(runtime, id, end),
-      journal: { store: new RunJournal(store), audit: runtime.audit },
+      journal: { store: new RunJournal(runtime.runWrites), audit: runtime.audit },
       holderGone: (holder) => {
         const parsed = parseNodeId(holder);
         return parsed !== undefined && parsed.host === safeHostname() && !processAlive(parsed.pid);

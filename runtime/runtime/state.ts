@@ -18,7 +18,7 @@ import type { Run } from "../runs/run.js";
 import type { RuntimeOptions } from "../options.js";
 import type { PluginHandle, ToolInfo } from "../runs/types.js";
 import type { Sandbox } from "../sandbox/index.js";
-import type { Clock, Store } from "../store/index.js";
+import { GroupedBatches, type Clock, type Store } from "../store/index.js";
 import type { SecretStore } from "../secrets/index.js";
 import type { SandboxInfo } from "../../host-proxies/shell/index.js";
 import type { McpClient } from "../mcp-client/index.js";
@@ -80,6 +80,8 @@ export class RuntimeState {
   pluginsSeen = "";
   /** Looks at the registry (see refreshPlugins); set by createRuntime. */
   pluginsLook!: SharedLook;
+  /** The store for the writes of runs (see GroupedBatches): records, journal, events. */
+  readonly runWrites: GroupedBatches;
   /** Looks at the agents folder and table (see refreshAgents); set by createRuntime. */
   agentsLook!: SharedLook;
   onRun: RuntimeOptions["onRun"];
@@ -127,12 +129,14 @@ export class RuntimeState {
     this.store = parts.store;
     this.audit = parts.audit;
     this.approvals = parts.approvals;
-    this.records = new RunRecords(parts.store);
+    // Runs in flight share commits: their row, journal and event writes of one turn are one transaction.
+    this.runWrites = new GroupedBatches(parts.store);
+    this.records = new RunRecords(this.runWrites);
     this.secrets = parts.secrets;
     this.clock = parts.clock;
     this.installer = parts.installer;
     this.hooks = parts.hooks;
-    this.events = new RunEventLog(parts.store);
+    this.events = new RunEventLog(this.runWrites);
     this.conversations = new Conversations(parts.store, { now: () => parts.clock.now() });
     this.loopStates = new LoopStates(parts.store, { now: () => parts.clock.now(), node: this.node });
     this.plugins = new Map();

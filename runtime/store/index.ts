@@ -28,3 +28,4 @@ export type {
   StoreKind,
   TransactionMode,
 } from "./types.js";
+export { GroupedBatches } from "./grouped-batches.js";
