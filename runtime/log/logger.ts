@@ -93,19 +93,12 @@ function workFields(logger: Logger): Record<string, string> {
   return fields;
 }
 
-/** JSON lines on stderr; an asynchronous one writes what it still holds when the process exits. */
+/**
+ * JSON lines on stderr. An asynchronous destination is flushed synchronously by pino itself when
+ * the process exits (its `on-exit-leak-free` hook); test/log/async-destination.test.ts holds it to that.
+ */
 function stderrDestination(sync: boolean): DestinationStream {
-  const destination = pino.destination({ dest: 2, sync });
-  if (!sync) {
-    process.once("exit", () => {
-      try {
-        destination.flushSync();
-      } catch {
-        // stderr closed under us: nothing left to tell
-      }
-    });
-  }
-  return destination;
+  return pino.destination({ dest: 2, sync });
 }
 
 /** pino-pretty (and its dependencies) only where a line is pretty: JSON logging never loads it. */
