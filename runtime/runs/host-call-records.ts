@@ -32,13 +32,16 @@ export async function openHostCallRecord(
     const intent: DeferredIntent = audit.deferIntent(subject);
     return { settle: (outcome) => track(audit.appendOutcome(intent, outcome, { defer: true })) };
   }
-  // Fail closed: the ToolCall's intent and this one are durable before the effect, or it does not happen.
-  await options.active?.recorded?.ensure();
+  // Fail closed: the ToolCall's intent and this one are durable before the effect, or it does not
+  // happen. The ToolCall's intent, queued before this one, is written by the same commit (batches
+  // take the queue in order), not by one of its own first.
+  const toolCallIntent = options.active?.recorded?.ensure();
   const intent = await audit.appendIntent(subject, options.guard === undefined ? undefined : { guard: options.guard });
   // Batches commit one after another in order, so every record this ToolCall queued before the
-  // intent has settled by now. One that failed (a read whose records a batch lost) stops the
-  // effect: what was read unrecorded must not leave through it.
-  const lost = records?.failure;
+  // intent has settled by now. One that failed (the ToolCall's intent, in an earlier batch; a
+  // read whose records a batch lost) stops the effect: what was read unrecorded must not leave
+  // through it, and an effect is never made under a ToolCall that is not on record.
+  const lost = (await toolCallIntent?.then(() => undefined, (error: unknown) => error as Error)) ?? records?.failure;
   if (lost !== undefined) {
     track(audit.appendOutcome(intent, { status: "error", error: { code: "audit_write_failed", message: "not made: an earlier record of its ToolCall could not be written" } }));
     throw new AuditError("audit_write_failed", `audit: an earlier record of this ToolCall could not be written, so its effect is not made: ${lost.message}`, { cause: lost });

@@ -132,6 +132,17 @@ describe("an effect's intent precedes the effect", () => {
     await run.end();
   });
 
+  test("a write whose ToolCall's intent cannot be committed does not happen; control: written", async () => {
+    const run = await runtime.startRun({ agent: "reader" });
+    const input = { path: "/w/unrecorded.md", content: "x\n" };
+    const outcome: any = await refusing("kind = 'tool_call' AND status = 'intent'", () => run.callTool("files.write_file", input));
+    assert.equal(outcome.status, "error", JSON.stringify(outcome));
+    await assert.rejects(readFile(join(work, "unrecorded.md")), { code: "ENOENT" });
+    assert.equal((await run.callTool("files.write_file", input)).status, "ok");
+    assert.equal(await readFile(join(work, "unrecorded.md"), "utf8"), "x\n");
+    await run.end();
+  });
+
   test("a write whose intent cannot be committed does not happen; control: written", async () => {
     const run = await runtime.startRun({ agent: "reader" });
     const input = { path: "/w/never.md", content: "x\n" };
