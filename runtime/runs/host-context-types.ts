@@ -57,9 +57,11 @@ export interface HostContextOptions {
   active: () => ActiveToolCall | undefined;
   /**
    * Asked, from the store, right before every effect (a host call above Safe): why the run may
-   * not make it (cancelled on any node, ended), or undefined. Absent: never stopped.
+   * not make it (cancelled on any node, ended), or undefined. Absent: never stopped. `fenced`:
+   * the effect's intent goes with the fence, which asks the store in the intent's own
+   * transaction, so only what this node knows is asked.
    */
-  stopped?: (() => Promise<RunStopped | undefined>) | undefined;
+  stopped?: ((options?: { fenced?: boolean }) => Promise<RunStopped | undefined>) | undefined;
   /**
    * The guard every effect's intent is committed with (see effectGuard): the store refuses the
    * intent, in its own transaction, once the run is cancelled, ended or held by another node.

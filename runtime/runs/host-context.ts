@@ -79,8 +79,10 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     // kv is Safe as a capability, yet its set and delete change what the next run reads.
     const effect = unsafe || riskAbove(decision.risk, "safe") || (call.iface === "kv" && (call.fn === "set" || call.fn === "delete"));
     // A cancel recorded on any node stops the run before its next effect, not only before its
-    // next ToolCall (the store is asked: this node's memory may not know of it).
-    const stopped = effect ? await options.stopped?.() : undefined;
+    // next ToolCall (the store is asked: this node's memory may not know of it). The fence asks
+    // it in the intent's own transaction; an Unsafe effect is also asked about first, so that no
+    // person is asked to approve an effect of a run that may make none.
+    const stopped = effect ? await options.stopped?.({ fenced: !unsafe && options.fence !== undefined }) : undefined;
     if (stopped !== undefined) return { ...(await deny(options, call, request, { capability: request.capability, ...stopped })), capability: request.capability };
     const approved = unsafe ? await options.approveEffect({ active, capability: request.capability, canonical: request.canonical }) : true;
     // No approval can be filed for it (over the size cap): refused, never waited on.

@@ -103,8 +103,11 @@ export interface RunSide {
   setPending(pending: PendingToolCall | null): Promise<void>;
   /** Throws `run_cancelled`, `run_ended` or `run_taken_over` when the store says the run may not go on. */
   stopIfAsked(): Promise<void>;
-  /** Asked before every effect: why the run may make none, else undefined. */
-  stoppedBeforeEffect(): Promise<RunStopped | undefined>;
+  /**
+   * Asked before every effect: why the run may make none, else undefined. `fenced`: the effect's
+   * intent is committed with the fence, so only what this node knows is asked, not the store.
+   */
+  stoppedBeforeEffect(options?: { fenced?: boolean }): Promise<RunStopped | undefined>;
   /** The guard every effect's intent is committed with (see effectGuard). */
   fence(): IntentGuard;
   takenOver(): boolean;

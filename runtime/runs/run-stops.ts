@@ -68,9 +68,12 @@ export class RunStops {
    * (on any node) or has ended, else undefined. A cancel seen here ends the run once the
    * refused call is back.
    */
-  async stoppedBeforeEffect(): Promise<RunStopped | undefined> {
+  async stoppedBeforeEffect(options: { fenced?: boolean } = {}): Promise<RunStopped | undefined> {
     if (this.#state.takenOver) return { reason: "run-taken-over", message: `run ${this.#id} is driven by another node now; no further effect is made here` };
     if (this.#state.cancelled || this.#state.status === "ended") return { reason: "run-cancelled", message: `run ${this.#id} was cancelled or has ended` };
+    // The effect's intent is committed with the fence, which asks the store the same in the
+    // intent's own transaction: a read here would only ask it twice.
+    if (options.fenced === true) return undefined;
     const stopped = await this.#services.records.stopped(this.#id, this.#services.node);
     if (stopped === undefined) return undefined;
     if (stopped === "taken") {

@@ -46,7 +46,7 @@ export class RunToolCalls {
       subject: () => side.subject(),
       emit: (event) => side.emit(event),
       report: side.report,
-      stopped: () => side.stoppedBeforeEffect(),
+      stopped: (options) => side.stoppedBeforeEffect(options),
       fence: () => side.fence(),
       effect: (effect) => side.effects.add(effect),
     });

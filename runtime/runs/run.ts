@@ -65,7 +65,7 @@ export class Run {
       pending: () => this.#state.pending,
       setPending: (pending) => this.#stops.setPending(pending),
       stopIfAsked: () => this.#stops.stopIfAsked(),
-      stoppedBeforeEffect: () => this.#stops.stoppedBeforeEffect(),
+      stoppedBeforeEffect: (options) => this.#stops.stoppedBeforeEffect(options),
       fence: () => this.#stops.fence(),
       takenOver: () => this.#state.takenOver,
       takenOverError: () => this.#stops.takenOverError(),
