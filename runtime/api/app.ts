@@ -6,6 +6,7 @@ import type { Hono } from "hono";
 import type { Runtime } from "../runtime.js";
 import type { ApiEnv } from "./auth/index.js";
 import { createCoreApp, type AppOptions } from "./app-core.js";
+import { mountConsole } from "../console/index.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { runRoutes } from "./routes/runs.js";
 import { runResumeRoutes } from "./routes/run-resume.js";
@@ -20,7 +21,9 @@ export { API_SERVER_OPTIONS, DEFAULT_HOST, type ApiLimits, type AppOptions } fro
 
 /** The HTTP API of a runtime: its resource routes in the frame (middleware, order, errors) `createCoreApp` describes. */
 export function createApp(options: AppOptions): Hono<ApiEnv> {
-  return createCoreApp(options, options.runtime === undefined ? [] : runtimeRoutes(options.runtime, options));
+  const app = createCoreApp(options, options.runtime === undefined ? [] : runtimeRoutes(options.runtime, options));
+  if (options.runtime !== undefined) mountConsole(app, { store: options.runtime.store, clock: options.runtime.clock, tokens: options.tokens });
+  return app;
 }
 
 /** The runtime's resource routes, in the order they are mounted and documented. */
