@@ -46,9 +46,9 @@ export function approvalDetail(a: ApprovalJson, options: { csrf: string; canDeci
   <dt>Created</dt><dd>${when(a.created_at)}</dd>
   <dt>Expires</dt><dd>${when(a.expires_at)}</dd>
 </dl>
-${a.effect ? html`<h2>The exact effect (${t(a.effect.capability)})</h2><pre class="exact" data-label="effect">${j(a.effect.value)}</pre>` : ""}
+${a.effect ? html`<h2>The exact effect (${t(a.effect.capability)})</h2><pre class="exact" data-label="effect">${exactJson(a.effect)}</pre>` : ""}
 <h2>The exact arguments</h2>
-<pre class="exact" data-label="arguments">${j(a.arguments?.value)}</pre>
+<pre class="exact" data-label="arguments">${exactJson(a.arguments)}</pre>
 <p class="meta">sha256 <code>${t(a.arguments?.sha256)}</code></p>
 ${a.decision ? html`<h2>Decision</h2><p>${t(a.decision.decision)}${a.decision.scope ? html` (${t(a.decision.scope)})` : ""} by <code>${t(a.decision.by)}</code> at ${when(a.decision.at)}${a.decision.reason ? html`: <span class="text">${t(a.decision.reason)}</span>` : ""}</p>` : ""}`;
   if (!pending || !options.canDecide) return html`${facts}${pending ? html`<p class="notice">Your role cannot decide approvals.</p>` : ""}`;
@@ -68,4 +68,20 @@ ${choices.map((choice, i) => html`<form method="post" action="${action}" class="
   <label for="deny-reason">Reason</label><input id="deny-reason" name="reason" maxlength="2000" placeholder="why not">
   <button type="submit" class="deny">Deny</button></form>
 </div>`;
+}
+
+/**
+ * The exact value an approval binds, from its JSON text (what its hash covers), indented, with
+ * every unsafe character as a `\u` escape: not the field-by-field inert copy, whose escapes
+ * would read as part of the value.
+ */
+function exactJson(bound: { json?: unknown; value?: unknown } | null | undefined): string {
+  if (typeof bound?.json === "string") {
+    try {
+      return j(JSON.parse(bound.json));
+    } catch {
+      return t(bound.json);
+    }
+  }
+  return j(bound?.value);
 }

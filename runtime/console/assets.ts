@@ -5,10 +5,16 @@ import type { ApiEnv } from "../api/auth/index.js";
  * The console's only script, served from this origin (the CSP allows no inline script). It adds
  * what a plain page cannot: new approvals appearing as they are asked, and a run's events as
  * they happen, both over the API's own Server-Sent Events. Every decision is a plain form that
- * works without it. Event text is put on the page with `textContent`, never parsed as HTML.
+ * works without it. Event text is made inert like the server's (controls and bidi shown as escapes) and put
+ * on the page with `textContent`, never parsed as HTML.
  */
 const SCRIPT = String.raw`"use strict";
 (function () {
+  // The same characters runtime/text/inert.ts escapes: shown as \u{...}, never obeyed (bidi, controls).
+  var UNSAFE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2069\ufeff]/g;
+  function inert(text) {
+    return String(text).replace(UNSAFE, function (c) { return "\\u{" + c.charCodeAt(0).toString(16) + "}"; });
+  }
   function liveApprovals(list) {
     var source = new EventSource("/console/events/approvals");
     var refresh = function () {
@@ -35,7 +41,7 @@ const SCRIPT = String.raw`"use strict";
         var label = document.createElement("strong");
         label.textContent = name;
         var body = document.createElement("code");
-        body.textContent = " " + event.data;
+        body.textContent = " " + inert(event.data);
         item.appendChild(label);
         item.appendChild(body);
         list.appendChild(item);

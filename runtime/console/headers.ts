@@ -18,7 +18,7 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
-/** Headers every console answer carries: CSP, no framing (both spellings), nosniff, no referrer, no cache. */
+/** Headers every console answer carries: CSP, no framing (both spellings), nosniff, no referrer to other sites, no cache. */
 export function consoleHeaders(): MiddlewareHandler {
   return async (c, next) => {
     await next();
@@ -26,7 +26,9 @@ export function consoleHeaders(): MiddlewareHandler {
     h.set("Content-Security-Policy", CONSOLE_CSP);
     h.set("X-Frame-Options", "DENY");
     h.set("X-Content-Type-Options", "nosniff");
-    h.set("Referrer-Policy", "no-referrer");
+    // Not `no-referrer`: under it a browser sends `Origin: null` on a form post (Fetch standard,
+    // "serializing a request origin"), and the Origin check would refuse our own forms.
+    h.set("Referrer-Policy", "same-origin");
     if (!h.has("Cache-Control")) h.set("Cache-Control", "no-store");
   };
 }

@@ -216,7 +216,7 @@ describe("headers", () => {
       assert.equal(page.headers.get("content-security-policy"), CONSOLE_CSP, path);
       assert.equal(page.headers.get("x-frame-options"), "DENY", path);
       assert.equal(page.headers.get("x-content-type-options"), "nosniff", path);
-      assert.equal(page.headers.get("referrer-policy"), "no-referrer", path);
+      assert.equal(page.headers.get("referrer-policy"), "same-origin", path);
       assert.equal(page.headers.get("cache-control"), "no-store", path);
       assert.doesNotMatch(page.text, /<script(?![^>]*\ssrc="\/console\/console\.js")/, `${path}: the one script is the external file`);
       assert.doesNotMatch(page.text, /<[a-z][^>]*\s(style|on[a-z]+)=/i, `${path}: no inline style or handler`);
