@@ -92,6 +92,12 @@ const ApprovalsSchema = strictObject({
     v.description("default scope of an approval of a Guarded ToolCall: ask = this call only (once), run = the rest of the run"),
   ),
   expiry_minutes: v.optional(int(1, 10_080), 60),
+  unsafe_patterns: v.pipe(
+    v.optional(v.array(ToolRefSchema), () => []),
+    v.description(
+      "Unsafe tools whose effects a person may approve by pattern (e.g. shell.exec of git diff *) rather than one at a time; absent, every Unsafe effect is approved once",
+    ),
+  ),
   raise_risk: v.optional(v.array(strictObject({ tool: ToolRefSchema, to: RiskSchema })), () => []),
   lower_risk: v.pipe(
     v.optional(v.array(strictObject({ tool: ToolRefSchema, to: RiskSchema, acknowledged: v.optional(v.boolean()) })), () => []),

@@ -14,7 +14,7 @@ import { scheduleRoutes } from "./routes/schedules.js";
 import { skillRoutes } from "./routes/skills.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { webhookRoutes } from "./routes/webhooks.js";
-import { AgentCatalog, agentRoutes, approvalRoutes, auditRoutes, pluginRoutes, secretRoutes, toolRoutes } from "./routes/index.js";
+import { AgentCatalog, agentRoutes, approvalRoutes, approvalPatternRoutes, auditRoutes, pluginRoutes, secretRoutes, toolRoutes } from "./routes/index.js";
 import type { ApiRoute } from "./routes/index.js";
 
 export { API_SERVER_OPTIONS, DEFAULT_HOST, type ApiLimits, type AppOptions } from "./app-core.js";
@@ -40,6 +40,7 @@ function runtimeRoutes(runtime: Runtime, options: AppOptions): ApiRoute[] {
       ...(options.onApprovalDecided === undefined ? {} : { onApprovalDecided: options.onApprovalDecided }),
       ...(options.log === undefined ? {} : { log: options.log }),
     }),
+    ...approvalPatternRoutes(runtime),
     ...auditRoutes(runtime, options.runOwner === undefined ? {} : { runOwner: options.runOwner }),
     ...secretRoutes(runtime),
     ...scheduleRoutes(runtime.scheduler),

@@ -233,12 +233,21 @@ export class ToolExecutor {
   }
 
   /** An Unsafe effect runs only on its own single-use approval; else one is requested. */
-  async #approveEffect(slot: Slot, effect: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }): Promise<boolean | Denial> {
+  async #approveEffect(slot: Slot, effect: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }): Promise<boolean | string | Denial> {
     const effectHash = argsHash(effect.canonical);
     const granted = await this.#services.approvals.consumeEffect({ runId: this.#setup.id, tool: effect.active.qualifiedName, capability: effect.capability, effectHash });
     if (granted) {
       this.#hooks.report.approval({ id: granted.id, kind: granted.kind, tool: granted.tool, outcome: "approved" });
       return true;
+    }
+    // A standing pattern, only where the manifest opens this Unsafe tool to patterns; the audit
+    // record of the host call names it (`pattern:<id>`).
+    if (this.#setup.agent.approvals.unsafe_patterns.includes(effect.active.qualifiedName)) {
+      const pattern = await this.#services.approvals.matchPattern({ agent: this.#setup.agent.name, runId: this.#setup.id, kind: "effect", tool: effect.active.qualifiedName, capability: effect.capability, arguments: effect.canonical });
+      if (pattern) {
+        this.#hooks.report.approval({ id: pattern.id, kind: "effect", tool: pattern.tool, outcome: "approved" });
+        return `pattern:${pattern.id}`;
+      }
     }
     if (slot.effectApproval) return false;
     const requested = await this.#services.approvals.request({

@@ -70,7 +70,7 @@ export interface HostContextOptions {
   /** Told of every effect that reached its proxy (its intent is on record). */
   onEffect?: ((active: ActiveToolCall, capability: string) => void) | undefined;
   /** Consumes a matching single-use approval for an Unsafe effect; false when none. */
-  approveEffect: (call: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }) => Promise<boolean | Denial>;
+  approveEffect: (call: { active: ActiveToolCall; capability: string; canonical: Record<string, unknown> }) => Promise<boolean | string | Denial>;
   /** The runtime's mail and calendar backends, with the agent's grants of them. */
   mail?: { backend: MailBackend; grant: GmailResource } | undefined;
   calendar?: { backend: CalendarBackend; calendars: readonly string[] } | undefined;

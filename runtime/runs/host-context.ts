@@ -107,7 +107,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     const durability = effect ? "effect" : durabilityOf(call.iface, call.fn);
     let record;
     try {
-      record = await openHostCallRecord(options.audit, subject(options, call, request, unsafe ? "approved" : null), { durability, active, guard: effect ? options.fence?.() : undefined });
+      record = await openHostCallRecord(options.audit, subject(options, call, request, unsafe ? (typeof approved === "string" ? approved : "approved") : null), { durability, active, guard: effect ? options.fence?.() : undefined });
     } catch (error) {
       if (!fenceRefused(error)) throw error;
       // Cancelled, ended or taken over after the check above: the store refused the intent in

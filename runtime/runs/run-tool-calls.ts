@@ -160,6 +160,7 @@ export class RunToolCalls {
     const active: ActiveToolCall = { tool: calling, qualifiedName: tool.qualifiedName, toolCallId: id, stepId: options.stepId, risk };
     if (refused) return this.#refuse(active, refused.recorded, started, refused.denial, refused.kind);
     let toolApproved = options.toolApproved;
+    let approvalResult = "approved";
     // An MCP server's call is its one effect, made outside any host proxy: Unsafe asks a person
     // before each call as Guarded does (a plugin's Unsafe effects are approved one by one instead).
     if ((risk === "guarded" || (tool.mcp !== undefined && risk === "unsafe")) && !toolApproved) {
@@ -167,17 +168,21 @@ export class RunToolCalls {
       const unreachable = unreachableTool(options.elevation ? { ...this.#setup.layers, elevation: options.elevation } : this.#setup.layers, calling, { input });
       if (unreachable) return this.#refuse(active, input, started, unreachable);
       const approval = await this.#services.approvals.consumeToolCall({ runId: this.#setup.id, stepId: options.stepId, tool: tool.qualifiedName, argsHash: argsHash(input) });
-      if (!approval) {
+      // After the grant allowed it (`unreachable` above): a pattern stands in for a person, never for the grant.
+      const pattern = approval ? undefined : await this.#services.approvals.matchPattern({ agent: this.#setup.agent.name, runId: this.#setup.id, kind: "tool_call", tool: tool.qualifiedName, arguments: input });
+      if (pattern) approvalResult = `pattern:${pattern.id}`;
+      if (!approval && pattern) this.#side.report.approval({ id: pattern.id, kind: "tool_call", tool: pattern.tool, outcome: "approved" });
+      if (!approval && !pattern) {
         const requested = await requestToolApproval(this.#setup, this.#services, this.#side.subject(), active, input, options.context, undefined, this.#side.report.secretsRead());
         if ("message" in requested) return this.#refuse(active, input, started, requested);
         return this.#pause(active, input, started, requested);
       }
-      this.#side.report.approval({ id: approval.id, kind: approval.kind, tool: approval.tool, outcome: "approved" });
+      if (approval) this.#side.report.approval({ id: approval.id, kind: approval.kind, tool: approval.tool, outcome: "approved" });
       toolApproved = true;
     }
     const result = tool.mcp
-      ? await this.#callMcp(tool, active, input, { timeoutMs: options.timeoutMs, approvalResult: toolApproved ? "approved" : null })
-      : await this.#executor.execute(active, input, { elevation: options.elevation, timeoutMs: options.timeoutMs, approvalResult: toolApproved ? "approved" : null, context: options.context });
+      ? await this.#callMcp(tool, active, input, { timeoutMs: options.timeoutMs, approvalResult: toolApproved ? approvalResult : null })
+      : await this.#executor.execute(active, input, { elevation: options.elevation, timeoutMs: options.timeoutMs, approvalResult: toolApproved ? approvalResult : null, context: options.context });
     // Fenced out during the call (its effect was refused): the new holder goes on, not this node.
     if (this.#side.takenOver()) throw this.#side.takenOverError();
     if (result.effectApproval) return this.#pause(active, input, started, result.effectApproval, toolApproved);

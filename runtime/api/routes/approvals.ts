@@ -14,7 +14,10 @@ import type { InternalErrorLog } from "../middleware/index.js";
 import { ID } from "./fields.js";
 import { defineRoute, reply } from "./route.js";
 import type { ApiRoute } from "./route.js";
-import { ApprovalBody, ApprovalPage, type ApprovalSchema } from "../schemas/approvals.js";
+import { ApprovalBody, ApprovalDecidedBody, ApprovalPage, type ApprovalSchema } from "../schemas/approvals.js";
+import { patternChoices } from "../../policy/approvals/index.js";
+import type { AgentManifest } from "../../agents/index.js";
+import { PatternSpecBody, approvalPatternView, expiryOf } from "./approval-patterns.js";
 import { DEFAULT_PAGE, encodeCursor, PAGE_QUERY, timeKey, timeKeyOf } from "./page.js";
 
 /** Called once a decision is stored (not awaited: the approver's answer does not wait for the run). */
@@ -38,7 +41,11 @@ const ListQuery = v.strictObject({
 const Params = v.strictObject({ id: ID });
 const Decision = v.strictObject({
   decision: v.picklist(["approve", "deny"], "expected approve or deny"),
-  scope: v.optional(v.picklist(["once", "run"], "expected once or run")),
+  scope: v.optional(v.picklist(["once", "run", "pattern"], "expected once, run or pattern")),
+  pattern: v.optional(PatternSpecBody),
+  expires_in: v.optional(v.pipe(v.string("expected a duration like 30m, 2h or 1d"), v.maxLength(20))),
+  expires_at: v.optional(v.pipe(v.string("expected an ISO time"), v.maxLength(40))),
+  applies_to: v.optional(v.picklist(["run", "agent"], "expected run or agent")),
   reason: v.optional(v.pipe(v.string("expected text"), v.maxLength(MAX_REASON, `expected at most ${MAX_REASON} characters`))),
 });
 
@@ -47,9 +54,11 @@ const Decision = v.strictObject({
  * They need the approval store and the run records alone: a store opened without a runtime
  * serves them too.
  */
-export function approvalRoutes(runtime: Pick<Runtime, "approvals" | "records">, options: ApprovalRoutesOptions = {}): ApiRoute[] {
+export function approvalRoutes(runtime: Pick<Runtime, "approvals" | "records"> & Partial<Pick<Runtime, "agents">>, options: ApprovalRoutesOptions = {}): ApiRoute[] {
+  const agentOf = (name: string): AgentManifest | undefined => runtime.agents?.().find((a) => a.name === name);
   const view = async (approval: Approval) =>
     approvalView(approval, (await runtime.records.get(approval.runId))?.task ?? null, {
+      agent: agentOf(approval.agent),
       // A sub-agent's approval shows who asked through whom (root first).
       chain: approval.parentRunId === null ? [] : await runChain(runtime.records, approval.runId).catch(() => []),
     });
@@ -99,31 +108,57 @@ export function approvalRoutes(runtime: Pick<Runtime, "approvals" | "records">, 
       tag: "approvals",
       summary: "Approve or deny a pending approval",
       description:
-        "scope `once` (default) covers exactly this call; `run` every later call of the tool in the run (ToolCall approvals only). The decision is recorded with the deciding token's id. A decided or expired approval is 409.",
+        "scope `once` (default) covers exactly this call; `run` every later call of the tool in the run (ToolCall approvals only); `pattern` this call and every later call whose canonical arguments the `pattern` covers (one of `pattern_choices`, or narrower), until `expires_in` / `expires_at`, for the run or (`applies_to: agent`) every run of the agent. A pattern reaching outside the agent's grant, or over an Unsafe effect the manifest does not open to patterns, is 400 naming the field. The decision is recorded with the deciding token's id. A decided or expired approval is 409.",
       roles: ["approver"],
       params: Params,
       body: Decision,
       responses: {
-        200: { description: "decided", schema: ApprovalBody },
+        200: { description: "decided (with the pattern created, for scope pattern)", schema: ApprovalDecidedBody },
+        400: { description: "bad body, or a pattern outside the grant" },
         404: { description: "approval_not_found" },
         409: { description: "approval_not_pending (already decided or used), approval_expired, or approval_withdrawn (its run ended first)" },
       },
       handler: async (c, { params, body }) => {
         if (body.decision === "deny" && body.scope !== undefined) throw new InvalidInputError("body.scope: only an approval has a scope; leave it out to deny", { field: "body.scope" });
         const principal = principalOf(c);
+        if (body.scope === "pattern") {
+          if (body.pattern === undefined) throw new InvalidInputError("body.pattern: scope pattern needs the pattern (one of the approval's pattern_choices)", { field: "body.pattern" });
+          const current = await runtime.approvals.get(params.id);
+          if (current === undefined) throw new ApiError("approval_not_found", `approval ${params.id}: not found`, { status: 404 });
+          const agent = agentOf(current.agent);
+          if (agent === undefined) throw new ConflictError("agent_unknown", `approval ${params.id}: agent ${current.agent} is not loaded here, so a pattern cannot be checked against its grant; approve it once`);
+          let decided: Awaited<ReturnType<typeof runtime.approvals.approveByPattern>>;
+          try {
+            decided = await runtime.approvals.approveByPattern(params.id, {
+              pattern: body.pattern,
+              expiresAt: expiryOf(body, runtime.approvals.now()),
+              appliesTo: body.applies_to ?? "run",
+              by: deciderOf(principal),
+              agent,
+              ...(body.reason === undefined ? {} : { reason: body.reason }),
+            });
+          } catch (error) {
+            throw decideError(error);
+          }
+          notify(options, decided.approval, principal);
+          return reply(c, ApprovalDecidedBody, { approval: await view(decided.approval), pattern: approvalPatternView(decided.pattern) });
+        }
+        for (const extra of ["pattern", "expires_in", "expires_at", "applies_to"] as const) {
+          if (body[extra] !== undefined) throw new InvalidInputError(`body.${extra}: only scope pattern takes a ${extra}`, { field: `body.${extra}` });
+        }
         let decided: Approval;
         try {
           decided = await runtime.approvals.decide(params.id, {
             decision: body.decision,
             by: deciderOf(principal),
-            ...(body.scope === undefined ? {} : { scope: body.scope }),
+            ...(body.scope === undefined ? {} : { scope: body.scope as "once" | "run" }),
             ...(body.reason === undefined ? {} : { reason: body.reason }),
           });
         } catch (error) {
           throw decideError(error);
         }
         notify(options, decided, principal);
-        return reply(c, ApprovalBody, { approval: await view(decided) });
+        return reply(c, ApprovalDecidedBody, { approval: await view(decided) });
       },
     }),
   ];
@@ -153,7 +188,7 @@ function notify(options: ApprovalRoutesOptions, approval: Approval, by: Principa
  * given twice: as values with every string made inert, for showing field by field, and as exact
  * JSON text (`json`) — what the approval's hash covers, with unsafe characters as `\u` escapes.
  */
-export function approvalView(a: Approval, task: string | null, options: { chain?: ReadonlyArray<{ runId: string; agent: string }> } = {}): v.InferInput<typeof ApprovalSchema> {
+export function approvalView(a: Approval, task: string | null, options: { chain?: ReadonlyArray<{ runId: string; agent: string }>; agent?: AgentManifest | undefined } = {}): v.InferInput<typeof ApprovalSchema> {
   return {
     id: a.id,
     kind: a.kind,
@@ -187,6 +222,11 @@ export function approvalView(a: Approval, task: string | null, options: { chain?
     used: { count: a.useCount, last_at: a.usedAt === null ? null : new Date(a.usedAt).toISOString() },
     // What untrusted content the run had read when it asked: an instruction hidden there may be why.
     untrusted_sources: a.untrustedSources.map((s) => inert(s)),
+    // Offered only while it can still be decided, and for an effect only where the manifest opens the tool to patterns.
+    pattern_choices:
+      a.status !== "pending" || (a.kind === "effect" && !(options.agent?.approvals.unsafe_patterns.includes(a.tool) ?? false))
+        ? []
+        : patternChoices(a.tool, a.kind === "effect" ? a.effect : a.input).map((choice) => ({ pattern: { tool: inert(choice.pattern.tool), arguments: { ...choice.pattern.arguments } }, summary: inert(choice.summary) })),
     // Which ToolCalls had read secrets (names only): what they returned may hold one changed.
     secrets_read: a.secretsRead.map((r) => ({ tool_call_id: inert(r.toolCallId), tool: inert(r.tool), secrets: r.secrets.map((s) => inert(s)) })),
   };

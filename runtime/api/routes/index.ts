@@ -14,6 +14,7 @@ export type { AgentCatalogOptions, AgentEntry, AgentOrigin } from "./agent-catal
 export { agentRoutes } from "./agents.js";
 export { toolRoutes } from "./tools.js";
 export { approvalRoutes, approvalView } from "./approvals.js";
+export { approvalPatternRoutes, approvalPatternView } from "./approval-patterns.js";
 export type { ApprovalDecidedHook, ApprovalRoutesOptions } from "./approvals.js";
 export { auditRoutes, MAX_AUDIT_PAGE } from "./audit.js";
 export type { AuditRoutesOptions, RunOwnerLookup } from "./audit.js";

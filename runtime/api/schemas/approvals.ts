@@ -6,6 +6,38 @@ const Exact = {
   json: v.pipe(v.string(), v.description("the exact value as JSON text: what the approval's hash covers")),
 };
 
+/** A pattern over a tool's typed arguments: field path → glob (docs/security.md "Pattern approvals"). */
+export const PatternSpecSchema = v.strictObject({
+  tool: v.string(),
+  arguments: v.pipe(v.record(v.string(), v.string()), v.description("field path (to, path, argv, message.to) → glob; * stays within a path segment, an address's local part or one argv word, ** crosses them")),
+});
+
+export const PatternChoiceSchema = v.strictObject({ pattern: PatternSpecSchema, summary: v.string() });
+
+/** A standing pattern approval. */
+export const ApprovalPatternSchema = v.strictObject({
+  id: v.string(),
+  agent: v.string(),
+  kind: v.picklist(["tool_call", "effect"]),
+  tool: v.string(),
+  capability: v.nullable(v.string()),
+  arguments: v.record(v.string(), v.string()),
+  summary: v.string(),
+  run_id: v.nullable(v.string()),
+  approval_id: v.nullable(v.string()),
+  expires_at: ISO_TIME,
+  created_by: v.string(),
+  created_at: ISO_TIME,
+  revoked_by: v.nullable(v.string()),
+  revoked_at: v.nullable(ISO_TIME),
+  status: v.picklist(["active", "expired", "revoked"]),
+  matched: v.number(),
+  last_matched_at: v.nullable(ISO_TIME),
+});
+
+export const ApprovalPatternBody = v.strictObject({ pattern: ApprovalPatternSchema });
+export const ApprovalPatternPage = v.strictObject({ patterns: v.array(ApprovalPatternSchema), next_cursor: NEXT_CURSOR });
+
 /** An approval as a person deciding it sees it. */
 export const ApprovalSchema = v.strictObject({
   id: v.string(),
@@ -38,6 +70,10 @@ export const ApprovalSchema = v.strictObject({
   ),
   used: v.strictObject({ count: v.number(), last_at: v.nullable(ISO_TIME) }),
   untrusted_sources: v.pipe(v.array(v.string()), v.description("what untrusted content the run had read when it asked")),
+  pattern_choices: v.pipe(
+    v.array(PatternChoiceSchema),
+    v.description("patterns a person may approve instead of this one call, narrowest first; empty for an Unsafe effect unless the agent's approvals.unsafe_patterns lists the tool"),
+  ),
   secrets_read: v.pipe(
     v.array(v.strictObject({ tool_call_id: v.string(), tool: v.string(), secrets: v.array(v.string()) })),
     v.description("the ToolCalls of the run's trace that had read stored secrets when it asked, by secret name: their outputs (and so these arguments) may hold one changed beyond what redaction catches"),
@@ -45,4 +81,5 @@ export const ApprovalSchema = v.strictObject({
 });
 
 export const ApprovalBody = v.strictObject({ approval: ApprovalSchema });
+export const ApprovalDecidedBody = v.strictObject({ approval: ApprovalSchema, pattern: v.optional(ApprovalPatternSchema) });
 export const ApprovalPage = v.strictObject({ approvals: v.array(ApprovalSchema), next_cursor: NEXT_CURSOR });

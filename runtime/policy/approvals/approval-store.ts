@@ -8,6 +8,9 @@ import { decideApproval } from "./decide.js";
 import { changedSince, getApproval, listApprovals, pendingForRun } from "./query.js";
 import { requestApproval } from "./request.js";
 import { approvalMigrations } from "./schema.js";
+import { approveByPattern, type ApprovePatternInput } from "./patterns/approve.js";
+import { getPattern, listPatterns, matchPattern, revokePattern } from "./patterns/store.js";
+import type { ApprovalPattern, ListPatternsOptions, PatternMatch } from "./patterns/store.js";
 import type {
   Approval,
   ApprovalRequestInput,
@@ -74,6 +77,35 @@ export class ApprovalStore {
    */
   decide(id: string, input: DecideInput): Promise<Approval> {
     return decideApproval(this.#ctx, { ...input, id });
+  }
+
+  /** The store's clock: what expiry is measured against. */
+  now(): number {
+    return this.#ctx.clock.now();
+  }
+
+  /** Approves pending approval `id` by a pattern (see `approveByPattern`): the call runs, later ones it covers too. */
+  approveByPattern(id: string, input: ApprovePatternInput): Promise<{ approval: Approval; pattern: ApprovalPattern }> {
+    return approveByPattern(this.#ctx, id, input);
+  }
+
+  /** The active pattern that covers this call (its match counted), or `undefined`. */
+  matchPattern(match: PatternMatch): Promise<ApprovalPattern | undefined> {
+    return matchPattern(this.#ctx, match);
+  }
+
+  getPattern(id: string): Promise<ApprovalPattern | undefined> {
+    return getPattern(this.#ctx, id);
+  }
+
+  /** Newest first. */
+  listPatterns(options: ListPatternsOptions = {}): Promise<ApprovalPattern[]> {
+    return listPatterns(this.#ctx, options);
+  }
+
+  /** Revokes an active pattern: nothing matches it any more. */
+  revokePattern(id: string, by: string): Promise<ApprovalPattern> {
+    return revokePattern(this.#ctx, id, by);
   }
 
   /** The approval that lets this ToolCall run (spending a `once`), or `undefined`. */

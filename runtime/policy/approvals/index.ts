@@ -24,3 +24,6 @@ export type {
   ToolCallApprovalRequest,
   ToolCallMatch,
 } from "./types.js";
+export { patternChoices, summarise, checkWithinGrant, MAX_PATTERN_MS } from "./patterns/index.js";
+export type { ApprovalPattern, ListPatternsOptions, PatternChoice, PatternMatch, PatternSpec, PatternStatus } from "./patterns/index.js";
+export type { ApprovePatternInput } from "./patterns/approve.js";

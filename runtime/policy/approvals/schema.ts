@@ -131,6 +131,36 @@ export const approvalMigrations: readonly Migration[] = [
     // JSON list of {tool_call_id, tool, secrets}: names, never values, shown to the approver.
     statements: ["ALTER TABLE approvals ADD COLUMN secrets_read TEXT NOT NULL DEFAULT '[]'"],
   },
+  {
+    room: "approvals",
+    version: 6,
+    name: "standing approval patterns",
+    // A person's approval of a pattern over a tool's arguments, for one run or for the agent,
+    // until it expires or is revoked. `kind` effect: over an Unsafe tool's host-call arguments
+    // (only where the agent manifest allows it). `approval_id` is the request it was given on.
+    statements: [
+      `CREATE TABLE approval_patterns (
+        id TEXT PRIMARY KEY,
+        agent TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('tool_call', 'effect')),
+        tool TEXT NOT NULL,
+        capability TEXT,
+        arguments TEXT NOT NULL,
+        run_id TEXT,
+        approval_id TEXT,
+        expires_at INTEGER NOT NULL,
+        created_by TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        revoked_by TEXT,
+        revoked_at INTEGER,
+        matched INTEGER NOT NULL DEFAULT 0,
+        last_matched_at INTEGER,
+        CHECK ((kind = 'effect') = (capability IS NOT NULL))
+      ) STRICT`,
+      "CREATE INDEX approval_patterns_lookup ON approval_patterns (agent, tool, kind, expires_at)",
+      "CREATE INDEX approval_patterns_created ON approval_patterns (created_at, id)",
+    ],
+  },
 ];
 
 export const COLUMNS = [
