@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -48,6 +48,7 @@ for (const [name, globs, input, expected] of MATCHES) {
 }
 
 const home = mkdtempSync(join(tmpdir(), "patterns-"));
+mkdirSync(join(home, "ws"));
 const coder = parseAgentManifest(
   `name: pc
 description: pattern test agent
@@ -58,7 +59,7 @@ plugins:
   - { name: mail, version: "*" }
 grants:
   fs.write:
-    mounts: [{ guest: /workspace, host: ${home}, mode: rw }]
+    mounts: [{ guest: /workspace, host: ${home}/ws, mode: rw }]
 `,
   { file: "pc.yaml", baseDir: home },
 );

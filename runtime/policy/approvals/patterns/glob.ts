@@ -22,10 +22,11 @@ export function kindOf(value: string): ValueKind {
   return "text";
 }
 
-/** True when `value` is a resource a pattern must name (a path, an address, a URL). */
+/** True when `value` is a resource a pattern must name (a path, an address, a URL, an argv). */
 export function isResource(value: unknown): boolean {
   if (typeof value === "string") return kindOf(value) !== "text";
-  return Array.isArray(value) && value.some((item) => typeof item === "string" && kindOf(item) !== "text");
+  // A list of words is an argv or a list of recipients: what a call acts on, so it must be named.
+  return Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === "string");
 }
 
 /**
