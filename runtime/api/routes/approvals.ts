@@ -127,11 +127,12 @@ export function approvalRoutes(runtime: Pick<Runtime, "approvals" | "records"> &
           if (current === undefined) throw new ApiError("approval_not_found", `approval ${params.id}: not found`, { status: 404 });
           const agent = agentOf(current.agent);
           if (agent === undefined) throw new ConflictError("agent_unknown", `approval ${params.id}: agent ${current.agent} is not loaded here, so a pattern cannot be checked against its grant; approve it once`);
+          const expiresAt = expiryOf(body, runtime.approvals.now());
           let decided: Awaited<ReturnType<typeof runtime.approvals.approveByPattern>>;
           try {
             decided = await runtime.approvals.approveByPattern(params.id, {
               pattern: body.pattern,
-              expiresAt: expiryOf(body, runtime.approvals.now()),
+              expiresAt,
               appliesTo: body.applies_to ?? "run",
               by: deciderOf(principal),
               agent,
