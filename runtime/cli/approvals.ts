@@ -10,12 +10,16 @@ import { decidedHint, serverFlagOf } from "./hints.js";
 import { field, flagText, inert, jsonOut, jsonText, parseLimit } from "./render.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { approvalFromView, type ApprovalView } from "./views.js";
+import type { ApprovalPatternView, ApprovalView as ApprovalWireView } from "../client/client.js";
 
 export const approvalsHelp = `clawhive approvals — see and decide what runs wait for
 
   clawhive approvals list [--status S] [--run ID] [--limit N] [--json]
   clawhive approvals approve ID [--scope once|run] [--reason TEXT] [--by NAME] [--json]
+  clawhive approvals approve ID --pattern N --for 2h [--applies-to run|agent] [--agents DIR] [--reason TEXT] [--json]
   clawhive approvals deny ID [--reason TEXT] [--by NAME] [--json]
+  clawhive approvals patterns [--agent NAME] [--status active|expired|revoked|all] [--json]
+  clawhive approvals revoke PATTERN_ID [--json]
 
   list:
   --status S        pending (default), approved, denied, expired, used, withdrawn or all
@@ -30,6 +34,10 @@ export const approvalsHelp = `clawhive approvals — see and decide what runs wa
   approve / deny:
   --scope S         once (default): this call only; run: every later call of the tool in the
                     run (ToolCall approvals only; an effect is always once)
+  --pattern N       approve the approval's pattern choice N (listed under 'patterns', narrowest
+                    first): this call runs, and later calls whose canonical arguments it covers
+                    run without asking, until --for runs out (30m, 2h, 1d; at most 30d)
+  --applies-to S    run (default): this run only; agent: every run of the approval's agent
   --reason TEXT     why, kept with the decision
   --by NAME         who decides (default your user name; through a server, the server
                     records the deciding token instead)
@@ -48,7 +56,7 @@ ${STORE_FLAGS_HELP}
   Example:
     clawhive approvals approve apr_0b9e… --scope once --reason "checked the path"`;
 
-const usage = "usage: clawhive approvals list | approve ID | deny ID";
+const usage = "usage: clawhive approvals list | approve ID | deny ID | patterns | revoke PATTERN_ID";
 const STATUSES: readonly ApprovalStatus[] = ["pending", "approved", "denied", "expired", "used", "withdrawn"];
 const DEFAULT_LIMIT = 50;
 
@@ -57,6 +65,8 @@ export async function approvalsCommand(argv: string[]): Promise<number> {
   if (sub === "list") return list(rest);
   if (sub === "approve") return decide("approve", rest);
   if (sub === "deny") return decide("deny", rest);
+  if (sub === "patterns") return listPatterns(rest);
+  if (sub === "revoke") return revoke(rest);
   throw new InvalidInputError(sub === undefined ? usage : `unknown approvals command '${sub}'; ${usage}`);
 }
 
@@ -78,7 +88,7 @@ async function list(argv: string[]): Promise<number> {
   const limit = parseLimit(flagText(values, "limit"), DEFAULT_LIMIT);
   const runId = flagText(values, "run");
   const views = await withClient(values, (client) => client.listApprovals({ status: statusText as ApprovalStatus | "all", ...(runId === undefined ? {} : { runId }), limit }), { storeOnly: true });
-  const found = views.map((view) => ({ approval: approvalFromView(view as ApprovalView), task: view.task }));
+  const found = views.map((view) => ({ approval: approvalFromView(view as ApprovalView), task: view.task, choices: (view as ApprovalWireView).pattern_choices ?? [] }));
   if (values.json) {
     console.log(jsonOut(found.map((f) => f.approval)));
     return 0;
@@ -88,7 +98,10 @@ async function list(argv: string[]): Promise<number> {
     return 0;
   }
   const now = systemClock.now();
-  console.log(found.map(({ approval, task }) => approvalBlock(approval, { now, task }).join("\n")).join("\n\n"));
+  // Numbered as `approve ID --pattern N` takes them, narrowest first.
+  const choiceLines = (choices: ReadonlyArray<{ summary: string }>) =>
+    choices.length === 0 ? [] : field("patterns", choices.map((c, i) => `${i + 1}. ${c.summary}`).join("; "));
+  console.log(found.map(({ approval, task, choices }) => [...approvalBlock(approval, { now, task }), ...choiceLines(choices)].join("\n")).join("\n\n"));
   return 0;
 }
 
@@ -96,7 +109,8 @@ async function decide(decision: ApprovalDecision, argv: string[]): Promise<numbe
   const { values, positionals } = parseCommandArgs(argv, {
     ...STORE_FLAGS,
     ...SERVER_FLAGS,
-    ...(decision === "approve" ? { scope: { type: "string" } } : {}),
+    // --agents: a pattern is checked against its agent's grant, read from the agents folder.
+    ...(decision === "approve" ? { scope: { type: "string" }, pattern: { type: "string" }, for: { type: "string" }, "applies-to": { type: "string" }, agents: { type: "string" } } : {}),
     reason: { type: "string" },
     by: { type: "string" },
     json: { type: "boolean" },
@@ -109,6 +123,13 @@ async function decide(decision: ApprovalDecision, argv: string[]): Promise<numbe
   }
   const scope = scopeText as ApprovalScope | undefined;
   const reason = flagText(values, "reason");
+  if (flagText(values, "pattern") !== undefined) {
+    if (scopeText !== undefined) throw new InvalidInputError("--scope does not combine with --pattern: a pattern is its own scope", { field: "scope" });
+    return approvePattern(id, values, reason);
+  }
+  for (const flag of ["for", "applies-to"]) {
+    if (flagText(values, flag) !== undefined) throw new InvalidInputError(`--${flag} needs --pattern N`, { field: flag });
+  }
   const onServer = (await resolveServer(values)) !== undefined;
   if (onServer && values.by !== undefined) {
     throw new InvalidInputError("--by does not combine with --server: the server records the token that decides; leave --by out", { field: "by" });
@@ -173,4 +194,90 @@ function relative(at: number, now: number): string {
   const ms = Math.abs(at - now);
   const text = ms < 60_000 ? `${Math.round(ms / 1000)}s` : ms < 3_600_000 ? `${Math.round(ms / 60_000)}m` : ms < 172_800_000 ? `${Math.round(ms / 3_600_000)}h` : `${Math.round(ms / 86_400_000)}d`;
   return at >= now ? `in ${text}` : `${text} ago`;
+}
+
+/** `approve ID --pattern N --for 2h`: the approval's choice N, through the API (a server, or this store's runtime, which knows the agent's grant). */
+async function approvePattern(id: string, values: Readonly<Record<string, unknown>>, reason: string | undefined): Promise<number> {
+  const n = Number(flagText(values, "pattern"));
+  if (!Number.isInteger(n) || n < 1) throw new InvalidInputError(`--pattern ${flagText(values, "pattern") ?? ""}: expected the number of a pattern choice (1, 2, …)`, { field: "pattern" });
+  const expires = flagText(values, "for");
+  if (expires === undefined) throw new InvalidInputError("--pattern needs --for DURATION (30m, 2h, 1d): a pattern approval always expires", { field: "for" });
+  const appliesTo = flagText(values, "applies-to") ?? "run";
+  if (appliesTo !== "run" && appliesTo !== "agent") throw new InvalidInputError(`--applies-to ${appliesTo}: expected run or agent`, { field: "applies-to" });
+  if (values.by !== undefined) throw new InvalidInputError("--by does not combine with --pattern: the decision is recorded under the runtime's user or the server's token", { field: "by" });
+  let done: { approval: ApprovalWireView; pattern: ApprovalPatternView; next: string };
+  try {
+    done = await withClient(values, async (client) => {
+      const view = await client.getApproval(id);
+      const choice = view.pattern_choices[n - 1];
+      if (choice === undefined) {
+        throw new InvalidInputError(`--pattern ${n}: approval ${id} offers ${view.pattern_choices.length === 0 ? "no pattern (an Unsafe effect is approved once unless its agent's approvals.unsafe_patterns lists the tool)" : `patterns 1 to ${view.pattern_choices.length}`}`, { field: "pattern" });
+      }
+      const decided = await client.approveByPattern(id, { decision: "approve", pattern: choice.pattern, expires_in: expires, applies_to: appliesTo, ...(reason === undefined ? {} : { reason }) });
+      return { ...decided, next: decidedHint(decided.approval.run_id, "approve", serverFlagOf(client)) };
+    }, { existing: true });
+  } catch (error) {
+    if (error instanceof ServerError && (error.status === 404 || error.status === 409 || error.field === "path.id")) {
+      console.error(`clawhive: ${inert(error.field === "path.id" ? `approval ${id}: not found` : error.message)}`);
+      return 1;
+    }
+    throw error;
+  }
+  if (values.json) {
+    console.log(jsonOut({ approval: done.approval, pattern: done.pattern }));
+    return 0;
+  }
+  const p = done.pattern;
+  console.log(inert(`approved ${done.approval.id} by pattern ${p.id}: ${p.summary}, ${p.run_id === null ? `every run of ${p.agent}` : `run ${p.run_id}`}, until ${p.expires_at}`, { newlines: false }));
+  console.log(inert(done.next, { newlines: false }));
+  return 0;
+}
+
+const PATTERN_STATUSES = ["active", "expired", "revoked", "all"] as const;
+
+async function listPatterns(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, agent: { type: "string" }, status: { type: "string" }, limit: { type: "string" }, json: { type: "boolean" } });
+  if (positionals.length > 0) throw new InvalidInputError(`approvals patterns takes no arguments, got ${positionals.join(" ")}; ${usage}`);
+  const status = flagText(values, "status") ?? "active";
+  if (!(PATTERN_STATUSES as readonly string[]).includes(status)) throw new InvalidInputError(`--status ${status}: expected one of ${PATTERN_STATUSES.join(", ")}`, { field: "status" });
+  const agent = flagText(values, "agent");
+  const limit = parseLimit(flagText(values, "limit"), DEFAULT_LIMIT);
+  const found = await withClient(values, (client) => client.listApprovalPatterns({ status: status as (typeof PATTERN_STATUSES)[number], limit, ...(agent === undefined ? {} : { agent }) }), { storeOnly: true });
+  if (values.json) {
+    console.log(jsonOut(found));
+    return 0;
+  }
+  if (found.length === 0) {
+    console.error(`no ${status === "all" ? "" : `${status} `}approval patterns${agent === undefined ? "" : ` of agent ${inert(agent)}`}`);
+    return 0;
+  }
+  console.log(found.map(patternBlock).join("\n\n"));
+  return 0;
+}
+
+function patternBlock(p: ApprovalPatternView): string {
+  const lines = [inert(`${p.id}  ${p.status}  ${p.summary}`, { newlines: false })];
+  lines.push(...field("agent", p.agent), ...field("applies to", p.run_id === null ? "every run of the agent" : `run ${p.run_id}`));
+  lines.push(...field("expires", p.expires_at), ...field("created", `${p.created_at} by ${p.created_by}`), ...field("matched", String(p.matched)));
+  if (p.revoked_at !== null) lines.push(...field("revoked", `${p.revoked_at} by ${p.revoked_by ?? "?"}`));
+  return lines.join("\n");
+}
+
+async function revoke(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, json: { type: "boolean" } });
+  const [id, ...extra] = positionals;
+  if (id === undefined || id === "" || extra.length > 0) throw new InvalidInputError("usage: clawhive approvals revoke PATTERN_ID");
+  let revoked: ApprovalPatternView;
+  try {
+    revoked = await withClient(values, (client) => client.revokeApprovalPattern(id), { storeOnly: true });
+  } catch (error) {
+    if (error instanceof ServerError && (error.status === 404 || error.status === 409 || error.field === "path.id")) {
+      console.error(`clawhive: ${inert(error.field === "path.id" ? `approval pattern ${id}: not found` : error.message)}`);
+      return 1;
+    }
+    throw error;
+  }
+  if (values.json) console.log(jsonOut(revoked));
+  else console.log(inert(`revoked ${revoked.id}: ${revoked.summary}; no later call matches it`, { newlines: false }));
+  return 0;
 }

@@ -6,7 +6,7 @@
  * answer, a refusal and its error code are the same whichever is used.
  */
 import type * as v from "valibot";
-import type { ApprovalSchema } from "../api/schemas/approvals.js";
+import type { ApprovalPatternSchema, ApprovalSchema } from "../api/schemas/approvals.js";
 import type { AuditRecordSchema, VerifyBody } from "../api/schemas/audit.js";
 import type { AgentDetailSchema, AgentPut, AgentSummarySchema, AgentValidation, PluginDetailSchema, PluginInstalled, PluginSummarySchema, SecretSchema, ToolSchema } from "../api/schemas/resources.js";
 import type { FiringSchema, ScheduleSchema } from "../api/schemas/resources.js";
@@ -16,6 +16,16 @@ import type { PluginSourceOptions } from "./plugin-upload.js";
 import { segment, type ApiClient, type Query, type RequestOptions, type StreamedEvent } from "./transport.js";
 
 export type ApprovalView = v.InferInput<typeof ApprovalSchema>;
+export type ApprovalPatternView = v.InferInput<typeof ApprovalPatternSchema>;
+/** A decision: `once` / `run`, or a pattern with its expiry (`POST /v1/approvals/:id`). */
+export interface ApprovalDecisionInput {
+  decision: "approve" | "deny";
+  scope?: "once" | "run" | "pattern";
+  reason?: string;
+  pattern?: { tool: string; arguments: Record<string, string> };
+  expires_in?: string;
+  applies_to?: "run" | "agent";
+}
 export type RunView = v.InferInput<typeof RunSchema>;
 export type OutcomeView = v.InferInput<typeof OutcomeSchema>;
 export type SubmitRunBody = v.InferInput<typeof SubmitRunSchema>;
@@ -58,7 +68,11 @@ export interface ClawhiveClient {
   /** Newest first; default the pending ones, at most `limit` (default 50). */
   listApprovals(query?: { status?: ApprovalStatusFilter; runId?: string; limit?: number }): Promise<ApprovalView[]>;
   getApproval(id: string): Promise<ApprovalView>;
-  decideApproval(id: string, decision: { decision: "approve" | "deny"; scope?: "once" | "run"; reason?: string }): Promise<ApprovalView>;
+  decideApproval(id: string, decision: ApprovalDecisionInput): Promise<ApprovalView>;
+  /** Decides by pattern: the approval and the pattern it created. */
+  approveByPattern(id: string, decision: ApprovalDecisionInput): Promise<{ approval: ApprovalView; pattern: ApprovalPatternView }>;
+  listApprovalPatterns(query?: { agent?: string; status?: ApprovalPatternView["status"] | "all"; limit?: number }): Promise<ApprovalPatternView[]>;
+  revokeApprovalPattern(id: string): Promise<ApprovalPatternView>;
   listRuns(query?: { status?: RunView["status"]; limit?: number }): Promise<RunView[]>;
   getRun(id: string): Promise<RunView>;
   /** Starts a run; `wait`: answers once it has ended or waits for a person. */
@@ -149,8 +163,20 @@ export class ApiClawhiveClient implements ClawhiveClient {
     return (await this.api.get<{ approval: ApprovalView }>(`/v1/approvals/${segment(id)}`)).approval;
   }
 
-  async decideApproval(id: string, decision: { decision: "approve" | "deny"; scope?: "once" | "run"; reason?: string }): Promise<ApprovalView> {
+  async decideApproval(id: string, decision: ApprovalDecisionInput): Promise<ApprovalView> {
     return (await this.api.request<{ approval: ApprovalView }>("POST", `/v1/approvals/${segment(id)}`, { json: decision })).approval;
+  }
+
+  async approveByPattern(id: string, decision: ApprovalDecisionInput): Promise<{ approval: ApprovalView; pattern: ApprovalPatternView }> {
+    return this.api.request<{ approval: ApprovalView; pattern: ApprovalPatternView }>("POST", `/v1/approvals/${segment(id)}`, { json: { ...decision, scope: "pattern" } });
+  }
+
+  async listApprovalPatterns(query: { agent?: string; status?: ApprovalPatternView["status"] | "all"; limit?: number } = {}): Promise<ApprovalPatternView[]> {
+    return (await this.api.get<{ patterns: ApprovalPatternView[] }>("/v1/approval-patterns", { agent: query.agent, status: query.status, limit: query.limit })).patterns;
+  }
+
+  async revokeApprovalPattern(id: string): Promise<ApprovalPatternView> {
+    return (await this.api.request<{ pattern: ApprovalPatternView }>("DELETE", `/v1/approval-patterns/${segment(id)}`)).pattern;
   }
 
   async listRuns(query: { status?: RunView["status"]; limit?: number } = {}): Promise<RunView[]> {

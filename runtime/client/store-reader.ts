@@ -7,6 +7,7 @@
  */
 import { createCoreApp } from "../api/app-core.js";
 import { approvalRoutes } from "../api/routes/approvals.js";
+import { approvalPatternRoutes } from "../api/routes/approval-patterns.js";
 import { auditRoutes } from "../api/routes/audit.js";
 import { runReadRoutes } from "../api/routes/runs.js";
 import { openAuditLog } from "../audit/index.js";
@@ -32,7 +33,7 @@ export async function storeClient(store: Store, options: StoreClientOptions = {}
     const audit = await openAuditLog(store, { clock });
     // No runtime: no run is live here.
     const reader = { records: new RunRecords(store), approvals, audit, getRun: () => undefined };
-    const routes = [...runReadRoutes(reader), ...approvalRoutes(reader), ...auditRoutes(reader)];
+    const routes = [...runReadRoutes(reader), ...approvalRoutes(reader), ...approvalPatternRoutes(reader), ...auditRoutes(reader)];
     const close = async () => {
       await audit.close();
       if (options.ownsStore) await store.close();
