@@ -135,6 +135,16 @@ test("every route's answers match the document, and every documented JSON answer
   await checked("POST", `/v1/approvals/${approvalId}`, { ...approver, json: { decision: "approve" } });
   await checked("POST", `/v1/approvals/${approvalId}`, { ...approver, json: { decision: "approve" } });
   await checked("POST", `/v1/runs/${paused.id}/cancel`, { token: f.token.admin });
+  // A pattern approval, listed, read and revoked.
+  const patterned = await f.runtime.startRun({ agent, task: "echo by pattern" });
+  const asks = await patterned.callTool("probe.echo", { text: "z" });
+  if (asks.status !== "approval_required") assert.fail(JSON.stringify(asks));
+  const byPattern = await checked("POST", `/v1/approvals/${asks.approval.id}`, { ...approver, json: { decision: "approve", scope: "pattern", pattern: { tool: "probe.echo", arguments: {} }, expires_in: "1h" } });
+  await checked("GET", "/v1/approval-patterns?status=all", approver);
+  await checked("GET", `/v1/approval-patterns/${byPattern.body.pattern.id}`, approver);
+  await checked("DELETE", `/v1/approval-patterns/${byPattern.body.pattern.id}`, approver);
+  await checked("DELETE", `/v1/approval-patterns/${byPattern.body.pattern.id}`, approver);
+  await checked("POST", `/v1/runs/${patterned.id}/cancel`, { token: f.token.admin });
   // Another paused call, decided, continued here and now; once ended, nothing to resume (409).
   const resumable = await f.runtime.startRun({ agent, task: "echo again" });
   const waiting = await resumable.callTool("probe.echo", { text: "y" });
