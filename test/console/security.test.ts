@@ -163,7 +163,12 @@ describe("roles", () => {
     assert.match(page.text, /Approve once/);
     assert.match(page.text, /Approve for this run/);
     assert.match(page.text, /Deny/);
-    assert.doesNotMatch(page.text, /Approve pattern/, "no pattern choice unless the API offers one");
+    // The page offers exactly the pattern choices the API offers for this approval, narrowest first.
+    const answer = await call(f, "GET", `/v1/approvals/${approvalId}`, { token: f.token.approver });
+    const offered = (answer.body as { approval: { pattern_choices: { summary: string }[] } }).approval.pattern_choices;
+    assert.ok(offered.length > 0, "a Guarded write is offered patterns");
+    const shown = page.text.match(/Approve pattern:/g)?.length ?? 0;
+    assert.equal(shown, offered.length, "one pattern form per choice the API offers");
   });
 });
 
