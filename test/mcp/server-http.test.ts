@@ -174,6 +174,8 @@ test("a client token cannot approve through elicitation: its Guarded call waits 
       timeout: 60_000,
     });
     const pending = await waitFor(async () => (await runtime.approvals.list({ status: "pending" })).find((a) => (a.input as { path?: string }).path === "/w/waited.txt"), "the approval is pending");
+    // The progress notice follows the approval's filing; a person decides once the client was told.
+    await waitFor(async () => said.some((m) => m.includes(`waiting for approval ${pending.id}`)) || undefined, `progress names the approval`);
     const decided = await jsonCall(server.base, "POST", `/v1/approvals/${pending.id}`, { token: token.approver, body: { decision: "approve" } });
     assert.equal(decided.status, 200, JSON.stringify(decided.body));
     const result = await calling;
