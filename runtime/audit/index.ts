@@ -6,6 +6,7 @@ export type { AuditedEffect } from "./with-audit.js";
 export { auditMigrations } from "./schema.js";
 export { MODEL_CALL_PROXY } from "./model-call.js";
 export { PLUGIN_EVENT_PROXY } from "./plugin-event.js";
+export { PATTERN_EVENT_PROXY } from "./pattern-event.js";
 export { AuditError } from "./errors.js";
 export type { AuditErrorCode } from "./errors.js";
 export { canonicalJson } from "./json.js";
@@ -34,6 +35,8 @@ export type {
   ModelCallInput,
   ModelCallSummary,
   OutcomeInput,
+  PatternEventInput,
+  PatternEventSummary,
   PluginEventInput,
   PluginEventSummary,
   ToolCallRef,

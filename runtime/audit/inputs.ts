@@ -96,6 +96,46 @@ export interface PluginEventInput {
   readonly message?: string | null;
 }
 
+/**
+ * A standing pattern approval given (`create`) or taken back (`revoke`): one `approval_pattern`
+ * record. A refused creation writes none: nothing was granted and the approval stays pending.
+ */
+export interface PatternEventInput {
+  readonly action: "create" | "revoke";
+  /** The pattern's id (`apt_…`). */
+  readonly id: string;
+  readonly agent: string;
+  readonly kind: "tool_call" | "effect";
+  readonly tool: string;
+  readonly capability?: string | null;
+  /** Field path → glob. */
+  readonly arguments: Readonly<Record<string, string>>;
+  /** Set: the pattern serves this run only; null: every run of the agent. */
+  readonly runId?: string | null;
+  readonly approvalId?: string | null;
+  /** Epoch ms. */
+  readonly expiresAt: number;
+  /** Who created or revoked it. */
+  readonly by: string;
+}
+
+/** A pattern record's arguments, parsed back from the stored JSON. */
+export interface PatternEventSummary {
+  readonly action: string;
+  readonly id: string;
+  readonly agent: string;
+  readonly tool: string;
+  readonly capability: string | null;
+  readonly arguments: Readonly<Record<string, string>>;
+  /** `run` or `agent`. */
+  readonly appliesTo: string;
+  readonly runId: string | null;
+  readonly approvalId: string | null;
+  /** ISO time. */
+  readonly expiresAt: string;
+  readonly by: string;
+}
+
 /** A plugin record's arguments, parsed back from the stored JSON. */
 export interface PluginEventSummary {
   readonly action: string;

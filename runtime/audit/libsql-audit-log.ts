@@ -5,6 +5,7 @@ import { AuditError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
 import type { AppendTicket, ChainedBody, GroupCommitStats } from "./group-commit.js";
 import { modelCallBody } from "./model-call.js";
+import { patternEventBody } from "./pattern-event.js";
 import { pluginEventBody } from "./plugin-event.js";
 import { buildQuery, encodeCursor } from "./query.js";
 import { toRecord, rowToRecord } from "./record.js";
@@ -23,6 +24,7 @@ import type {
   IntentInput,
   ModelCallInput,
   OutcomeInput,
+  PatternEventInput,
   PluginEventInput,
   VerifyOptions,
   VerifyReport,
@@ -122,6 +124,10 @@ export class LibsqlAuditLog implements AuditLog {
 
   appendPluginEvent(event: PluginEventInput): Promise<AuditRecord> {
     return this.#append(() => pluginEventBody(event, this.#context()));
+  }
+
+  appendPatternEvent(event: PatternEventInput): Promise<AuditRecord> {
+    return this.#append(() => patternEventBody(event, this.#context()));
   }
 
   flush(): Promise<void> {

@@ -7,7 +7,7 @@ export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
 const STATUSES: ReadonlySet<string> = new Set<AuditStatus>(["intent", "ok", "error", "denied"]);
-const KINDS: ReadonlySet<string> = new Set<AuditKind>(["tool_call", "host_call", "model_call", "plugin"]);
+const KINDS: ReadonlySet<string> = new Set<AuditKind>(["tool_call", "host_call", "model_call", "plugin", "approval_pattern"]);
 
 /**
  * The page query: filters, then keyset pagination on seq (`seq > cursor` in chain order, `<` when

@@ -1,6 +1,7 @@
 import type { Row } from "../store/index.js";
 import type { JsonValue } from "./json.js";
 import { parseModelCall } from "./model-call.js";
+import { parsePatternEvent } from "./pattern-event.js";
 import { parsePluginEvent } from "./plugin-event.js";
 import { BODY_COLUMNS } from "./schema.js";
 import type { RecordBody } from "./schema.js";
@@ -50,6 +51,7 @@ export function toRecord(chain: { seq: number; prevHash: string; hash: string },
     resultSize: int("result_size"),
     modelCall: body.kind === "model_call" ? parseModelCall(text("args")) : null,
     pluginEvent: body.kind === "plugin" ? parsePluginEvent(text("args")) : null,
+    patternEvent: body.kind === "approval_pattern" ? parsePatternEvent(text("args")) : null,
   };
 }
 

@@ -113,6 +113,22 @@ export const auditMigrations: readonly Migration[] = [
       ...INDEXES_AND_TRIGGERS,
     ],
   },
+  {
+    // The same rebuild again, for pattern approvals created and revoked: rows copied byte for byte.
+    room: "audit",
+    version: 4,
+    name: "audit_records kind allows approval_pattern",
+    statements: [
+      TABLE_V1.replace("CREATE TABLE audit_records (", "CREATE TABLE audit_records_v4 (").replace(
+        "CHECK (kind IN ('tool_call', 'host_call'))",
+        "CHECK (kind IN ('tool_call', 'host_call', 'model_call', 'plugin', 'approval_pattern'))",
+      ),
+      `INSERT INTO audit_records_v4 (${V2_COLUMNS}) SELECT ${V2_COLUMNS} FROM audit_records ORDER BY seq`,
+      "DROP TABLE audit_records",
+      "ALTER TABLE audit_records_v4 RENAME TO audit_records",
+      ...INDEXES_AND_TRIGGERS,
+    ],
+  },
 ];
 
 /** The hashed columns, in insert order: everything but seq, prev_hash and hash. */

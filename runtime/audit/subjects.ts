@@ -5,7 +5,7 @@ import type { JsonValue } from "./json.js";
  * `model_call`: a prompt sent to an LLM provider (one record, written when the call ended).
  * `plugin`: a plugin install, upgrade or removal, allowed or refused, or a compiled build refused at load.
  */
-export type AuditKind = "tool_call" | "host_call" | "model_call" | "plugin";
+export type AuditKind = "tool_call" | "host_call" | "model_call" | "plugin" | "approval_pattern";
 /** `intent`: an allowed effect about to run; `ok`/`error`: its outcome; `denied`: refused, one record. */
 export type AuditStatus = "intent" | "ok" | "error" | "denied";
 export type AuditDecision = "allow" | "deny";

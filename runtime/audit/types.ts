@@ -1,7 +1,7 @@
 import type { JsonValue } from "./json.js";
 import type { Statement } from "../store/index.js";
 import type { AuditDecision, AuditErrorInfo, AuditKind, AuditStatus, Denial, HostCallRef, ToolCallRef } from "./subjects.js";
-import type { DenialInput, IntentInput, ModelCallInput, ModelCallSummary, OutcomeInput, PluginEventInput, PluginEventSummary } from "./inputs.js";
+import type { DenialInput, IntentInput, ModelCallInput, ModelCallSummary, OutcomeInput, PatternEventInput, PatternEventSummary, PluginEventInput, PluginEventSummary } from "./inputs.js";
 
 export type * from "./subjects.js";
 export type * from "./inputs.js";
@@ -43,6 +43,8 @@ export interface AuditRecord {
   readonly modelCall: ModelCallSummary | null;
   /** On a `plugin` record: its arguments, parsed (null on other kinds, or if unreadable). */
   readonly pluginEvent: PluginEventSummary | null;
+  /** On an `approval_pattern` record: its arguments, parsed (null on other kinds, or if unreadable). */
+  readonly patternEvent: PatternEventSummary | null;
 }
 
 export interface AuditQuery {
@@ -174,6 +176,8 @@ export interface AuditLog {
   appendModelCall(call: ModelCallInput): Promise<AuditRecord>;
   /** Records a plugin install, upgrade, removal or refused load as one record; durable before it resolves. */
   appendPluginEvent(event: PluginEventInput): Promise<AuditRecord>;
+  /** Records a pattern approval created or revoked as one record; durable before it resolves. */
+  appendPatternEvent(event: PatternEventInput): Promise<AuditRecord>;
   /** Resolves once every record appended before the call is written (or its batch failed). */
   flush(): Promise<void>;
   /** Sees every record this log appended before the call (it flushes first). */

@@ -1,4 +1,4 @@
-import type { AuditKind, AuditPage, AuditQuery, AuditRecord, AuditStatus, ChainHead, ModelCallSummary, PluginEventSummary, VerifyReport } from "../audit/index.js";
+import type { AuditKind, AuditPage, AuditQuery, AuditRecord, AuditStatus, ChainHead, ModelCallSummary, PatternEventSummary, PluginEventSummary, VerifyReport } from "../audit/index.js";
 import type { ClawhiveClient } from "../client/client.js";
 import { InvalidInputError } from "../errors.js";
 import { parseCommandArgs } from "./args.js";
@@ -44,7 +44,7 @@ const usage = "usage: clawhive audit tail [filters] | clawhive audit verify";
 const DEFAULT_LIMIT = 20;
 const MAX_LIMIT = 1000;
 const STATUSES: readonly AuditStatus[] = ["intent", "ok", "error", "denied"];
-const KINDS: readonly AuditKind[] = ["tool_call", "host_call", "model_call", "plugin"];
+const KINDS: readonly AuditKind[] = ["tool_call", "host_call", "model_call", "plugin", "approval_pattern"];
 
 export async function auditCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -216,6 +216,7 @@ function detail(r: AuditRecord): string {
   if (r.error) parts.push(`error ${r.error.code}: ${r.error.message}`);
   if (r.modelCall) parts.push(modelCallDetail(r.modelCall));
   else if (r.pluginEvent) parts.push(pluginEventDetail(r.pluginEvent));
+  else if (r.patternEvent) parts.push(patternEventDetail(r.patternEvent));
   else if (r.status === "ok" || r.status === "error") parts.push(`(intent #${r.intentSeq ?? "?"})`);
   // Newlines in a message would break the one-record-a-line contract of tail.
   return parts.join(" ").replace(/\s*[\r\n]+\s*/g, " ");
@@ -227,6 +228,13 @@ function pluginEventDetail(event: PluginEventSummary): string {
   const hash = event.sha256 === null ? "" : ` sha256 ${event.sha256.slice(0, 12)}`;
   const publisher = event.publisher === null ? "" : ` publisher ${event.publisher}`;
   return `${event.name}${version}${hash}${publisher} by ${event.by}`;
+}
+
+/** `apt_… argv "git status" every run until 2026-12-07T19:00:00.000Z by cli:alice` */
+function patternEventDetail(event: PatternEventSummary): string {
+  const globs = Object.entries(event.arguments).map(([field, glob]) => `${field} ${JSON.stringify(glob)}`).join(", ");
+  const scope = event.appliesTo === "agent" ? "every run" : `run ${event.runId ?? "?"}`;
+  return `${event.id} ${globs} ${scope} until ${event.expiresAt} by ${event.by}`;
 }
 
 /** What a model call was, never what it said: `claude-x in 1200 out 85 tool_use attempts 2 (3 msgs, 4 tools)`. */

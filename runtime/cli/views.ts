@@ -163,5 +163,5 @@ export { camelKeys };
 
 /** `GET /v1/audit` → `records[]`, as the store keeps them (the capabilities are the grants' own values). */
 export function auditRecordFromView(view: unknown): AuditRecord {
-  return camelKeys<AuditRecord>(view, new Set(["requested_capabilities", "granted_capabilities"]));
+  return camelKeys<AuditRecord>(view, new Set(["requested_capabilities", "granted_capabilities", "arguments"]));
 }

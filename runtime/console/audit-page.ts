@@ -18,7 +18,7 @@ export function auditList(records: readonly RecordJson[], filter: AuditFilter, o
   if (options.next !== null) query.set("cursor", options.next);
   return html`<form method="get" action="/audit" class="filters">
   ${input("run_id", "Run")} ${input("agent", "Agent")} ${input("tool", "Tool", "plugin.tool")}
-  ${select("kind", "Kind", ["tool_call", "host_call", "model_call", "plugin"])}
+  ${select("kind", "Kind", ["tool_call", "host_call", "model_call", "plugin", "approval_pattern"])}
   ${select("status", "Status", ["intent", "ok", "error", "denied"])}
   ${input("since", "Since", "2026-01-01T00:00:00Z")} ${input("until", "Until", "ISO time")}
   ${select("order", "Order", ["desc", "asc"])}

@@ -25,7 +25,7 @@ export interface AuditRoutesOptions {
 export const MAX_AUDIT_PAGE = 500;
 
 const STATUSES: readonly AuditStatus[] = ["intent", "ok", "error", "denied"];
-const KINDS: readonly AuditKind[] = ["tool_call", "host_call", "model_call", "plugin"];
+const KINDS: readonly AuditKind[] = ["tool_call", "host_call", "model_call", "plugin", "approval_pattern"];
 
 /**
  * The log keeps the ids and tool names its writers gave (a run id from another runtime, a tool
@@ -121,7 +121,7 @@ export function auditRoutes(runtime: Pick<Runtime, "audit" | "records">, options
 }
 
 /** Capabilities are the grants' own values: their keys are data. */
-const AUDIT_OPAQUE: ReadonlySet<string> = new Set([...OPAQUE, "requested_capabilities", "granted_capabilities"]);
+const AUDIT_OPAQUE: ReadonlySet<string> = new Set([...OPAQUE, "requested_capabilities", "granted_capabilities", "arguments"]);
 
 /** An audit record in the API's names. */
 export function auditRecordView(record: AuditRecord): v.InferInput<typeof AuditRecordSchema> {
