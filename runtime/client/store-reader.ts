@@ -29,8 +29,8 @@ export async function storeClient(store: Store, options: StoreClientOptions = {}
   const clock = systemClock;
   try {
     await applyMigrations(store, runMigrations, { clock });
-    const approvals = await ApprovalStore.open(store, { clock });
     const audit = await openAuditLog(store, { clock });
+    const approvals = await ApprovalStore.open(store, { clock, audit: (event) => audit.appendPatternEvent(event) });
     // No runtime: no run is live here.
     const reader = { records: new RunRecords(store), approvals, audit, getRun: () => undefined };
     const routes = [...runReadRoutes(reader), ...approvalRoutes(reader), ...approvalPatternRoutes(reader), ...auditRoutes(reader)];

@@ -77,7 +77,7 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     const values = { current: await secrets.values() };
     const audit = await openAuditLog(store, { clock, redaction: { secrets: () => values.current } });
     sandbox.observe(auditUnboundCalls(audit, options.onProgress ? { onError: (error) => options.onProgress!(`audit of an unbound host call: ${error.message}`) } : {}));
-    const approvals = await ApprovalStore.open(store, { clock });
+    const approvals = await ApprovalStore.open(store, { clock, audit: (event) => audit.appendPatternEvent(event) });
     const records = new RunRecords(store);
     const installer = new PluginInstaller({
       registry: new PluginRegistry(store, { clock }),

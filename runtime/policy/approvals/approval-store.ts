@@ -8,6 +8,7 @@ import { decideApproval } from "./decide.js";
 import { changedSince, getApproval, listApprovals, pendingForRun } from "./query.js";
 import { requestApproval } from "./request.js";
 import { approvalMigrations } from "./schema.js";
+import type { PatternEventInput } from "../../audit/index.js";
 import { approveByPattern, type ApprovePatternInput } from "./patterns/approve.js";
 import { getPattern, listPatterns, matchPattern, revokePattern } from "./patterns/store.js";
 import type { ApprovalPattern, ListPatternsOptions, PatternMatch } from "./patterns/store.js";
@@ -33,7 +34,15 @@ export interface ApprovalStoreOptions {
   readonly approvedExpiryMinutes?: number;
   /** Default `apr_` + a random UUID. */
   readonly newId?: () => string;
+  /**
+   * Where a pattern created or revoked is recorded (the audit log's `appendPatternEvent`). When
+   * it fails, a pattern just created is revoked again before the error is passed on: no
+   * standing approval exists that the log does not show.
+   */
+  readonly audit?: PatternAuditSink;
 }
+
+export type PatternAuditSink = (event: PatternEventInput) => Promise<unknown>;
 
 const DEFAULT_EXPIRY_MINUTES = 60;
 const MINUTE_MS = 60_000;
@@ -45,6 +54,7 @@ const MINUTE_MS = 60_000;
  */
 export class ApprovalStore {
   readonly #ctx: ApprovalContext;
+  readonly #audit: PatternAuditSink | undefined;
 
   /** Applies the `approvals` migrations, then returns the store. */
   static async open(store: Store, options: ApprovalStoreOptions): Promise<ApprovalStore> {
@@ -63,6 +73,7 @@ export class ApprovalStore {
       pendingMs: pending * MINUTE_MS,
       approvedMs: approved * MINUTE_MS,
     };
+    this.#audit = options.audit;
   }
 
   /** Files a pending approval, or returns the pending one with the same binding. */
@@ -85,8 +96,17 @@ export class ApprovalStore {
   }
 
   /** Approves pending approval `id` by a pattern (see `approveByPattern`): the call runs, later ones it covers too. */
-  approveByPattern(id: string, input: ApprovePatternInput): Promise<{ approval: Approval; pattern: ApprovalPattern }> {
-    return approveByPattern(this.#ctx, id, input);
+  async approveByPattern(id: string, input: ApprovePatternInput): Promise<{ approval: Approval; pattern: ApprovalPattern }> {
+    const decided = await approveByPattern(this.#ctx, id, input);
+    if (this.#audit !== undefined) {
+      try {
+        await this.#audit(patternEvent("create", decided.pattern, input.by));
+      } catch (error) {
+        await revokePattern(this.#ctx, decided.pattern.id, "runtime: its audit record could not be written").catch(() => undefined);
+        throw error;
+      }
+    }
+    return decided;
   }
 
   /** The active pattern that covers this call (its match counted), or `undefined`. */
@@ -104,8 +124,10 @@ export class ApprovalStore {
   }
 
   /** Revokes an active pattern: nothing matches it any more. */
-  revokePattern(id: string, by: string): Promise<ApprovalPattern> {
-    return revokePattern(this.#ctx, id, by);
+  async revokePattern(id: string, by: string): Promise<ApprovalPattern> {
+    const revoked = await revokePattern(this.#ctx, id, by);
+    await this.#audit?.(patternEvent("revoke", revoked, by));
+    return revoked;
   }
 
   /** The approval that lets this ToolCall run (spending a `once`), or `undefined`. */
@@ -169,4 +191,20 @@ function minutes(value: number, field: string): number {
     throw new InvalidInputError(`${field}: ${value} must be a positive number of minutes`, { field });
   }
   return value;
+}
+
+function patternEvent(action: "create" | "revoke", p: ApprovalPattern, by: string): PatternEventInput {
+  return {
+    action,
+    id: p.id,
+    agent: p.agent,
+    kind: p.kind,
+    tool: p.tool,
+    capability: p.capability,
+    arguments: p.arguments,
+    runId: p.runId,
+    approvalId: p.approvalId,
+    expiresAt: p.expiresAt,
+    by,
+  };
 }
