@@ -36,7 +36,7 @@ export const approvalsHelp = `clawhive approvals — see and decide what runs wa
                     run (ToolCall approvals only; an effect is always once)
   --pattern N       approve the approval's pattern choice N (listed under 'patterns', narrowest
                     first): this call runs, and later calls whose canonical arguments it covers
-                    run without asking, until --for runs out (30m, 2h, 1d; at most 30d)
+                    run without asking, until --for runs out (30m, 2h, 1d, at most 30d; or today: until midnight of the server's time zone)
   --applies-to S    run (default): this run only; agent: every run of the approval's agent
   --reason TEXT     why, kept with the decision
   --by NAME         who decides (default your user name; through a server, the server
@@ -201,11 +201,11 @@ async function approvePattern(id: string, values: Readonly<Record<string, unknow
   const n = Number(flagText(values, "pattern"));
   if (!Number.isInteger(n) || n < 1) throw new InvalidInputError(`--pattern ${flagText(values, "pattern") ?? ""}: expected the number of a pattern choice (1, 2, …)`, { field: "pattern" });
   const expires = flagText(values, "for");
-  if (expires === undefined) throw new InvalidInputError("--pattern needs --for DURATION (30m, 2h, 1d): a pattern approval always expires", { field: "for" });
+  if (expires === undefined) throw new InvalidInputError("--pattern needs --for DURATION (30m, 2h, 1d or today): a pattern approval always expires", { field: "for" });
   const appliesTo = flagText(values, "applies-to") ?? "run";
   if (appliesTo !== "run" && appliesTo !== "agent") throw new InvalidInputError(`--applies-to ${appliesTo}: expected run or agent`, { field: "applies-to" });
   if (values.by !== undefined) throw new InvalidInputError("--by does not combine with --pattern: the decision is recorded under the runtime's user or the server's token", { field: "by" });
-  let done: { approval: ApprovalWireView; pattern: ApprovalPatternView; next: string };
+  let done: { approval: ApprovalWireView; pattern: ApprovalPatternView; expiry?: string; next: string };
   try {
     done = await withClient(values, async (client) => {
       const view = await client.getApproval(id);
@@ -224,11 +224,11 @@ async function approvePattern(id: string, values: Readonly<Record<string, unknow
     throw error;
   }
   if (values.json) {
-    console.log(jsonOut({ approval: done.approval, pattern: done.pattern }));
+    console.log(jsonOut({ approval: done.approval, pattern: done.pattern, ...(done.expiry === undefined ? {} : { expiry: done.expiry }) }));
     return 0;
   }
   const p = done.pattern;
-  console.log(inert(`approved ${done.approval.id} by pattern ${p.id}: ${p.summary}, ${p.run_id === null ? `every run of ${p.agent}` : `run ${p.run_id}`}, until ${p.expires_at}`, { newlines: false }));
+  console.log(inert(`approved ${done.approval.id} by pattern ${p.id}: ${p.summary}, ${p.run_id === null ? `every run of ${p.agent}` : `run ${p.run_id}`}, ${done.expiry ?? `until ${p.expires_at}`}`, { newlines: false }));
   console.log(inert(done.next, { newlines: false }));
   return 0;
 }

@@ -70,7 +70,8 @@ export interface ClawhiveClient {
   getApproval(id: string): Promise<ApprovalView>;
   decideApproval(id: string, decision: ApprovalDecisionInput): Promise<ApprovalView>;
   /** Decides by pattern: the approval and the pattern it created. */
-  approveByPattern(id: string, decision: ApprovalDecisionInput): Promise<{ approval: ApprovalView; pattern: ApprovalPatternView }>;
+  /** `expiry`: when the pattern ends, said for a person (for `today`, the server's zone named). */
+  approveByPattern(id: string, decision: ApprovalDecisionInput): Promise<{ approval: ApprovalView; pattern: ApprovalPatternView; expiry?: string }>;
   listApprovalPatterns(query?: { agent?: string; status?: ApprovalPatternView["status"] | "all"; limit?: number }): Promise<ApprovalPatternView[]>;
   revokeApprovalPattern(id: string): Promise<ApprovalPatternView>;
   listRuns(query?: { status?: RunView["status"]; limit?: number }): Promise<RunView[]>;
@@ -167,8 +168,8 @@ export class ApiClawhiveClient implements ClawhiveClient {
     return (await this.api.request<{ approval: ApprovalView }>("POST", `/v1/approvals/${segment(id)}`, { json: decision })).approval;
   }
 
-  async approveByPattern(id: string, decision: ApprovalDecisionInput): Promise<{ approval: ApprovalView; pattern: ApprovalPatternView }> {
-    return this.api.request<{ approval: ApprovalView; pattern: ApprovalPatternView }>("POST", `/v1/approvals/${segment(id)}`, { json: { ...decision, scope: "pattern" } });
+  async approveByPattern(id: string, decision: ApprovalDecisionInput): Promise<{ approval: ApprovalView; pattern: ApprovalPatternView; expiry?: string }> {
+    return this.api.request<{ approval: ApprovalView; pattern: ApprovalPatternView; expiry?: string }>("POST", `/v1/approvals/${segment(id)}`, { json: { ...decision, scope: "pattern" } });
   }
 
   async listApprovalPatterns(query: { agent?: string; status?: ApprovalPatternView["status"] | "all"; limit?: number } = {}): Promise<ApprovalPatternView[]> {

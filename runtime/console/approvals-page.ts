@@ -6,7 +6,7 @@ import { csrfField, j, risk, t, when, type Html } from "./render.js";
 type ApprovalJson = any;
 
 /** How long a standing pattern lasts, offered when the API offers pattern choices. */
-export const PATTERN_DURATIONS = ["1h", "2h", "8h", "24h"] as const;
+export const PATTERN_DURATIONS = ["1h", "2h", "8h", "today", "24h"] as const;
 
 /** One approval as a card in the list: enough to tell it apart, a link to decide. */
 export function approvalCard(a: ApprovalJson): Html {

@@ -1,6 +1,6 @@
 import * as v from "valibot";
 import { InvalidInputError } from "../../errors.js";
-import { MAX_PATTERN_MS, summarise } from "../../policy/approvals/index.js";
+import { durationExpiry, MAX_PATTERN_MS, summarise, type PatternExpiry } from "../../policy/approvals/index.js";
 import type { ApprovalPattern, PatternStatus } from "../../policy/approvals/index.js";
 import type { Runtime } from "../../runtime.js";
 import { inert } from "../../text/inert.js";
@@ -31,26 +31,21 @@ const ListQuery = v.strictObject({
   ...PAGE_QUERY,
 });
 const Params = v.strictObject({ id: ID });
-const UNIT_MS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A pattern's deadline from `expires_in` (`30m`, `2h`, `1d`) or `expires_at` (ISO); one of them is required. */
-export function expiryOf(body: { expires_in?: string | undefined; expires_at?: string | undefined }, now: number): number {
+/**
+ * A pattern's deadline from `expires_in` (`30m`, `2h`, `1d`, `today`: until the server's local
+ * midnight) or `expires_at` (ISO); one of them is required. `said` is what the reply tells.
+ */
+export function expiryOf(body: { expires_in?: string | undefined; expires_at?: string | undefined }, now: number): PatternExpiry {
   if (body.expires_in !== undefined && body.expires_at !== undefined) throw new InvalidInputError("body.expires_at: give expires_in or expires_at, not both", { field: "body.expires_at" });
-  if (body.expires_in !== undefined) {
-    const m = /^([1-9][0-9]{0,4})([mhd])$/.exec(body.expires_in);
-    if (!m) throw new InvalidInputError(`body.expires_in: ${JSON.stringify(body.expires_in)} is not a duration like 30m, 2h or 1d`, { field: "body.expires_in" });
-    const ms = Number(m[1]) * UNIT_MS[m[2]!]!;
-    if (ms > MAX_PATTERN_MS) throw new InvalidInputError("body.expires_in: a pattern lasts at most 30 days", { field: "body.expires_in" });
-    return now + ms;
-  }
+  if (body.expires_in !== undefined) return durationExpiry(body.expires_in, now, "body.expires_in");
   if (body.expires_at !== undefined) {
     const at = Date.parse(body.expires_at);
     if (!/^\d{4}-\d\d-\d\dT/.test(body.expires_at) || Number.isNaN(at)) throw new InvalidInputError(`body.expires_at: ${JSON.stringify(body.expires_at)} is not an ISO time`, { field: "body.expires_at" });
     if (at <= now) throw new InvalidInputError("body.expires_at: must be in the future", { field: "body.expires_at" });
     if (at - now > MAX_PATTERN_MS) throw new InvalidInputError("body.expires_at: a pattern lasts at most 30 days", { field: "body.expires_at" });
-    return at;
+    return { at, said: `until ${new Date(at).toISOString()}` };
   }
-  throw new InvalidInputError("body.expires_in: a pattern approval needs an expiry (expires_in like 2h, or expires_at)", { field: "body.expires_in" });
+  throw new InvalidInputError("body.expires_in: a pattern approval needs an expiry (expires_in like 2h or today, or expires_at)", { field: "body.expires_in" });
 }
 
 export function approvalPatternView(p: ApprovalPattern): v.InferInput<typeof ApprovalPatternSchema> {

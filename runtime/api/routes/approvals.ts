@@ -43,7 +43,7 @@ const Decision = v.strictObject({
   decision: v.picklist(["approve", "deny"], "expected approve or deny"),
   scope: v.optional(v.picklist(["once", "run", "pattern"], "expected once, run or pattern")),
   pattern: v.optional(PatternSpecBody),
-  expires_in: v.optional(v.pipe(v.string("expected a duration like 30m, 2h or 1d"), v.maxLength(20))),
+  expires_in: v.optional(v.pipe(v.string("expected a duration like 30m, 2h, 1d or today"), v.maxLength(20))),
   expires_at: v.optional(v.pipe(v.string("expected an ISO time"), v.maxLength(40))),
   applies_to: v.optional(v.picklist(["run", "agent"], "expected run or agent")),
   reason: v.optional(v.pipe(v.string("expected text"), v.maxLength(MAX_REASON, `expected at most ${MAX_REASON} characters`))),
@@ -108,7 +108,7 @@ export function approvalRoutes(runtime: Pick<Runtime, "approvals" | "records"> &
       tag: "approvals",
       summary: "Approve or deny a pending approval",
       description:
-        "scope `once` (default) covers exactly this call; `run` every later call of the tool in the run (ToolCall approvals only); `pattern` this call and every later call whose canonical arguments the `pattern` covers (one of `pattern_choices`, or narrower), until `expires_in` / `expires_at`, for the run or (`applies_to: agent`) every run of the agent. A pattern reaching outside the agent's grant, or over an Unsafe effect the manifest does not open to patterns, is 400 naming the field. The decision is recorded with the deciding token's id. A decided or expired approval is 409.",
+        "scope `once` (default) covers exactly this call; `run` every later call of the tool in the run (ToolCall approvals only); `pattern` this call and every later call whose canonical arguments the `pattern` covers (one of `pattern_choices`, or narrower), until `expires_in` (`30m`, `2h`, `1d`, or `today`: until midnight of the server's time zone, named in the reply's `expiry`) / `expires_at`, for the run or (`applies_to: agent`) every run of the agent. A pattern reaching outside the agent's grant, or over an Unsafe effect the manifest does not open to patterns, is 400 naming the field. The decision is recorded with the deciding token's id. A decided or expired approval is 409.",
       roles: ["approver"],
       params: Params,
       body: Decision,
@@ -127,12 +127,12 @@ export function approvalRoutes(runtime: Pick<Runtime, "approvals" | "records"> &
           if (current === undefined) throw new ApiError("approval_not_found", `approval ${params.id}: not found`, { status: 404 });
           const agent = agentOf(current.agent);
           if (agent === undefined) throw new ConflictError("agent_unknown", `approval ${params.id}: agent ${current.agent} is not loaded here, so a pattern cannot be checked against its grant; approve it once`);
-          const expiresAt = expiryOf(body, runtime.approvals.now());
+          const expiry = expiryOf(body, runtime.approvals.now());
           let decided: Awaited<ReturnType<typeof runtime.approvals.approveByPattern>>;
           try {
             decided = await runtime.approvals.approveByPattern(params.id, {
               pattern: body.pattern,
-              expiresAt,
+              expiresAt: expiry.at,
               appliesTo: body.applies_to ?? "run",
               by: deciderOf(principal),
               agent,
@@ -142,7 +142,7 @@ export function approvalRoutes(runtime: Pick<Runtime, "approvals" | "records"> &
             throw decideError(error);
           }
           notify(options, decided.approval, principal);
-          return reply(c, ApprovalDecidedBody, { approval: await view(decided.approval), pattern: approvalPatternView(decided.pattern) });
+          return reply(c, ApprovalDecidedBody, { approval: await view(decided.approval), pattern: approvalPatternView(decided.pattern), expiry: expiry.said });
         }
         for (const extra of ["pattern", "expires_in", "expires_at", "applies_to"] as const) {
           if (body[extra] !== undefined) throw new InvalidInputError(`body.${extra}: only scope pattern takes a ${extra}`, { field: `body.${extra}` });

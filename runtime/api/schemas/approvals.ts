@@ -81,5 +81,9 @@ export const ApprovalSchema = v.strictObject({
 });
 
 export const ApprovalBody = v.strictObject({ approval: ApprovalSchema });
-export const ApprovalDecidedBody = v.strictObject({ approval: ApprovalSchema, pattern: v.optional(ApprovalPatternSchema) });
+export const ApprovalDecidedBody = v.strictObject({
+  approval: ApprovalSchema,
+  pattern: v.optional(ApprovalPatternSchema),
+  expiry: v.optional(v.pipe(v.string(), v.description("scope pattern: when it ends, said for a person (`today`: until midnight of the server's time zone, named)"))),
+});
 export const ApprovalPage = v.strictObject({ approvals: v.array(ApprovalSchema), next_cursor: NEXT_CURSOR });

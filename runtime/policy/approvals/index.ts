@@ -24,6 +24,7 @@ export type {
   ToolCallApprovalRequest,
   ToolCallMatch,
 } from "./types.js";
-export { patternChoices, summarise, checkWithinGrant, MAX_PATTERN_MS } from "./patterns/index.js";
+export { patternChoices, summarise, checkWithinGrant, MAX_PATTERN_MS, DURATION_FORMS, durationExpiry, serverZone } from "./patterns/index.js";
+export type { PatternExpiry } from "./patterns/index.js";
 export type { ApprovalPattern, ListPatternsOptions, PatternChoice, PatternMatch, PatternSpec, PatternStatus } from "./patterns/index.js";
 export type { ApprovePatternInput } from "./patterns/approve.js";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { parseAgentManifest } from "../../../runtime/agents/index.js";
-import { checkWithinGrant, patternChoices } from "../../../runtime/policy/approvals/index.js";
+import { checkWithinGrant, durationExpiry, patternChoices, serverZone } from "../../../runtime/policy/approvals/index.js";
 import { matchArguments } from "../../../runtime/policy/approvals/patterns/glob.js";
 import { InvalidInputError } from "../../../runtime/errors.js";
 
@@ -93,4 +93,31 @@ test("pattern choices: narrowest first, each covering the call it is offered for
   const argv = patternChoices("shell.exec", { argv: ["git", "diff", "README.md"] });
   assert.deepEqual(argv.map((c) => c.pattern.arguments.argv), ["git diff README.md", "git diff *", "git diff **"]);
   assert.deepEqual(patternChoices("files.write_file", { path: "/workspace/../x" }), [], "a non-canonical argument offers nothing");
+});
+
+const NOW = Date.UTC(2026, 10, 22, 12, 30);
+const DURATIONS: Array<[string, number | null]> = [
+  ["30m", NOW + 30 * 60_000],
+  ["2h", NOW + 2 * 3_600_000],
+  ["30d", NOW + 30 * 86_400_000],
+  ["31d", null],
+  ["0h", null],
+  ["2 h", null],
+  ["Today", null],
+  ["tomorrow", null],
+];
+for (const [text, at] of DURATIONS) {
+  test(`pattern duration ${JSON.stringify(text)} → ${at === null ? "400 on the field" : "accepted"}`, () => {
+    if (at !== null) return assert.equal(durationExpiry(text, NOW, "body.expires_in").at, at);
+    assert.throws(() => durationExpiry(text, NOW, "body.expires_in"), (e: unknown) => e instanceof InvalidInputError && e.field === "body.expires_in");
+  });
+}
+
+test("pattern duration today: until the next local midnight of the server's zone, which the answer names", () => {
+  const expected = new Date(NOW);
+  expected.setHours(24, 0, 0, 0);
+  const today = durationExpiry("today", NOW, "body.expires_in");
+  assert.equal(today.at, expected.getTime());
+  assert.ok(today.at > NOW && today.at - NOW <= 24 * 3_600_000);
+  assert.equal(today.said, `until midnight ${serverZone()} (${expected.toISOString()})`);
 });
