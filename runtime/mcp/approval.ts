@@ -5,10 +5,14 @@
  * there. Otherwise the approval waits in `/v1/approvals` like any other, and the call waits for
  * the decision within its deadline. Elicitation goes to the client application's user, never to
  * the model (MCP 2025-11-25, "Elicitation": servers request information from users through the
- * client).
+ * client). Where the approval offers `pattern_choices` (and the session knows the agent's
+ * manifest, whose grant a pattern must stay within), the form offers each of them too, with how
+ * long it lasts and whether it serves this session's run or every run of the agent; choosing one
+ * approves by pattern as `POST /v1/approvals/:id` with `scope: pattern` does (audited alike).
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { Approval, ApprovalStore } from "../policy/approvals/index.js";
+import type { AgentManifest } from "../agents/index.js";
+import { durationExpiry, patternChoices, type Approval, type ApprovalStore, type PatternChoice } from "../policy/approvals/index.js";
 import type { ApprovalNeeded } from "../runs/types.js";
 import { inert, jsonText } from "../text/inert.js";
 
@@ -29,6 +33,18 @@ export interface DecisionWait {
   readonly now: () => number;
   /** Tells the client what the call waits for (a progress notification when it asked for them). */
   readonly progress: (message: string) => Promise<void>;
+  /** The session agent's manifest as loaded now; without it no pattern is offered. */
+  readonly agent?: () => AgentManifest | undefined;
+}
+
+/** How long a pattern chosen in the form lasts (the console offers the same). */
+export const ELICIT_DURATIONS = ["1h", "2h", "8h", "today", "24h"] as const;
+
+/** The patterns the form offers for `approval`: those the API offers, given the agent's manifest. */
+export function elicitPatterns(approval: Approval, agent: AgentManifest | undefined): PatternChoice[] {
+  if (agent === undefined || agent.name !== approval.agent) return [];
+  if (approval.kind === "effect" && !agent.approvals.unsafe_patterns.includes(approval.tool)) return [];
+  return patternChoices(approval.tool, approval.kind === "effect" ? approval.effect : approval.input);
 }
 
 export type WaitEnd = "decided" | "timeout" | "cancelled";
@@ -52,16 +68,29 @@ export async function awaitDecision(needed: ApprovalNeeded, wait: DecisionWait):
 }
 
 async function elicitDecision(approval: Approval, wait: DecisionWait): Promise<WaitEnd | "unanswered"> {
-  const choices = approval.kind === "tool_call"
-    ? [{ const: "once", title: "Approve this call" }, { const: "run", title: "Approve this tool for the rest of the session" }, { const: "deny", title: "Deny" }]
-    : [{ const: "once", title: "Approve this effect" }, { const: "deny", title: "Deny" }];
+  const agent = wait.agent?.();
+  const patterns = elicitPatterns(approval, agent);
+  const choices = [
+    ...(approval.kind === "tool_call"
+      ? [{ const: "once", title: "Approve this call" }, { const: "run", title: "Approve this tool for the rest of the session" }]
+      : [{ const: "once", title: "Approve this effect" }]),
+    ...patterns.map((choice, i) => ({ const: `pattern:${i + 1}`, title: `Approve pattern: ${inert(choice.summary, { newlines: false })}` })),
+    { const: "deny", title: "Deny" },
+  ];
+  const properties: Record<string, { type: "string"; title: string; oneOf: Array<{ const: string; title: string }>; default?: string }> = {
+    decision: { type: "string", title: "Decision", oneOf: choices },
+  };
+  if (patterns.length > 0) {
+    properties.expires = { type: "string", title: "A pattern lasts", oneOf: ELICIT_DURATIONS.map((d) => ({ const: d, title: d === "today" ? "until midnight (server time)" : d })), default: "2h" };
+    properties.applies_to = { type: "string", title: "A pattern serves", oneOf: [{ const: "run", title: "this session's run" }, { const: "agent", title: `every run of agent ${inert(approval.agent, { newlines: false })}` }], default: "run" };
+  }
   let answer;
   try {
     answer = await wait.server.elicitInput(
       {
         mode: "form",
         message: approvalMessage(approval),
-        requestedSchema: { type: "object", properties: { decision: { type: "string", title: "Decision", oneOf: choices } }, required: ["decision"] },
+        requestedSchema: { type: "object", properties, required: ["decision"] },
       },
       { signal: wait.signal, timeout: Math.max(1, wait.deadline - wait.now()) },
     );
@@ -73,6 +102,8 @@ async function elicitDecision(approval: Approval, wait: DecisionWait): Promise<W
   }
   if (answer.action === "cancel") return "unanswered";
   const decision = answer.action === "accept" ? answer.content?.["decision"] : "deny";
+  const picked = typeof decision === "string" && /^pattern:[1-9][0-9]*$/.test(decision) ? patterns[Number(decision.slice("pattern:".length)) - 1] : undefined;
+  if (picked !== undefined && agent !== undefined) return approveByPattern(approval, picked, agent, answer.content ?? {}, wait);
   const approve = decision === "once" || decision === "run";
   try {
     await wait.approvals.decide(approval.id, {
@@ -83,6 +114,23 @@ async function elicitDecision(approval: Approval, wait: DecisionWait): Promise<W
     });
   } catch {
     // Decided meanwhile through /v1/approvals (or expired): that decision stands.
+  }
+  return "decided";
+}
+
+/** The person chose a pattern: approved as the API approves by pattern; a bad answer leaves the approval pending. */
+async function approveByPattern(approval: Approval, choice: PatternChoice, agent: AgentManifest, content: Record<string, unknown>, wait: DecisionWait): Promise<WaitEnd | "unanswered"> {
+  const expires = content["expires"] ?? "2h";
+  const appliesTo = content["applies_to"] ?? "run";
+  if (typeof expires !== "string" || !(ELICIT_DURATIONS as readonly string[]).includes(expires) || (appliesTo !== "run" && appliesTo !== "agent")) return "unanswered";
+  try {
+    const expiry = durationExpiry(expires, wait.approvals.now(), "expires");
+    await wait.approvals.approveByPattern(approval.id, { pattern: choice.pattern, expiresAt: expiry.at, appliesTo, by: wait.decidedBy, agent, reason: "approved by pattern in the MCP client" });
+  } catch {
+    // Decided meanwhile, expired, or the pattern no longer fits the grant (the manifest changed):
+    // whatever stands is what /v1/approvals shows; a still-pending approval waits there.
+    const current = await wait.approvals.get(approval.id);
+    return current && current.status === "pending" ? "unanswered" : "decided";
   }
   return "decided";
 }

@@ -215,6 +215,7 @@ export class McpSession {
         pollMs: this.#options.pollMs ?? 250,
         now: () => Date.now(),
         progress: (message) => ctx.progress.say(message),
+        agent: () => this.#runtime.agents().find((a) => a.name === this.#options.agent),
       });
       if (end !== "decided") return this.#withdraw(run, needed.id, end, timeoutMs);
       outcome = await run.resume();
