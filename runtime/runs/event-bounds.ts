@@ -54,3 +54,16 @@ function jsonBytes(value: unknown): number {
   // texts need no count.
   return text.length * 3 <= MAX_EVENT_BYTES ? text.length : Buffer.byteLength(text);
 }
+
+/** Events a Run keeps in memory, at least (all of them are in the store). */
+export const EVENTS_KEPT = 10_000;
+/**
+ * How far past EVENTS_KEPT the list grows before its oldest are dropped: dropping one per event
+ * moved the whole list on every event of a long run (a host call's, a ToolCall's).
+ */
+const EVENTS_SLACK = 1_000;
+
+/** Drops the oldest of a run's in-memory `events` once they pass EVENTS_KEPT by EVENTS_SLACK. */
+export function keepLatestEvents(events: RunEvent[]): void {
+  if (events.length > EVENTS_KEPT + EVENTS_SLACK) events.splice(0, events.length - EVENTS_KEPT);
+}

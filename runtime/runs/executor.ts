@@ -251,18 +251,9 @@ export class ToolExecutor {
     }
     if (slot.effectApproval) return false;
     const requested = await this.#services.approvals.request({
-      kind: "effect",
-      runId: this.#setup.id,
-      traceId: this.#setup.traceId,
-      agent: this.#setup.agent.name,
-      parentRunId: this.#setup.parentRunId,
-      stepId: effect.active.stepId,
-      toolCallId: effect.active.toolCallId,
-      tool: effect.active.qualifiedName,
-      input: effect.canonical,
-      capability: effect.capability,
-      effect: effect.canonical,
-      risk: "unsafe",
+      kind: "effect", runId: this.#setup.id, traceId: this.#setup.traceId, agent: this.#setup.agent.name, parentRunId: this.#setup.parentRunId,
+      stepId: effect.active.stepId, toolCallId: effect.active.toolCallId, tool: effect.active.qualifiedName,
+      input: effect.canonical, capability: effect.capability, effect: effect.canonical, risk: "unsafe",
       reason: `${effect.active.qualifiedName} is Unsafe: this exact ${effect.capability} effect needs its own approval`,
       context: null,
       ...(await readsBefore(this.#services.audit, this.#setup.traceId, this.#hooks.report.secretsRead())),

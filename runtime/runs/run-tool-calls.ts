@@ -9,7 +9,6 @@ import { fencedAudit } from "./fence.js";
 import { ToolExecutor, type Execution } from "./executor.js";
 import { checkToolInput } from "./tool-input.js";
 import { compileToolSchemas, resolveRunTool, toolPlugins } from "./run-tool-lookup.js";
-import type { PendingToolCall } from "./records.js";
 import type { ApprovalNeeded, ToolCallOutcome, ToolInfo } from "./types.js";
 import { McpRunCalls, mcpCapability, serverManifest } from "../mcp-client/index.js";
 import type { PluginManifest } from "../plugins/manifest.js";
@@ -17,6 +16,7 @@ import type { CallToolOptions, RunServices, RunSetup, RunSide } from "./run-setu
 import { requestToolApproval } from "./tool-approval.js";
 import { logToolCallEnd } from "./tool-call-log.js";
 import { McpServerSecrets } from "./mcp-secrets.js";
+import { approvalOutcome, errorOutcome, stillWaiting } from "./tool-call-outcome.js";
 
 export type { RunSide } from "./run-setup.js";
 
@@ -132,7 +132,7 @@ export class RunToolCalls {
     await this.#side.stopIfAsked();
     const approval = await this.#services.approvals.get(pending.approvalId);
     const tool = this.#resolve(pending.tool);
-    if (!approval || approval.status === "pending") return this.#stillWaiting(tool, pending, approval);
+    if (!approval || approval.status === "pending") return stillWaiting(`call_${this.#nextCall++}`, tool.qualifiedName, { pending, approval });
     await this.#side.setPending(null);
     this.#side.report.approval({ id: approval.id, kind: approval.kind, tool: approval.tool, outcome: approval.status });
     if (approval.status !== "approved" && approval.status !== "used") {
@@ -229,14 +229,7 @@ export class RunToolCalls {
     const granted = Object.keys(this.#setup.layers.task ?? this.#setup.layers.agent.grants);
     await this.#services.audit.appendDenial({ ...toolCallSubject(this.#side.subject(), { active, input, granted, approvalResult: null }), denial });
     this.#side.report.denied(denial);
-    const outcome: ToolCallOutcome = {
-      id: active.toolCallId,
-      tool: active.qualifiedName,
-      stepId: active.stepId,
-      status: "error",
-      error: { kind, message: denial.message, denial },
-      durationMs: performance.now() - started,
-    };
+    const outcome = errorOutcome(active, started, { kind, message: denial.message, denial });
     this.#finish(outcome);
     return outcome;
   }
@@ -248,27 +241,9 @@ export class RunToolCalls {
     const needed: ApprovalNeeded = { id: approval.id, kind: approval.kind, tool: approval.tool, reason: approval.reason, expiresAt: approval.expiresAt };
     this.#side.emit({ type: "approval-required", toolCallId: active.toolCallId, approval: needed, at: this.#services.now() });
     await this.#side.flushEvents();
-    const outcome: ToolCallOutcome = {
-      id: active.toolCallId,
-      tool: active.qualifiedName,
-      stepId: active.stepId,
-      status: "approval_required",
-      approval: needed,
-      durationMs: performance.now() - started,
-    };
+    const outcome = approvalOutcome(active, started, needed);
     this.#finish(outcome);
     return outcome;
-  }
-
-  #stillWaiting(tool: ToolInfo, pending: PendingToolCall, approval: Approval | undefined): ToolCallOutcome {
-    const needed: ApprovalNeeded = {
-      id: pending.approvalId,
-      kind: approval?.kind ?? "tool_call",
-      tool: tool.qualifiedName,
-      reason: approval?.reason ?? "approval not found",
-      expiresAt: approval?.expiresAt ?? 0,
-    };
-    return { id: `call_${this.#nextCall++}`, tool: tool.qualifiedName, stepId: pending.stepId, status: "approval_required", approval: needed, durationMs: 0 };
   }
 
   #finish(outcome: ToolCallOutcome): void {

@@ -13,18 +13,10 @@ import { reachableTools } from "./reachable-tools.js";
 import type { CallToolOptions, RunServices, RunSetup } from "./run-setup.js";
 import { RunStops, type RunState } from "./run-stops.js";
 import { withRunLogFields } from "../telemetry/run-log-fields.js";
-import { boundedEvent } from "./event-bounds.js";
+import { boundedEvent, keepLatestEvents } from "./event-bounds.js";
 import type { Denial } from "../../host-proxies/types.js";
 export type { CallToolOptions, RunServices, RunSetup } from "./run-setup.js";
 export type { EffectMade } from "./effects.js";
-
-/** Events a Run keeps in memory, at least (all of them are in the store). */
-const EVENTS_KEPT = 10_000;
-/**
- * How far past EVENTS_KEPT the list grows before its oldest are dropped: dropping one per event
- * moved the whole list on every event of a long run (a host call's, a ToolCall's).
- */
-const EVENTS_SLACK = 1_000;
 
 /**
  * One execution of a Task for an Agent. Every ToolCall passes the risk gate (Guarded calls wait
@@ -298,7 +290,7 @@ export class Run {
     this.#seq++;
     this.#services.events?.append(this.id, this.#seq, event);
     this.events.push(event);
-    if (this.events.length > EVENTS_KEPT + EVENTS_SLACK) this.events.splice(0, this.events.length - EVENTS_KEPT);
+    keepLatestEvents(this.events);
     for (const listener of this.#listeners) listener(event, this.#seq);
   }
 }

@@ -6,8 +6,10 @@
  * AssemblyScript, compiled to a core module of a few KiB (see docs/plugins.md).
  */
 import { definePlugin, JsonArray, JsonKind, JsonObject, JsonString, JsonValue, JsonWriter, Outcome, Risk, Tool, ToolError } from "../../sdk-as/index";
-import { addEvent as hostAddEvent, Event, EventTime, listCalendars as hostListCalendars, listEvents as hostListEvents, ListRequest, NewEvent } from "../../sdk-as/host/calendar";
+import { addEvent as hostAddEvent, listCalendars as hostListCalendars, listEvents as hostListEvents, ListRequest, NewEvent } from "../../sdk-as/host/calendar";
 import { formatNumber } from "../../sdk-as/json-write";
+import { writeEvent } from "./event-json";
+import { isEmail, isZoneName } from "./names";
 import { DAY_MS, formatDay, formatUtc, instantOf, json, parseTime, Parsed, TimeKind, TimeValue } from "./time";
 
 const DEFAULT_CALENDAR = "primary";
@@ -23,43 +25,6 @@ const MAX_DESCRIPTION = 8192;
 
 function invalid(message: string): Outcome {
   return Outcome.fail(ToolError.invalidInput(message));
-}
-
-/** An event time as the model sees it: `{date}` for all-day, `{date_time, time_zone?}` otherwise. */
-function writeTime(w: JsonWriter, t: EventTime): void {
-  w.beginObject();
-  const dateTime = t.dateTime;
-  const date = t.date;
-  if (dateTime != null) {
-    w.key("date_time").string(dateTime);
-    const zone = t.timeZone;
-    if (zone != null) w.key("time_zone").string(zone);
-  } else if (date != null) {
-    w.key("date").string(date);
-  }
-  w.endObject();
-}
-
-/** An event as the model sees it: snake_case, absent fields left out. */
-function writeEvent(w: JsonWriter, e: Event): void {
-  w.beginObject().key("id").string(e.id).key("calendar_id").string(e.calendarId).key("summary").string(e.summary);
-  const description = e.description;
-  if (description != null) w.key("description").string(description);
-  const location = e.location;
-  if (location != null) w.key("location").string(location);
-  w.key("start");
-  writeTime(w, e.start);
-  w.key("end");
-  writeTime(w, e.end);
-  w.key("all_day").bool(e.allDay);
-  const recurring = e.recurringEventId;
-  if (recurring != null) w.key("recurring_event_id").string(recurring);
-  w.key("attendees").beginArray();
-  for (let i = 0; i < e.attendees.length; i++) w.string(unchecked(e.attendees[i]));
-  w.endArray();
-  const status = e.status;
-  if (status != null) w.key("status").string(status);
-  w.endObject();
 }
 
 class ListCalendars extends Tool {
@@ -286,59 +251,6 @@ function ordered(start: TimeValue, end: TimeValue): bool {
   if (!isNaN(a) && !isNaN(b)) return b > a;
   if (isNaN(a) && isNaN(b)) return end.local > start.local;
   return true;
-}
-
-function isZoneChar(c: i32, first: bool): bool {
-  const letter = (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
-  if (first) return letter;
-  return letter || (c >= 0x30 && c <= 0x39) || c == 0x5f || c == 0x2b || c == 0x2d;
-}
-
-/**
- * An IANA zone name (`Europe/Paris`, `America/Argentina/Buenos_Aires`, `Etc/GMT+5`) or `UTC`:
- * a letter, then letters, digits, `_`, `+`, `-`, in segments joined by `/`, none empty.
- * Whether it exists is for the host, which has the zone database.
- */
-function isZoneName(name: string): bool {
-  const n = name.length;
-  if (n == 0 || !isZoneChar(name.charCodeAt(0), true)) return false;
-  let segment = 1;
-  for (let i = 1; i < n; i++) {
-    const c = name.charCodeAt(i);
-    if (c == 0x2f) {
-      if (segment == 0) return false;
-      segment = 0;
-    } else if (isZoneChar(c, false)) {
-      segment++;
-    } else {
-      return false;
-    }
-  }
-  return segment > 0;
-}
-
-/** JavaScript's `\s`: the whitespace and line terminators of ECMA-262. */
-function isSpace(c: i32): bool {
-  return (c >= 0x09 && c <= 0x0d) || c == 0x20 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
-    c == 0x2028 || c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000 || c == 0xfeff;
-}
-
-function isAddressChar(c: i32): bool {
-  return !isSpace(c) && c != 0x40 && c != 0x3c && c != 0x3e && c != 0x28 && c != 0x29 && c != 0x2c && c != 0x3b && c != 0x3a && c != 0x22;
-}
-
-/**
- * Enough to catch a name or a sentence given for an address (`local@domain.tld`, none of
- * whitespace, `@<>(),;:"` in the parts); the host and the mail system decide.
- */
-function isEmail(address: string): bool {
-  const n = address.length;
-  const at = address.indexOf("@");
-  if (at < 1) return false;
-  for (let i = 0; i < n; i++) if (i != at && !isAddressChar(address.charCodeAt(i))) return false;
-  // A dot in the domain with something on each side.
-  for (let i = at + 2; i < n - 1; i++) if (address.charCodeAt(i) == 0x2e) return true;
-  return false;
 }
 
 /** The attendees of `event`, trimmed and without repeats (by lower case), or the reason they are not. */
