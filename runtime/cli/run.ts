@@ -12,6 +12,7 @@ import { approvalQuestion, colourLine, eventLine, parseApprovalAnswer, runSuccee
 import type { RunSession } from "./run-session.js";
 import type { RunView } from "./views.js";
 import { answerStream, type AnswerStream } from "./answer-stream.js";
+import { endedRun } from "./ended-run.js";
 import { Spinner } from "./spinner.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 export { parseCallFlag } from "./run-flags.js";
@@ -201,7 +202,7 @@ export async function follow(session: RunSession, runId: string, options: Follow
     console.error(inert(`cancelled run ${runId}`, { newlines: false }));
     return 130;
   }
-  const run = await session.run(runId);
+  const run = await endedRun(session, runId);
   const answered = answerStep !== undefined && answer.shown(answerStep);
   if (options.present !== undefined) options.present.end(run, { answered });
   else if (options.json) console.log(jsonOut(run));
