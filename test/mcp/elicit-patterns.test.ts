@@ -95,3 +95,33 @@ test("the form offers once, run and each pattern choice with an expiry; choosing
     await client.close();
   }
 });
+
+test("an answer naming no offered choice decides nothing: the approval waits in /v1/approvals, and a person's decision there ends the wait", async () => {
+  // The test above left a pattern over /w/** for the agent: revoked, every write here asks again.
+  for (const standing of await runtime.approvals.listPatterns({ agent: "writer", status: "active" })) {
+    const revoked = await fetch(`${server.base}/v1/approval-patterns/${standing.id}`, { method: "DELETE", headers: { authorization: `Bearer ${admin}` } });
+    assert.equal(revoked.status, 200, await revoked.text());
+  }
+  for (const [file, content] of [["w1.md", { decision: "pattern:9", expires: "2h", applies_to: "run" }], ["w2.md", { decision: "pattern:1", expires: "99d", applies_to: "run" }]] as const) {
+    const client = await connect(() => ({ action: "accept", content }));
+    try {
+      const calling = client.callTool({ name: "files__write_file", arguments: { path: `/w/${file}`, content: "x" } }, undefined, { timeout: 30_000 });
+      let pending;
+      for (const until = Date.now() + 20_000; !pending; ) {
+        pending = (await runtime.approvals.list({ status: "pending" })).find((a) => (a.input as { path?: string }).path === `/w/${file}`);
+        if (!pending) {
+          assert.ok(Date.now() < until, `the approval of ${file} waits: ${JSON.stringify((await runtime.approvals.list({})).map((a) => [a.status, a.input]))}`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      }
+      assert.equal((await runtime.approvals.listPatterns({ agent: "writer", status: "active" })).length, 0, `no pattern from ${JSON.stringify(content)}`);
+      const decided: Response = await fetch(`${server.base}/v1/approvals/${pending.id}`, { method: "POST", headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" }, body: JSON.stringify({ decision: "approve" }) });
+      assert.equal(decided.status, 200, await decided.clone().text());
+      const result = await calling;
+      assert.equal(result.isError, undefined, JSON.stringify(result));
+      assert.equal(await readFile(join(work, file), "utf8"), "x");
+    } finally {
+      await client.close();
+    }
+  }
+});
