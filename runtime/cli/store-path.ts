@@ -113,8 +113,9 @@ export interface OpenRuntimeExtra extends Pick<RuntimeOptions, "skillsDir" | "se
   /**
    * Fill the configured pool of ready instances once (`sandbox.pool_size`, default 1): for a
    * command serving one session of many calls (`mcp serve`), whose first call then finds its
-   * instance made while the client was still starting. Not refilled: the session's run keeps the
-   * instance it took. A one-shot command makes none it would throw away.
+   * instance made while the client was still starting; its workers start with the sandbox, their
+   * boot overlapping the store's opening. Not refilled: the session's run keeps the instance it
+   * took. A one-shot command makes none it would throw away.
    */
   pooled?: boolean;
 }
@@ -139,7 +140,7 @@ export async function openRuntime(values: Readonly<Record<string, unknown>>, opt
     ...(authToken === undefined ? {} : { storeAuthToken: authToken }),
     ...(timeoutMs === undefined ? {} : { storeTimeoutMs: timeoutMs }),
     agentsDir: resolveAgentsDir(values),
-    sandbox: pooled ? { ...settings.sandbox, refillPool: false } : { ...settings.sandbox, poolSize: 0 },
+    sandbox: pooled ? { ...settings.sandbox, refillPool: false, startWorkers: true } : { ...settings.sandbox, poolSize: 0 },
     onProgress: progress,
     ...extra,
   }).finally(() => progress.stop());

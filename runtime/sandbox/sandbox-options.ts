@@ -21,6 +21,7 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedSandboxO
     maxHeapMb: options.maxHeapMb ?? 512,
     poolSize: options.poolSize ?? 1,
     refillPool: options.refillPool ?? true,
+    startWorkers: options.startWorkers ?? false,
     spinMs: options.spinMs ?? 0.5,
     extismLogLevel: options.extismLogLevel ?? "info",
   };

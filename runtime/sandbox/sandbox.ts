@@ -58,7 +58,7 @@ export class Sandbox {
       }),
       release: (instance, reason) => this.#release(instance, reason),
     };
-    // Workers start with the first instance (or probe): an idle runtime holds none (~8 MB each).
+    if (this.options.startWorkers) this.#startWorkers(); // else with the first instance or probe (types.ts)
   }
 
   /**

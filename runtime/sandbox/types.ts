@@ -81,6 +81,13 @@ export interface SandboxOptions {
    */
   refillPool?: boolean;
   /**
+   * Start the workers when the sandbox is made (default false: with its first instance, so an
+   * idle runtime holds none, ~8 MB each). True for a process that will make an instance soon
+   * (`clawhive mcp serve`): a worker thread's own start (~0.2–0.5 s of Node's bootstrap) then
+   * overlaps the store's opening instead of delaying the session's first call.
+   */
+  startWorkers?: boolean;
+  /**
    * How long the main thread polls for a guest call's reply before parking in
    * `Atomics.waitAsync` (default 0.5 ms; 0 never polls). Trades a little main-thread CPU for
    * tens of µs per call and per host call.
