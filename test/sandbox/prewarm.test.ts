@@ -1,7 +1,8 @@
 /**
  * Readying a plugin ahead of a run (Sandbox.prewarm) fills its pool of unbound instances: never
  * past the pool's size when several ask at once or a refill is under way, and a readied instance
- * still refuses host calls until it is bound.
+ * still refuses host calls until it is bound. A sandbox may start its workers when it is made
+ * (`startWorkers`, for `clawhive mcp serve`), so their boot is not on the first instance's path.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -121,6 +122,27 @@ test("a sandbox that does not refill its pool leaves it empty after a take; cont
   } finally {
     await once.close();
   }
+});
+
+test("a sandbox told to start its workers has them before any instance; control: by default none until the first", async () => {
+  const idle = new Sandbox({ workers: 2, poolSize: 0 });
+  const eager = new Sandbox({ workers: 2, poolSize: 0, startWorkers: true });
+  try {
+    assert.equal(idle.stats().workers, 0, "an idle sandbox holds no worker");
+    assert.equal(eager.stats().workers, 2, "both workers started with the sandbox");
+    // They are live threads that answer, holding nothing yet; asking starts no more of them.
+    const replies = await eager.probeWorkers();
+    assert.deepEqual(replies.map((r) => r.instances), [0, 0]);
+    assert.equal(eager.stats().workers, 2);
+    const plugin = await eager.load(await buildPlugin(PROBE_PLUGIN, { cacheDir: defaultBuildCacheDir() }));
+    const bound = await eager.acquire(plugin, { label: "eager", handler });
+    assert.deepEqual(JSON.parse(await bound.call("read", JSON.stringify({ path: "/w/z" }))), { text: "content of /w/z" });
+    bound.destroy();
+    assert.equal(eager.stats().workers, 2, "the instance went to a worker already started");
+  } finally {
+    await Promise.all([idle.close(), eager.close()]);
+  }
+  assert.equal(eager.stats().workers, 0, "closing ends the workers it started");
 });
 
 async function until(check: () => boolean, what: string): Promise<void> {
