@@ -53,6 +53,14 @@ const ModelSchema = strictObject({
     v.optional(int(1024, 64 * 1024 * 1024)),
     v.description("the model's answer (text and tool calls) in bytes at most, default 1048576 (1 MiB); a longer one fails the run with llm_response_too_large"),
   ),
+  tool_protocol: v.pipe(
+    v.optional(v.picklist(["native", "text"])),
+    v.description("how tools reach the model: native (the API's tool calling, default) or text (a tool list in the system prompt, calls as <tool_call> elements in the model's text; docs/tool-protocol.md)"),
+  ),
+  tool_call_attempts: v.pipe(
+    v.optional(int(1, 10)),
+    v.description("model turns in a row whose tool calls are unusable (malformed, unknown tool, input failing the schema) before the run fails with invalid_input (default 3)"),
+  ),
 });
 
 const PluginRefSchema = strictObject({

@@ -17,3 +17,4 @@ export { DEFAULT_RETRY_POLICY } from "./retry.js";
 export type { RetryPolicy, Sleep } from "./retry.js";
 export { ToolNameMap, toWireToolName, fromWireToolName } from "./tool-names.js";
 export * from "./context/index.js";
+export * from "./text-protocol/index.js";

@@ -1,5 +1,5 @@
 import { ClawhiveError } from "../../errors.js";
-import { responseText, toolUses, type LlmResponse, type ToolUseBlock } from "../../llm/index.js";
+import { responseText, toolUses, withToolProtocol, type LlmResponse, type ToolUseBlock } from "../../llm/index.js";
 import type { Run } from "../run.js";
 import { stopOnAuditFailure } from "../errors.js";
 import { ModelCallAudit } from "./model-calls.js";
@@ -115,7 +115,7 @@ export class RunLoop {
       const halt = await this.#resumeTurn(run, state, state.waiting);
       if (halt !== "continue") return;
     }
-    const provider = this.#options.provider(run.agent);
+    const provider = withToolProtocol(run.agent.model, this.#options.provider(run.agent));
     // The conversation's earlier turns do not change while this run drives (its own are added
     // when it finishes): read once, not every Step.
     // Never this run's own turn (appended once it completed): those messages are in its state.
@@ -228,7 +228,7 @@ export class RunLoop {
     state.waiting = null;
     state.messages.push({ role: "user", content: turn.notice === undefined ? turn.results : [...turn.results, { type: "text", text: turn.notice }] });
     state.invalidStreak = turn.invalid ? state.invalidStreak + 1 : 0;
-    const most = this.#options.maxInvalidTurns ?? 3;
+    const most = run.agent.model.tool_call_attempts ?? this.#options.maxInvalidTurns ?? 3;
     if (state.invalidStreak >= most) {
       await this.#finish(run, state, { reason: "invalid_input", result: `stopped: the model's tool input was invalid ${most} turns in a row`, endReason: "failed" });
       return "stopped";
