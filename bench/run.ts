@@ -17,6 +17,7 @@ import { benchPlugins } from "./plugins.js";
 import { benchHttp } from "./http.js";
 import { benchHttpRuns } from "./http-runs.js";
 import { benchLlm } from "./llm.js";
+import { benchToolLists } from "./llm-tool-list.js";
 import { benchLoop } from "./loop.js";
 import { benchMemory, benchMemory100k } from "./memory.js";
 import { benchMcp } from "./mcp.js";
@@ -57,7 +58,7 @@ const groups: Record<string, Group> = {
   mcp: { about: "MCP server (stdio, HTTP) beside /v1", run: () => benchMcp({ quick }) },
   bulk: { about: "files.grep and files.glob over 2,000 files (8 MB) beside grep -rn and server-filesystem", run: () => benchBulkFs({ quick }) },
   "mcp-stdio": { about: "MCP server over stdio beside the filesystem MCP server (part of mcp)", long: true, run: () => benchMcp({ quick, stdioOnly: true }) },
-  llm: { about: "LLM adapters and the run loop", run: async () => ({ ...(await benchLlm({ quick })), ...(await benchLoop({ quick })) }) },
+  llm: { about: "LLM adapters and the run loop", run: async () => ({ ...(await benchLlm({ quick })), ...(await benchToolLists()), ...(await benchLoop({ quick })) }) },
   memory: { about: "memory search at 10,000 episodes", run: () => benchMemory({ quick }) },
   rss: { about: "resident memory of 100 live runs, and after they end", run: () => benchRssRuns({ quick }) },
   build: { about: "plugin components: size, one build from source", run: () => benchBuild() },
