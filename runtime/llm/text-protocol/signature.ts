@@ -7,7 +7,7 @@
  */
 import type { ToolSpec } from "../model.js";
 
-/** A description is cut to its first line, at most this long. */
+/** A description is cut to its first sentence, at most this long. */
 const DESCRIPTION_CHARS = 160;
 /** Enum values shown before the rest is elided. */
 const ENUM_VALUES = 8;
@@ -55,7 +55,9 @@ export function argumentList(schema: Schema, depth = 0): string {
 
 /** One tool's line: `- files.read_file(path: string): Reads a file.` */
 export function toolLine(tool: ToolSpec): string {
-  const first = tool.description.trim().split("\n")[0]?.trim() ?? "";
+  const line0 = tool.description.trim().split("\n")[0]?.trim() ?? "";
+  // The first sentence says what the tool does; the rest (defaults, limits) is in its errors.
+  const first = /^(.{8,}?[.!?])(\s|$)/.exec(line0)?.[1] ?? line0;
   const description = first.length > DESCRIPTION_CHARS ? `${first.slice(0, DESCRIPTION_CHARS - 1)}…` : first;
   const line = `- ${tool.name}(${argumentList(tool.input_schema)})`;
   return description === "" ? line : `${line}: ${description}`;

@@ -22,7 +22,8 @@ function attribute(value: string): string {
 function blockText(block: ContentBlock, names: Map<string, string>): string {
   switch (block.type) {
     case "text":
-      return block.text;
+      // Its trailing newline would double the one that joins it to a call.
+      return block.text.trimEnd();
     case "tool_use":
       names.set(block.id, block.name);
       // A call that could not be read goes back as the model wrote it, so it sees its mistake.
