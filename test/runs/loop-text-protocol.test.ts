@@ -53,7 +53,7 @@ for (const { provider, start } of PROVIDERS) {
     let fake: Fake;
     before(async () => (fake = await start()));
     after(() => fake.close());
-    const agent = async (model: Record<string, unknown> = {}) => {
+    const agent = async (model: Record<string, unknown> = {}, limits: Record<string, number> = {}) => {
       const name = `text-${provider}-${++n}`;
       await runtime.defineAgent({
         name,
@@ -62,6 +62,7 @@ for (const { provider, start } of PROVIDERS) {
         system_prompt: "You read files.",
         plugins: [{ name: "files", version: "*", tools: ["read_file", "list_dir"] }],
         grants: { "fs.read": { mounts: [{ guest: "/docs", host: docs }] } },
+        limits,
       });
       return name;
     };
@@ -87,6 +88,19 @@ for (const { provider, start } of PROVIDERS) {
       assert.match(shown, /I'll read the file first\./);
       assert.doesNotMatch(shown, /tool_call|\/docs\/a\.txt/, "the call markup is never model text");
       assert.ok(data.some((e) => e.type === "tool-call"), "the call is a ToolCall event like a native one");
+    });
+
+    test("several calls in one turn run in order; past limits.max_tool_calls_per_turn they do not", async () => {
+      const first = fake.requests.length;
+      const call = (limit: number) => `<tool_call name="files.read_file">{"path": "/docs/a.txt", "limit": ${limit}}</tool_call>`;
+      fake.reply({ type: "text", text: `Three reads.\n${call(1)}\n${call(2)}\n${call(3)}` }, { type: "text", text: "Read twice." });
+      const { run, settled } = await runtime.submitRun({ agent: await agent({}, { max_tool_calls_per_turn: 2 }), task: "Read a.txt thrice" });
+      await settled;
+      assert.equal((await runtime.records.get(run.id))!.endReason, "completed");
+      assert.equal((await toolCalls(run.id, "ok")).filter((r) => r.toolCall?.name === "files.read_file").length, 2);
+      const next = sent(fake, first + 1);
+      assert.equal((next.match(/<tool_result name=\\"files/g) ?? []).length, 2, next);
+      assert.match(next, /asked for 3 tool calls in one turn; only the first 2 ran/);
     });
 
     test("arguments failing the tool's schema get a correction; the model then gets it right", async () => {
