@@ -41,6 +41,28 @@ function nextOpen(source: string, from: number): number {
   return -1;
 }
 
+/**
+ * `indexOf` from increasing positions, remembering each answer: a hostile answer of a million
+ * `<tool_call` with no `>` after them would otherwise rescan the rest of the text once per tag.
+ */
+class Finder {
+  readonly #source: string;
+  readonly #found = new Map<string, { from: number; at: number }>();
+
+  constructor(source: string) {
+    this.#source = source;
+  }
+
+  find(needle: string, from: number): number {
+    const known = this.#found.get(needle);
+    // Valid while `from` lies between the last search's start and its answer (or it found none).
+    if (known !== undefined && known.from <= from && (known.at < 0 || known.at >= from)) return known.at;
+    const at = this.#source.indexOf(needle, from);
+    this.#found.set(needle, { from, at });
+    return at;
+  }
+}
+
 /** The model's text as content blocks: text outside the calls, a ToolCall for each element. */
 export function parseToolCalls(source: string, options: ParseOptions): ContentBlock[] {
   const blocks: ContentBlock[] = [];
@@ -48,9 +70,10 @@ export function parseToolCalls(source: string, options: ParseOptions): ContentBl
     if (value.trim() !== "") blocks.push(text(value));
   };
   let from = 0;
+  const finder = new Finder(source);
   for (let open = nextOpen(source, 0); open >= 0; open = nextOpen(source, from)) {
     pushText(source.slice(from, open));
-    const call = readCall(source, open, options);
+    const call = readCall(source, open, { ...options, finder });
     blocks.push(call.block);
     from = call.end;
   }
@@ -59,8 +82,8 @@ export function parseToolCalls(source: string, options: ParseOptions): ContentBl
 }
 
 /** The element opening at `open`, and where the text after it starts. */
-function readCall(source: string, open: number, options: ParseOptions): { block: ToolUseBlock; end: number } {
-  const tagEnd = source.indexOf(">", open);
+function readCall(source: string, open: number, options: ParseOptions & { finder: Finder }): { block: ToolUseBlock; end: number } {
+  const tagEnd = options.finder.find(">", open);
   const following = nextOpen(source, open + 1);
   if (tagEnd < 0 || (following >= 0 && tagEnd > following)) {
     const end = following >= 0 ? following : source.length;
@@ -74,7 +97,7 @@ function readCall(source: string, open: number, options: ParseOptions): { block:
   let end = tagEnd + 1;
   let problem: string | undefined;
   if (!selfClosing) {
-    const close = source.indexOf(CLOSE_TAG, tagEnd + 1);
+    const close = options.finder.find(CLOSE_TAG, tagEnd + 1);
     // A call never closed, or a second one opened inside it: what is there is refused, not guessed at.
     if (close < 0 || (following >= 0 && following < close)) {
       end = following >= 0 && (close < 0 || following < close) ? following : source.length;

@@ -11,6 +11,7 @@ type Where = "text" | "open-tag" | "body";
 export class CallMarkupFilter {
   #buffer = "";
   #where: Where = "text";
+  #lastTagChar = "";
 
   /** A delta in; the text that is now known to be the model's own out (possibly ""). */
   push(delta: string): string {
@@ -30,8 +31,16 @@ export class CallMarkupFilter {
         this.#where = "open-tag";
       } else if (this.#where === "open-tag") {
         const end = this.#buffer.indexOf(">");
-        if (end < 0) return out;
-        const selfClosing = this.#buffer.slice(0, end).trimEnd().endsWith("/");
+        const tag = end < 0 ? this.#buffer : this.#buffer.slice(0, end);
+        // Only the tag's last non-space character matters (`/>`): the rest is dropped as it
+        // comes, so a tag that never ends is not rescanned on every delta.
+        if (tag.trim() !== "") this.#lastTagChar = tag.trimEnd().slice(-1);
+        if (end < 0) {
+          this.#buffer = "";
+          return out;
+        }
+        const selfClosing = this.#lastTagChar === "/";
+        this.#lastTagChar = "";
         this.#buffer = this.#buffer.slice(end + 1);
         this.#where = selfClosing ? "text" : "body";
       } else {
