@@ -9,6 +9,7 @@ import { detailOf, printInfo, printInstall, printList, reportOf, summaryOf, type
 import { pluginBuildCommand, pluginBuildHelp } from "./plugin-build.js";
 import { pluginNewCommand, pluginNewHelp } from "./plugin-new.js";
 import { manifestForBareWasm } from "./plugin-propose.js";
+import { decidePendingUpgrade, pendingUpgrades, pendingUpgradesHelp } from "./plugin-upgrades.js";
 import { inert } from "./render.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 
@@ -19,6 +20,7 @@ export const pluginHelp = `clawhive plugin — install, inspect and remove tool 
   clawhive plugin list [--json]
   clawhive plugin info NAME [--json]
   clawhive plugin remove NAME
+${pendingUpgradesHelp}
   clawhive plugin new NAME [--dir PARENT]      scaffold a TypeScript plugin ('plugin new --help')
   clawhive plugin build [DIR] [--pack]          build it into DIR/dist ('plugin build --help')
 
@@ -37,7 +39,8 @@ export const pluginHelp = `clawhive plugin — install, inspect and remove tool 
   does not serve), and reads 'describe' in a sandbox with no grants. Names are unique
   (case-insensitive): an installed plugin is never replaced by install; 'upgrade' shows the
   permission diff and a widening upgrade needs --accept (or a 'y' at the prompt in a
-  terminal). A name confusable
+  terminal); refused, it is kept as a pending upgrade (one per plugin, for 7 days) that
+  'plugin accept NAME' installs later, verified again, unless NAME changed meanwhile. A name confusable
   with an installed plugin's (fi1es beside files, rn beside m, 0 beside o) is refused unless
   --allow-similar-name. A plugin is not removed while an unfinished run uses it. Every
   install, upgrade and removal, allowed or refused, is a 'plugin' audit record
@@ -65,7 +68,7 @@ ${STORE_FLAGS_HELP}
   Example:
     clawhive plugin install ./my-plugin/dist --server http://127.0.0.1:7878`;
 
-const usage = "usage: clawhive plugin install SOURCE | upgrade NAME SOURCE | list | info NAME | remove NAME | new NAME | build [DIR]";
+const usage = "usage: clawhive plugin install SOURCE | upgrade NAME SOURCE | list | info NAME | remove NAME | upgrades | accept NAME | reject NAME | new NAME | build [DIR]";
 
 function help(text: string): number {
   console.log(text);
@@ -87,6 +90,11 @@ export async function pluginCommand(argv: string[]): Promise<number> {
     case "remove":
     case "rm":
       return remove(rest);
+    case "upgrades":
+      return pendingUpgrades(rest, withPlugins);
+    case "accept":
+    case "reject":
+      return decidePendingUpgrade(sub, rest, withPlugins);
     case "new":
       return rest.includes("--help") || rest.includes("-h") ? help(pluginNewHelp) : pluginNewCommand(rest);
     case "build":
@@ -144,7 +152,7 @@ async function confirmWidening(lines: readonly string[], options: { title: strin
   console.error(title);
   for (const line of lines) console.error(`  ${inert(line)}`);
   if (!process.stdin.isTTY || !process.stderr.isTTY) {
-    console.error("not upgraded: re-run with --accept to grant these permissions");
+    console.error("not upgraded: re-run with --accept to grant these permissions (or 'clawhive plugin accept NAME' for the pending upgrade kept)");
     return 3;
   }
   const prompt = createInterface({ input: process.stdin, output: process.stderr });

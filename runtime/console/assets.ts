@@ -82,6 +82,7 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.fa
 .decide{display:flex;flex-wrap:wrap;gap:.6rem;align-items:flex-end}.decide form{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}
 button{font:inherit;padding:.45rem .9rem;border-radius:4px;border:1px solid var(--line);background:transparent;color:inherit;cursor:pointer;min-height:2.5rem}
 button.approve{border-color:var(--ok);color:var(--ok)}button.deny{border-color:var(--bad);color:var(--bad)}
+.diff .widen{color:var(--bad);font-weight:600}.diff .narrow{color:var(--ok)}
 input,select{font:inherit;padding:.35rem;border:1px solid var(--line);border-radius:4px;background:transparent;color:inherit;max-width:100%}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:flex-end;margin-bottom:1rem}.inline{display:inline}
 table.list{width:100%;border-collapse:collapse}table.list th,table.list td{text-align:left;border-bottom:1px solid var(--line);padding:.35rem;vertical-align:top}

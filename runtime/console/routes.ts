@@ -5,7 +5,8 @@ import type { ApiEnv, Role, TokenStore } from "../api/auth/index.js";
 import { ApiCaller, type ApiAnswer } from "./api.js";
 import { approvalDetail, approvalList, PATTERN_DURATIONS } from "./approvals-page.js";
 import { auditList, AUDIT_FILTERS, verifyResult, type AuditFilter } from "./audit-page.js";
-import { agentDetail, agentList, patternList, pluginList } from "./catalog-page.js";
+import { agentDetail, agentList, patternList } from "./catalog-page.js";
+import { addPluginPages } from "./plugin-routes.js";
 import { html } from "hono/html";
 import { csrfField, page, type Html, type PageFrame } from "./render.js";
 import { runDetail, runList } from "./runs-page.js";
@@ -144,7 +145,7 @@ export function addConsoleRoutes(app: Hono<ApiEnv>, sessions: () => Promise<Sess
     const status = c.req.query("status") ?? "";
     const agent = c.req.query("agent") ?? "";
     const cursor = c.req.query("cursor");
-    const query = new URLSearchParams({ limit: "50", ...(status === "" ? {} : { status }), ...(cursor === undefined ? {} : { cursor }) });
+    const query = new URLSearchParams({ limit: "50", ...(status === "" ? {} : { status }), ...(agent === "" ? {} : { agent }), ...(cursor === undefined ? {} : { cursor }) });
     const answer = await s.api.get(`/v1/runs?${query}`);
     if (answer.status !== 200) return failed(c, s, "Runs", answer);
     return c.html(page(s.frame("Runs"), runList(answer.body.runs, { status, agent }, answer.body.next_cursor)));
@@ -201,13 +202,7 @@ export function addConsoleRoutes(app: Hono<ApiEnv>, sessions: () => Promise<Sess
     return c.html(page(s.frame("Verify the audit chain"), verifyResult(answer.body)));
   });
 
-  app.get("/plugins", async (c) => {
-    const s = await signed(c);
-    if (s instanceof Response) return s;
-    const answer = await s.api.get("/v1/plugins?limit=100");
-    if (answer.status !== 200) return failed(c, s, "Plugins", answer);
-    return c.html(page(s.frame("Plugins"), pluginList(answer.body.plugins)));
-  });
+  addPluginPages(app, { signed, posted, failed });
 
   app.get("/agents", async (c) => {
     const s = await signed(c);

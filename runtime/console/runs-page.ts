@@ -8,7 +8,8 @@ type RunJson = any;
 const RUN_STATUSES = ["", "active", "awaiting_approval", "ended"] as const;
 
 export function runList(runs: readonly RunJson[], filter: { status: string; agent: string }, next: string | null): Html {
-  const shown = filter.agent === "" ? runs : runs.filter((r) => r.agent === filter.agent);
+  // The API filters by agent (`?agent=`), so a page and its cursor hold that agent's runs alone.
+  const shown = runs;
   const more = next === null ? "" : html`<p><a href="/runs?${new URLSearchParams({ ...(filter.status ? { status: filter.status } : {}), ...(filter.agent ? { agent: filter.agent } : {}), cursor: next }).toString()}">Older runs</a></p>`;
   return html`<form method="get" action="/runs" class="filters">
   <label>Status <select name="status">${RUN_STATUSES.map((s) => html`<option value="${s}" ${s === filter.status ? "selected" : ""}>${s === "" ? "any" : s}</option>`)}</select></label>

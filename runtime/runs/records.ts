@@ -264,7 +264,7 @@ export class RunRecords {
   }
 
   /** Newest first; `before` (a previous page's last run) starts after it. */
-  async list(options: { status?: RunStatus; limit?: number; ownerToken?: string; before?: { createdAt: number; id: string } } = {}): Promise<RunRecord[]> {
+  async list(options: { status?: RunStatus; agent?: string; limit?: number; ownerToken?: string; before?: { createdAt: number; id: string } } = {}): Promise<RunRecord[]> {
     const where: string[] = [];
     const args: Array<string | number> = [];
     if (options.before) {
@@ -274,6 +274,10 @@ export class RunRecords {
     if (options.status) {
       where.push("status = ?");
       args.push(options.status);
+    }
+    if (options.agent !== undefined) {
+      where.push("agent = ?");
+      args.push(options.agent);
     }
     if (options.ownerToken !== undefined) {
       where.push("owner_token = ?");

@@ -1,6 +1,7 @@
 /** The API's views of an installed plugin and of an install's outcome. Publisher and descriptions are the plugin's own text: inert. */
 import type * as v from "valibot";
-import type { InstalledPlugin, InstallResult } from "../../plugins/install/index.js";
+import type { InstalledPlugin, InstallResult, PendingUpgrade } from "../../plugins/install/index.js";
+import { parsePluginManifest } from "../../plugins/manifest.js";
 import { inert } from "../../text/inert.js";
 import type * as S from "../schemas/resources.js";
 
@@ -36,5 +37,23 @@ export function pluginDetail(p: InstalledPlugin): v.InferInput<typeof S.PluginDe
     ...pluginSummary(p),
     tools: p.tools.map((t) => ({ name: t.name, description: inert(t.description), risk: t.risk, capabilities: t.capabilities, input_schema: t.inputSchema })),
     manifest: p.manifest as unknown as Record<string, unknown>,
+  };
+}
+
+/** A pending upgrade: its manifest was checked when it was kept; its publisher, description and diff are the plugin's text, inert. */
+export function pendingView(p: PendingUpgrade): v.InferInput<typeof S.PendingUpgradeSchema> {
+  const manifest = parsePluginManifest(p.manifestText, `pending upgrade ${p.name}:plugin.json`);
+  return {
+    name: p.name,
+    version: p.version,
+    installed_version: p.base.version,
+    publisher: inert(manifest.publisher),
+    description: inert(manifest.description),
+    sha256: p.blobSha256,
+    origin: inert(p.origin),
+    diff: { widening: p.diff.widening, lines: p.diff.lines.map((l) => inert(l, { newlines: false })) },
+    proposed_by: inert(p.proposedBy),
+    proposed_at: new Date(p.proposedAt).toISOString(),
+    expires_at: new Date(p.expiresAt).toISOString(),
   };
 }

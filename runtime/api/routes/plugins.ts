@@ -7,7 +7,6 @@ import { sandboxDescriber } from "../../plugins/install/propose-describe.js";
 import type { DownloadOptions, InstalledPlugin, InstallResult } from "../../plugins/install/index.js";
 import type { Runtime } from "../../runtime.js";
 import { principalOf } from "../auth/index.js";
-import type { Principal } from "../auth/principal.js";
 import { errorBody } from "../middleware/api-error.js";
 import { NAME, QUERY_BOOLEAN } from "./fields.js";
 import { defineRoute, reply } from "./route.js";
@@ -15,7 +14,8 @@ import * as S from "../schemas/resources.js";
 import { PAGE_QUERY, pageOf } from "./page.js";
 import type { ApiRoute, RawBody } from "./route.js";
 import { FromSource, FromUrl, readSource, readUpload, readUrl, SHA256 } from "./plugin-upload.js";
-import { installAnswer, pluginDetail, pluginSummary } from "./plugin-views.js";
+import { installAnswer, pendingView, pluginDetail, pluginSummary } from "./plugin-views.js";
+import { pendingUpgradeRoutes, principalName } from "./plugin-upgrades.js";
 
 export { pluginDetail, pluginSummary } from "./plugin-views.js";
 
@@ -122,6 +122,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
         return reply(c, S.PluginProposal, { manifest: proposal.manifest as unknown as Record<string, unknown>, lines: proposal.lines.map((l) => inert(l, { newlines: false })) });
       },
     }),
+    ...pendingUpgradeRoutes(runtime),
     defineRoute({
       method: "GET",
       path: "/v1/plugins/:name",
@@ -138,7 +139,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       tag: "plugins",
       summary: "Upgrade an installed plugin; a widening upgrade needs ?accept=true",
       description:
-        "Without accept, an upgrade that widens what the plugin may do (a capability, a tool, a lowered risk, another publisher) is refused with 409 upgrade_needs_acceptance and the permission diff in error.diff; nothing changes.",
+        "Without accept, an upgrade that widens what the plugin may do (a capability, a tool, a lowered risk, another publisher) is refused with 409 upgrade_needs_acceptance and the permission diff in error.diff; nothing installed changes, and the verified package is kept as a pending upgrade (error.pending_upgrade) a person can accept later (POST /v1/plugins/:name/upgrade/accept) or reject (DELETE /v1/plugins/:name/upgrade).",
       roles: ["admin"],
       params: Params,
       query: UpgradeQuery,
@@ -163,9 +164,11 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
         } catch (error) {
           if (!(error instanceof UpgradeNeedsAcceptance)) throw error;
           const lines = error.diff.lines.map((line) => inert(line, { newlines: false }));
-          const message = `upgrading ${params.name} to ${pkg.manifest.version} widens what it may do: ${lines.join("; ")}; send the same request with ?accept=true to grant these permissions`;
+          const later = error.pending === undefined ? "" : `, or accept the pending upgrade kept for it: POST /v1/plugins/${params.name}/upgrade/accept (until ${new Date(error.pending.expiresAt).toISOString()})`;
+          const message = `upgrading ${params.name} to ${pkg.manifest.version} widens what it may do: ${lines.join("; ")}; send the same request with ?accept=true to grant these permissions${later}`;
           const answer = errorBody(error.code, message);
-          return c.json({ error: { ...answer.error, diff: { widening: true, lines } } }, 409);
+          const pending = error.pending === undefined ? {} : { pending_upgrade: pendingView(error.pending) };
+          return c.json({ error: { ...answer.error, diff: { widening: true, lines }, ...pending } }, 409);
         }
       },
     }),
@@ -199,15 +202,5 @@ async function installed(runtime: Runtime, work: () => Promise<InstallResult>): 
   const result = await work();
   await runtime.refreshPlugins();
   return result;
-}
-
-/** Who a request's changes are audited as: the person acting in this process (`actor`), else its token. */
-function principalName(c: Parameters<typeof principalOf>[0]): string {
-  return changerOf(principalOf(c));
-}
-
-/** As `deciderOf`, with a token named as such in the plugin audit (`token:tok_…`). */
-function changerOf(principal: Principal): string {
-  return principal.actor ?? `token:${principal.tokenId}`;
 }
 

@@ -42,6 +42,7 @@ export const SubmitRunSchema = v.pipe(
 
 const ListQuery = v.strictObject({
   status: v.optional(v.picklist(["active", "awaiting_approval", "ended"])),
+  agent: v.optional(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9-]{0,62}$/, "expected an agent name"))),
   ...PAGE_QUERY,
 });
 
@@ -207,7 +208,7 @@ export function runReadRoutes(runtime: RunReader): ApiRoute[] {
       method: "GET",
       path: "/v1/runs",
       tag: "runs",
-      summary: "List runs, newest first (a client sees its own), a page at a time",
+      summary: "List runs, newest first (a client sees its own), a page at a time; ?status and ?agent filter them",
       roles: ["client", "approver"],
       query: ListQuery,
       responses: { 200: { description: "a page of runs", schema: RunPage } },
@@ -217,6 +218,7 @@ export function runReadRoutes(runtime: RunReader): ApiRoute[] {
         const before = query.cursor === undefined ? undefined : timeKeyOf(query.cursor);
         const records = await runtime.records.list({
           ...(query.status ? { status: query.status } : {}),
+          ...(query.agent === undefined ? {} : { agent: query.agent }),
           limit: limit + 1,
           ...(before === undefined ? {} : { before: { createdAt: before.at, id: before.id } }),
           ...(principal.role === "client" ? { ownerToken: principal.tokenId } : {}),

@@ -34,6 +34,24 @@ export const PluginInstalled = v.strictObject({
   diff: v.optional(v.strictObject({ widening: v.boolean(), lines: v.array(v.string()) })),
 });
 
+/** A widening upgrade refused for want of acceptance, kept for a person to accept or reject. */
+export const PendingUpgradeSchema = v.strictObject({
+  name: v.string(),
+  version: v.pipe(v.string(), v.description("the version the upgrade brings")),
+  installed_version: v.pipe(v.string(), v.description("the installed version the diff was made against: an accept is refused once it changed")),
+  publisher: v.string(),
+  description: v.string(),
+  sha256: v.string(),
+  origin: v.string(),
+  diff: v.strictObject({ widening: v.boolean(), lines: v.pipe(v.array(v.string()), v.description("`+` widening, `-` narrowing; the plugin's own text made inert")) }),
+  proposed_by: v.string(),
+  proposed_at: ISO_TIME,
+  expires_at: ISO_TIME,
+});
+export const PendingUpgradePage = v.strictObject({ upgrades: v.array(PendingUpgradeSchema) });
+export const PendingUpgradeBody = v.strictObject({ upgrade: PendingUpgradeSchema });
+export const PendingUpgradeRejected = v.strictObject({ rejected: PendingUpgradeSchema });
+
 const agentBase = {
   name: v.string(),
   origin: v.picklist(["file", "store", "runtime"]),

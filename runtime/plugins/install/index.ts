@@ -8,6 +8,8 @@ export { nameSkeleton, similarNames } from "./lookalike.js";
 export { PluginRegistry, pluginMigrations, nameKey } from "./registry.js";
 export type { InstalledPlugin, InstalledTool } from "./registry.js";
 export { permissionDiff } from "./diff.js";
+export { MAX_PENDING_UPGRADES, PENDING_UPGRADE_TTL_MS } from "./pending.js";
+export type { PendingUpgrade } from "./pending.js";
 export type { PermissionDiff, PermissionView } from "./diff.js";
 export { readPackage, MAX_WASM_BYTES } from "./package.js";
 export type { PluginPackage, ReadPackageOptions } from "./package.js";

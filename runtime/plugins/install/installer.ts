@@ -10,6 +10,8 @@ import type { PluginManifest } from "../manifest.js";
 import { permissionDiff, type PermissionDiff } from "./diff.js";
 import { readPackage, type PluginPackage, type ReadPackageOptions } from "./package.js";
 import { nameKey, PluginRegistry, type InstalledPlugin, type InstalledTool } from "./registry.js";
+import type { PendingUpgrade } from "./pending.js";
+import { pendingToAccept, rejectPending, sameDiff } from "./pending-decisions.js";
 
 export type InstallSourceOptions = Omit<ReadPackageOptions, "cacheDir" | "onProgress">;
 
@@ -147,7 +149,24 @@ export class PluginInstaller {
     return this.upgradePackage(name, pkg, { accept: accept ?? false, firstParty: firstParty ?? false, ...(by === undefined ? {} : { by }) });
   }
 
-  async upgradePackage(name: string, pkg: PluginPackage, options: ChangeOptions & { accept: boolean }): Promise<InstallResult> {
+  /**
+   * Upgrades `name` to its pending upgrade (kept when a widening upgrade was refused for want
+   * of acceptance): refused when the installed plugin changed since its diff was made; verified
+   * again as any upgrade is, and refused if the diff made now is not the one that was shown.
+   */
+  async acceptUpgrade(name: string, options: { by?: string } = {}): Promise<InstallResult> {
+    const by = options.by ?? RUNTIME_PRINCIPAL;
+    const context = { registry: this.registry, audit: this.#options.audit };
+    const { pending, pkg } = await pendingToAccept(context, name, by);
+    return this.upgradePackage(pending.name, pkg, { accept: true, by, expect: pending });
+  }
+
+  /** Drops the pending upgrade of `name` (audited as an upgrade the person refused). */
+  rejectUpgrade(name: string, options: { by?: string } = {}): Promise<PendingUpgrade> {
+    return rejectPending({ registry: this.registry, audit: this.#options.audit }, name, options.by ?? RUNTIME_PRINCIPAL);
+  }
+
+  async upgradePackage(name: string, pkg: PluginPackage, options: ChangeOptions & { accept: boolean; expect?: PendingUpgrade }): Promise<InstallResult> {
     const by = options.by ?? RUNTIME_PRINCIPAL;
     const result = await auditedRefusal(this.#options.audit, { action: "upgrade", by, subject: () => subjectOf(pkg) }, async (): Promise<InstallResult> => {
       const existing = await this.registry.get(name);
@@ -161,8 +180,11 @@ export class PluginInstaller {
       }
       const { tools, imports } = await this.#builds.verify(pkg);
       const diff = permissionDiff(view(existing.manifest, existing.tools), view(pkg.manifest, tools));
-      if (diff.widening && !options.accept) throw new UpgradeNeedsAcceptance(existing.name, diff);
+      if (options.expect !== undefined) sameDiff(options.expect, diff.lines);
+      if (diff.widening && !options.accept) throw new UpgradeNeedsAcceptance(existing.name, diff, await this.#keepPending(existing, pkg, { diff, by }));
       await this.registry.put(record(pkg, { tools, imports }, (options.firstParty ?? false) || existing.firstParty), pkg.bytes, existing);
+      // Whatever was pending was compared with the version just replaced.
+      await this.registry.pending.remove(name);
       return { plugin: (await this.registry.get(name))!, action: "upgraded", diff };
     });
     await recordPluginEvent(this.#options.audit, { action: "upgrade", subject: subjectOf(pkg), by, reason: result.action });
@@ -210,6 +232,17 @@ export class PluginInstaller {
   }
 
 
+  /**
+   * Keeps a refused widening upgrade for a person to decide on later. When it cannot be kept
+   * (the store refused the write) the refusal stands all the same: the caller can only send it
+   * again with acceptance.
+   */
+  async #keepPending(existing: InstalledPlugin, pkg: PluginPackage, input: { diff: PermissionDiff; by: string }): Promise<PendingUpgrade | undefined> {
+    const base = { version: existing.version, sha256: existing.blobSha256, updatedAt: existing.updatedAt };
+    const pending = { name: existing.name, version: pkg.manifest.version, manifestText: pkg.manifestText, blobSha256: pkg.sha256, origin: pkg.origin, diff: input.diff, base, proposedBy: input.by };
+    return this.registry.pending.put(pending, pkg.bytes).catch(() => undefined);
+  }
+
   async #refuseLookalike(name: string): Promise<void> {
     const similar = similarNames(name, (await this.registry.list()).map((p) => p.name));
     if (similar.length === 0) return;
@@ -224,9 +257,13 @@ export class PluginInstaller {
 /** A widening upgrade without acceptance: carries the diff for the CLI and the API to show. */
 export class UpgradeNeedsAcceptance extends ConflictError {
   readonly diff: PermissionDiff;
-  constructor(name: string, diff: PermissionDiff) {
-    super("upgrade_needs_acceptance", `upgrading ${name} widens what it may do:\n  ${diff.lines.join("\n  ")}\naccept the new permissions explicitly (--accept) to upgrade`);
+  /** The upgrade kept for a later decision (undefined when it could not be kept). */
+  readonly pending: PendingUpgrade | undefined;
+  constructor(name: string, diff: PermissionDiff, pending?: PendingUpgrade) {
+    const later = pending === undefined ? "" : `, or later: 'clawhive plugin accept ${name}' (it is kept as a pending upgrade until ${new Date(pending.expiresAt).toISOString()})`;
+    super("upgrade_needs_acceptance", `upgrading ${name} widens what it may do:\n  ${diff.lines.join("\n  ")}\naccept the new permissions explicitly (--accept) to upgrade${later}`);
     this.diff = diff;
+    this.pending = pending;
   }
 }
 

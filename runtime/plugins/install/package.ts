@@ -134,7 +134,7 @@ async function fromTarball(bytes: Uint8Array, origin: string, limits: UnpackLimi
 }
 
 /** The manifest parsed and matched to the wasm: declared sha256, and the right kind of module. */
-function checked(input: { manifestText: string; manifestFile: string; bytes: Uint8Array; origin: string }): PluginPackage {
+export function checked(input: { manifestText: string; manifestFile: string; bytes: Uint8Array; origin: string }): PluginPackage {
   const manifest = parsePluginManifest(input.manifestText, input.manifestFile);
   const hash = sha256(input.bytes);
   if (manifest.sha256 && manifest.sha256 !== hash) {

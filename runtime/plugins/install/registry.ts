@@ -4,6 +4,7 @@ import { allRows } from "../../store/index.js";
 import type { Clock, Migration, Row, Statement, Store } from "../../store/index.js";
 import { sha256 } from "../artifact.js";
 import { PluginManifestSchema, RiskSchema, type PluginManifest } from "../manifest.js";
+import { pendingMigrations, PendingUpgrades } from "./pending.js";
 
 /**
  * Blobs are stored in rows of at most this size, written and read one chunk per statement: a
@@ -52,6 +53,7 @@ export const pluginMigrations: readonly Migration[] = [
     name: "the imports read from each blob at install",
     statements: ["ALTER TABLE plugins ADD COLUMN imports TEXT"],
   },
+  ...pendingMigrations,
 ];
 
 /** A tool as validated at install: what `describe` said, checked against the manifest. */
@@ -96,10 +98,13 @@ export function nameKey(name: string): string {
 export class PluginRegistry {
   readonly #store: Store;
   readonly #clock: Clock;
+  /** Widening upgrades waiting for a person (their blobs are kept here too). */
+  readonly pending: PendingUpgrades;
 
   constructor(store: Store, options: { clock: Clock }) {
     this.#store = store;
     this.#clock = options.clock;
+    this.pending = new PendingUpgrades(store, { clock: options.clock, blobStatements: (hash, bytes, now) => this.#blobStatements(hash, bytes, now), collectStatements: () => this.#collectStatements() });
   }
 
   async list(): Promise<InstalledPlugin[]> {
@@ -192,11 +197,12 @@ export class PluginRegistry {
     return statements;
   }
 
-  /** Blobs no plugin names any more are dropped in the same transaction as the change. */
+  /** Blobs no plugin (installed or pending upgrade) names any more are dropped in the same transaction as the change. */
   #collectStatements(): Statement[] {
+    const named = "SELECT blob_sha256 FROM plugins UNION SELECT blob_sha256 FROM plugin_upgrades";
     return [
-      "DELETE FROM plugin_blob_chunks WHERE sha256 NOT IN (SELECT blob_sha256 FROM plugins)",
-      "DELETE FROM plugin_blobs WHERE sha256 NOT IN (SELECT blob_sha256 FROM plugins)",
+      `DELETE FROM plugin_blob_chunks WHERE sha256 NOT IN (${named})`,
+      `DELETE FROM plugin_blobs WHERE sha256 NOT IN (${named})`,
     ].map((sql) => ({ sql, args: [] }));
   }
 }
