@@ -141,18 +141,19 @@ async function upgrade(argv: string[]): Promise<number> {
       if (!(error instanceof ServerError && error.code === "upgrade_needs_acceptance")) throw error;
       const diff = error.body.diff as { lines?: unknown } | undefined;
       const lines = Array.isArray(diff?.lines) ? diff.lines.map(String) : [error.message];
-      return confirmWidening(lines, { title: `upgrading ${name} widens what it may do:`, retry: async () => reportOf(await send(client, true)), json });
+      const kept = error.body.pending_upgrade === undefined ? "" : ` (or later: 'clawhive plugin accept ${pluginName(name)}', the pending upgrade kept for it)`;
+      return confirmWidening(lines, { title: `upgrading ${name} widens what it may do:`, kept, retry: async () => reportOf(await send(client, true)), json });
     }
   });
 }
 
 /** Shows a widening upgrade's permission diff; upgrades only on a 'y' in a terminal (else exit 3: --accept). */
-async function confirmWidening(lines: readonly string[], options: { title: string; retry: () => Promise<InstallReport>; json: boolean }): Promise<number> {
+async function confirmWidening(lines: readonly string[], options: { title: string; kept: string; retry: () => Promise<InstallReport>; json: boolean }): Promise<number> {
   const { title, retry, json } = options;
   console.error(title);
   for (const line of lines) console.error(`  ${inert(line)}`);
   if (!process.stdin.isTTY || !process.stderr.isTTY) {
-    console.error("not upgraded: re-run with --accept to grant these permissions (or 'clawhive plugin accept NAME' for the pending upgrade kept)");
+    console.error(`not upgraded: re-run with --accept to grant these permissions${options.kept}`);
     return 3;
   }
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
