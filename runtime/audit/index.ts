@@ -10,6 +10,7 @@ export { PATTERN_EVENT_PROXY } from "./pattern-event.js";
 export { AuditError } from "./errors.js";
 export type { AuditErrorCode } from "./errors.js";
 export { canonicalJson } from "./json.js";
+export { encodeCursor } from "./query.js";
 export type { JsonValue } from "./json.js";
 export { DEFAULT_SECRET_KEYS, MIN_REDACTED_LENGTH, REDACTED } from "./redact.js";
 export type { RedactionOptions, RedactionSubject } from "./redact.js";

@@ -34,7 +34,15 @@ function auditRecord(r: RecordJson): Html {
   return html`<li class="record" id="seq-${t(r.seq)}"><details>
   <summary><code>#${t(r.seq)}</code> <span class="status status-${t(r.status)}">${t(r.status)}</span> <code>${t(r.kind)}</code> <code>${t(r.tool ?? r.tool_call?.name ?? "")}</code> · run <code>${t(r.run_id)}</code> · ${when(Number.isFinite(Number(r.start_at)) ? new Date(Number(r.start_at)).toISOString() : r.start_at)}</summary>
   <pre class="exact">${j(r)}</pre>
+  <p><a href="/audit/${encodeURIComponent(String(r.seq))}">Record ${t(r.seq)} on its own page</a></p>
 </details></li>`;
+}
+
+/** One record on its own page (a link to give someone), every field shown inert. */
+export function auditRecordPage(r: RecordJson): Html {
+  return html`<p><code>#${t(r.seq)}</code> <span class="status status-${t(r.status)}">${t(r.status)}</span> <code>${t(r.kind)}</code> · run <a href="/audit?run_id=${encodeURIComponent(String(r.run_id))}&amp;order=asc"><code>${t(r.run_id)}</code></a></p>
+<pre class="exact" id="audit-record">${j(r)}</pre>
+<p><a href="/audit">Back to the audit log</a></p>`;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

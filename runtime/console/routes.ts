@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import type { ApiEnv, Role, TokenStore } from "../api/auth/index.js";
 import { ApiCaller, type ApiAnswer } from "./api.js";
 import { approvalDetail, approvalList, PATTERN_DURATIONS } from "./approvals-page.js";
-import { auditList, AUDIT_FILTERS, verifyResult, type AuditFilter } from "./audit-page.js";
+import { auditList, auditRecordPage, AUDIT_FILTERS, verifyResult, type AuditFilter } from "./audit-page.js";
 import { agentDetail, agentList, patternList } from "./catalog-page.js";
 import { addPluginPages } from "./plugin-routes.js";
 import { html } from "hono/html";
@@ -200,6 +200,14 @@ export function addConsoleRoutes(app: Hono<ApiEnv>, sessions: () => Promise<Sess
     const answer = await s.api.get("/v1/audit/verify");
     if (answer.status !== 200) return failed(c, s, "Verify the audit chain", answer);
     return c.html(page(s.frame("Verify the audit chain"), verifyResult(answer.body)));
+  });
+
+  app.get("/audit/:seq{[0-9]+}", async (c) => {
+    const s = await signed(c);
+    if (s instanceof Response) return s;
+    const answer = await s.api.get(`/v1/audit/${c.req.param("seq")}`);
+    if (answer.status !== 200) return failed(c, s, "Audit record", answer);
+    return c.html(page(s.frame(`Audit record ${c.req.param("seq")}`), auditRecordPage(answer.body.record)));
   });
 
   addPluginPages(app, { signed, posted, failed });

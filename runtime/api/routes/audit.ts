@@ -1,12 +1,12 @@
 import * as v from "valibot";
-import type { AuditKind, AuditQuery, AuditRecord, AuditStatus } from "../../audit/index.js";
+import { encodeCursor, type AuditKind, type AuditQuery, type AuditRecord, type AuditStatus } from "../../audit/index.js";
 import { InvalidInputError } from "../../errors.js";
 import type { Runtime } from "../../runtime.js";
 import { mayReadRun, principalOf } from "../auth/index.js";
 import { ApiError } from "../middleware/api-error.js";
 import { NAME, QUERY_TIME, queryInt, queryList } from "./fields.js";
 import { defineRoute, reply } from "./route.js";
-import { AuditPage, VerifyBody, type AuditRecordSchema } from "../schemas/audit.js";
+import { AuditPage, AuditRecordBody, VerifyBody, type AuditRecordSchema } from "../schemas/audit.js";
 import { OPAQUE, snakeKeys } from "./snake.js";
 import type * as Schemas from "../schemas/audit.js";
 import type { ApiRoute } from "./route.js";
@@ -45,6 +45,8 @@ const Query = v.strictObject({
   limit: v.optional(queryInt(1, MAX_AUDIT_PAGE)),
   cursor: v.optional(v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,64}$/, "expected the next_cursor of a previous page, unchanged"))),
 });
+
+const SeqParams = v.strictObject({ seq: v.pipe(v.string(), v.regex(/^[1-9]\d{0,14}$/, "expected a record's seq: a positive whole number"), v.transform(Number)) });
 
 const VerifyQuery = v.strictObject({
   expect_head: v.optional(v.pipe(v.string(), v.regex(/^\d{1,15}:[0-9a-f]{64}$/, "expected SEQ:HASH as a previous verify reported it (head.seq:head.hash)"))),
@@ -115,6 +117,29 @@ export function auditRoutes(runtime: Pick<Runtime, "audit" | "records">, options
         const head = query.expect_head?.split(":");
         const report = await runtime.audit.verify(head === undefined ? {} : { expectedHead: { seq: Number(head[0]), hash: head[1]! } });
         return reply(c, VerifyBody, snakeKeys(report) as v.InferInput<typeof Schemas.VerifyBody>);
+      },
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/v1/audit/:seq",
+      tag: "audit",
+      summary: "One audit record by its seq (its place in the chain)",
+      description: "A client token reads only a record of a run it started; any other is 404, as a missing one is.",
+      roles: ["admin", "client"],
+      params: SeqParams,
+      responses: { 200: { description: "the record", schema: AuditRecordBody }, 404: { description: "no record of that seq (or not of the client's runs)" } },
+      handler: async (c, { params }) => {
+        // The page after seq-1 in chain order starts at seq when it exists.
+        const page = await runtime.audit.query({ order: "asc", limit: 1, cursor: encodeCursor(params.seq - 1, "asc") });
+        const record = page.records[0];
+        const missing = () => new ApiError("not_found", `no audit record ${params.seq}`, { status: 404 });
+        if (record === undefined || record.seq !== params.seq) throw missing();
+        const principal = principalOf(c);
+        if (principal.role !== "admin") {
+          const owner = record.runId === "" ? undefined : await runOwner(record.runId);
+          if (owner === undefined || !mayReadRun(principal, owner)) throw missing();
+        }
+        return reply(c, AuditRecordBody, { record: auditRecordView(record) });
       },
     }),
   ];

@@ -78,6 +78,7 @@ export const AuditRecordSchema = v.strictObject({
 });
 
 export const AuditPage = v.strictObject({ records: v.array(AuditRecordSchema), next_cursor: NEXT_CURSOR });
+export const AuditRecordBody = v.strictObject({ record: AuditRecordSchema });
 
 export const VerifyBody = v.strictObject({
   ok: v.pipe(v.boolean(), v.description("false when the log was altered, unlinked, cut or had records deleted")),
