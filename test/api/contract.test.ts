@@ -70,10 +70,10 @@ function rewriteRefs(schema: Json): Json {
   return JSON.parse(JSON.stringify(schema).replaceAll('"$ref":"#/', '"$ref":"doc#/')) as Json;
 }
 
-async function echoPackage(version: string): Promise<Buffer> {
+async function echoPackage(version: string, overrides: Json = {}): Promise<Buffer> {
   const root = await tempDir("clawhive-contract-");
   const echo = await echoComponent();
-  const dir = await writePackage(root, `echo-${version}`, { ...echo.manifest, version }, echo.bytes);
+  const dir = await writePackage(root, `echo-${version}`, { ...echo.manifest, version, ...overrides }, echo.bytes);
   return readFile(await packTgz(dir, join(root, `echo-${version}.tgz`)));
 }
 
@@ -90,7 +90,17 @@ test("every route's answers match the document, and every documented JSON answer
   const name = installed.body.plugin.name as string;
   await checked("POST", "/v1/plugins", { body: v1, type: "application/gzip" });
   await checked("GET", `/v1/plugins/${name}`);
-  await checked("POST", `/v1/plugins/${name}/upgrade?accept=true`, { body: await echoPackage("0.2.0"), type: "application/gzip" });
+  // A widening upgrade refused is kept pending: read, rejected, sent again, accepted.
+  const wider = await echoPackage("0.2.0", { capabilities: ["fs.read", "kv", "log"] });
+  await checked("POST", `/v1/plugins/${name}/upgrade`, { body: wider, type: "application/gzip" });
+  await checked("GET", "/v1/plugins/upgrades");
+  await checked("GET", `/v1/plugins/${name}/upgrade`);
+  await checked("DELETE", `/v1/plugins/${name}/upgrade`);
+  await checked("GET", `/v1/plugins/${name}/upgrade`);
+  await checked("POST", `/v1/plugins/${name}/upgrade`, { body: wider, type: "application/gzip" });
+  await checked("POST", `/v1/plugins/${name}/upgrade/accept`);
+  await checked("POST", `/v1/plugins/${name}/upgrade/accept`);
+  await checked("POST", `/v1/plugins/${name}/upgrade?accept=true`, { body: await echoPackage("0.3.0", { capabilities: ["fs.read", "kv", "log"] }), type: "application/gzip" });
   await checked("GET", "/v1/plugins?limit=1");
   await checked("DELETE", `/v1/plugins/${name}`);
   await checked("GET", `/v1/plugins/${name}`);
@@ -154,6 +164,8 @@ test("every route's answers match the document, and every documented JSON answer
   await checked("POST", `/v1/runs/${resumable.id}/resume`, { token: f.token.admin });
   await checked("GET", `/v1/audit?run_id=${run.body.run.id}&limit=2`, client);
   await checked("GET", "/v1/audit/verify");
+  await checked("GET", "/v1/audit/1");
+  await checked("GET", "/v1/audit/999999999");
 
   // Schedules.
   const at = new Date(Date.now() + 3_600_000).toISOString();

@@ -149,7 +149,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       responses: {
         200: { description: "action upgraded or unchanged, with the permission diff", schema: S.PluginInstalled },
         404: { description: "no plugin of that name" },
-        409: { description: "upgrade_needs_acceptance (with error.diff), or plugin_version_exists" },
+        409: { description: "upgrade_needs_acceptance (with error.diff and error.pending_upgrade), or plugin_version_exists", schema: S.UpgradeRefused },
         422: { description: "the package failed verification, or is another plugin (plugin_name_mismatch)" },
       },
       handler: async (c, input) => {

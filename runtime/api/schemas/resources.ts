@@ -51,6 +51,16 @@ export const PendingUpgradeSchema = v.strictObject({
 export const PendingUpgradePage = v.strictObject({ upgrades: v.array(PendingUpgradeSchema) });
 export const PendingUpgradeBody = v.strictObject({ upgrade: PendingUpgradeSchema });
 export const PendingUpgradeRejected = v.strictObject({ rejected: PendingUpgradeSchema });
+/** A refused upgrade: a widening one (upgrade_needs_acceptance) carries its diff and the pending upgrade kept for it. */
+export const UpgradeRefused = v.strictObject({
+  error: v.strictObject({
+    code: v.string(),
+    message: v.string(),
+    field: v.optional(v.string()),
+    diff: v.optional(v.strictObject({ widening: v.boolean(), lines: v.array(v.string()) })),
+    pending_upgrade: v.optional(PendingUpgradeSchema),
+  }),
+});
 
 const agentBase = {
   name: v.string(),

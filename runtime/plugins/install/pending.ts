@@ -1,6 +1,5 @@
 import * as v from "valibot";
 import type { Clock, Migration, Row, Statement, Store } from "../../store/index.js";
-import type { PermissionDiff } from "./diff.js";
 
 /**
  * A widening upgrade refused for want of acceptance is kept, so a person can read its
@@ -45,7 +44,8 @@ export interface PendingUpgrade {
   manifestText: string;
   blobSha256: string;
   origin: string;
-  diff: PermissionDiff;
+  /** The permission diff (diff.ts's shape, restated: diff.ts reads the registry's types). */
+  diff: { widening: boolean; lines: string[] };
   /** The installed plugin the diff was made against: an accept is refused once it changed. */
   base: { version: string; sha256: string; updatedAt: number };
   proposedBy: string;
