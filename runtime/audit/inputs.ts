@@ -101,7 +101,8 @@ export interface PluginEventInput {
  * record. A refused creation writes none: nothing was granted and the approval stays pending.
  */
 export interface PatternEventInput {
-  readonly action: "create" | "revoke";
+  /** `withdraw`: its run ended, and the pattern (`applies_to: run`) with it. */
+  readonly action: "create" | "revoke" | "withdraw";
   /** The pattern's id (`apt_…`). */
   readonly id: string;
   readonly agent: string;

@@ -13,10 +13,10 @@ import type { PatternEventInput, PatternEventSummary } from "./types.js";
 /** The proxy name pattern records carry; host_function is the action (`create`, `revoke`). */
 export const PATTERN_EVENT_PROXY = "approval_pattern";
 
-const ACTIONS: ReadonlySet<string> = new Set(["create", "revoke"]);
+const ACTIONS: ReadonlySet<string> = new Set(["create", "revoke", "withdraw"]);
 
 export function patternEventBody(input: PatternEventInput, context: BodyContext): RecordBody {
-  if (!ACTIONS.has(input.action)) throw invalid("action", "must be create or revoke");
+  if (!ACTIONS.has(input.action)) throw invalid("action", "must be create, revoke or withdraw");
   requireText("id", input.id);
   requireText("agent", input.agent);
   requireText("tool", input.tool);

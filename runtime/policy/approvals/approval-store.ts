@@ -10,7 +10,7 @@ import { requestApproval } from "./request.js";
 import { approvalMigrations } from "./schema.js";
 import type { PatternEventInput } from "../../audit/index.js";
 import { approveByPattern, type ApprovePatternInput } from "./patterns/approve.js";
-import { getPattern, listPatterns, matchPattern, revokePattern } from "./patterns/store.js";
+import { armPattern, endRunPatterns, getPattern, listPatterns, matchPattern, revokePattern } from "./patterns/store.js";
 import type { ApprovalPattern, ListPatternsOptions, PatternMatch } from "./patterns/store.js";
 import type {
   Approval,
@@ -35,9 +35,10 @@ export interface ApprovalStoreOptions {
   /** Default `apr_` + a random UUID. */
   readonly newId?: () => string;
   /**
-   * Where a pattern created or revoked is recorded (the audit log's `appendPatternEvent`). When
-   * it fails, a pattern just created is revoked again before the error is passed on: no
-   * standing approval exists that the log does not show.
+   * Where a pattern created, revoked or ended with its run is recorded (the audit log's
+   * `appendPatternEvent`). A pattern is stored unarmed and put in force only once its creation is
+   * recorded: when the record fails (or the process dies first) it matches nothing, so no
+   * standing approval exists that the log does not show. A revoke is stored before it is recorded.
    */
   readonly audit?: PatternAuditSink;
 }
@@ -98,15 +99,9 @@ export class ApprovalStore {
   /** Approves pending approval `id` by a pattern (see `approveByPattern`): the call runs, later ones it covers too. */
   async approveByPattern(id: string, input: ApprovePatternInput): Promise<{ approval: Approval; pattern: ApprovalPattern }> {
     const decided = await approveByPattern(this.#ctx, id, input);
-    if (this.#audit !== undefined) {
-      try {
-        await this.#audit(patternEvent("create", decided.pattern, input.by));
-      } catch (error) {
-        await revokePattern(this.#ctx, decided.pattern.id, "runtime: its audit record could not be written").catch(() => undefined);
-        throw error;
-      }
-    }
-    return decided;
+    // Stored unarmed: only once its creation is in the audit log does it match anything.
+    await this.#audit?.(patternEvent("create", { ...decided.pattern, revokedAt: null, revokedBy: null }, input.by));
+    return { approval: decided.approval, pattern: await armPattern(this.#ctx, decided.pattern.id) };
   }
 
   /** The active pattern that covers this call (its match counted), or `undefined`. */
@@ -172,7 +167,17 @@ export class ApprovalStore {
         WHERE run_id = ? AND status IN ('pending', 'approved') RETURNING id, status`,
       args: [now, now, reason, now, runId],
     });
+    await this.#endRunPatterns(runId, reason);
     return result.rows.filter((row) => row.status === "withdrawn").map((row) => String(row.id));
+  }
+
+  /**
+   * The run's `applies_to: run` patterns end with it (durably, in the shared store, so no node
+   * matches them); each end is audited as a `withdraw`. An audit failure leaves them ended.
+   */
+  async #endRunPatterns(runId: string, reason: string): Promise<void> {
+    const ended = await endRunPatterns(this.#ctx, runId);
+    for (const p of ended) await this.#audit?.(patternEvent("withdraw", p, `runtime: ${reason}`)).catch(() => undefined);
   }
 
   /** Asked for or decided at `since` or later, on any node (see `changedSince`). */
@@ -193,7 +198,7 @@ function minutes(value: number, field: string): number {
   return value;
 }
 
-function patternEvent(action: "create" | "revoke", p: ApprovalPattern, by: string): PatternEventInput {
+function patternEvent(action: PatternEventInput["action"], p: ApprovalPattern, by: string): PatternEventInput {
   return {
     action,
     id: p.id,

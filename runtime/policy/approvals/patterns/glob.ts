@@ -44,8 +44,25 @@ export function canonicalValue(value: string): string | undefined {
   return value;
 }
 
+/**
+ * A relative path (`src/a.ts`) resolves against the call's cwd or the first mount, both inside
+ * the grant, so it is canonical when nothing in it can climb out or read as something else:
+ * plain segments of letters, digits and `._@+-`, none `.` or `..`, not starting with `-` (an
+ * option) or `~` (a home), no `:` (`HEAD:x`, `file:`), no `=` (`if=/etc/passwd` is an absolute path).
+ */
+const RELATIVE_SEGMENT = /^[A-Za-z0-9._@+-]+$/;
+
+function canonicalRelative(value: string): string | undefined {
+  const trimmed = value.endsWith("/") ? value.slice(0, -1) : value;
+  if (/^[-~]/.test(trimmed)) return undefined;
+  const segments = trimmed.split("/");
+  if (segments.some((s) => s === "." || s === ".." || !RELATIVE_SEGMENT.test(s))) return undefined;
+  return trimmed;
+}
+
 function canonicalPath(value: string): string | undefined {
-  if (!value.startsWith("/") || value.includes("%") || value.includes("\\")) return undefined;
+  if (!value.startsWith("/")) return value.includes("%") || value.includes("\\") ? undefined : canonicalRelative(value);
+  if (value.includes("%") || value.includes("\\")) return undefined;
   const segments = value.slice(1).split("/");
   if (segments.some((s, i) => s === "." || s === ".." || (s === "" && i < segments.length - 1))) return undefined;
   return value.length > 1 && value.endsWith("/") ? value.slice(0, -1) : value;
@@ -85,9 +102,12 @@ export function canonicalGlob(glob: string): string {
   return glob;
 }
 
-/** `*` stays within one path segment, one address's local part or one URL segment; `**` crosses them. */
+/**
+ * `*` stays within one path segment, one address's local part or one URL segment (after a URL's
+ * `?`, within its query: `https://h/items?*`); `**` crosses them.
+ */
 function globRegex(glob: string, kind: ValueKind): RegExp {
-  const one = kind === "path" ? "[^/]*" : kind === "email" ? "[^@]*" : kind === "url" ? "[^/?#]*" : ".*";
+  let one = kind === "path" ? "[^/]*" : kind === "email" ? "[^@]*" : kind === "url" ? "[^/?#]*" : ".*";
   let source = "";
   for (let i = 0; i < glob.length; i++) {
     const ch = glob[i]!;
@@ -97,6 +117,7 @@ function globRegex(glob: string, kind: ValueKind): RegExp {
     } else if (ch === "*") {
       source += one;
     } else {
+      if (kind === "url" && ch === "?") one = "[^#]*";
       source += ch.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
     }
   }

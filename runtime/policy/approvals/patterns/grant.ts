@@ -35,6 +35,14 @@ function checkGlob(raw: string, mounts: readonly string[], where: string): void 
   const kind = kindOf(glob);
   if (kind === "path") {
     if (/(^|\/)\.\.?(\/|$)|%|\\/.test(glob)) throw new InvalidInputError(`${where}: ${glob} must be a canonical path (no . or .. segments, escapes or backslashes)`, { field: where });
+    if (!glob.startsWith("/")) {
+      // Relative: it resolves against the call's cwd or the first mount, so it stays inside them
+      // as long as it is canonical (what `canonicalRelative` accepts, with `*` for words).
+      if (mounts.length === 0 || /^[-~]/.test(glob) || glob.split("/").some((s) => !/^[A-Za-z0-9._@+*-]+$/.test(s))) {
+        throw new InvalidInputError(`${where}: ${glob} must be a plain relative path (letters, digits, ._@+-, no . or .. segments) under one of the agent's mounts`, { field: where });
+      }
+      return;
+    }
     const fixed = glob.slice(0, glob.indexOf("*") === -1 ? glob.length : glob.indexOf("*"));
     const dir = fixed.slice(0, fixed.lastIndexOf("/") + 1);
     const inside = mounts.some((m) => dir === `${m}/` || dir.startsWith(`${m}/`) || (glob === m));

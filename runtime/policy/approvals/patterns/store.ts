@@ -69,11 +69,36 @@ export async function createPattern(ctx: ApprovalContext, input: CreatePatternIn
   if (input.expiresAt - now > MAX_PATTERN_MS) throw new InvalidInputError("expires_at: a pattern lasts at most 30 days", { field: "expires_at" });
   if (input.kind === "effect" && !input.capability) throw new InvalidInputError("capability: an effect pattern names its capability", { field: "capability" });
   const id = `apt_${ctx.newId().replace(/^apr_/, "")}`;
+  // Stored revoked (`UNARMED`) until `armPattern`: a pattern whose creation was never audited,
+  // or whose creator died before auditing it, matches nothing (fail closed).
   await ctx.store.execute({
-    sql: "INSERT INTO approval_patterns (id, agent, kind, tool, capability, arguments, run_id, approval_id, expires_at, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    args: [id, input.agent, input.kind, input.pattern.tool, input.kind === "effect" ? input.capability! : null, JSON.stringify(sorted(input.pattern.arguments)), input.runId ?? null, input.approvalId ?? null, input.expiresAt, input.by, now],
+    sql: "INSERT INTO approval_patterns (id, agent, kind, tool, capability, arguments, run_id, approval_id, expires_at, created_by, created_at, revoked_by, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    args: [id, input.agent, input.kind, input.pattern.tool, input.kind === "effect" ? input.capability! : null, JSON.stringify(sorted(input.pattern.arguments)), input.runId ?? null, input.approvalId ?? null, input.expiresAt, input.by, now, UNARMED, now],
   });
   return (await getPattern(ctx, id))!;
+}
+
+/** What an unarmed pattern reads as revoked by: its creation is not (yet) in the audit log. */
+export const UNARMED = "runtime: its creation could not be audited";
+
+/** Puts a pattern created by `createPattern` in force, once its creation is audited. */
+export async function armPattern(ctx: ApprovalContext, id: string): Promise<ApprovalPattern> {
+  await ctx.store.execute({ sql: "UPDATE approval_patterns SET revoked_by = NULL, revoked_at = NULL WHERE id = ? AND revoked_by = ?", args: [id, UNARMED] });
+  return (await getPattern(ctx, id))!;
+}
+
+/**
+ * Ends every pattern that serves run `runId` only, when the run ends (succeeded, failed,
+ * cancelled, timed out — on any node): its expiry is brought to now, in the shared store, so it
+ * matches nothing and lists as expired everywhere. Returns the patterns ended.
+ */
+export async function endRunPatterns(ctx: ApprovalContext, runId: string): Promise<ApprovalPattern[]> {
+  const now = ctx.clock.now();
+  const result = await ctx.store.execute({
+    sql: "UPDATE approval_patterns SET expires_at = ? WHERE run_id = ? AND revoked_at IS NULL AND expires_at > ? RETURNING *",
+    args: [now, runId, now],
+  });
+  return result.rows.map((row) => fromRow(row, now));
 }
 
 export async function getPattern(ctx: ApprovalContext, id: string): Promise<ApprovalPattern | undefined> {
