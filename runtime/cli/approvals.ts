@@ -1,4 +1,4 @@
-import { InvalidInputError } from "../errors.js";
+import { ConflictError, InvalidInputError } from "../errors.js";
 import type { ApprovalDecision, ApprovalScope, ApprovalStatus } from "../policy/approvals/index.js";
 import type { Approval } from "../policy/approvals/index.js";
 import { systemClock } from "../store/index.js";
@@ -209,6 +209,8 @@ async function approvePattern(id: string, values: Readonly<Record<string, unknow
   try {
     done = await withClient(values, async (client) => {
       const view = await client.getApproval(id);
+      // A decided approval offers no choices: say why, as the 409 of deciding it again would.
+      if (view.status !== "pending") throw new ConflictError("approval_not_pending", `approval ${id}: already ${view.status}; only a pending approval can be approved by pattern`);
       const choice = view.pattern_choices[n - 1];
       if (choice === undefined) {
         throw new InvalidInputError(`--pattern ${n}: approval ${id} offers ${view.pattern_choices.length === 0 ? "no pattern (an Unsafe effect is approved once unless its agent's approvals.unsafe_patterns lists the tool)" : `patterns 1 to ${view.pattern_choices.length}`}`, { field: "pattern" });
@@ -217,8 +219,8 @@ async function approvePattern(id: string, values: Readonly<Record<string, unknow
       return { ...decided, next: decidedHint(decided.approval.run_id, "approve", serverFlagOf(client)) };
     }, { existing: true });
   } catch (error) {
-    if (error instanceof ServerError && (error.status === 404 || error.status === 409 || error.field === "path.id")) {
-      console.error(`clawhive: ${inert(error.field === "path.id" ? `approval ${id}: not found` : error.message)}`);
+    if (error instanceof ConflictError || (error instanceof ServerError && (error.status === 404 || error.status === 409 || error.field === "path.id"))) {
+      console.error(`clawhive: ${inert(error instanceof ServerError && error.field === "path.id" ? `approval ${id}: not found` : error.message)}`);
       return 1;
     }
     throw error;
