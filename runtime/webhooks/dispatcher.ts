@@ -6,26 +6,26 @@
  * drives; `approval.decided` and the stream come from the store (`ApprovalFeed`), so a decision
  * made anywhere — API, CLI, MCP, another node — is told, and sent once across the nodes.
  *
- * Push targets (Slack, Teams, Telegram) get both approval events from the store, claimed like
- * decisions: an approval asked for on any node reaches each chat once, rendered from the stored
- * approval (agent, tool, risk, key arguments) with a link to the console's decision page.
+ * Push targets (Slack, Teams, Telegram) get both approval events from the store, owed like
+ * decisions in the shared outbox: an approval asked for on any node — or by a `clawhive run`
+ * while no server ran (caught up when a dispatcher starts) — reaches each chat once, rendered from
+ * the stored approval (agent, tool, risk, key arguments) with a link to the console's decision page.
  * Every delivery that belongs to a run is audited: its intent before the first attempt (no
  * intent, no delivery), its outcome after the last.
  */
 import { randomUUID } from "node:crypto";
-import type { Resolver } from "../../host-proxies/http/index.js";
+import { hostname } from "node:os";
 import { runtimeLogger, type Logger } from "../log/index.js";
-import type { ApprovalStore } from "../policy/approvals/index.js";
 import type { Run } from "../runs/run.js";
-import type { Store } from "../store/index.js";
-import type { AuditLog, AuditRecord } from "../audit/index.js";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../config/listen.js";
 import type { Approval } from "../policy/approvals/index.js";
 import { targetKey, type WebhookEvent, type WebhookTarget } from "./config.js";
 import { approvalPayload, type WebhookPayload } from "./payload.js";
 import { ApprovalFeed } from "./approval-feed.js";
 import { judgeAnswer } from "./answer.js";
-import { DeliveryClaims } from "./claims.js";
+import { deliveryIntent, deliveryOutcome, type AuditSinks } from "./delivery-audit.js";
+import type { WebhookDispatcherOptions } from "./options.js";
+import { DeliveryOutbox, type Owed, type OwedPush } from "./outbox.js";
 import { DeadLetters } from "./dead-letters.js";
 import { postDelivery } from "./deliver.js";
 import { pushSummary } from "./push-text.js";
@@ -33,33 +33,9 @@ import { signDelivery } from "./signature.js";
 import { slackMessage, teamsMessage, telegramMessage, type PushEvent } from "./template.js";
 
 export type { WebhookPayload } from "./payload.js";
+export type { WebhookDispatcherOptions } from "./options.js";
 
-export interface WebhookDispatcherOptions {
-  readonly targets: readonly WebhookTarget[];
-  readonly store: Store;
-  /** Where decisions are read from (every node's); the approvers' stream reads it too. */
-  readonly approvals: Pick<ApprovalStore, "changedSince">;
-  /** How often the store is read for approvals while someone listens; default 1000 ms. */
-  readonly pollMs?: number;
-  readonly secretValue: (name: string) => Promise<string>;
-  /** Attempts per delivery before it is dead-lettered; default 5. */
-  readonly attempts?: number;
-  /** The wait before the second attempt, doubled each time; default 1000 ms. */
-  readonly baseDelayMs?: number;
-  /** Deadline of one attempt (connect, send, answer); default 10 s. */
-  readonly timeoutMs?: number;
-  /** Deliveries waiting or in flight beyond which new ones are dead-lettered at once; default 1000. */
-  readonly maxQueued?: number;
-  /** The longest wait a 429's `Retry-After` / `retry_after` is honoured for; default 60 s. */
-  readonly maxRetryAfterMs?: number;
-  /** `console.public_url`: push messages link to `<it>/approvals/:id`; default the server's default listen URL. */
-  readonly consoleUrl?: string;
-  /** Where deliveries of a run's events are recorded; none in tests that do not look. */
-  readonly audit?: Pick<AuditLog, "appendIntent" | "appendOutcome">;
-  readonly resolver?: Resolver;
-  readonly now?: () => number;
-  readonly log?: Logger;
-}
+
 
 /** The formats whose messages are rendered from the stored approval and sent from the store's feed. */
 function isPush(target: WebhookTarget): boolean {
@@ -73,7 +49,8 @@ export class WebhookDispatcher {
   readonly deadLetters: DeadLetters;
   /** Approvals asked for and decided on every node sharing the store. */
   readonly approvalFeed: ApprovalFeed;
-  readonly #claims: DeliveryClaims;
+  readonly #outbox: DeliveryOutbox;
+  #sweepTimer: NodeJS.Timeout | undefined;
   readonly #offFeed: () => void;
   readonly #options: WebhookDispatcherOptions;
   readonly #listeners = new Set<(payload: WebhookPayload) => void>();
@@ -83,7 +60,7 @@ export class WebhookDispatcher {
   constructor(options: WebhookDispatcherOptions) {
     this.#options = options;
     this.deadLetters = new DeadLetters(options.store);
-    this.#claims = new DeliveryClaims(options.store);
+    this.#outbox = new DeliveryOutbox(options.store, options.node ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`);
     this.approvalFeed = new ApprovalFeed(options.approvals, {
       ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
       ...(options.now === undefined ? {} : { now: options.now }),
@@ -95,8 +72,12 @@ export class WebhookDispatcher {
         ? () => undefined
         : this.approvalFeed.subscribe((change) => {
             const targets = fromFeed.filter((t) => t.events.includes(change.type) && (change.type === "approval.decided" || isPush(t)));
-            this.#sendClaimed(targets, approvalPayload(change.type, change.approval), change.approval);
+            this.#sendClaimed(targets, approvalPayload(change.type, change.approval, options.consoleUrl), change.approval);
           });
+    if (fromFeed.length > 0) {
+      this.#track(this.#catchUp(fromFeed));
+      this.#scheduleSweep(fromFeed);
+    }
   }
 
   /** Follows a run: its approval requests and its end. */
@@ -120,7 +101,7 @@ export class WebhookDispatcher {
 
   /** The approvers' stream: approvals asked for and decided on every node, as payloads; returns the unsubscribe. */
   streamApprovals(listener: (payload: WebhookPayload) => void): () => void {
-    return this.approvalFeed.subscribe((change) => listener(approvalPayload(change.type, change.approval)));
+    return this.approvalFeed.subscribe((change) => listener(approvalPayload(change.type, change.approval, this.#options.consoleUrl)));
   }
 
   /** Every event this node emits (its runs' requests and ends); returns the unsubscribe. */
@@ -145,13 +126,69 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Sends `payload` to each target this node claims first (other nodes see the same event). */
+  /**
+   * Owes `payload` to each target in the shared outbox, then sends it under the row's lease:
+   * other nodes see the same event and add the same row, and only the lease holder sends it.
+   */
   #sendClaimed(targets: readonly WebhookTarget[], payload: WebhookPayload, approval: Approval): void {
     for (const target of targets) {
       this.#enqueue(target, async () => {
-        if (await this.#claims.claim(payload.id, targetKey(target), this.#now())) await this.#deliver(target, payload, approval);
+        const owed = { eventId: payload.id, approvalId: approval.id, type: payload.type as OwedPush["type"], targetKey: targetKey(target) };
+        await this.#outbox.add(owed, this.#now());
+        await this.#deliver(target, payload, approval, this.#owed(owed.targetKey, payload.id, 0));
       }, payload);
     }
+  }
+
+  /** What was asked (still pending) or decided while no node pushed it: owed now (the outbox drops repeats). */
+  async #catchUp(targets: readonly WebhookTarget[]): Promise<void> {
+    const found = await this.#options.approvals.changedSince(this.#now() - (this.#options.catchUpMs ?? 3_600_000), 1000);
+    for (const a of found) {
+      const asked = targets.filter((t) => isPush(t) && t.events.includes("approval.requested"));
+      if (a.status === "pending") this.#sendClaimed(asked, approvalPayload("approval.requested", a, this.#options.consoleUrl), a);
+      const told = targets.filter((t) => t.events.includes("approval.decided"));
+      if (a.decision !== null) this.#sendClaimed(told, approvalPayload("approval.decided", a, this.#options.consoleUrl), a);
+    }
+  }
+
+  /** Takes over owed pushes whose node stopped before finishing them (their lease lapsed). */
+  #scheduleSweep(targets: readonly WebhookTarget[]): void {
+    this.#sweepTimer = setTimeout(() => {
+      const sweep = this.#sweep(targets).catch((error: unknown) => this.#log().warn({ err: error }, "webhook outbox: could not be read; trying again"));
+      this.#track(sweep.finally(() => {
+        if (!this.#stop.signal.aborted) this.#scheduleSweep(targets);
+      }));
+    }, this.#options.sweepMs ?? 5000);
+    this.#sweepTimer.unref();
+  }
+
+  async #sweep(targets: readonly WebhookTarget[]): Promise<void> {
+    for (const target of targets) {
+      const key = targetKey(target);
+      for (const owed of await this.#outbox.orphans(key, this.#now(), 100)) {
+        const approval = await this.#options.approvals.get(owed.approvalId);
+        if (approval === undefined) continue;
+        const payload = approvalPayload(owed.type, approval, this.#options.consoleUrl);
+        this.#enqueue(target, () => this.#deliver(target, payload, approval, this.#owed(key, owed.eventId, owed.attempts)), payload);
+      }
+    }
+  }
+
+  /** The outbox row's lease, renewed before each attempt; long enough for one attempt and the wait after it. */
+  #owed(key: string, eventId: string, done: number): Owed {
+    const wait = Math.max(this.#options.maxRetryAfterMs ?? 60_000, (this.#options.baseDelayMs ?? 1000) * 2 ** (this.#options.attempts ?? 5));
+    const leaseMs = (this.#options.timeoutMs ?? 10_000) + wait + 5000;
+    return {
+      done,
+      lease: (renew) => this.#outbox.lease(eventId, key, { now: this.#now(), leaseMs, renew }),
+      finish: (state) => this.#outbox.finish(eventId, key, state, this.#now()),
+    };
+  }
+
+  #track(work: Promise<void>): void {
+    const tracked = work.catch((error: unknown) => this.#log().error({ err: error }, "webhook outbox work failed"));
+    this.#inFlight.add(tracked);
+    void tracked.finally(() => this.#inFlight.delete(tracked));
   }
 
   #enqueue(target: WebhookTarget, work: () => Promise<void>, payload: WebhookPayload): void {
@@ -168,6 +205,7 @@ export class WebhookDispatcher {
   async close(): Promise<void> {
     this.#offFeed();
     this.approvalFeed.close();
+    clearTimeout(this.#sweepTimer);
     this.#stop.abort();
     await Promise.allSettled([...this.#inFlight]);
   }
@@ -177,7 +215,9 @@ export class WebhookDispatcher {
     while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
   }
 
-  async #deliver(target: WebhookTarget, payload: WebhookPayload, approval?: Approval): Promise<void> {
+  /** `owed`: an outbox row, sent only while this node holds its lease and ended with the delivery. */
+  async #deliver(target: WebhookTarget, payload: WebhookPayload, approval?: Approval, owed?: Owed): Promise<void> {
+    if (owed !== undefined && !(await owed.lease(false))) return;
     const attempts = this.#options.attempts ?? 5;
     const token = target.telegram === undefined ? undefined : await this.#options.secretValue(target.telegram.botToken);
     const body = JSON.stringify(this.#body(target, payload, approval));
@@ -185,11 +225,13 @@ export class WebhookDispatcher {
     const url = token === undefined ? target.url : `${target.url}/bot${token}/sendMessage`;
     // The bot token is the URL's credential: no error text that might carry the URL keeps it.
     const scrub = (text: string) => (token === undefined ? text : text.split(token).join("<bot_token>"));
-    const intent = await this.#intent(target, payload);
-    if (intent === null) return;
-    let lastError = "";
-    let made = 0;
-    for (let attempt = 1; attempt <= attempts; attempt++) {
+    const intent = await deliveryIntent(this.#auditSinks(), target, payload);
+    if (intent === null) return await owed?.finish("failed");
+    let lastError = "every attempt was taken by nodes that stopped before finishing";
+    let made = owed?.done ?? 0;
+    for (let attempt = made + 1; attempt <= attempts; attempt++) {
+      // Renewed before each later attempt; lost (another node took over after a stall): stop here.
+      if (owed !== undefined && attempt > made + 1 && !(await owed.lease(true))) return;
       made = attempt;
       const timestamp = Math.floor(this.#now() / 1000);
       const headers: Record<string, string> = {
@@ -202,7 +244,10 @@ export class WebhookDispatcher {
       try {
         const answer = await postDelivery({ url, allowLoopback: target.allowLoopback, headers, body, timeoutMs: this.#options.timeoutMs ?? 10_000, ...(this.#options.resolver === undefined ? {} : { resolver: this.#options.resolver }) });
         const verdict = judgeAnswer(answer, { format: target.format, now: this.#now(), maxRetryAfterMs: this.#options.maxRetryAfterMs ?? 60_000 });
-        if (verdict.kind === "delivered") return await this.#outcome(intent, target, { attempts: attempt });
+        if (verdict.kind === "delivered") {
+          await owed?.finish("sent");
+          return await deliveryOutcome(this.#auditSinks(), intent, target, { attempts: attempt });
+        }
         lastError = scrub(verdict.error);
         if (verdict.kind === "permanent") break;
         waitMs = verdict.waitMs;
@@ -214,7 +259,8 @@ export class WebhookDispatcher {
     }
     this.#log().warn({ event: payload.id, type: payload.type, target: new URL(target.url).origin, format: target.format, error: lastError }, "webhook dead-lettered");
     await this.deadLetters.add(target, payload, made, lastError);
-    await this.#outcome(intent, target, { attempts: made, error: lastError });
+    await owed?.finish("failed");
+    await deliveryOutcome(this.#auditSinks(), intent, target, { attempts: made, error: lastError });
   }
 
   /** The message a target's format takes; a push message is rendered from the stored approval when there is one. */
@@ -226,47 +272,6 @@ export class WebhookDispatcher {
     return telegramMessage(event, target.telegram?.chatId ?? "");
   }
 
-  /**
-   * The delivery's intent, when it belongs to a run and an audit log is given; null when it could
-   * not be written: then nothing is sent (fail closed) and the event is a dead letter.
-   */
-  async #intent(target: WebhookTarget, payload: WebhookPayload): Promise<AuditRecord | undefined | null> {
-    const d = payload.data as { run_id?: unknown; trace_id?: unknown; agent?: unknown; approval?: { id?: unknown } };
-    if (this.#options.audit === undefined || typeof d.run_id !== "string" || typeof d.trace_id !== "string") return undefined;
-    try {
-      return await this.#options.audit.appendIntent({
-        kind: "host_call",
-        traceId: d.trace_id,
-        runId: d.run_id,
-        agent: typeof d.agent === "string" ? d.agent : "",
-        hostCall: { proxy: "webhooks", function: "deliver" },
-        args: {
-          event: payload.type,
-          event_id: payload.id,
-          format: target.format,
-          target: new URL(target.url).origin,
-          ...(target.telegram === undefined ? {} : { chat_id: target.telegram.chatId }),
-          ...(typeof d.approval?.id === "string" ? { approval_id: d.approval.id } : {}),
-        },
-      });
-    } catch (error) {
-      this.#log().error({ err: error, event: payload.id }, "webhook not sent: its audit intent could not be written");
-      await this.deadLetters.add(target, payload, 0, "not sent: the audit intent could not be written");
-      return null;
-    }
-  }
-
-  async #outcome(intent: AuditRecord | undefined, target: WebhookTarget, result: { attempts: number; error?: string }): Promise<void> {
-    if (intent === undefined || this.#options.audit === undefined) return;
-    await this.#options.audit
-      .appendOutcome(intent, {
-        status: result.error === undefined ? "ok" : "error",
-        summary: { attempts: result.attempts, target: new URL(target.url).origin, ...(result.error === undefined ? {} : { dead_lettered: true }) },
-        ...(result.error === undefined ? {} : { error: { code: "dead_lettered", message: result.error } }),
-      })
-      .catch((error: unknown) => this.#log().error({ err: error }, "webhook delivery outcome not audited"));
-  }
-
   #wait(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
@@ -276,6 +281,10 @@ export class WebhookDispatcher {
         resolve();
       }, { once: true });
     });
+  }
+
+  #auditSinks(): AuditSinks {
+    return { ...(this.#options.audit === undefined ? {} : { audit: this.#options.audit }), deadLetters: this.deadLetters, log: this.#log() };
   }
 
   #now(): number {

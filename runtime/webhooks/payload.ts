@@ -1,6 +1,7 @@
 /** The body every webhook delivery signs and sends, and the approval events' data. */
 import type { Approval } from "../policy/approvals/index.js";
 import type { WebhookEvent } from "./config.js";
+import { approvalLink } from "./push-text.js";
 
 export interface WebhookPayload {
   readonly id: string;
@@ -13,20 +14,22 @@ export interface WebhookPayload {
  * An approval event read from the store. Its id is the same on every node (`evt_<approval>_<what>`),
  * so a receiver or a stream reader can drop a repeat.
  */
-export function approvalPayload(type: "approval.requested" | "approval.decided", a: Approval): WebhookPayload {
+export function approvalPayload(type: "approval.requested" | "approval.decided", a: Approval, consoleUrl?: string): WebhookPayload {
   const base = { run_id: a.runId, trace_id: a.traceId, agent: a.agent, ...(a.parentRunId === null ? {} : { parent_run_id: a.parentRunId }) };
+  // Like the chat formats: how risky it is, and where a person decides it.
+  const seen = { risk: a.risk, ...(consoleUrl === undefined ? {} : { decision_url: approvalLink(consoleUrl, a.id) }) };
   if (type === "approval.requested") {
     return {
       id: `evt_${a.id}_requested`,
       type,
       created_at: new Date(a.createdAt).toISOString(),
-      data: { ...base, approval: { id: a.id, kind: a.kind, tool: a.tool, reason: a.reason, expires_at: new Date(a.expiresAt).toISOString() } },
+      data: { ...base, approval: { id: a.id, kind: a.kind, tool: a.tool, reason: a.reason, expires_at: new Date(a.expiresAt).toISOString(), ...seen } },
     };
   }
   return {
     id: `evt_${a.id}_decided`,
     type,
     created_at: new Date(a.decidedAt ?? a.createdAt).toISOString(),
-    data: { ...base, approval: { id: a.id, kind: a.kind, tool: a.tool, decision: a.decision, scope: a.scope, by: a.decidedBy } },
+    data: { ...base, approval: { id: a.id, kind: a.kind, tool: a.tool, decision: a.decision, scope: a.scope, by: a.decidedBy, ...seen } },
   };
 }
