@@ -101,3 +101,8 @@ export function urlProblem(text: string, allowLoopback: boolean): string | undef
   if (url.protocol === "http:" && !(local && allowLoopback)) return "http (expected https)";
   return undefined;
 }
+
+/** The formats whose messages are rendered from the stored approval and sent from the store's feed. */
+export function isPush(target: WebhookTarget): boolean {
+  return target.format !== "json";
+}

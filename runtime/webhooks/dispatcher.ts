@@ -19,8 +19,8 @@ import { runtimeLogger, type Logger } from "../log/index.js";
 import type { Run } from "../runs/run.js";
 import { DEFAULT_HOST, DEFAULT_PORT } from "../config/listen.js";
 import type { Approval } from "../policy/approvals/index.js";
-import { targetKey, type WebhookEvent, type WebhookTarget } from "./config.js";
-import { approvalPayload, type WebhookPayload } from "./payload.js";
+import { isPush, targetKey, type WebhookEvent, type WebhookTarget } from "./config.js";
+import { approvalPayload, seenFields, type WebhookPayload } from "./payload.js";
 import { ApprovalFeed } from "./approval-feed.js";
 import { judgeAnswer } from "./answer.js";
 import { deliveryIntent, deliveryOutcome, type AuditSinks } from "./delivery-audit.js";
@@ -36,11 +36,6 @@ export type { WebhookPayload } from "./payload.js";
 export type { WebhookDispatcherOptions } from "./options.js";
 
 
-
-/** The formats whose messages are rendered from the stored approval and sent from the store's feed. */
-function isPush(target: WebhookTarget): boolean {
-  return target.format !== "json";
-}
 
 /** Where push messages link when `console.public_url` is not set: the server's default listen URL. */
 const DEFAULT_CONSOLE_URL = `http://${DEFAULT_HOST}:${DEFAULT_PORT}`;
@@ -80,21 +75,26 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Follows a run: its approval requests and its end. */
+  /**
+   * Follows a run: its approval requests (with the stored approval's risk, read first) and its
+   * end, told in the order they happened.
+   */
   observe(run: Run): void {
+    let told = Promise.resolve();
     const off = run.onEvent((event) => {
       if (event.type === "approval-required") {
         const a = event.approval;
-        this.emit("approval.requested", {
+        const risk = this.#options.approvals.get(a.id).then((stored) => stored?.risk, () => undefined);
+        told = told.then(async () => this.emit("approval.requested", {
           run_id: run.id,
           trace_id: run.traceId,
           agent: run.agent.name,
-          approval: { id: a.id, kind: a.kind, tool: a.tool, reason: a.reason, expires_at: new Date(a.expiresAt).toISOString() },
+          approval: { id: a.id, kind: a.kind, tool: a.tool, reason: a.reason, expires_at: new Date(a.expiresAt).toISOString(), ...seenFields(a.id, await risk, this.#options.consoleUrl) },
           ...(event.subAgentRunId === undefined ? {} : { sub_agent_run_id: event.subAgentRunId }),
-        });
+        }));
       } else if (event.type === "run-ended") {
         off();
-        this.emit("run.ended", { run_id: run.id, trace_id: run.traceId, agent: run.agent.name, end_reason: event.reason ?? "completed" });
+        told = told.then(() => this.emit("run.ended", { run_id: run.id, trace_id: run.traceId, agent: run.agent.name, end_reason: event.reason ?? "completed" }));
       }
     });
   }

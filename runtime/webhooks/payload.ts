@@ -16,8 +16,7 @@ export interface WebhookPayload {
  */
 export function approvalPayload(type: "approval.requested" | "approval.decided", a: Approval, consoleUrl?: string): WebhookPayload {
   const base = { run_id: a.runId, trace_id: a.traceId, agent: a.agent, ...(a.parentRunId === null ? {} : { parent_run_id: a.parentRunId }) };
-  // Like the chat formats: how risky it is, and where a person decides it.
-  const seen = { risk: a.risk, ...(consoleUrl === undefined ? {} : { decision_url: approvalLink(consoleUrl, a.id) }) };
+  const seen = seenFields(a.id, a.risk, consoleUrl);
   if (type === "approval.requested") {
     return {
       id: `evt_${a.id}_requested`,
@@ -32,4 +31,9 @@ export function approvalPayload(type: "approval.requested" | "approval.decided",
     created_at: new Date(a.decidedAt ?? a.createdAt).toISOString(),
     data: { ...base, approval: { id: a.id, kind: a.kind, tool: a.tool, decision: a.decision, scope: a.scope, by: a.decidedBy, ...seen } },
   };
+}
+
+/** Like the chat formats, a JSON payload says how risky the approval is and where a person decides it. */
+export function seenFields(id: string, risk: string | undefined, consoleUrl: string | undefined): Record<string, string> {
+  return { ...(risk === undefined ? {} : { risk }), ...(consoleUrl === undefined ? {} : { decision_url: approvalLink(consoleUrl, id) }) };
 }

@@ -55,7 +55,8 @@ function problem(service: Service, body: Record<string, unknown>, req: IncomingM
 }
 
 function serviceOf(path: string): Service | undefined {
-  if (path === SLACK_PATH) return "slack";
+  // A suffix tells one Slack channel from another (each its own target).
+  if (path === SLACK_PATH || path.startsWith(`${SLACK_PATH}/`)) return "slack";
   if (path === TEAMS_PATH) return "teams";
   if (path.startsWith("/bot")) return "telegram";
   return undefined;
