@@ -35,7 +35,7 @@ test("a store made before the migrations keeps its idempotency keys and dead let
     assert.deepEqual((await letters.list({ limit: 10 })).map((d) => d.payload.id), ["evt_old"], "the old dead letter is still listed");
     await letters.add(webhookTarget({ url: "https://h.example/x" }), { ...payload, id: "evt_new" } as never, 5, "HTTP 502");
     assert.deepEqual((await letters.list({ limit: 10 })).map((d) => d.payload.id).sort(), ["evt_new", "evt_old"]);
-    assert.deepEqual(await migrations(store), ["api-idempotency#1", "api-idempotency#2", "webhooks#1", "webhooks#2"]);
+    assert.deepEqual(await migrations(store), ["api-idempotency#1", "api-idempotency#2", "webhooks#1", "webhooks#2", "webhooks#3"]);
   } finally {
     await store.close();
   }
@@ -49,9 +49,9 @@ test("control: a new store gets the tables from the migrations, each recorded on
     assert.deepEqual(await records.claim("s", "k", "f", Date.now()), { claimed: true });
     assert.deepEqual(await new DeadLetters(store).list({ limit: 1 }), []);
     await new DeadLetters(store).list({ limit: 1 });
-    assert.deepEqual(await migrations(store), ["api-idempotency#1", "api-idempotency#2", "webhooks#1", "webhooks#2"]);
-    const tables = (await store.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('api_idempotency', 'webhook_dead_letters', 'webhook_claims') ORDER BY name")).rows.map((r) => String(r.name));
-    assert.deepEqual(tables, ["api_idempotency", "webhook_claims", "webhook_dead_letters"]);
+    assert.deepEqual(await migrations(store), ["api-idempotency#1", "api-idempotency#2", "webhooks#1", "webhooks#2", "webhooks#3"]);
+    const tables = (await store.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('api_idempotency', 'webhook_dead_letters', 'webhook_claims', 'webhook_outbox') ORDER BY name")).rows.map((r) => String(r.name));
+    assert.deepEqual(tables, ["api_idempotency", "webhook_claims", "webhook_dead_letters", "webhook_outbox"]);
   } finally {
     await store.close();
   }
