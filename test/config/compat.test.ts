@@ -66,8 +66,8 @@ for (const row of rows) {
 test("the config's sandbox defaults are the sandbox's own", async () => {
   const sandbox = new Sandbox({});
   try {
-    // spinMs and refillPool are the opener's (a bench, `mcp serve`), not settings of the config.
-    const { spinMs: _spin, refillPool: _refill, ...own } = sandbox.options;
+    // spinMs, refillPool and startWorkers are the opener's (a bench, `mcp serve`), not settings of the config.
+    const { spinMs: _spin, refillPool: _refill, startWorkers: _start, ...own } = sandbox.options;
     const config = await loadConfig({ env: {}, cwd: home });
     assert.deepEqual(config.sandbox, own);
     assert.equal(DEFAULTS.poolSize, own.poolSize);
