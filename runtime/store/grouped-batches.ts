@@ -5,17 +5,18 @@
  * results. A batch stays all-or-nothing (it is part of a larger all-or-nothing one). Reads,
  * single statements and interactive transactions go to the store at once.
  *
- * One caller's failing statement (a constraint, a row too large) would fail the whole group:
- * such a group is written again one batch at a time, so the error reaches its own caller only
- * and the others' writes are made once. An error that leaves the outcome unknown (the server
- * unreachable or silent) or the store unable to write is every caller's, as it would have been
- * had each written alone: nothing is tried again behind their backs.
+ * One caller's failing statement (a constraint, a row too large, a full disk or page limit that a
+ * smaller batch may still fit under) would fail the whole group: such a group rolled back whole,
+ * so it is written again one batch at a time and the error reaches only the callers whose own
+ * batch fails, as it would have had each written alone. An error that leaves the outcome unknown
+ * (the server unreachable or silent) or the store unable to write at all (busy, read-only) is
+ * every caller's: nothing is tried again behind their backs.
  */
 import { StoreError, type StoreErrorCode } from "./errors.js";
 import type { BatchOptions, QueryResult, SqlExecutor, Statement, Store, StoreKind } from "./types.js";
 
 /** Errors a statement makes in a transaction that then rolls back as a whole. */
-const OWN_STATEMENT: ReadonlySet<StoreErrorCode> = new Set(["store_constraint", "store_too_large", "store_failed"]);
+const OWN_STATEMENT: ReadonlySet<StoreErrorCode> = new Set(["store_constraint", "store_too_large", "store_failed", "store_full"]);
 
 /** At most this many statements in one group (a server caps one request's size). */
 const MAX_GROUP_STATEMENTS = 512;

@@ -75,6 +75,17 @@ describe("GroupedBatches", () => {
     assert.deepEqual(await rows(), [1, 3, 5], "the failing batch left nothing (not even its first row); the others one row each");
   });
 
+  test("a full disk refusing the group fails only the batches that fail on their own", async () => {
+    await base.execute("DELETE FROM t");
+    const c = counted(base);
+    const grouped = new GroupedBatches(c.store);
+    c.failNext(new StoreError("store_full", "database or disk is full"));
+    const settled = await Promise.allSettled([grouped.batch([insert(1)]), grouped.batch([insert(2)])]);
+    assert.deepEqual(settled.map((s) => s.status), ["fulfilled", "fulfilled"]);
+    assert.equal(c.batches(), 3, "the group, then each batch alone");
+    assert.deepEqual(await rows(), [1, 2]);
+  });
+
   test("an error with an unknown outcome reaches every caller and nothing is retried", async () => {
     await base.execute("DELETE FROM t");
     const c = counted(base);
