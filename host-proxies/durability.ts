@@ -34,6 +34,9 @@ export const HOST_OPERATIONS: Readonly<Record<string, Readonly<Record<string, Du
   kv: { get: "read", listKeys: "read", set: "effect", delete: "effect" },
   schedule: { list: "read", create: "effect", cancel: "effect" },
   memory: { search: "read", write: "effect" },
+  // A sent message or a posted chat message leaves for good.
+  mail: { send: "effect" },
+  message: { send: "effect" },
   config: { get: "read", all: "read" },
   mcp: { call: "effect" },
 };

@@ -101,6 +101,8 @@ export const HOST_FUNCTIONS: Readonly<Record<string, readonly string[]>> = {
   kv: ["get", "set", "delete", "list-keys"],
   schedule: ["list", "create", "cancel"],
   memory: ["search", "write"],
+  mail: ["send"],
+  message: ["send"],
 };
 
 /**

@@ -27,6 +27,8 @@ const INTERFACE_CAPABILITIES: Readonly<Record<string, readonly string[]>> = {
   kv: ["kv"],
   schedule: ["schedule"],
   memory: ["memory"],
+  mail: ["mail.send"],
+  message: ["message.send"],
 };
 
 /** The capabilities that make an import legitimate (none for `clawhive:host/types`, undefined when none does). */

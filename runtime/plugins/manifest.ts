@@ -21,7 +21,7 @@ export type Risk = v.InferOutput<typeof RiskSchema>;
 const ARG = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
 /** The capabilities whose resource a tool argument can name (a URL, a path, an agent, a calendar, a label). */
-export const RESOURCE_CAPABILITIES = ["http.fetch", "fs.read", "fs.write", "schedule", "calendar.read", "calendar.add", "gmail.read"] as const;
+export const RESOURCE_CAPABILITIES = ["http.fetch", "fs.read", "fs.write", "schedule", "calendar.read", "calendar.add", "gmail.read", "mail.send", "message.send"] as const;
 export const ResourceCapabilitySchema = v.picklist(RESOURCE_CAPABILITIES, `expected one of ${RESOURCE_CAPABILITIES.join(", ")}`);
 export type ResourceCapability = v.InferOutput<typeof ResourceCapabilitySchema>;
 

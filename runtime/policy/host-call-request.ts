@@ -5,6 +5,9 @@
 import { createHash } from "node:crypto";
 import type { FsOp } from "../../host-proxies/fs/index.js";
 import { canonicalizeHttpRequest, parseHttpRequestRecord } from "../../host-proxies/http/index.js";
+import { allRecipients, checkOutgoingMail } from "../../host-proxies/mail/check.js";
+import { parseOutgoingRecord } from "../../host-proxies/mail/host-functions.js";
+import { checkFormat, parseMessageRecord } from "../../host-proxies/message/index.js";
 import { canonicalScope } from "../../host-proxies/memory/scope.js";
 import { HostProxyError, type Denial, type HostCall } from "../../host-proxies/types.js";
 import type { CapabilityName } from "./catalogue/index.js";
@@ -61,6 +64,8 @@ export function hostCallRequest(call: HostCall, facts: HostCallFacts = {}): Capa
   }
   if (call.iface === "schedule") return scheduleRequest(call, facts);
   if (call.iface === "memory") return memoryRequest(call);
+  if (call.iface === "mail" && call.fn === "send") return mailSendRequest(call.args[0]);
+  if (call.iface === "message" && call.fn === "send") return messageSendRequest(call.args[0]);
   if (call.iface === "sockets") return socketsRefusal(call);
   return unknownFunction(call);
 }
@@ -152,6 +157,48 @@ function gmailRequest(call: HostCall): CapabilityRequest | Denial {
     return { capability: "gmail.read", request: null, canonical: { fn: call.fn, id: arg } };
   }
   return unknownFunction(call);
+}
+
+/**
+ * `mail.send`: the mail proxy's own checks (bare canonical addresses, a one-line subject, bounded
+ * sizes; host-proxies/mail/check.ts), then every recipient decided per layer. The record and an
+ * approval bind the recipients, the subject and a digest of the body (the ToolCall's own record
+ * holds the body, redacted like any argument).
+ */
+function mailSendRequest(raw: unknown): CapabilityRequest | Denial {
+  try {
+    const mail = checkOutgoingMail(parseOutgoingRecord(raw));
+    const body = Buffer.from(mail.body);
+    const canonical = { fn: "send", to: mail.to, cc: mail.cc, bcc: mail.bcc, subject: mail.subject, body_bytes: body.byteLength, body_sha256: createHash("sha256").update(body).digest("hex") };
+    return { capability: "mail.send", request: { recipients: allRecipients(mail) }, canonical };
+  } catch (error) {
+    if (error instanceof HostProxyError && error.hostError.tag === "invalid-input") return { capability: "mail.send", reason: "invalid-input", message: error.hostError.val };
+    throw error;
+  }
+}
+
+/**
+ * `message.send`: the URL canonicalised by the http proxy's canonicaliser (as a POST), decided on
+ * scheme, host and port; the record binds the URL, the format and a digest of the text.
+ */
+function messageSendRequest(raw: unknown): CapabilityRequest | Denial {
+  try {
+    const message = parseMessageRecord(raw);
+    const format = checkFormat(message.format);
+    const { canonical, request } = canonicalizeHttpRequest({ method: "POST", url: message.url, headers: [] });
+    const text = Buffer.from(message.text);
+    return {
+      capability: "message.send",
+      request: { scheme: request.scheme, host: request.host, port: request.port },
+      canonical: { fn: "send", url: canonical.url, format, title: message.title ?? null, text_chars: message.text.length, text_sha256: createHash("sha256").update(text).digest("hex") },
+    };
+  } catch (error) {
+    if (error instanceof HostProxyError) {
+      const e = error.hostError;
+      return e.tag === "denied" ? { ...e.val, capability: "message.send" } : { capability: "message.send", reason: "invalid-input", message: e.val };
+    }
+    throw error;
+  }
 }
 
 /** `calendar.read` / `calendar.add`: decided on the calendar id the call names. */

@@ -27,6 +27,8 @@ const FIRST_PARTY: Readonly<Record<string, Readonly<Record<string, ResourceCapab
   "schedule.create_schedule": { agent: "schedule" },
   "calendar.list_events": { calendar_id: "calendar.read" },
   "calendar.add_event": { calendar_id: "calendar.add" },
+  "mail.send": { to: "mail.send" },
+  "message.send": { url: "message.send" },
 };
 
 /** The resource arguments of `plugin.tool`: the manifest's, else the first-party convention. */
@@ -44,6 +46,11 @@ export function resourceRequests(plugin: PluginManifest, tool: string, input: un
   const requests: Array<CapabilityRequest | Denial> = [];
   for (const [arg, capability] of Object.entries(resourceArgs(plugin, tool))) {
     const value = Object.hasOwn(args, arg) ? args[arg] : undefined;
+    // A message names its recipients in three lists: the whole message is checked as it will be sent.
+    if (capability === "mail.send") {
+      if (value !== undefined) requests.push(hostCallRequest(mailCallOf(args)));
+      continue;
+    }
     if (typeof value !== "string") continue;
     const call = hostCallOf(capability, value, args);
     if (call !== undefined) requests.push(hostCallRequest(call, { liveSchedules: 0 }));
@@ -71,5 +78,19 @@ function hostCallOf(capability: ResourceCapability, value: string, args: Record<
       return { iface: "calendar", fn: capability === "calendar.read" ? "listEvents" : "addEvent", args: [{ calendarId: value }] };
     case "gmail.read":
       return { iface: "gmail", fn: "listMessages", args: [{ label: value }] };
+    case "message.send":
+      return { iface: "message", fn: "send", args: [{ url: value, text: typeof args.text === "string" ? args.text : "", format: typeof args.format === "string" ? args.format : undefined, title: typeof args.title === "string" ? args.title : undefined }] };
+    case "mail.send":
+      return mailCallOf(args);
   }
+}
+
+/**
+ * The `mail.send` host call a first-party style ToolCall (`to`, `cc`, `bcc`, `subject`, `body`)
+ * makes: recipients outside the grant, a lookalike domain or a line break in a header are
+ * refused before a person sees the message.
+ */
+function mailCallOf(args: Record<string, unknown>): HostCall {
+  const list = (v: unknown) => (v === undefined ? [] : typeof v === "string" ? [v] : v);
+  return { iface: "mail", fn: "send", args: [{ to: list(args.to), cc: list(args.cc), bcc: list(args.bcc), subject: args.subject ?? "", body: args.body ?? "" }] };
 }

@@ -1,5 +1,5 @@
 /**
- * GET requests to the Gmail REST API v1 with a bearer token, a deadline and a response size
+ * GET (and, for sending, POST) requests to the Gmail REST API v1 with a bearer token, a deadline and a response size
  * cap, and Google's error statuses mapped onto host errors: 401 (and a 403 that is not a rate
  * limit) → denied `token-rejected`, 404 → not-found, 400 → invalid-input, 429 and the rate-limit
  * 403s → io. The token is fetched per request (the runtime's secret store may refresh it) and
@@ -7,7 +7,7 @@
  */
 import { InvalidInputError } from "../../../runtime/errors.js";
 import { HostProxyError } from "../../types.js";
-import { GMAIL_DENIAL_REASONS, gmailDenied } from "../reasons.js";
+import { GMAIL_CAPABILITY, GMAIL_DENIAL_REASONS } from "../reasons.js";
 
 export type QueryParams = Record<string, string | readonly string[] | undefined>;
 
@@ -19,6 +19,8 @@ export interface GmailApiClientOptions {
   /** Default 32 MiB (a full message with inline text parts). */
   maxResponseBytes?: number;
   fetch?: typeof globalThis.fetch;
+  /** The capability named by a denial (`token-rejected`). Default `gmail.read`; sends say `mail.send`. */
+  capability?: string;
 }
 
 const RATE_LIMIT_REASONS = new Set(["rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded"]);
@@ -30,6 +32,7 @@ export class GmailApiClient {
   readonly #timeoutMs: number;
   readonly #maxBytes: number;
   readonly #fetch: typeof globalThis.fetch;
+  readonly #capability: string;
 
   constructor(token: () => Promise<string>, options: GmailApiClientOptions = {}) {
     this.#token = token;
@@ -37,6 +40,7 @@ export class GmailApiClient {
     this.#timeoutMs = options.timeoutMs ?? 15_000;
     this.#maxBytes = options.maxResponseBytes ?? 32 * 1024 * 1024;
     this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#capability = options.capability ?? GMAIL_CAPABILITY;
   }
 
   /** GET `path` (relative to the base URL) and parse the JSON body; `what` names it in errors. */
@@ -45,12 +49,22 @@ export class GmailApiClient {
     for (const [name, value] of Object.entries(params)) {
       for (const v of typeof value === "string" ? [value] : (value ?? [])) url.searchParams.append(name, v);
     }
+    return this.#request<T>(url, { method: "GET" }, what);
+  }
+
+  /** POST a JSON body to `path` and parse the JSON answer (`users.messages.send`). */
+  async post<T>(path: string, body: unknown, what: string): Promise<T> {
+    return this.#request<T>(new URL(path, this.#base), { method: "POST", body: JSON.stringify(body), contentType: "application/json" }, what);
+  }
+
+  async #request<T>(url: URL, init: { method: string; body?: string; contentType?: string }, what: string): Promise<T> {
     const signal = AbortSignal.timeout(this.#timeoutMs);
     try {
       const token = await bearer(this.#token, signal);
-      const response = await this.#fetch(url, { headers: { authorization: `Bearer ${token}`, accept: "application/json" }, redirect: "error", signal });
+      const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: "application/json", ...(init.contentType ? { "content-type": init.contentType } : {}) };
+      const response = await this.#fetch(url, { method: init.method, headers, ...(init.body === undefined ? {} : { body: init.body }), redirect: "error", signal });
       const body = await readCapped(response, this.#maxBytes);
-      if (!response.ok) throw statusError(response.status, body, what);
+      if (!response.ok) throw statusError(response.status, body, what, this.#capability);
       return JSON.parse(body) as T;
     } catch (err) {
       if (err instanceof HostProxyError) throw err;
@@ -86,6 +100,8 @@ async function bearer(token: () => Promise<string>, signal: AbortSignal): Promis
     value = await Promise.race([token(), aborted]);
   } catch (err) {
     if (signal.aborted) throw err;
+    // A refusal by the token endpoint (an OAuth refresh answered invalid_grant) keeps its words.
+    if (err instanceof HostProxyError) throw err;
     throw HostProxyError.io("gmail: the OAuth token could not be read from the secret store", err);
   }
   // Visible ASCII only (RFC 6750 §2.1 b64token is narrower still): nothing that could end a header.
@@ -111,14 +127,14 @@ async function readCapped(response: Response, maxBytes: number): Promise<string>
 }
 
 /** Google's JSON error (`{error: {code, message, errors: [{reason}]}}`), mapped by status. */
-function statusError(status: number, body: string, what: string): HostProxyError {
+function statusError(status: number, body: string, what: string, capability: string): HostProxyError {
   const { message, reasons } = googleError(body);
   const detail = message === "" ? `${status}` : `${status}: ${message}`;
-  if (status === 401) return gmailDenied(GMAIL_DENIAL_REASONS.tokenRejected, `gmail: ${what}: the Gmail API rejected the OAuth token (${detail}); reconnect the account`);
+  if (status === 401) return HostProxyError.denied(capability, GMAIL_DENIAL_REASONS.tokenRejected, `gmail: ${what}: the Gmail API rejected the OAuth token (${detail}); reconnect the account`);
   if (status === 429 || (status === 403 && reasons.some((r) => RATE_LIMIT_REASONS.has(r)))) {
     return HostProxyError.io(`gmail: ${what}: rate limited by the Gmail API (${detail}); retry later`);
   }
-  if (status === 403) return gmailDenied(GMAIL_DENIAL_REASONS.tokenRejected, `gmail: ${what}: the Gmail API refused the token (${detail}); check its scopes`);
+  if (status === 403) return HostProxyError.denied(capability, GMAIL_DENIAL_REASONS.tokenRejected, `gmail: ${what}: the Gmail API refused the token (${detail}); check its scopes`);
   if (status === 404) return HostProxyError.notFound(`gmail: ${what} was not found`);
   if (status === 400) return HostProxyError.invalidInput(`gmail: ${what}: the Gmail API refused the request (${detail})`);
   return HostProxyError.io(`gmail: ${what}: the Gmail API failed (${detail})`);

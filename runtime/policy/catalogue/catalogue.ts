@@ -7,6 +7,8 @@ import { gmailRead } from "./gmail.js";
 import { httpFetch } from "./http.js";
 import { kv } from "./kv.js";
 import { log } from "./log.js";
+import { mailSend } from "./mail-send.js";
+import { messageSend } from "./message-send.js";
 import { memory } from "./memory.js";
 import { schedule } from "./schedule.js";
 import { shellExec } from "./shell.js";
@@ -20,6 +22,8 @@ export const CAPABILITY_CATALOGUE = Object.freeze({
   "gmail.read": gmailRead,
   "calendar.read": calendarRead,
   "calendar.add": calendarAdd,
+  "mail.send": mailSend,
+  "message.send": messageSend,
   kv,
   log,
   "agent.spawn": agentSpawn,

@@ -18,6 +18,8 @@ export const CapabilityGrantSchema = strictObject(
     "gmail.read": v.pipe(v.optional(C["gmail.read"].resource), v.description(C["gmail.read"].description)),
     "calendar.read": v.pipe(v.optional(C["calendar.read"].resource), v.description(C["calendar.read"].description)),
     "calendar.add": v.pipe(v.optional(C["calendar.add"].resource), v.description(C["calendar.add"].description)),
+    "mail.send": v.pipe(v.optional(C["mail.send"].resource), v.description(C["mail.send"].description)),
+    "message.send": v.pipe(v.optional(C["message.send"].resource), v.description(C["message.send"].description)),
     kv: v.pipe(v.optional(C.kv.resource), v.description(C.kv.description)),
     log: v.pipe(v.optional(C.log.resource), v.description(C.log.description)),
     "agent.spawn": v.pipe(v.optional(C["agent.spawn"].resource), v.description(C["agent.spawn"].description)),

@@ -22,6 +22,8 @@ export type { ShellRequest, ShellResource } from "./shell.js";
 export type { CommandRule } from "../../../host-proxies/shell/argv.js";
 export type { GmailRequest, GmailResource } from "./gmail.js";
 export type { CalendarRequest, CalendarResource } from "./calendar.js";
+export type { MailSendRequest, MailSendResource } from "./mail-send.js";
+export type { MessageSendRequest, MessageSendResource } from "./message-send.js";
 export type { KvRequest, KvResource } from "./kv.js";
 export type { LogRequest, LogResource } from "./log.js";
 export type { SpawnRequest, SpawnResource } from "./agent-spawn.js";

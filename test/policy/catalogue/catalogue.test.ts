@@ -13,6 +13,8 @@ const DEFAULTS = {
   "gmail.read": "safe",
   "calendar.read": "safe",
   "calendar.add": "guarded",
+  "mail.send": "guarded",
+  "message.send": "guarded",
   kv: "safe",
   log: "safe",
   "agent.spawn": "safe",
