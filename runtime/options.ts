@@ -4,7 +4,7 @@
  */
 import type { AgentManifest } from "./agents/index.js";
 import type { LlmProvider } from "./llm/index.js";
-import type { CalendarConfig, MailConfig } from "./runs/backends.js";
+import type { CalendarConfig, MailConfig, MailSendConfig } from "./runs/backends.js";
 import type { PlannedCall } from "./runs/records.js";
 import type { Run } from "./runs/run.js";
 import type { EmbeddingsConfig } from "./runs/run-memory.js";
@@ -38,6 +38,8 @@ export interface RuntimeOptions {
   buildCacheDir?: string;
   /** Mail backend; default: a Maildir at `<dataDir>/mail` (or CLAWHIVE_MAIL_BACKEND=gmail). */
   mail?: MailConfig;
+  /** How `mail.send` sends (SMTP or the Gmail API); default: CLAWHIVE_SMTP_HOST / CLAWHIVE_MAIL_SEND=gmail with CLAWHIVE_MAIL_FROM, else none. */
+  mailSend?: MailSendConfig;
   /** Calendar backend; default: .ics files in `<dataDir>/calendars` (or CLAWHIVE_CALENDAR_BACKEND=google). */
   calendar?: CalendarConfig;
   /** Secret key (base64 of 32 bytes); default: env CLAWHIVE_SECRET_KEY, else `<dataDir>/secret.key`. */

@@ -510,6 +510,38 @@ declare module 'clawhive:host/log@0.1.1' {
   export type Level = 'debug' | 'info' | 'warn' | 'error';
 }
 
+declare module 'clawhive:host/mail@0.1.1' {
+  export function send(message: Outgoing): Receipt;
+  export type HostError = import('clawhive:host/types@0.1.1').HostError;
+  export interface Outgoing {
+    to: Array<string>,
+    cc: Array<string>,
+    bcc: Array<string>,
+    /**
+     * One line, at most 998 characters.
+     */
+    subject: string,
+    /**
+     * Plain text, at most 1 MiB.
+     */
+    body: string,
+  }
+  export interface Receipt {
+    /**
+     * The Message-ID header sent, `<…@…>`.
+     */
+    messageId: string,
+    /**
+     * The recipients the server accepted.
+     */
+    accepted: Array<string>,
+    /**
+     * The transport's own id (the Gmail message id, or the SMTP server's answer).
+     */
+    transportId: string,
+  }
+}
+
 declare module 'clawhive:host/memory@0.1.1' {
   export function search(query: string, options: SearchOptions): Array<Hit>;
   /**
@@ -559,6 +591,30 @@ declare module 'clawhive:host/memory@0.1.1' {
      * Default `agent`.
      */
     scope?: string,
+  }
+}
+
+declare module 'clawhive:host/message@0.1.1' {
+  export function send(message: Outgoing): Receipt;
+  export type HostError = import('clawhive:host/types@0.1.1').HostError;
+  export interface Outgoing {
+    url: string,
+    text: string,
+    /**
+     * `slack` (the default), `teams` or `json`.
+     */
+    format?: string,
+    /**
+     * A heading above the text, one line.
+     */
+    title?: string,
+  }
+  export interface Receipt {
+    status: number,
+    /**
+     * The receiver's answer, at most 1000 characters.
+     */
+    response: string,
   }
 }
 

@@ -32,6 +32,7 @@ const commands: Record<string, Command> = {
   audit: { load: async () => import("./audit.js").then((m) => ({ run: m.auditCommand, help: m.auditHelp })), summary: "show the audit log (tail) and check its hash chain (verify)" },
   token: { load: async () => import("./token.js").then((m) => ({ run: m.tokenCommand, help: m.tokenHelp })), summary: "create, list and revoke the bearer tokens of the HTTP API" },
   secret: { load: async () => import("./secret.js").then((m) => ({ run: m.secretCommand, help: m.secretHelp })), summary: "set (from stdin), list and remove the encrypted secrets proxies inject" },
+  auth: { load: async () => import("./auth.js").then((m) => ({ run: m.authCommand, help: m.authHelp })), summary: "connect a Google account (OAuth in the browser); its refresh token is stored as a secret" },
   schedule: { load: async () => import("./schedule.js").then((m) => ({ run: m.scheduleCommand, help: m.scheduleHelp })), summary: "schedule runs: once at a time or on a cron expression; list, show, cancel" },
   skills: { load: async () => import("./skills.js").then((m) => ({ run: m.skillsCommand, help: m.skillsHelp })), summary: "list the skills, or which of an agent's skills it gets and why not the others" },
   memory: { load: async () => import("./memory.js").then((m) => ({ run: m.memoryCommand, help: m.memoryHelp })), summary: "search, write and forget an agent's long-term memory; show and edit its MEMORY.md" },

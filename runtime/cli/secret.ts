@@ -147,7 +147,7 @@ function infoOf(view: SecretView): SecretInfo {
  * No plugin folders: secrets need no plugin, so a first `secret set` on a fresh store does not
  * wait for the first-party plugins to install (the first runtime that runs tools installs them).
  */
-function keyOptions(values: Readonly<Record<string, unknown>>): { secretKeyFile?: string; pluginDirs: string[] } {
+export function keyOptions(values: Readonly<Record<string, unknown>>): { secretKeyFile?: string; pluginDirs: string[] } {
   const keyFile = flagText(values, "secret-key-file") ?? nonEmptyEnv("CLAWHIVE_SECRET_KEY_FILE");
   return { pluginDirs: [], ...(keyFile === undefined ? {} : { secretKeyFile: keyFile }) };
 }

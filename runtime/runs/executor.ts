@@ -193,6 +193,8 @@ export class ToolExecutor {
       schedule: scheduleOf(this.#setup, this.#services),
       memory: memoryOf(this.#setup, this.#services),
       mail: grants["gmail.read"] ? { backend: this.#services.backends.mail, grant: grants["gmail.read"] } : undefined,
+      mailSend: grants["mail.send"] && this.#services.backends.send ? { ...this.#services.backends.send, grant: grants["mail.send"] } : undefined,
+      message: grants["message.send"] ? { grant: grants["message.send"] } : undefined,
       calendar: calendarsOf(grants) ? { backend: this.#services.backends.calendar, calendars: calendarsOf(grants)! } : undefined,
       shell: this.#setup.agent.grants["shell.exec"] ? { grant: this.#setup.agent.grants["shell.exec"], sandbox: this.#services.shellSandbox } : undefined,
       // A credential the host attaches reaches a server that may answer with it changed: held like a config secret.

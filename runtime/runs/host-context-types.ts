@@ -11,6 +11,8 @@ import type { GmailResource, HttpResource, ShellResource, CapabilityGrant } from
 import type { MemoryProxyOptions } from "../../host-proxies/memory/index.js";
 import type { ScheduleProxyOptions } from "../../host-proxies/schedule/index.js";
 import type { MailBackend } from "../../host-proxies/gmail/types.js";
+import type { MailTransport } from "../../host-proxies/mail/types.js";
+import type { MailSendResource, MessageSendResource } from "../policy/catalogue/index.js";
 import type { CalendarBackend } from "../../host-proxies/calendar/types.js";
 import type { Store } from "../store/index.js";
 import type { Denial, HostCall, HostCallResult } from "../../host-proxies/types.js";
@@ -74,6 +76,10 @@ export interface HostContextOptions {
   /** The runtime's mail and calendar backends, with the agent's grants of them. */
   mail?: { backend: MailBackend; grant: GmailResource } | undefined;
   calendar?: { backend: CalendarBackend; calendars: readonly string[] } | undefined;
+  /** The runtime's mail transport and the agent's `mail.send` grant (undefined when either is missing). */
+  mailSend?: { transport: MailTransport; grant: MailSendResource; timeoutMs?: number | undefined } | undefined;
+  /** The agent's `message.send` grant. */
+  message?: { grant: MessageSendResource } | undefined;
   /** The kv namespace of this agent and plugin (fixed per instance), in the runtime's store. */
   kv?: { store: Store; namespace: string; quotaBytes: number } | undefined;
   /**

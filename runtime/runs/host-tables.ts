@@ -61,6 +61,14 @@ export async function bindProxies(options: HostContextOptions): Promise<BoundPro
     shellProxy = await createShellProxy(grant, { mounts: options.shell.grant.mounts, sandbox: options.shell.sandbox, hostGuard: options.mountGuard });
     tables.shell = shellHostFunctions(shellProxy);
   }
+  if (options.mailSend) {
+    const mail = await import("../../host-proxies/mail/index.js");
+    tables.mail = mail.mailHostFunctions(mailSendProxy(mail.createMailProxy, options, options.mailSend));
+  }
+  if (options.message) {
+    const message = await import("../../host-proxies/message/index.js");
+    tables.message = message.messageHostFunctions(message.createMessageProxy(options.message.grant));
+  }
   if (options.http) {
     const proxy = createHttpProxy(options.http.grant, { resolveSecret: options.http.resolveSecret });
     tables.http = httpHostFunctions(proxy, { checkHop: (hop) => checkHop(options, hop), onHopRefused: (refusal) => auditRefusedHop(options, refusal) });
@@ -83,6 +91,22 @@ function mailProxy(create: typeof import("../../host-proxies/gmail/index.js").cr
     allowLabel: (label) => {
       const active = options.active();
       return active !== undefined && decideHostCall(options.layers, active.tool, { capability: "gmail.read", request: { label }, canonical: { label } }).kind === "allow";
+    },
+  });
+}
+
+/**
+ * The mail proxy of an instance: the agent's recipient patterns bound it; every recipient is
+ * asked of every layer too (the gate decided them already; this holds if a caller forgets).
+ */
+function mailSendProxy(create: typeof import("../../host-proxies/mail/index.js").createMailProxy, options: HostContextOptions, send: NonNullable<HostContextOptions["mailSend"]>) {
+  return create(send.transport, {
+    recipients: send.grant.recipients,
+    maxRecipients: send.grant.max_recipients,
+    timeoutMs: send.timeoutMs,
+    allowRecipient: (address) => {
+      const active = options.active();
+      return active !== undefined && decideHostCall(options.layers, active.tool, { capability: "mail.send", request: { recipients: [address] }, canonical: { address } }).kind !== "deny";
     },
   });
 }

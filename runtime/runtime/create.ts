@@ -147,7 +147,7 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
       version: VERSION,
       ...options.mcpClient,
     });
-    runtime.backends = await createBackends({ dataDir, ...(options.mail ? { mail: options.mail } : {}), ...(options.calendar ? { calendar: options.calendar } : {}) }, {
+    runtime.backends = await createBackends({ dataDir, ...(options.mail ? { mail: options.mail } : {}), ...(options.calendar ? { calendar: options.calendar } : {}), ...(options.mailSend ? { mailSend: options.mailSend } : {}) }, {
       value: (name) => secretValue(runtime, name),
     });
     return runtime;

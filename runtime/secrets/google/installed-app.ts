@@ -66,7 +66,7 @@ export async function runInstalledAppFlow(options: InstalledAppFlowOptions): Pro
     access_type: "offline",
     prompt: "consent",
   })) url.searchParams.set(k, v);
-  const timer = setTimeout(() => settle.reject(new InvalidInputError(`google: no redirect within ${Math.round(timeoutMs / 1000)} s; run the command again and open the URL it prints`)), timeoutMs);
+  const timer = setTimeout(() => settle.reject(new OAuthError(undefined, `google: no redirect within ${Math.round(timeoutMs / 1000)} s; run the command again and open the URL it prints`)), timeoutMs);
   try {
     options.onUrl(url.href);
     const code = await redirected;

@@ -19,7 +19,7 @@ export class OAuthError extends ClawhiveError {
   /** Google's `error`, e.g. `invalid_grant`; undefined when the endpoint did not answer with one. */
   readonly oauthError: string | undefined;
   constructor(oauthError: string | undefined, message: string, options: { cause?: unknown } = {}) {
-    super(oauthError === undefined ? "oauth_unavailable" : `oauth_${oauthError.replace(/[^a-z_]/g, "")}`.slice(0, 64), message, { status: oauthError === undefined ? 502 : 400, cause: options.cause });
+    super(oauthError === undefined ? "oauth_unavailable" : `oauth_${oauthError.replace(/[^a-z_]/g, "")}`.slice(0, 64), message, { status: 502, cause: options.cause });
     this.oauthError = oauthError;
   }
 }
