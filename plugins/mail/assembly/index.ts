@@ -9,8 +9,7 @@
 import { definePlugin, JsonObject, JsonWriter, Outcome, Risk, Tool, ToolError } from "../../sdk-as/index";
 import { formatNumber, quote } from "../../sdk-as/json-write";
 import { getMessage, getThread, ListRequest, listMessages, MessageSummary } from "../../sdk-as/host/gmail";
-import { send } from "../../sdk-as/host/mail";
-import { JsonArray, JsonKind, JsonString } from "../../sdk-as/json";
+import { Send } from "./send";
 import { Mailbox, parseAddressList } from "./addresses";
 import { parseDate } from "./dates";
 
@@ -284,45 +283,6 @@ function note(people: Participant[], byKey: Map<string, i32>, mailboxes: Mailbox
       if (p.name == "" && mailbox.name != "") p.name = mailbox.name;
     }
     if (sender) p.sent++;
-  }
-}
-
-/** The strings of list field `field` (the schema has checked they are strings), empty when absent. */
-function strings(input: JsonObject, field: string): string[] {
-  const out = new Array<string>();
-  const v = input.get(field);
-  if (v == null || v.kind != JsonKind.Array) return out;
-  const items = (<JsonArray>v).items;
-  for (let i = 0; i < items.length; i++) out.push((<JsonString>unchecked(items[i])).value);
-  return out;
-}
-
-const ADDRESSES = '{"type":"array","items":{"type":"string","maxLength":254},"maxItems":100,';
-
-class Send extends Tool {
-  constructor() {
-    super(
-      "send",
-      "Send a plain-text email. Each recipient is one bare address (alice@corp.example, no display name); " +
-        "only recipients the agent's grant allows can be reached, and a person approves each message " +
-        "(recipients, subject and body) before it is sent.",
-      '{"type":"object","properties":{"to":' + ADDRESSES + '"minItems":1,"description":"Recipients"},' +
-        '"cc":' + ADDRESSES + '"description":"Copy recipients"},' +
-        '"bcc":' + ADDRESSES + '"description":"Blind copy recipients"},' +
-        '"subject":{"type":"string","maxLength":998,"description":"One line"},' +
-        '"body":{"type":"string","description":"Plain text"}},' +
-        '"required":["to","subject","body"],"additionalProperties":false}',
-      ["mail.send"],
-      Risk.Guarded,
-    );
-  }
-
-  run(input: JsonObject): Outcome {
-    const sent = send(strings(input, "to"), strings(input, "cc"), strings(input, "bcc"), <string>input.string("subject"), <string>input.string("body"));
-    const error = sent.error;
-    if (error != null) return Outcome.fail(ToolError.fromHost(error));
-    const w = new JsonWriter().beginObject().key("message_id").string(sent.value.messageId).key("accepted");
-    return Outcome.ok(writeStrings(w, sent.value.accepted).endObject().text());
   }
 }
 
