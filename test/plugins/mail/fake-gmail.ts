@@ -78,7 +78,9 @@ export class FakeGmail {
       getMessage: (id: string) => this.#call("getMessage", id, () => this.#get(id)),
       getThread: (threadId: string) => this.#call("getThread", threadId, () => this.#thread(threadId)),
     };
-    return { "clawhive:host/gmail@0.1.1": gmail, "clawhive:host/types@0.1.1": {} };
+    // The plugin's send tool imports the mail proxy too; these tests read only, so a send is refused.
+    const mail = { send: () => { throw { tag: "denied", val: { capability: "mail.send", reason: "not-granted", message: "no mail proxy in this test" } }; } };
+    return { "clawhive:host/gmail@0.1.1": gmail, "clawhive:host/mail@0.1.1": mail, "clawhive:host/types@0.1.1": {} };
   }
 
   #call(fn: GmailFunction, arg: unknown, effect: () => unknown): unknown {

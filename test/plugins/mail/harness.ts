@@ -17,6 +17,7 @@ export interface MailPlugin {
 
 export async function mailPlugin(options: FakeGmailOptions = {}): Promise<MailPlugin> {
   const gmail = new FakeGmail(options);
-  const loaded = await loadComponent(join(PROJECT_ROOT, "plugins", "mail"), { "clawhive:host/gmail": asHost(gmail.imports()["clawhive:host/gmail@0.1.1"]!) });
+  const imports = gmail.imports();
+  const loaded = await loadComponent(join(PROJECT_ROOT, "plugins", "mail"), { "clawhive:host/gmail": asHost(imports["clawhive:host/gmail@0.1.1"]!), "clawhive:host/mail": asHost(imports["clawhive:host/mail@0.1.1"]!) });
   return { tools: toolsOf(loaded), gmail };
 }

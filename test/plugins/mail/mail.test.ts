@@ -6,7 +6,7 @@ import { callErr, callOk, repoRoot } from "../files/harness.js";
 import { message } from "./fake-gmail.js";
 import { mailPlugin } from "./harness.js";
 
-test("describe: three read-only tools, as plugin.json declares them", async () => {
+test("describe: three read-only tools and the Guarded send, as plugin.json declares them", async () => {
   const { tools } = await mailPlugin();
   const manifest = JSON.parse(await readFile(join(repoRoot(), "plugins/mail/plugin.json"), "utf8")) as {
     capabilities: string[];
@@ -16,8 +16,8 @@ test("describe: three read-only tools, as plugin.json declares them", async () =
   assert.deepEqual(described.map((d) => d.name).sort(), Object.keys(manifest.tools).sort());
   for (const d of described) {
     assert.equal(d.risk, manifest.tools[d.name]?.risk, d.name);
-    assert.equal(d.risk, "safe");
-    assert.deepEqual(d.capabilities, ["gmail.read"]);
+    assert.equal(d.risk, d.name === "send" ? "guarded" : "safe");
+    assert.deepEqual(d.capabilities, [d.name === "send" ? "mail.send" : "gmail.read"]);
     assert.ok(d.capabilities.every((c) => manifest.capabilities.includes(c)));
     assert.equal((JSON.parse(d.inputSchema) as { type: string }).type, "object");
   }
