@@ -21,6 +21,15 @@ const TOOL_REF_REGEX = /^[a-z][a-z0-9-]{0,62}\.[a-z][a-z0-9_]{0,62}$/;
 
 const int = (min: number, max: number) => v.pipe(v.number(), v.integer("expected a whole number"), v.minValue(min), v.maxValue(max));
 
+const CompactionSchema = strictObject({
+  at_tokens: v.pipe(
+    v.optional(int(256, 10_000_000)),
+    v.description("compact when a Step's request (system prompt, tools, messages, max_tokens) passes this many tokens; below context_tokens (default four fifths of context_tokens)"),
+  ),
+  keep_recent_turns: v.pipe(v.optional(int(0, 1000), 2), v.description("the latest turns (a turn is one run's messages) never compacted (default 2)")),
+  summary_tokens: v.pipe(v.optional(int(64, 32_768), 1024), v.description("the summary's length in tokens at most: the summary call's max_tokens (default 1024)")),
+});
+
 const ModelSchema = strictObject({
   provider: v.picklist(["openai", "anthropic", "openai-compatible"]),
   id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/, "expected a model id like claude-sonnet-4-5 or gpt-4.1")),
@@ -60,6 +69,10 @@ const ModelSchema = strictObject({
   tool_call_attempts: v.pipe(
     v.optional(int(1, 10)),
     v.description("model turns in a row whose tool calls are unusable (malformed, unknown tool, input failing the schema) before the run fails with invalid_input (default 3)"),
+  ),
+  compaction: v.pipe(
+    v.optional(CompactionSchema),
+    v.description("summarise a conversation's older turns with this model when a request passes compaction.at_tokens; the originals stay in the store and a compaction can be undone (docs/compaction.md). Absent: older turns are only dropped to fit context_tokens"),
   ),
 });
 

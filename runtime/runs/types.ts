@@ -91,10 +91,12 @@ export interface TextEvent {
 export interface StepEvent {
   type: "step";
   stepId: string;
-  action: "respond" | "tool_call" | "finish";
+  action: "respond" | "tool_call" | "finish" | "compact";
   usage: { input_tokens: number; output_tokens: number; cache_read?: number; cache_write?: number } | null;
   model?: string;
   toolCalls?: number;
   reason?: string;
+  /** A `compact` Step that compacted: which messages its summary replaced (loop/compaction.ts). */
+  compaction?: { n: number; fromSeq: number; throughSeq: number; turns: number; tokensBefore: number; tokensAfter: number };
   at: number;
 }

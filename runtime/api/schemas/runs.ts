@@ -86,3 +86,24 @@ export const ConversationBody = v.strictObject({
     messages: v.array(v.strictObject({ seq: v.number(), run_id: v.nullable(v.string()), role: v.picklist(["user", "assistant"]), content: v.array(ContentBlockSchema), at: ISO_TIME })),
   }),
 });
+
+/** One compaction of a conversation: the summary standing in for messages `from_seq`..`through_seq`. */
+export const CompactionSchema = v.strictObject({
+  n: v.pipe(v.number(), v.description("its number in the conversation, from 1")),
+  status: v.pipe(v.picklist(["active", "undone"]), v.description("active: the model sees the summary in place of the messages; undone: the messages again")),
+  from_seq: v.number(),
+  through_seq: v.number(),
+  turns: v.number(),
+  summary: v.string(),
+  run_id: v.pipe(v.string(), v.description("the run during which the agent's model wrote it")),
+  step_id: v.string(),
+  model: v.string(),
+  tokens_before: v.pipe(v.number(), v.description("tokens of the messages it replaces (o200k)")),
+  tokens_after: v.pipe(v.number(), v.description("tokens of the summary")),
+  created_at: ISO_TIME,
+  undone_at: v.nullable(ISO_TIME),
+  undone_by: v.nullable(v.string()),
+});
+
+export const CompactionList = v.strictObject({ conversation_id: v.string(), compactions: v.array(CompactionSchema) });
+export const CompactionBody = v.strictObject({ compaction: CompactionSchema });

@@ -71,6 +71,8 @@ export interface LoopState {
    * asks the model again — a Step after the run's answer could repeat effects already made.
    */
   finished?: LoopFinish | null;
+  /** A compaction failed or was refused in this run: no further one is tried until the next run. */
+  compactionFailed?: boolean;
 }
 
 /** A loop-decided end: the finish Step's reason, the run's result text and its end reason. */
