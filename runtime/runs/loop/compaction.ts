@@ -23,22 +23,27 @@ export interface CompactionContext {
 }
 
 /** The conversation's earlier turns during one drive, and the compactions in force over them. */
-export interface DriveHistory {
-  messages: HistoryMessage[];
+export class DriveHistory {
+  readonly messages: HistoryMessage[];
   compactions: Compaction[];
+
+  constructor(messages: HistoryMessage[], compactions: Compaction[]) {
+    this.messages = messages;
+    this.compactions = compactions;
+  }
+
+  /** What the model sees of it: compacted ranges as summaries in the history zone. */
+  view(): CompactedView {
+    return compactedView(this.messages, this.compactions.filter((c) => c.undoneAt === null));
+  }
 }
 
 /** Reads the history a drive starts from (never the run's own turn: those messages are in its state). */
 export async function readHistory(context: CompactionContext, run: Run, state: LoopState): Promise<DriveHistory> {
-  if (!state.conversationId) return { messages: [], compactions: [] };
+  if (!state.conversationId) return new DriveHistory([], []);
   const messages = (await context.conversations.messages(state.conversationId)).filter((m) => m.runId !== run.id).map(({ seq, runId, role, content }) => ({ seq, runId, role, content }));
   // Read even when the agent no longer compacts: what was compacted stays so until undone.
-  return { messages, compactions: await context.conversations.compactions.list(state.conversationId) };
-}
-
-/** What the model sees of the history: compacted ranges as summaries in the history zone. */
-export function historyView(history: DriveHistory): CompactedView {
-  return compactedView(history.messages, history.compactions.filter((c) => c.undoneAt === null));
+  return new DriveHistory(messages, await context.conversations.compactions.list(state.conversationId));
 }
 
 /** A request's size as the threshold counts it: system prompt, tools, messages and the answer's room. */
@@ -49,7 +54,8 @@ export function requestTokens(request: LlmRequest): number {
 /**
  * Compacts `history` when `request` (the Step's request built from it, not yet fitted; built
  * only for an agent that compacts) passes the threshold.
- * Returns whether the history's view changed (the request must be built again).
+ * Returns whether it compacted (the history's view changed: the request is built again, and
+ * a history still over the threshold may compact its next turns).
  */
 export async function compactIfDue(
   context: CompactionContext,

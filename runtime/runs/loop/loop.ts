@@ -6,7 +6,7 @@ import { ModelCallAudit } from "./model-calls.js";
 import { interruptedEffects } from "../takeover.js";
 import { journaled } from "./journal.js";
 import { buildStepRequest, stepRequest } from "./request.js";
-import { compactIfDue, historyView, readHistory } from "./compaction.js";
+import { compactIfDue, readHistory } from "./compaction.js";
 import { effectiveMounts } from "../grant-limits.js";
 import type { LoopFinish, LoopState, WaitingTurn } from "./state.js";
 import type { RunLoopOptions } from "./options.js";
@@ -117,11 +117,8 @@ export class RunLoop {
       if (halt !== "continue") return;
     }
     const provider = withToolProtocol(run.agent.model, this.#options.provider(run.agent));
-    // The conversation's earlier turns do not change while this run drives (its own are added
-    // when it finishes): read once, not every Step.
-    // Never this run's own turn (appended once it completed): those messages are in its state.
+    // Earlier turns (not this run's own: those are in its state) and their compactions, read once a drive.
     const history = await readHistory(this.#options, run, state);
-    let view = historyView(history);
     // Skills, memory and sub-agent tools are read once per drive, like the history.
     const skills = (await this.#options.skills?.(run)) ?? "";
     const memory = (await this.#options.memory?.(run, taskText(state))) ?? "";
@@ -129,10 +126,8 @@ export class RunLoop {
     const mounts = effectiveMounts(run.layers);
     for (;;) {
       if (run.ended || run.cancelled || this.#closing) return;
-      const parts = () => ({ tools: run.tools, messages: [...view.messages, ...state.messages], history: view.zone.join("\n\n"), now: this.#options.now(), skills, memory, subAgents, mounts });
-      // Older turns summarised first when the request passes model.compaction.at_tokens.
-      if (await compactIfDue(this.#options, run, { state, history, request: () => stepRequest(run.agent, parts()), provider: this.#options.provider(run.agent), modelCalls: this.#modelCalls.get(run.id)!, signal })) view = historyView(history);
-      if (run.ended || run.cancelled || this.#closing) return;
+      const parts = () => ({ tools: run.tools, messages: [...history.view().messages, ...state.messages], history: history.view().zone.join("\n\n"), now: this.#options.now(), skills, memory, subAgents, mounts });
+      if (await compactIfDue(this.#options, run, { state, history, request: () => stepRequest(run.agent, parts()), provider: this.#options.provider(run.agent), modelCalls: this.#modelCalls.get(run.id)!, signal })) continue;
       const stepId = `step_${++state.steps}`;
       const request = buildStepRequest(run.agent, parts());
       // Durable before the prompt leaves the machine: the model call's intent, and with it the
