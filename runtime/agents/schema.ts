@@ -94,6 +94,14 @@ const LimitsSchema = strictObject({
   ),
 });
 
+const ToolRetrievalSchema = strictObject({
+  max_tools: v.pipe(int(1, 128), v.description("tools shown to the model in one Step, the most relevant first; the rest are found with the tools.search meta-tool")),
+  always: v.pipe(
+    v.optional(v.pipe(v.array(ToolRefSchema), v.check((items) => unique(items), "tool names must be unique")), () => []),
+    v.description("tools shown in every Step whatever the conversation (counted in max_tools)"),
+  ),
+});
+
 const ApprovalsSchema = strictObject({
   guarded: v.pipe(
     v.optional(v.picklist(["ask", "run"]), "ask"),
@@ -132,6 +140,10 @@ export const AgentManifestSchema = strictObject({
   mcp_servers: v.pipe(
     v.optional(McpServersSchema, () => ({})),
     v.description("external MCP servers (stdio, confined; or streamable HTTP): their tools are offered as <server>.<tool>, Guarded by default, once a person accepted their definitions"),
+  ),
+  tool_retrieval: v.pipe(
+    v.optional(ToolRetrievalSchema),
+    v.description("for an agent with many tools: each Step shows the max_tools most relevant to the conversation (keyword, and meaning when memory.embeddings is set) plus the tools.search meta-tool; absent, every tool is shown"),
   ),
   limits: v.optional(LimitsSchema, () => ({})),
   approvals: v.optional(ApprovalsSchema, () => ({})),

@@ -27,7 +27,8 @@ import { runtimeMountGuard } from "../runs/mount-guard.js";
 import { kvMigrations } from "../../host-proxies/kv/index.js";
 import { createBackends } from "../runs/backends.js";
 import { defaultSkillsDir, SkillsCache } from "../skills/index.js";
-import { lazyMemoryStore, MEMORY_PLUGIN, MemoryTrust, memoryTrustMigrations } from "../runs/run-memory.js";
+import { embedderOf, lazyMemoryStore, MEMORY_PLUGIN, MemoryTrust, memoryTrustMigrations } from "../runs/run-memory.js";
+import { ToolRetrieval, toolRetrievalMigrations } from "../runs/loop/tool-retrieval.js";
 import { agentList, lookAtAgents, refreshAgents } from "./agents.js";
 import { abandonRun, claimRun, resumeRun } from "./leases.js";
 import { runLoop } from "./loop.js";
@@ -65,6 +66,7 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     await applyMigrations(store, runJournalMigrations, { clock });
     await applyMigrations(store, kvMigrations, { clock });
     await applyMigrations(store, memoryTrustMigrations, { clock });
+    await applyMigrations(store, toolRetrievalMigrations, { clock });
     await applyMigrations(store, pluginMigrations, { clock });
     await applyMigrations(store, storeProbeMigrations, { clock });
     const secrets = await openSecretStore(store, {
@@ -96,6 +98,8 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     hooks.attach(runtime);
     runtime.onRun = options.onRun;
     runtime.memory = lazyMemoryStore(store, { clock, embeddings: options.memory?.embeddings, secretValue: (name) => secretValue(runtime, name) });
+    const embeddings = options.memory?.embeddings;
+    runtime.toolRetrieval = new ToolRetrieval(store, embeddings ? { embedder: { model: embeddings.model, get: onceOf(() => embedderOf(embeddings, (name) => secretValue(runtime, name))) } } : {});
     // Only the first-party memory plugin's output leaves a run trusted: one a person installed under its name does not.
     runtime.memoryTrust = new MemoryTrust(store, {
       audit,
@@ -156,4 +160,10 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     await store.close();
     throw error;
   }
+}
+
+/** `make`'s value, made on first use and kept. */
+function onceOf<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }

@@ -17,6 +17,7 @@ export function runLoop(s: RuntimeState, modelProvider: RuntimeOptions["modelPro
     audit: s.audit,
     node: s.node,
     now: () => s.clock.now(),
+    toolRetrieval: s.toolRetrieval,
     // The key is read through secretValue on every call: never from the environment.
     skills: async (run) => {
       const { skills } = await s.skills.load();

@@ -30,6 +30,7 @@ import { defaultSkillsDir, SkillsCache } from "../skills/index.js";
 import { LoopStates, type RunLoop } from "../runs/loop/index.js";
 import type { MemoryStore } from "../memory/index.js";
 import type { MemoryTrust } from "../runs/run-memory.js";
+import type { ToolRetrieval } from "../runs/loop/tool-retrieval.js";
 import type { SharedLook } from "./shared-look.js";
 import type { SpawnResult, SpawnSubAgentOptions } from "../runs/sub-agents.js";
 
@@ -108,6 +109,8 @@ export class RuntimeState {
   shellSandbox: SandboxInfo = { available: false, bwrapPath: "", reason: "not probed yet" };
   memory!: () => Promise<MemoryStore>;
   memoryTrust!: MemoryTrust;
+  /** Ranks the tools of an agent with `tool_retrieval` per Step. */
+  toolRetrieval!: ToolRetrieval;
   mcpClient!: McpClient;
 
   constructor(parts: {

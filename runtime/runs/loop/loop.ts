@@ -1,5 +1,6 @@
 import { ClawhiveError } from "../../errors.js";
 import { responseText, toolUses, withToolProtocol, type LlmResponse, type ToolUseBlock } from "../../llm/index.js";
+import { pinCalledTools, shownTools } from "./shown-tools.js";
 import type { Run } from "../run.js";
 import { stopOnAuditFailure } from "../errors.js";
 import { ModelCallAudit } from "./model-calls.js";
@@ -7,7 +8,7 @@ import { interruptedEffects } from "../takeover.js";
 import { journaled } from "./journal.js";
 import { buildStepRequest } from "./request.js";
 import { effectiveMounts } from "../grant-limits.js";
-import type { LoopFinish, LoopState, WaitingTurn } from "./state.js";
+import { taskText, type LoopFinish, type LoopState, type WaitingTurn } from "./state.js";
 import type { RunLoopOptions } from "./options.js";
 
 export type { RunLoopOptions } from "./options.js";
@@ -128,7 +129,8 @@ export class RunLoop {
     for (;;) {
       if (run.ended || run.cancelled || this.#closing) return;
       const stepId = `step_${++state.steps}`;
-      const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, memory, subAgents, mounts });
+      const shown = await shownTools(run, state, this.#options.toolRetrieval, taskText(state));
+      const request = buildStepRequest(run.agent, { tools: shown.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, memory, subAgents, mounts, extraTools: shown.extra });
       // Durable before the prompt leaves the machine: the model call's intent, and with it the
       // turns so far (a node taking the run over continues from here, asking the model again).
       state.modelCall = { stepId, since: this.#options.now(), node: this.#options.node ?? "unknown", messages: request.messages.length, tools: request.tools.map((tool) => tool.name), maxTokens: request.max_tokens };
@@ -154,6 +156,7 @@ export class RunLoop {
   async #turn(run: Run, state: LoopState, stepId: string, response: LlmResponse, uses: ToolUseBlock[]): Promise<WaitingTurn> {
     const limited = await limitTurn(this.#options.audit, run, { stepId, content: response.content, uses });
     state.messages.push({ role: "assistant", content: limited.content });
+    pinCalledTools(run, state, limited.uses);
     return { stepId, context: responseText(response), uses: limited.uses, index: 0, results: [], ...(limited.notice === undefined ? {} : { notice: limited.notice }) };
   }
 
@@ -290,10 +293,4 @@ function answered(state: LoopState): Stop | undefined {
   if (state.waiting || state.modelCall || last?.role !== "assistant" || last.content.some((block) => block.type === "tool_use")) return undefined;
   const text = last.content.map((block) => (block.type === "text" ? block.text : "")).join("");
   return { reason: "completed", result: text, endReason: "completed" };
-}
-
-/** The run's task: the text of its first message (see LoopState.messages). */
-function taskText(state: LoopState): string {
-  const first = state.messages[0];
-  return first?.role === "user" ? first.content.map((block) => (block.type === "text" ? block.text : "")).join("") : "";
 }

@@ -5,6 +5,7 @@ import type { Conversations } from "../conversations.js";
 import type { Run } from "../run.js";
 import type { SpawnResult, SpawnSubAgentOptions, SubAgentTool } from "../sub-agents.js";
 import type { LoopStates } from "./state.js";
+import type { ToolRetrieval } from "./tool-retrieval.js";
 
 export interface RunLoopOptions {
   states: LoopStates;
@@ -21,6 +22,8 @@ export interface RunLoopOptions {
   maxInvalidTurns?: number;
   /** Identical calls (tool and canonical input) that run; the next one is stopped (default 2). */
   maxRepeats?: number;
+  /** Ranks an agent's tools per Step when its manifest sets `tool_retrieval`. */
+  toolRetrieval?: ToolRetrieval;
   /** The skills zone of a run's system prompt. */
   skills?: (run: Run) => Promise<string>;
   /** The memory zone of a run's system prompt (MEMORY.md and what `task`, the run's task text, recalls). */
