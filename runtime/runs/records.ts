@@ -1,4 +1,4 @@
-import { boundedPage, type Store } from "../store/index.js";
+import { boundedPage, type Statement, type Store } from "../store/index.js";
 import { listedOutcomes, outcomeStatements, partStatements, planColumns, readOutcomes, readRunPart, resultColumns, resultPartStatements, storedOutcomes } from "./run-values.js";
 import { json, toRecord, type PendingToolCall, type RunEndReason, type RunRecord, type RunStatus } from "./run-record.js";
 
@@ -16,8 +16,10 @@ export class RunRecords {
   async create(
     record: Omit<RunRecord, "endedAt" | "report" | "pending" | "status" | "endReason" | "ownerToken" | "plan" | "planNext" | "outcomes" | "node" | "leaseUntil" | "cancelRequested" | "result" | "conversationId"> &
       Partial<Pick<RunRecord, "ownerToken" | "plan" | "node" | "leaseUntil" | "conversationId">>,
+    options: { with?: readonly Statement[] } = {},
   ): Promise<void> {
-    // A plan larger than a row (large inputs) is kept in parts, in the same transaction.
+    // A plan larger than a row (large inputs) is kept in parts, in the same transaction; so are
+    // `with`'s statements (the first ToolCall's journal mark).
     const plan = planColumns(record.plan ?? null);
     await this.#store.batch([{
       sql: `INSERT INTO runs (id, trace_id, task_id, parent_run_id, agent, plugins, task, task_grants, status, created_at, owner_token, plan, node, lease_until, conversation_id, plan_parts)
@@ -39,7 +41,7 @@ export class RunRecords {
         record.conversationId ?? null,
         plan.parts.length,
       ],
-    }, ...partStatements(record.id, "plan", plan.parts)]);
+    }, ...partStatements(record.id, "plan", plan.parts), ...(options.with ?? [])]);
   }
 
   /**
