@@ -236,6 +236,15 @@ export class RunDriver {
     }
     if (!record.plan) return;
     const journal = this.#options.journal;
+    // A fresh run has no stored outcome; after each progress write this drive knows how many
+    // are (after one that failed it does not, and they are counted again).
+    let stored: number | undefined = fresh === undefined ? undefined : 0;
+    const progress = async (at: number) => {
+      const known = stored;
+      stored = undefined;
+      await records.planProgress(run.id, at, outcomes, this.#options.node, known === undefined ? {} : { stored: known });
+      if (known !== undefined) stored = outcomes.length;
+    };
     try {
       // A fresh run's journal was written with its row: no node has started any of its work.
       if (journal !== undefined && fresh === undefined && run.status === "active" && next < plan.length) {
@@ -255,11 +264,11 @@ export class RunDriver {
         if (outcome.status === "approval_required") return;
         outcomes.push(outcome);
         stopOnAuditFailure(outcome);
-        if (journal !== undefined && next + 1 < plan.length) await records.planProgress(run.id, next + 1, outcomes, this.#options.node);
+        if (journal !== undefined && next + 1 < plan.length) await progress(next + 1);
       }
     } finally {
       // Where the plan stands, for a pause, an end or a failure alike.
-      await records.planProgress(run.id, next, outcomes, this.#options.node);
+      await progress(next);
     }
     if (!run.ended) await run.end("completed");
   }

@@ -47,15 +47,15 @@ export class RunRecords {
   /**
    * Records how far the plan got: the next ToolCall and every outcome so far, in one statement
    * (written when the run waits for a person or ends, not after each call: the run's events
-   * carry each outcome as it lands).
+   * carry each outcome as it lands). `stored`: how many are stored already, when the caller knows.
    */
-  async planProgress(id: string, next: number, outcomes: readonly unknown[], node?: string): Promise<void> {
+  async planProgress(id: string, next: number, outcomes: readonly unknown[], node?: string, options: { stored?: number } = {}): Promise<void> {
     // Given `node`, fenced: a node another took the run from does not overwrite its progress.
     // Outcomes only grow: those not yet stored are added, each a row (with parts when large,
     // see run-values.ts), in the transaction that moves the plan on. A run whose outcomes an
     // older version kept in its row moves them all to rows here.
     const fence = { sql: "EXISTS (SELECT 1 FROM runs WHERE id = ? AND (? IS NULL OR node IS NULL OR node = ?))", args: [id, node ?? null, node ?? null] };
-    const from = await storedOutcomes(this.#store, id);
+    const from = options.stored ?? (await storedOutcomes(this.#store, id));
     await this.#store.batch([
       { sql: "UPDATE runs SET plan_next = ?, outcomes = NULL WHERE id = ? AND (? IS NULL OR node IS NULL OR node = ?)", args: [next, id, node ?? null, node ?? null] },
       ...outcomeStatements(id, outcomes, { from, guard: fence }),
