@@ -20,7 +20,6 @@ import type { RuntimeOptions } from "../options.js";
 import { Sandbox } from "../sandbox/index.js";
 import { applyMigrations, openStore, StoreError, storeProbeMigrations, systemClock } from "../store/index.js";
 import { openSecretStore } from "../secrets/index.js";
-import { probeSandbox } from "../../host-proxies/shell/index.js";
 import { McpClient } from "../mcp-client/index.js";
 import { VERSION } from "../cli/version.js";
 import { runtimeMountGuard } from "../runs/mount-guard.js";
@@ -34,6 +33,7 @@ import { abandonRun, claimRun, resumeRun } from "./leases.js";
 import { runLoop } from "./loop.js";
 import { refreshPlugins, syncPlugins } from "./plugins.js";
 import { SharedLook } from "./shared-look.js";
+import { cachedSandboxProbe } from "./shell-probe.js";
 import { secretValue } from "./secrets.js";
 import { RuntimeState, type RuntimeHooks } from "./state.js";
 
@@ -141,7 +141,7 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     if (options.runSchedules) runtime.scheduler.start();
     await refreshPlugins(runtime);
     runtime.secretList = values;
-    runtime.shellSandbox = await probeSandbox();
+    runtime.shellSandbox = await cachedSandboxProbe(dataDir);
     runtime.mcpClient = await McpClient.open({
       store,
       clock,
