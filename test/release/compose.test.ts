@@ -12,7 +12,7 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { request } from "node:http";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -184,6 +184,7 @@ describe("compose.yaml: two nodes on one sqld, started from its settings", { ...
     }
     assert.ok(listening.has(name), `${name}: no --http-listen-addr`);
     const cwd = await tempDir("clawhive-compose-sqld-cwd-");
+    volumeDirs.set(`${name} (working folder)`, cwd);
     const proc = start(found.path, translated, { cwd, env: { PATH: process.env.PATH ?? "" } });
     launched.push(`${name}: sqld ${translated.join(" ")}`);
     started.set(name, proc);
@@ -230,6 +231,7 @@ describe("compose.yaml: two nodes on one sqld, started from its settings", { ...
 
   after(async () => {
     for (const child of [...children].reverse()) await stop(child);
+    for (const dir of volumeDirs.values()) await rm(dir, { recursive: true, force: true });
   });
 
   it("runs sqld, then node-a, then node-b, each node with its own volume and the same store and key", (t) => {

@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { after, before, test } from "node:test";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
 import { installTarball, packProject, quietEnv, type Installed } from "../helpers/packed-install.js";
@@ -19,15 +20,24 @@ const version = (JSON.parse(readFileSync(join(PROJECT_ROOT, "package.json"), "ut
 const START_BOUND_MS = 10 * 60_000;
 
 let installed: Installed;
+let tarball = "";
 let server: ChildProcess | undefined;
 let output = "";
 
 before(async () => {
-  installed = await installTarball((await packProject()).tarball);
+  tarball = (await packProject()).tarball;
+  installed = await installTarball(tarball);
 });
 
-after(() => {
-  if (server !== undefined && server.exitCode === null && server.signalCode === null) server.kill("SIGKILL");
+after(async () => {
+  if (server !== undefined && server.exitCode === null && server.signalCode === null) {
+    const gone = new Promise((resolveGone) => server!.once("exit", resolveGone));
+    server.kill("SIGKILL");
+    await gone;
+  }
+  // The user's folder holds a whole install (over 500 MB).
+  if (installed !== undefined) await rm(installed.dir, { recursive: true, force: true });
+  if (tarball !== "") await rm(dirname(tarball), { recursive: true, force: true });
 });
 
 /** Starts `node_modules/.bin/clawhive serve` in the user's folder; resolves with its URL once it listens. */

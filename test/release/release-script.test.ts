@@ -7,8 +7,9 @@
 import assert from "node:assert/strict";
 import { execFile, execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { test } from "node:test";
+import { after, test } from "node:test";
 import { promisify } from "node:util";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
 import { tempDir } from "../helpers/runtime.js";
@@ -35,8 +36,12 @@ Intro.
 - The first things.
 `;
 
+const made: string[] = [];
+after(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))));
+
 async function repo(changelog = CHANGELOG): Promise<string> {
   const dir = await tempDir("clawhive-release-");
+  made.push(dir);
   writeFileSync(join(dir, "package.json"), `{\n  "name": "clawhive",\n  "version": "0.1.0",\n  "type": "module"\n}\n`);
   writeFileSync(join(dir, "package-lock.json"), `${JSON.stringify({ name: "clawhive", version: "0.1.0", lockfileVersion: 3, requires: true, packages: { "": { name: "clawhive", version: "0.1.0" } } }, null, 2)}\n`);
   writeFileSync(join(dir, "CHANGELOG.md"), changelog);
