@@ -127,7 +127,11 @@ async function planBuild(pluginDir: string, options: BuildOptions) {
   const reads = options.reads ?? UNSHARED;
   const witFiles = await collectWit(root, pluginDir, { wasi: manifest.wasi !== undefined, reads });
   if (manifest.language === "assemblyscript") {
-    if (manifest.wasi) throw new PluginError("build_unsupported", `${manifestFile}: wasi: an AssemblyScript plugin reaches the host through clawhive:host only`);
+    // Its config is the one WASI interface it may import (wasi:config/store, served from the
+    // plugin's defaults and the agent's grant like a component's); everything else is clawhive:host.
+    if (manifest.wasi && Object.keys(manifest.wasi.env ?? {}).length > 0) {
+      throw new PluginError("build_unsupported", `${manifestFile}: wasi.env: an AssemblyScript plugin has no WASI environment; it reaches the host through clawhive:host, and reads wasi.config through wasi:config/store`);
+    }
     const assemblyScript = await assemblyScriptSources(root, { name: manifest.name, source: manifest.source, label: pluginDir, reads });
     const key = sha256(
       JSON.stringify({
