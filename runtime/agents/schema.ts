@@ -151,6 +151,10 @@ export const AgentManifestSchema = strictObject({
     v.optional(AgentNameListSchema, () => []),
     v.description("agents this agent may start as sub-agents (each is a tool the model sees); spawning also needs grants.agent.spawn naming them"),
   ),
+  todo: v.pipe(
+    v.optional(v.picklist(["run", "conversation"], "expected run or conversation")),
+    v.description("a task list the model keeps with the tools todo_write and todo_read, shown in clawhive chat and the run's events: run (one list a run) or conversation (one list across a conversation's runs); absent: no todo tools"),
+  ),
   skills: v.pipe(
     v.optional(
       v.pipe(v.array(v.pipe(v.string(), v.regex(NAME_REGEX, NAME_MESSAGE))), v.check((items) => unique(items), "skill names must be unique")),

@@ -10,6 +10,7 @@ import { mountConsole } from "../console/index.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { runRoutes } from "./routes/runs.js";
 import { runResumeRoutes } from "./routes/run-resume.js";
+import { runTodoRoutes } from "./routes/run-todo.js";
 import { scheduleRoutes } from "./routes/schedules.js";
 import { skillRoutes } from "./routes/skills.js";
 import { memoryRoutes } from "./routes/memory.js";
@@ -48,5 +49,6 @@ function runtimeRoutes(runtime: Runtime, options: AppOptions): ApiRoute[] {
     ...memoryRoutes(runtime),
     ...runRoutes(runtime, options.shutdown === undefined ? {} : { shutdown: options.shutdown }),
     ...runResumeRoutes(runtime),
+    ...runTodoRoutes(runtime),
   ];
 }

@@ -1,4 +1,5 @@
 /** Opening a runtime: its store and migrations, secrets, audit log, plugins, agents, driver. */
+import { todoMigrations } from "../todo/index.js";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { AgentCatalogue } from "../agents/catalogue.js";
@@ -65,6 +66,7 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     await applyMigrations(store, runMigrations, { clock });
     await applyMigrations(store, runJournalMigrations, { clock });
     await applyMigrations(store, kvMigrations, { clock });
+    await applyMigrations(store, todoMigrations, { clock });
     await applyMigrations(store, memoryTrustMigrations, { clock });
     await applyMigrations(store, toolRetrievalMigrations, { clock });
     await applyMigrations(store, pluginMigrations, { clock });

@@ -14,6 +14,7 @@ export function runLoop(s: RuntimeState, modelProvider: RuntimeOptions["modelPro
   return (s.loop = new RunLoop({
     states: s.loopStates,
     conversations: s.conversations,
+    todos: s.todos,
     audit: s.audit,
     node: s.node,
     now: () => s.clock.now(),

@@ -25,6 +25,7 @@ import type { McpClient } from "../mcp-client/index.js";
 import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import type { Backends } from "../runs/backends.js";
 import { Conversations } from "../runs/conversations.js";
+import { TodoLists } from "../todo/index.js";
 import type { Scheduler } from "../schedules/index.js";
 import { defaultSkillsDir, SkillsCache } from "../skills/index.js";
 import { LoopStates, type RunLoop } from "../runs/loop/index.js";
@@ -68,6 +69,8 @@ export class RuntimeState {
   readonly events: RunEventLog;
   /** Conversations: what a person and an agent said over several model-driven runs. */
   readonly conversations: Conversations;
+  /** The todo lists runs' models keep (runtime/todo). */
+  readonly todos: TodoLists;
   readonly loopStates: LoopStates;
   loop: RunLoop | undefined;
   driver!: RunDriver;
@@ -141,6 +144,7 @@ export class RuntimeState {
     this.hooks = parts.hooks;
     this.events = new RunEventLog(this.runWrites);
     this.conversations = new Conversations(parts.store, { now: () => parts.clock.now() });
+    this.todos = new TodoLists(parts.store, { now: () => parts.clock.now() });
     this.loopStates = new LoopStates(parts.store, { now: () => parts.clock.now(), node: this.node });
     this.plugins = new Map();
     this.tools = [];

@@ -71,7 +71,8 @@ export function loopCallSubject(run: Run, stepId: string, use: ToolUseBlock) {
   return { ...subject(run, stepId), toolCall: { id: use.id.slice(0, NAME_CHARS), name }, tool: name };
 }
 
-function subject(run: Run, stepId: string) {
+/** The audit subject of a ToolCall the loop answers itself (a refusal, a todo call). */
+export function subject(run: Run, stepId: string) {
   return {
     kind: "tool_call" as const,
     traceId: run.traceId,

@@ -1,3 +1,4 @@
+import type { TodoTool } from "../../todo/index.js";
 import { buildSystemPrompt, DEFAULT_CONTEXT_TOKENS, fitRequest, type LlmRequest, type Message, type ToolSpec } from "../../llm/index.js";
 import type { SubAgentTool } from "../sub-agents.js";
 import type { AgentManifest } from "../../agents/index.js";
@@ -34,12 +35,12 @@ export function environmentZone(agent: AgentManifest, options: { tools: readonly
  */
 export function buildStepRequest(
   agent: AgentManifest,
-  options: { tools: readonly ToolInfo[]; messages: readonly Message[]; now: number; skills?: string; memory?: string; subAgents?: readonly SubAgentTool[]; mounts?: readonly FsMount[]; extraTools?: readonly ToolSpec[] },
+  options: { tools: readonly ToolInfo[]; messages: readonly Message[]; now: number; skills?: string; memory?: string; subAgents?: readonly SubAgentTool[]; todo?: readonly TodoTool[]; mounts?: readonly FsMount[]; extraTools?: readonly ToolSpec[] },
 ): LlmRequest {
   const request: LlmRequest = {
     system: buildSystemPrompt({ rules: agent.system_prompt, environment: environmentZone(agent, options), skills: options.skills ?? "", memory: options.memory ?? "" }),
     messages: [...options.messages],
-    tools: [...toolSpecs(options.tools), ...(options.extraTools ?? []), ...(options.subAgents ?? []).map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }))],
+    tools: [...toolSpecs(options.tools), ...(options.extraTools ?? []), ...[...(options.subAgents ?? []), ...(options.todo ?? [])].map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }))],
     max_tokens: agent.model.max_tokens,
     ...(agent.model.temperature === undefined ? {} : { temperature: agent.model.temperature }),
   };

@@ -8,6 +8,8 @@ import { callSignature, errorResult, outcomeResult, repeatedCallResult } from ".
 import { auditRefusedCall, LOOP_DENIAL_REASONS, loopCallSubject } from "./refusals.js";
 import { offersToolSearch, pinTools, TOOL_SEARCH, TOOL_SEARCH_MAX, type ToolRetrieval } from "./tool-retrieval.js";
 import type { RunLoopOptions } from "./options.js";
+import { isTodoTool, todoTools } from "../../todo/index.js";
+import { todoCall } from "./todo-calls.js";
 
 /**
  * The ToolCalls of a model turn, one at a time: input the loop cannot use, repeated calls,
@@ -56,6 +58,9 @@ export class TurnCalls {
       const found = await this.#searchTools(run, state, turn, use, this.#options.toolRetrieval);
       if ("invalid" in found) unusable();
       return found.block;
+    }
+    if (isTodoTool(use.name) && this.#options.todos && run.agent.todo !== undefined) {
+      return todoCall(run, { use, stepId: turn.stepId, conversationId: state.conversationId, lists: this.#options.todos, audit: this.#options.audit, unusable });
     }
     const subAgent = subAgentOfTool(use.name);
     if (subAgent !== undefined && this.#options.subAgents) {
@@ -148,7 +153,7 @@ export class TurnCalls {
   async #unknownTool(run: Run, turn: WaitingTurn, use: ToolUseBlock, detail?: string): Promise<ToolResultBlock> {
     turn.invalid = true;
     const name = use.name.slice(0, 200);
-    const own = [...run.tools.map((t) => t.qualifiedName), ...((await this.#options.subAgents?.tools(run)) ?? []).map((t) => t.name)];
+    const own = [...run.tools.map((t) => t.qualifiedName), ...((await this.#options.subAgents?.tools(run)) ?? []).map((t) => t.name), ...(this.#options.todos ? todoTools(run.agent.todo).map((t) => t.name) : [])];
     const message = detail ?? `this run has no tool ${JSON.stringify(name)}; its tools: ${own.join(", ") || "none"}`;
     await auditRefusedCall(this.#options.audit, run, { stepId: turn.stepId, use, denial: { capability: "tool", reason: LOOP_DENIAL_REASONS.unknownTool, message } });
     return errorResult(use, { kind: "unknown-tool", message });
