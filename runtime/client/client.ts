@@ -191,9 +191,7 @@ export class ApiClawhiveClient implements ClawhiveClient {
     return (await this.api.get<{ run: RunView }>(`/v1/runs/${segment(id)}`)).run;
   }
 
-  getRunTodo(id: string): Promise<TodoView> {
-    return this.api.get<TodoView>(`/v1/runs/${segment(id)}/todo`);
-  }
+  getRunTodo(id: string): Promise<TodoView> { return this.api.get<TodoView>(`/v1/runs/${segment(id)}/todo`); }
 
   async submitRun(body: SubmitRunBody, options: { wait?: boolean } = {}): Promise<RunView> {
     return (await this.api.request<{ run: RunView }>("POST", "/v1/runs", { json: body, ...(options.wait ? { query: { wait: "true" } } : {}) })).run;

@@ -126,13 +126,12 @@ export class RunLoop {
     const skills = (await this.#options.skills?.(run)) ?? "";
     const memory = (await this.#options.memory?.(run, taskText(state))) ?? "";
     const subAgents = (await this.#options.subAgents?.tools(run)) ?? [];
-    const todo = this.#options.todos ? todoTools(run.agent.todo) : [];
     const mounts = effectiveMounts(run.layers);
     for (;;) {
       if (run.ended || run.cancelled || this.#closing) return;
       const stepId = `step_${++state.steps}`;
       const shown = await shownTools(run, state, this.#options.toolRetrieval, taskText(state));
-      const request = buildStepRequest(run.agent, { tools: shown.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, memory, subAgents, todo, mounts, extraTools: shown.extra });
+      const request = buildStepRequest(run.agent, { tools: shown.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, memory, subAgents, todo: this.#options.todos ? todoTools(run.agent.todo) : [], mounts, extraTools: shown.extra });
       // Durable before the prompt leaves the machine: the model call's intent, and with it the
       // turns so far (a node taking the run over continues from here, asking the model again).
       state.modelCall = { stepId, since: this.#options.now(), node: this.#options.node ?? "unknown", messages: request.messages.length, tools: request.tools.map((tool) => tool.name), maxTokens: request.max_tokens };
