@@ -107,6 +107,14 @@ const LimitsSchema = strictObject({
   ),
 });
 
+const ToolRetrievalSchema = strictObject({
+  max_tools: v.pipe(int(1, 128), v.description("tools shown to the model in one Step, the most relevant first; the rest are found with the tools.search meta-tool")),
+  always: v.pipe(
+    v.optional(v.pipe(v.array(ToolRefSchema), v.check((items) => unique(items), "tool names must be unique")), () => []),
+    v.description("tools shown in every Step whatever the conversation (counted in max_tools)"),
+  ),
+});
+
 const ApprovalsSchema = strictObject({
   guarded: v.pipe(
     v.optional(v.picklist(["ask", "run"]), "ask"),
@@ -146,11 +154,19 @@ export const AgentManifestSchema = strictObject({
     v.optional(McpServersSchema, () => ({})),
     v.description("external MCP servers (stdio, confined; or streamable HTTP): their tools are offered as <server>.<tool>, Guarded by default, once a person accepted their definitions"),
   ),
+  tool_retrieval: v.pipe(
+    v.optional(ToolRetrievalSchema),
+    v.description("for an agent with many tools: each Step shows the max_tools most relevant to the conversation (keyword, and meaning when memory.embeddings is set) plus the tools.search meta-tool; absent, every tool is shown"),
+  ),
   limits: v.optional(LimitsSchema, () => ({})),
   approvals: v.optional(ApprovalsSchema, () => ({})),
   sub_agents: v.pipe(
     v.optional(AgentNameListSchema, () => []),
     v.description("agents this agent may start as sub-agents (each is a tool the model sees); spawning also needs grants.agent.spawn naming them"),
+  ),
+  todo: v.pipe(
+    v.optional(v.picklist(["run", "conversation"], "expected run or conversation")),
+    v.description("a task list the model keeps with the tools todo_write and todo_read, shown in clawhive chat and the run's events: run (one list a run) or conversation (one list across a conversation's runs); absent: no todo tools"),
   ),
   skills: v.pipe(
     v.optional(

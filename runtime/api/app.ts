@@ -11,6 +11,7 @@ import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { runRoutes } from "./routes/runs.js";
 import { compactionRoutes } from "./routes/compactions.js";
 import { runResumeRoutes } from "./routes/run-resume.js";
+import { runTodoRoutes } from "./routes/run-todo.js";
 import { scheduleRoutes } from "./routes/schedules.js";
 import { skillRoutes } from "./routes/skills.js";
 import { memoryRoutes } from "./routes/memory.js";
@@ -50,5 +51,6 @@ function runtimeRoutes(runtime: Runtime, options: AppOptions): ApiRoute[] {
     ...runRoutes(runtime, options.shutdown === undefined ? {} : { shutdown: options.shutdown }),
     ...compactionRoutes(runtime),
     ...runResumeRoutes(runtime),
+    ...runTodoRoutes(runtime),
   ];
 }

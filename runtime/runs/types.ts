@@ -69,6 +69,8 @@ export type RunEvent =
   | { type: "read-warnings"; toolCallId: string; tool: string; count: number; warnings: string[]; at: number }
   | { type: "instance"; plugin: string; action: "bound" | "replaced" | "released"; reason?: string; at: number }
   | { type: "run-ended"; reason?: "completed" | "cancelled" | "failed"; at: number }
+  /** The run's todo list as the model just wrote it (`todo_write`, runtime/todo): the whole list. */
+  | { type: "todo"; toolCallId: string; scope: string; items: Array<{ id: string; text: string; status: "pending" | "in_progress" | "done" }>; at: number }
   | TextEvent
   | StepEvent;
 

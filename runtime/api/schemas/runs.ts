@@ -68,6 +68,15 @@ export const RunSchema = v.strictObject({
 export const RunBody = v.strictObject({ run: RunSchema });
 /** POST /v1/runs/:id/resume: the run now, and the outcome of the call it replayed (a run without a plan). */
 export const ResumedBody = v.strictObject({ run: RunSchema, outcome: v.optional(OutcomeSchema) });
+/** GET /v1/runs/:id/todo: the list the run's model keeps (runtime/todo). */
+export const TodoBody = v.strictObject({
+  run_id: v.string(),
+  scope: v.string(),
+  items: v.array(v.strictObject({ id: v.string(), text: v.string(), status: v.picklist(["pending", "in_progress", "done"]) })),
+  done: v.number(),
+  updated_at: v.nullable(ISO_TIME),
+  updated_by_run: v.nullable(v.string()),
+});
 export const RunPage = v.strictObject({ runs: v.array(RunSchema), next_cursor: NEXT_CURSOR });
 
 /** A message's content: text, a ToolCall the model asked for, or its result. */

@@ -1,5 +1,7 @@
+import { todoTools } from "../../todo/index.js";
 import { ClawhiveError } from "../../errors.js";
 import { responseText, toolUses, withToolProtocol, type LlmResponse, type ToolUseBlock } from "../../llm/index.js";
+import { pinCalledTools, shownTools } from "./shown-tools.js";
 import type { Run } from "../run.js";
 import { stopOnAuditFailure } from "../errors.js";
 import { ModelCallAudit } from "./model-calls.js";
@@ -8,7 +10,7 @@ import { journaled } from "./journal.js";
 import { buildStepRequest, stepRequest } from "./request.js";
 import { compactIfDue, readHistory } from "./compaction.js";
 import { effectiveMounts } from "../grant-limits.js";
-import type { LoopFinish, LoopState, WaitingTurn } from "./state.js";
+import { taskText, type LoopFinish, type LoopState, type WaitingTurn } from "./state.js";
 import type { RunLoopOptions } from "./options.js";
 
 export type { RunLoopOptions } from "./options.js";
@@ -126,7 +128,9 @@ export class RunLoop {
     const mounts = effectiveMounts(run.layers);
     for (;;) {
       if (run.ended || run.cancelled || this.#closing) return;
-      const parts = () => ({ tools: run.tools, messages: [...history.view().messages, ...state.messages], history: history.view().zone.join("\n\n"), now: this.#options.now(), skills, memory, subAgents, mounts });
+      const shown = await shownTools(run, state, this.#options.toolRetrieval, taskText(state));
+      const todo = this.#options.todos ? todoTools(run.agent.todo) : [];
+      const parts = () => ({ tools: shown.tools, extraTools: shown.extra, todo, messages: [...history.view().messages, ...state.messages], history: history.view().zone.join("\n\n"), now: this.#options.now(), skills, memory, subAgents, mounts });
       if (await compactIfDue(this.#options, run, { state, history, request: () => stepRequest(run.agent, parts()), provider: this.#options.provider(run.agent), modelCalls: this.#modelCalls.get(run.id)!, signal })) continue;
       const stepId = `step_${++state.steps}`;
       const request = buildStepRequest(run.agent, parts());
@@ -155,6 +159,7 @@ export class RunLoop {
   async #turn(run: Run, state: LoopState, stepId: string, response: LlmResponse, uses: ToolUseBlock[]): Promise<WaitingTurn> {
     const limited = await limitTurn(this.#options.audit, run, { stepId, content: response.content, uses });
     state.messages.push({ role: "assistant", content: limited.content });
+    pinCalledTools(run, state, limited.uses);
     return { stepId, context: responseText(response), uses: limited.uses, index: 0, results: [], ...(limited.notice === undefined ? {} : { notice: limited.notice }) };
   }
 
@@ -291,10 +296,4 @@ function answered(state: LoopState): Stop | undefined {
   if (state.waiting || state.modelCall || last?.role !== "assistant" || last.content.some((block) => block.type === "tool_use")) return undefined;
   const text = last.content.map((block) => (block.type === "text" ? block.text : "")).join("");
   return { reason: "completed", result: text, endReason: "completed" };
-}
-
-/** The run's task: the text of its first message (see LoopState.messages). */
-function taskText(state: LoopState): string {
-  const first = state.messages[0];
-  return first?.role === "user" ? first.content.map((block) => (block.type === "text" ? block.text : "")).join("") : "";
 }

@@ -1,3 +1,4 @@
+import type { TodoTool } from "../../todo/index.js";
 import { buildSystemPrompt, DEFAULT_CONTEXT_TOKENS, fitRequest, type LlmRequest, type Message, type ToolSpec } from "../../llm/index.js";
 import type { SubAgentTool } from "../sub-agents.js";
 import type { AgentManifest } from "../../agents/index.js";
@@ -39,6 +40,9 @@ export interface StepRequestParts {
   history?: string;
   subAgents?: readonly SubAgentTool[];
   mounts?: readonly FsMount[];
+  todo?: readonly TodoTool[];
+  /** Tools the loop answers itself besides sub-agents and todo (e.g. `tools.search`). */
+  extraTools?: readonly ToolSpec[];
 }
 
 /** One Step's request before it is fitted to the context window. */
@@ -46,7 +50,7 @@ export function stepRequest(agent: AgentManifest, options: StepRequestParts): Ll
   return {
     system: buildSystemPrompt({ rules: agent.system_prompt, environment: environmentZone(agent, options), skills: options.skills ?? "", memory: options.memory ?? "", history: options.history ?? "" }),
     messages: [...options.messages],
-    tools: [...toolSpecs(options.tools), ...(options.subAgents ?? []).map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }))],
+    tools: [...toolSpecs(options.tools), ...(options.extraTools ?? []), ...[...(options.subAgents ?? []), ...(options.todo ?? [])].map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }))],
     max_tokens: agent.model.max_tokens,
     ...(agent.model.temperature === undefined ? {} : { temperature: agent.model.temperature }),
   };
