@@ -171,6 +171,8 @@ test("every route's answers match the document, and every documented JSON answer
   await checked("POST", `/v1/approvals/${waiting.approval.id}`, { ...approver, json: { decision: "approve" } });
   await checked("POST", `/v1/runs/${resumable.id}/resume`, { token: f.token.admin });
   await checked("POST", `/v1/runs/${resumable.id}/resume`, { token: f.token.admin });
+  await checked("GET", `/v1/runs/${run.body.run.id}/todo`, client);
+  await checked("GET", "/v1/runs/run_none/todo", client);
   await checked("GET", `/v1/audit?run_id=${run.body.run.id}&limit=2`, client);
   await checked("GET", "/v1/audit/verify");
   await checked("GET", "/v1/audit/1");
