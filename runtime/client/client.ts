@@ -51,6 +51,12 @@ export type { PluginSourceOptions, StreamedEvent };
 export interface PluginChangeOptions extends PluginSourceOptions {
   /** Progress lines (a source built, a package sent). */
   onProgress?: (line: string) => void;
+  /** Install although the signature is refused (unsigned, wrongly signed, untrusted key): audited. */
+  allowUnsigned?: boolean;
+  /** For oci://: the secret holding the registry's username:password (read by the runtime). */
+  registrySecret?: string;
+  /** For oci:// not on loopback: plain http. */
+  plainHttp?: boolean;
 }
 export type ScheduleView = v.InferInput<typeof ScheduleSchema>;
 export type FiringView = v.InferInput<typeof FiringSchema>;
@@ -262,11 +268,15 @@ export class ApiClawhiveClient implements ClawhiveClient {
   }
 
   async #sendPlugin(path: string, source: string, options: PluginChangeOptions & { allowSimilarName?: boolean }, query: Query, does: string): Promise<PluginInstallView> {
-    const { onProgress, allowSimilarName, sha256, manifestFile } = options;
-    if (this.#localSources) {
-      const json = { source, ...(sha256 === undefined ? {} : { sha256 }), ...(manifestFile === undefined ? {} : { manifest: manifestFile }), ...(allowSimilarName ? { allow_similar_name: true } : {}) };
+    const { onProgress, allowSimilarName, sha256, manifestFile, allowUnsigned, registrySecret, plainHttp } = options;
+    const signed = { ...(allowUnsigned ? { allow_unsigned: true } : {}), ...(registrySecret === undefined ? {} : { registry_secret: registrySecret }), ...(plainHttp ? { plain_http: true } : {}) };
+    // An oci:// source is pulled by the runtime, here or on the server, from the registry it names.
+    if (this.#localSources || /^oci:\/\//i.test(source)) {
+      const json = { source, ...(sha256 === undefined ? {} : { sha256 }), ...(manifestFile === undefined ? {} : { manifest: manifestFile }), ...(allowSimilarName ? { allow_similar_name: true } : {}), ...signed };
+      if (!this.#localSources) onProgress?.(`asking ${this.target} to pull ${source}`);
       return this.api.request<PluginInstallView>("POST", path, { json, query });
     }
+    if (allowUnsigned) query = { ...query, allow_unsigned: "true" };
     const read = { ...(sha256 === undefined ? {} : { sha256 }), ...(manifestFile === undefined ? {} : { manifestFile }) };
     // Loaded when a plugin is sent: it reads and builds packages (the install code), which no
     // other request of a client needs.

@@ -13,8 +13,8 @@ import { nameKey, PluginRegistry, type InstalledPlugin, type InstalledTool } fro
 import type { PendingUpgrade } from "./pending.js";
 import { pendingToAccept, rejectPending, sameDiff } from "./pending-decisions.js";
 import type { SignatureVerdict } from "../signing/index.js";
+import { KeyTrust } from "./key-trust.js";
 import { reasonOf, readSource, signatureOf, type InstallSourceOptions, type SignatureOptions } from "./signed.js";
-
 export type { InstallSourceOptions, SignatureOptions } from "./signed.js";
 
 /** Who asks for a change, and what they vouch for. */
@@ -68,10 +68,9 @@ export interface LoadedPlugin {
 }
 
 /**
- * Installs, upgrades and removes plugins, and loads installed ones. Every install goes through
- * `PluginBuilds.verify` (builds.ts): the wasm's hash, its real imports against the manifest's capabilities, and
- * `describe` read once in an instance with no grants and checked against the manifest. Every
- * change, allowed or refused, is one `plugin` audit record.
+ * Installs, upgrades and removes plugins, and loads installed ones. Every install checks the signature (signed.ts) and goes
+ * through `PluginBuilds.verify` (builds.ts): the wasm's hash, its real imports against the manifest's capabilities, and
+ * `describe` read once in an instance with no grants and checked against the manifest. Every change is one audit record.
  */
 export class PluginInstaller {
   readonly registry: PluginRegistry;
@@ -79,11 +78,14 @@ export class PluginInstaller {
   readonly cacheDir: string;
   readonly #options: PluginInstallerOptions;
   readonly #builds: PluginBuilds;
+  /** The publisher keys the operator trusts (trust and revoke audited). */
+  readonly keys: KeyTrust;
 
   constructor(options: PluginInstallerOptions) {
     this.registry = options.registry;
     this.cacheDir = options.cacheDir;
     this.#options = options;
+    this.keys = new KeyTrust(options.registry.keys, options.audit);
     this.#builds = new PluginBuilds({
       sandbox: options.sandbox,
       cacheDir: options.cacheDir,
@@ -239,7 +241,6 @@ export class PluginInstaller {
     else await verifyPluginImports(artifact);
     return { installed, plugin: (await this.#builds.sandboxLoad(sandbox, artifact, () => compile(true))).plugin };
   }
-
 
   /**
    * Keeps a refused widening upgrade for a person to decide on later. When it cannot be kept
