@@ -51,11 +51,9 @@ export type { PluginSourceOptions, StreamedEvent };
 export interface PluginChangeOptions extends PluginSourceOptions {
   /** Progress lines (a source built, a package sent). */
   onProgress?: (line: string) => void;
-  /** Install although the signature is refused (unsigned, wrongly signed, untrusted key): audited. */
+  /** Install although the signature is refused (audited); for oci://, the secret with the registry's username:password, and plain http off loopback. */
   allowUnsigned?: boolean;
-  /** For oci://: the secret holding the registry's username:password (read by the runtime). */
   registrySecret?: string;
-  /** For oci:// not on loopback: plain http. */
   plainHttp?: boolean;
 }
 export type ScheduleView = v.InferInput<typeof ScheduleSchema>;
@@ -269,19 +267,16 @@ export class ApiClawhiveClient implements ClawhiveClient {
 
   async #sendPlugin(path: string, source: string, options: PluginChangeOptions & { allowSimilarName?: boolean }, query: Query, does: string): Promise<PluginInstallView> {
     const { onProgress, allowSimilarName, sha256, manifestFile, allowUnsigned, registrySecret, plainHttp } = options;
-    const signed = { ...(allowUnsigned ? { allow_unsigned: true } : {}), ...(registrySecret === undefined ? {} : { registry_secret: registrySecret }), ...(plainHttp ? { plain_http: true } : {}) };
     // An oci:// source is pulled by the runtime, here or on the server, from the registry it names.
     if (this.#localSources || /^oci:\/\//i.test(source)) {
+      const signed = { ...(allowUnsigned ? { allow_unsigned: true } : {}), ...(registrySecret === undefined ? {} : { registry_secret: registrySecret }), ...(plainHttp ? { plain_http: true } : {}) };
       const json = { source, ...(sha256 === undefined ? {} : { sha256 }), ...(manifestFile === undefined ? {} : { manifest: manifestFile }), ...(allowSimilarName ? { allow_similar_name: true } : {}), ...signed };
-      if (!this.#localSources) onProgress?.(`asking ${this.target} to pull ${source}`);
       return this.api.request<PluginInstallView>("POST", path, { json, query });
     }
-    if (allowUnsigned) query = { ...query, allow_unsigned: "true" };
     const read = { ...(sha256 === undefined ? {} : { sha256 }), ...(manifestFile === undefined ? {} : { manifestFile }) };
-    // Loaded when a plugin is sent: it reads and builds packages (the install code), which no
-    // other request of a client needs.
+    // Loaded when a plugin is sent: it reads and builds packages (the install code), which no other request needs.
     const { uploadOf } = await import("./plugin-upload.js");
-    const upload = await uploadOf(source, { ...read, query, ...(allowSimilarName ? { allowSimilarName } : {}), ...(onProgress === undefined ? {} : { onProgress }) });
+    const upload = await uploadOf(source, { ...read, query: { ...query, ...(allowUnsigned ? { allow_unsigned: "true" } : {}) }, ...(allowSimilarName ? { allowSimilarName } : {}), ...(onProgress === undefined ? {} : { onProgress }) });
     onProgress?.(`sending ${upload.what} to ${this.target}; the server ${does}`);
     return this.api.request<PluginInstallView>("POST", path, upload.options);
   }
