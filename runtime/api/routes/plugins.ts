@@ -57,7 +57,9 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
     return readUrl(runtime, body, { querySha: input.query.sha256, download: options.download, ...read });
   };
   // A served app's body is FromUrl or FromRegistry: a `source` there that is not oci:// is refused (400).
-  const body = (options.localSources === true ? v.union([FromUrl, FromSource]) : v.union([FromUrl, FromRegistry])) as v.GenericSchema<unknown, FromUrl | FromSource | FromRegistry>;
+  // The served schema is chosen by the body's keys (not a union) so that errors name the field that is wrong.
+  const served = v.lazy((input: unknown) => (typeof input === "object" && input !== null && "source" in input ? FromRegistry : FromUrl));
+  const body = (options.localSources === true ? v.union([FromUrl, FromSource]) : served) as v.GenericSchema<unknown, FromUrl | FromSource | FromRegistry>;
   const allowUnsigned = (input: { body: { allow_unsigned?: boolean | undefined } | undefined; query: { allow_unsigned?: boolean | undefined } }) => input.body?.allow_unsigned ?? input.query.allow_unsigned ?? false;
   return [
     defineRoute({
