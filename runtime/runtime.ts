@@ -15,6 +15,7 @@ import type { SecretStore } from "./secrets/index.js";
 import type { McpClient } from "./mcp-client/index.js";
 import type { MountHostGuard } from "../host-proxies/fs/index.js";
 import type { Conversations } from "./runs/conversations.js";
+import type { TodoLists } from "./todo/index.js";
 import { openRuntimeScheduler, type Scheduler } from "./schedules/index.js";
 import { cancelSubAgentRuns, spawnSubAgent } from "./runs/sub-agents.js";
 import type { MemoryStore } from "./memory/index.js";
@@ -94,6 +95,10 @@ export class Runtime {
   /** Conversations: what a person and an agent said over several model-driven runs. */
   get conversations(): Conversations {
     return this.#s.conversations;
+  }
+  /** The todo lists runs' models keep (runtime/todo). */
+  get todos(): TodoLists {
+    return this.#s.todos;
   }
 
   /** Every tool of every loaded plugin. */

@@ -40,19 +40,62 @@ export async function openMounts(mounts: readonly FsMount[], options: OpenMounts
     // The race-free walk needs /proc/self/fd (dir-walk.ts); without it, fail closed.
     throw new ClawhiveError("fs_unsupported_platform", "fs proxy: needs Linux (/proc/self/fd); this platform has no safe substitute");
   }
-  checkMountTable(mounts, guard);
+  // A table checked before (the same agent's next run) is not walked again: what could have
+  // changed since is the host paths, and each is decided again below on what it leads to now.
+  const known = checkedTables(guard);
+  const key = tableKey(mounts);
+  const checked = key !== undefined && known.has(key);
+  if (!checked) checkMountTable(mounts, guard);
   const opened: OpenMount[] = [];
   try {
     for (const [index, mount] of mounts.entries()) {
-      const recheck = (root: FileHandle) => checkOpened(root, mount, index, guard);
-      const leased = (await leaseShared(mount.host, recheck)) ?? (await share(mount.host, await openRoot(mount, index, guard)));
+      const recheck = (real: string) => decideOpened(real, mount, index, guard);
+      let leased = leaseShared(mount.host, recheck);
+      if (leased === undefined) {
+        // Opened afresh: a path that no longer leads to the shared root gets the whole check.
+        if (checked) checkMountHostAt(mount, index, guard);
+        leased = await share(mount.host, await openRoot(mount, index, guard));
+      }
       opened.push({ spec: Object.freeze({ ...mount }), root: leased.handle, release: leased.release });
     }
+    if (key !== undefined && !checked) remember(known, key);
     return opened;
   } catch (err) {
     await Promise.all(opened.map((m) => m.release().catch(() => undefined)));
     throw err;
   }
+}
+
+/** Mount tables that passed `checkMountTable`, per guard (its forbidden roots), most recent last. */
+const CHECKED_TABLES_MAX = 256;
+const checkedByGuard = new WeakMap<MountHostGuard, Set<string>>();
+
+function checkedTables(guard: MountHostGuard): Set<string> {
+  let known = checkedByGuard.get(guard);
+  if (known === undefined) checkedByGuard.set(guard, (known = new Set()));
+  return known;
+}
+
+function remember(known: Set<string>, key: string): void {
+  known.add(key);
+  if (known.size > CHECKED_TABLES_MAX) known.delete(known.values().next().value!);
+}
+
+/** The table as its checks read it; undefined for one that is not plain strings (never cached). */
+function tableKey(mounts: readonly FsMount[]): string | undefined {
+  if (!Array.isArray(mounts)) return undefined;
+  const parts: string[] = [];
+  for (const mount of mounts) {
+    if (typeof mount !== "object" || mount === null || typeof mount.guest !== "string" || typeof mount.host !== "string" || typeof mount.mode !== "string") return undefined;
+    parts.push(mount.guest, mount.host, mount.mode);
+  }
+  return JSON.stringify(parts);
+}
+
+/** The host path's own check of `checkMountTable`, for one mount of a table checked before. */
+function checkMountHostAt(mount: FsMount, index: number, guard: MountHostGuard): void {
+  const refused = checkMountHost(mount.host, guard);
+  if (!refused.ok) throw forbiddenHost(index, mount.guest, refused.what);
 }
 
 function checkMountTable(mounts: readonly FsMount[], guard: MountHostGuard): void {
@@ -126,7 +169,11 @@ async function openRoot(mount: FsMount, index: number, guard: MountHostGuard): P
 
 /** Decided again on what was opened: a symlink swapped in since the check is caught here. */
 async function checkOpened(root: FileHandle, mount: FsMount, index: number, guard: MountHostGuard): Promise<void> {
-  const refusal = hostRefusal(await fsp.realpath(procDir(root)), guard.roots);
+  decideOpened(await fsp.realpath(procDir(root)), mount, index, guard);
+}
+
+function decideOpened(real: string, mount: FsMount, index: number, guard: MountHostGuard): void {
+  const refusal = hostRefusal(real, guard.roots);
   if (refusal !== undefined) throw forbiddenHost(index, mount.guest, refusal.what);
 }
 

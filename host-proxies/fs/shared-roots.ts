@@ -7,8 +7,9 @@
  * still bound to the directory its host path named when it was created ("fixed at creation").
  * A held directory's inode cannot be reused by another directory while the handle is open.
  */
-import { promises as fsp } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
+import { procDir } from "./dir-walk.js";
 
 /** Roots kept open with no proxy using them (the least recently released are closed first). */
 export const IDLE_ROOTS_MAX = 64;
@@ -33,25 +34,30 @@ const table = new Map<string, SharedRoot>();
 
 /**
  * The shared root of `host` when its path still leads to it; `undefined` when there is none or
- * the path now leads elsewhere (the stale root is then detached). `recheck` decides on the
- * handle as opening does (forbidden roots on its real path) and throws to refuse it.
+ * the path now leads elsewhere (the stale root is then detached). `recheck` decides on the real
+ * path of the directory the handle holds, as opening does (forbidden roots), and throws to
+ * refuse it.
+ *
+ * Synchronous: the two checks are one `stat` and one `realpath` of a directory the runtime
+ * already holds open, a few microseconds each, where their promise round trips through the
+ * thread pool cost tens (measured: ~90 µs against ~26 µs of CPU per lease).
  */
-export async function leaseShared(host: string, recheck: (handle: FileHandle) => Promise<void>): Promise<LeasedRoot | undefined> {
+export function leaseShared(host: string, recheck: (real: string) => void): LeasedRoot | undefined {
   const entry = table.get(host);
   if (entry === undefined) return undefined;
-  entry.users++; // held across the checks, so an idle-close cannot take it meanwhile
+  let now: ReturnType<typeof statSync>;
   try {
-    const now = await fsp.stat(host, { bigint: true }).catch(() => undefined);
-    if (now === undefined || !now.isDirectory() || now.dev !== entry.dev || now.ino !== entry.ino) {
-      detach(entry);
-      await release(entry);
-      return undefined;
-    }
-    await recheck(entry.handle);
-  } catch (err) {
-    await release(entry);
-    throw err;
+    now = statSync(host, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    now = undefined;
   }
+  if (now === undefined || !now.isDirectory() || now.dev !== entry.dev || now.ino !== entry.ino) {
+    detach(entry);
+    if (entry.users === 0) void entry.handle.close().catch(() => undefined);
+    return undefined;
+  }
+  recheck(realpathSync.native(procDir(entry.handle)));
+  entry.users++;
   return { handle: entry.handle, release: () => release(entry) };
 }
 

@@ -7,7 +7,7 @@ export { DANGEROUS_OPTIONS, isProgramRunner } from "./dangerous-options.js";
 export type { OptionRule } from "./option-scan.js";
 export { SHELL_CAPABILITY, SHELL_DENIAL_REASONS } from "./reasons.js";
 export type { ShellDenialReason } from "./reasons.js";
-export { probeSandbox, DEFAULT_BWRAP_PATH } from "./sandbox.js";
+export { probeSandbox, systemLayout, DEFAULT_BWRAP_PATH } from "./sandbox.js";
 export type { ProbeOptions, SandboxInfo } from "./sandbox.js";
 export { DEFAULT_HEAD_BYTES, DEFAULT_TAIL_BYTES } from "./capture.js";
 export { DEFAULT_KILL_GRACE_MS } from "./process.js";

@@ -70,6 +70,22 @@ function limitProblems(m: AgentManifest): Problem[] {
   return call > run ? [{ path: "limits.call_timeout_ms", message: `must not exceed limits.run_timeout_ms (${run})` }] : [];
 }
 
+/** The window assumed without `model.context_tokens` (the llm room's DEFAULT_CONTEXT_TOKENS). */
+const DEFAULT_CONTEXT_TOKENS = 128_000;
+
+function compactionProblems(m: AgentManifest): Problem[] {
+  const compaction = m.model.compaction;
+  if (compaction === undefined) return [];
+  const context = m.model.context_tokens ?? DEFAULT_CONTEXT_TOKENS;
+  const window = m.model.context_tokens === undefined ? `the default context window (${context} tokens)` : `model.context_tokens (${context})`;
+  const problems: Problem[] = [];
+  // A threshold at or past the window never triggers: the budget drops turns before it is reached.
+  if (compaction.at_tokens !== undefined && compaction.at_tokens >= context) problems.push({ path: "model.compaction.at_tokens", message: `must be below ${window}` });
+  // The summary call must leave room for what it summarises.
+  if (compaction.summary_tokens * 2 > context) problems.push({ path: "model.compaction.summary_tokens", message: `must be at most half of ${window}` });
+  return problems;
+}
+
 export function manifestProblems(m: AgentManifest): Problem[] {
-  return [...modelProblems(m), ...pluginProblems(m), ...overrideProblems(m), ...limitProblems(m)];
+  return [...modelProblems(m), ...pluginProblems(m), ...overrideProblems(m), ...limitProblems(m), ...compactionProblems(m)];
 }

@@ -21,6 +21,15 @@ const TOOL_REF_REGEX = /^[a-z][a-z0-9-]{0,62}\.[a-z][a-z0-9_]{0,62}$/;
 
 const int = (min: number, max: number) => v.pipe(v.number(), v.integer("expected a whole number"), v.minValue(min), v.maxValue(max));
 
+const CompactionSchema = strictObject({
+  at_tokens: v.pipe(
+    v.optional(int(256, 10_000_000)),
+    v.description("compact when a Step's request (system prompt, tools, messages, max_tokens) passes this many tokens; below context_tokens (default four fifths of context_tokens)"),
+  ),
+  keep_recent_turns: v.pipe(v.optional(int(0, 1000), 2), v.description("the latest turns (a turn is one run's messages) never compacted (default 2)")),
+  summary_tokens: v.pipe(v.optional(int(64, 32_768), 1024), v.description("the summary's length in tokens at most: the summary call's max_tokens (default 1024)")),
+});
+
 const ModelSchema = strictObject({
   provider: v.picklist(["openai", "anthropic", "openai-compatible"]),
   id: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,127}$/, "expected a model id like claude-sonnet-4-5 or gpt-4.1")),
@@ -61,6 +70,10 @@ const ModelSchema = strictObject({
     v.optional(int(1, 10)),
     v.description("model turns in a row whose tool calls are unusable (malformed, unknown tool, input failing the schema) before the run fails with invalid_input (default 3)"),
   ),
+  compaction: v.pipe(
+    v.optional(CompactionSchema),
+    v.description("summarise a conversation's older turns with this model when a request passes compaction.at_tokens; the originals stay in the store and a compaction can be undone (docs/compaction.md). Absent: older turns are only dropped to fit context_tokens"),
+  ),
 });
 
 const PluginRefSchema = strictObject({
@@ -91,6 +104,14 @@ const LimitsSchema = strictObject({
   max_depth: v.pipe(
     v.optional(int(0, 31), 3),
     v.description("how many levels of sub-agents may run below a run of this agent (0: it may spawn none); every ancestor's limit holds too"),
+  ),
+});
+
+const ToolRetrievalSchema = strictObject({
+  max_tools: v.pipe(int(1, 128), v.description("tools shown to the model in one Step, the most relevant first; the rest are found with the tools.search meta-tool")),
+  always: v.pipe(
+    v.optional(v.pipe(v.array(ToolRefSchema), v.check((items) => unique(items), "tool names must be unique")), () => []),
+    v.description("tools shown in every Step whatever the conversation (counted in max_tools)"),
   ),
 });
 
@@ -133,11 +154,19 @@ export const AgentManifestSchema = strictObject({
     v.optional(McpServersSchema, () => ({})),
     v.description("external MCP servers (stdio, confined; or streamable HTTP): their tools are offered as <server>.<tool>, Guarded by default, once a person accepted their definitions"),
   ),
+  tool_retrieval: v.pipe(
+    v.optional(ToolRetrievalSchema),
+    v.description("for an agent with many tools: each Step shows the max_tools most relevant to the conversation (keyword, and meaning when memory.embeddings is set) plus the tools.search meta-tool; absent, every tool is shown"),
+  ),
   limits: v.optional(LimitsSchema, () => ({})),
   approvals: v.optional(ApprovalsSchema, () => ({})),
   sub_agents: v.pipe(
     v.optional(AgentNameListSchema, () => []),
     v.description("agents this agent may start as sub-agents (each is a tool the model sees); spawning also needs grants.agent.spawn naming them"),
+  ),
+  todo: v.pipe(
+    v.optional(v.picklist(["run", "conversation"], "expected run or conversation")),
+    v.description("a task list the model keeps with the tools todo_write and todo_read, shown in clawhive chat and the run's events: run (one list a run) or conversation (one list across a conversation's runs); absent: no todo tools"),
   ),
   skills: v.pipe(
     v.optional(

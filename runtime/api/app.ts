@@ -9,7 +9,9 @@ import { createCoreApp, type AppOptions } from "./app-core.js";
 import { mountConsole } from "../console/index.js";
 import { mcpServerRoutes } from "./routes/mcp-servers.js";
 import { runRoutes } from "./routes/runs.js";
+import { compactionRoutes } from "./routes/compactions.js";
 import { runResumeRoutes } from "./routes/run-resume.js";
+import { runTodoRoutes } from "./routes/run-todo.js";
 import { scheduleRoutes } from "./routes/schedules.js";
 import { skillRoutes } from "./routes/skills.js";
 import { memoryRoutes } from "./routes/memory.js";
@@ -49,6 +51,8 @@ function runtimeRoutes(runtime: Runtime, options: AppOptions): ApiRoute[] {
     ...skillRoutes(runtime, { dir: runtime.skillsDir }),
     ...memoryRoutes(runtime),
     ...runRoutes(runtime, options.shutdown === undefined ? {} : { shutdown: options.shutdown }),
+    ...compactionRoutes(runtime),
     ...runResumeRoutes(runtime),
+    ...runTodoRoutes(runtime),
   ];
 }

@@ -26,6 +26,22 @@ export function bodyText(body: RecordBody): string {
   return `${out}}`;
 }
 
+/**
+ * `bodyText` of a body whose `intent_seq` is known only when it is chained: the text on either
+ * side of that value, serialised once, so chaining joins them around the seq instead of
+ * serialising the body again. `intent_seq` is neither the first nor the last key, and `,"` never
+ * occurs inside a JSON string (its quotes are escaped), so the marker is found exactly once.
+ */
+export function bodyTextAround(body: RecordBody): { readonly before: string; readonly after: string } {
+  const text = bodyText({ ...body, intent_seq: 0 });
+  const at = text.indexOf(INTENT_SEQ_ZERO);
+  if (at === -1) throw new TypeError("audit record body: intent_seq is not where the canonical text puts it");
+  return { before: text.slice(0, at + INTENT_SEQ_KEY.length), after: text.slice(at + INTENT_SEQ_ZERO.length - 1) };
+}
+
+const INTENT_SEQ_KEY = ',"intent_seq":';
+const INTENT_SEQ_ZERO = `${INTENT_SEQ_KEY}0,`;
+
 const SORTED_COLUMNS: readonly BodyColumn[] = [...BODY_COLUMNS].sort();
 const KEY_PREFIXES = SORTED_COLUMNS.map((column, i) => `${i === 0 ? "" : ","}${JSON.stringify(column)}:`);
 

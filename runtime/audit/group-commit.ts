@@ -1,6 +1,6 @@
 import { StoreError } from "../store/index.js";
 import type { Statement, Store } from "../store/index.js";
-import { bodyText, chainHash, GENESIS_HASH } from "./chain.js";
+import { bodyText, bodyTextAround, chainHash, GENESIS_HASH } from "./chain.js";
 import { AuditError } from "./errors.js";
 import { ALL_COLUMNS, BODY_COLUMNS, INSERT_SQL } from "./schema.js";
 import type { RecordBody } from "./schema.js";
@@ -31,8 +31,8 @@ export class AppendTicket {
 
 interface Pending {
   body: RecordBody;
-  /** Null for a record whose `intent_seq` is known only when its batch is chained. */
-  text: string | null;
+  /** Its canonical text, or (for a record whose `intent_seq` is known only when its batch is chained) the text around that value. */
+  readonly text: string | { readonly before: string; readonly after: string };
   readonly ticket: AppendTicket;
   /** The intent whose seq becomes this record's `intent_seq`: appended before it (FIFO). */
   readonly intentOf?: AppendTicket | undefined;
@@ -76,11 +76,14 @@ export class GroupCommit {
   /** undefined: unknown, read it; null: the table is empty. */
   #head: ChainHead | null | undefined = undefined;
   #stats = { batches: 0, records: 0, conflicts: 0 };
+  readonly #onWritten: ((records: number) => void) | undefined;
 
-  constructor(store: Store, options: { maxBatch: number; maxAttempts?: number }) {
+  /** `onWritten`: told how many records each committed batch held (after their callers are resolved). */
+  constructor(store: Store, options: { maxBatch: number; maxAttempts?: number; onWritten?: (records: number) => void }) {
     this.#store = store;
     this.#maxBatch = options.maxBatch;
     this.#maxAttempts = options.maxAttempts ?? 100;
+    this.#onWritten = options.onWritten;
   }
 
   get stats(): GroupCommitStats {
@@ -100,10 +103,10 @@ export class GroupCommit {
   appendTicketed(body: RecordBody, options: { defer?: boolean; intentOf?: AppendTicket; guard?: IntentGuard | undefined } = {}): { written: Promise<ChainedBody>; ticket: AppendTicket } {
     // Serialise now, in the caller's turn: a body that cannot be hashed fails its own caller
     // rather than the batch it would have joined.
-    const text = bodyText(options.intentOf === undefined ? body : { ...body, intent_seq: 0 });
+    const text = options.intentOf === undefined ? bodyText(body) : bodyTextAround(body);
     const ticket = new AppendTicket();
     const written = new Promise<ChainedBody>((resolve, reject) => {
-      this.#pending.push({ body, text: options.intentOf === undefined ? text : null, ticket, intentOf: options.intentOf, guard: options.guard, resolve, reject });
+      this.#pending.push({ body, text, ticket, intentOf: options.intentOf, guard: options.guard, resolve, reject });
       if (options.defer === true) this.#scheduleDeferred();
       else this.#schedule();
     });
@@ -203,6 +206,7 @@ export class GroupCommit {
       batch[i]!.ticket.seq = row.seq;
       batch[i]!.resolve(row);
     });
+    this.#onWritten?.(rows.length);
   }
 
   async #commit(batch: readonly Pending[]): Promise<ChainedBody[]> {
@@ -254,14 +258,16 @@ function chain(batch: readonly Pending[], head: ChainHead | null): ChainedBody[]
   return batch.map((item) => {
     seq++;
     given.set(item.ticket, seq);
-    let { body, text } = item;
-    if (item.intentOf !== undefined) {
-      const intentSeq = given.get(item.intentOf) ?? item.intentOf.seq;
+    let body = item.body;
+    let text: string;
+    if (typeof item.text === "string") text = item.text;
+    else {
+      const intentSeq = item.intentOf === undefined ? undefined : (given.get(item.intentOf) ?? item.intentOf.seq);
       if (intentSeq === undefined) throw new AuditError("audit_write_failed", "audit append: an outcome was queued before its intent");
       body = { ...body, intent_seq: intentSeq };
-      text = bodyText(body);
+      text = item.text.before + String(intentSeq) + item.text.after;
     }
-    const hash = chainHash(seq, prevHash, text!);
+    const hash = chainHash(seq, prevHash, text);
     const row = { seq, prevHash, hash, body };
     prevHash = hash;
     return row;

@@ -1,6 +1,7 @@
 import { applyMigrations, boundedPage, systemClock } from "../store/index.js";
 import type { Clock, Store } from "../store/index.js";
 import { denialBody, intentBody, outcomeBody } from "./body.js";
+import { AuditIndexer } from "./audit-index.js";
 import { AuditError } from "./errors.js";
 import { GroupCommit } from "./group-commit.js";
 import type { AppendTicket, ChainedBody, GroupCommitStats } from "./group-commit.js";
@@ -36,6 +37,11 @@ export interface AuditLogOptions {
   readonly redaction?: RedactionOptions;
   /** Most records per commit. Default 256. */
   readonly maxBatch?: number;
+  /**
+   * How long the log is quiet before the records not yet in the index table are copied there
+   * (default 500 ms; not finite: only once a batch's worth is written, by `index()` and at close).
+   */
+  readonly indexIdleMs?: number;
 }
 
 /**
@@ -53,6 +59,7 @@ export class LibsqlAuditLog implements AuditLog {
   readonly #clock: Clock;
   readonly #redactor: Redactor;
   readonly #writer: GroupCommit;
+  readonly #indexer: AuditIndexer;
   // Outcomes already appended in this process: a second one for an intent is a caller bug.
   readonly #settled = new WeakSet<AuditRecord | DeferredIntent>();
   // What a deferred intent is, for its outcome: its body and where it will be written.
@@ -64,7 +71,10 @@ export class LibsqlAuditLog implements AuditLog {
     this.#store = store;
     this.#clock = options.clock ?? systemClock;
     this.#redactor = new Redactor(options.redaction);
-    this.#writer = new GroupCommit(store, { maxBatch: options.maxBatch ?? 256 });
+    this.#indexer = new AuditIndexer(store, options.indexIdleMs === undefined ? {} : { idleMs: options.indexIdleMs });
+    this.#writer = new GroupCommit(store, { maxBatch: options.maxBatch ?? 256, onWritten: (records) => this.#indexer.written(records) });
+    // Records a crash or another process left unindexed are indexed once the log is quiet.
+    this.#indexer.written(0);
   }
 
   get stats(): GroupCommitStats {
@@ -153,9 +163,16 @@ export class LibsqlAuditLog implements AuditLog {
     return verifyChain(this.#store, options);
   }
 
+  /** Copies every record written so far into the index table (it is also filled on its own, off the appenders' path). */
+  async index(): Promise<void> {
+    await this.#writer.flushed();
+    await this.#indexer.fill();
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     await this.#writer.drain();
+    await this.#indexer.close();
   }
 
   async #append(build: () => RecordBody, options: { defer?: boolean; guard?: IntentGuard } = {}): Promise<AuditRecord> {

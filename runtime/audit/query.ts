@@ -1,5 +1,6 @@
 import { InvalidInputError } from "../errors.js";
 import type { SqlValue, Statement } from "../store/index.js";
+import { INDEXED_UP_TO } from "./audit-index.js";
 import { SELECT_COLUMNS } from "./schema.js";
 import type { AuditKind, AuditQuery, AuditStatus } from "./types.js";
 
@@ -40,15 +41,31 @@ export function buildQuery(query: AuditQuery): { page: (rows: number) => Stateme
   if (status !== null) where.push(status);
   if (query.since !== undefined) where.push(`start_at >= ${timeArg(query.since, "since", args)}`);
   if (query.until !== undefined) where.push(`start_at < ${timeArg(query.until, "until", args)}`);
+  const filtered = where.length > 0;
   if (query.cursor !== undefined) {
     where.push(order === "asc" ? "seq > ?" : "seq < ?");
     args.push(decodeCursor(query.cursor, order));
   }
-  const sql =
-    `SELECT ${SELECT_COLUMNS} FROM audit_records` +
-    (where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`) +
-    ` ORDER BY seq ${order === "asc" ? "ASC" : "DESC"} LIMIT `;
-  return { page: (rows) => ({ sql: `${sql}${Math.max(1, Math.trunc(rows))}`, args }), limit, order };
+  const by = ` ORDER BY seq ${order === "asc" ? "ASC" : "DESC"} LIMIT `;
+  if (!filtered) {
+    const sql = `SELECT ${SELECT_COLUMNS} FROM audit_records${where.length === 0 ? "" : ` WHERE ${where.join(" AND ")}`}${by}`;
+    return { page: (rows) => ({ sql: `${sql}${Math.max(1, Math.trunc(rows))}`, args }), limit, order };
+  }
+  // Filtered: the matching seqs from the index table, and from the records it does not hold yet
+  // (after its last seq: a scan of the chain's tail by primary key), read in one statement so
+  // both halves see the same commit; then those records.
+  const condition = where.join(" AND ");
+  const page = (rows: number): Statement => {
+    const n = `${by}${Math.max(1, Math.trunc(rows))}`;
+    return {
+      sql:
+        `SELECT ${SELECT_COLUMNS} FROM audit_records WHERE seq IN (` +
+        `SELECT seq FROM (SELECT seq FROM audit_index WHERE ${condition}${n}) UNION ALL ` +
+        `SELECT seq FROM (SELECT seq FROM audit_records WHERE seq > ${INDEXED_UP_TO} AND ${condition}${n}))${n}`,
+      args: [...args, ...args],
+    };
+  };
+  return { page, limit, order };
 }
 
 // Statuses are written as literals (checked against the enum first) so the planner can match the

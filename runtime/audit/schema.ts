@@ -1,13 +1,14 @@
 import type { Migration } from "../store/index.js";
+import { AUDIT_INDEX_STATEMENTS } from "./audit-index.js";
 
 /**
  * The audit table. `seq` is the record id and its place in the hash chain; the writer assigns it
  * explicitly (last + 1), so the primary key is what keeps the chain linear across processes: two
  * writers that read the same head both try the same seq and one of them fails and retries.
  *
- * Indexes serve the queries (trace, run, agent, tool, time range; each implicitly ordered by seq
- * for cursor pages). Status has two partial indexes, for the rare statuses people look for
- * (`denied`, `error`): a full index on a four-valued column would cost every insert for little.
+ * Indexes served the queries (trace, run, agent, tool, time range; each implicitly ordered by seq
+ * for cursor pages), and status two partial ones for the rare statuses people look for (`denied`,
+ * `error`). Since audit#5 they are indexes of `audit_index`, filled after the records commit.
  * Triggers refuse UPDATE and DELETE, so the runtime's own code cannot rewrite history by mistake;
  * someone with the file can drop them, which is what the hash chain is for.
  */
@@ -128,6 +129,15 @@ export const auditMigrations: readonly Migration[] = [
       "ALTER TABLE audit_records_v4 RENAME TO audit_records",
       ...INDEXES_AND_TRIGGERS,
     ],
+  },
+  {
+    // The filtered columns move to audit_index (see audit-index.ts), filled after the records are
+    // durable: a commit on a guest's path no longer writes a page per index. The records are not
+    // touched, so the chain verifies across it; the append-only guards stay.
+    room: "audit",
+    version: 5,
+    name: "audit_records indexed in audit_index",
+    statements: AUDIT_INDEX_STATEMENTS,
   },
 ];
 

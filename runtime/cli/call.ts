@@ -76,7 +76,7 @@ export async function callCommand(argv: string[]): Promise<number> {
       throw error;
     });
     return printOutcome(client, tool, run, values.json === true);
-  });
+  }, { oneShot: true });
 }
 
 /** Prints the one call's outcome; the exit code. */

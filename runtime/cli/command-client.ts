@@ -8,11 +8,12 @@ import { ApiClawhiveClient, type ClawhiveClient } from "../client/client.js";
 import { NotFoundError } from "../errors.js";
 import { ApiClient } from "../client/transport.js";
 import { resolveServer } from "./client.js";
+import type { OpenRuntimeExtra } from "./store-path.js";
 
 /** Who acts on the store when the system cannot name its user (a decision asks for --by then). */
 const LOCAL_USER = "local user";
 
-export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory" | "pluginDirs"> {
+export interface CommandClientOptions extends Pick<RuntimeOptions, "skillsDir" | "secretKeyFile" | "memory" | "pluginDirs">, Pick<OpenRuntimeExtra, "oneShot"> {
   /**
    * The command reads or changes what is already there (approvals, runs, audit, secrets …): on
    * the store, a file store that does not exist is refused (`not_found`, exit 1) instead of

@@ -24,6 +24,7 @@ export const COMPLETIONS: Readonly<Record<string, readonly string[]>> = {
   agent: ["validate", "list", "show", "put", "rm"],
   approvals: ["list", "approve", "deny"],
   resume: [],
+  conversations: ["compactions", "undo"],
   runs: ["list", "show", "watch", "cancel"],
   audit: ["tail", "verify"],
   token: ["create", "list", "revoke"],

@@ -28,6 +28,7 @@ const commands: Record<string, Command> = {
   agent: { load: async () => import("./agent.js").then((m) => ({ run: m.agentCommand, help: m.agentHelp })), summary: "validate, list and show agents; store agents on a server" },
   approvals: { load: async () => import("./approvals.js").then((m) => ({ run: m.approvalsCommand, help: m.approvalsHelp })), summary: "list pending approvals with their full context; approve or deny one" },
   resume: { load: async () => import("./resume.js").then((m) => ({ run: m.resumeCommand, help: m.resumeHelp })), summary: "continue a run once its approval is decided" },
+  conversations: { load: async () => import("./conversations.js").then((m) => ({ run: m.conversationsCommand, help: m.conversationsHelp })), summary: "what of a conversation was compacted into summaries; undo a compaction" },
   runs: { load: async () => import("./runs.js").then((m) => ({ run: m.runsCommand, help: m.runsHelp })), summary: "list runs; show, watch or cancel one" },
   audit: { load: async () => import("./audit.js").then((m) => ({ run: m.auditCommand, help: m.auditHelp })), summary: "show the audit log (tail) and check its hash chain (verify)" },
   token: { load: async () => import("./token.js").then((m) => ({ run: m.tokenCommand, help: m.tokenHelp })), summary: "create, list and revoke the bearer tokens of the HTTP API" },

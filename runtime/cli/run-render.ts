@@ -84,9 +84,22 @@ export function eventLine(event: StreamedEvent, options: { verbose?: boolean } =
       const warnings = Array.isArray(d.warnings) ? d.warnings.map((w) => text(w)).join("; ") : "";
       return `warns   ${text(d.tool)}: ${text(d.count)} read warning${d.count === 1 ? "" : "s"}${warnings === "" ? "" : `: ${warnings}`}`;
     }
+    case "todo":
+      return todoLines(Array.isArray(d.items) ? (d.items as Array<Record<string, unknown>>) : []).join("\n");
     default:
       return options.verbose ? `${text(event.type).padEnd(7)} ${fields(d)}` : undefined;
   }
+}
+
+const TODO_MARKS: Record<string, string> = { done: "[x]", in_progress: "[>]", pending: "[ ]" };
+
+/** A todo list as `clawhive run`, `chat` and `runs todo` show it: a count, then one line an item. */
+export function todoLines(items: ReadonlyArray<Record<string, unknown>>): string[] {
+  const done = items.filter((i) => i.status === "done").length;
+  return [
+    `todo    ${items.length === 0 ? "the list is empty" : `${done} of ${items.length} done`}`,
+    ...items.map((i) => `        ${TODO_MARKS[String(i.status)] ?? "[?]"} ${text(i.text)}`),
+  ];
 }
 
 /** A model Step, for --verbose: its action, model, tokens and tool calls, and why it finished. */

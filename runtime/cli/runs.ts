@@ -2,7 +2,7 @@ import { InvalidInputError } from "../errors.js";
 import type { Approval } from "../policy/approvals/index.js";
 import type { RunStatus } from "../runs/records.js";
 import type { LeastPrivilegeReport } from "../runs/report.js";
-import type { ClawhiveClient } from "../client/client.js";
+import type { ClawhiveClient, TodoView } from "../client/client.js";
 import { field, flagText, inert, jsonOut, jsonText, parseLimit } from "./render.js";
 import { parseCommandArgs } from "./args.js";
 import { ClientRunSession } from "./client-run-session.js";
@@ -10,6 +10,7 @@ import { continueCommand, serverFlagOf } from "./hints.js";
 import { SERVER_FLAGS, SERVER_FLAGS_HELP, ServerError } from "./client.js";
 import { withClient } from "./command-client.js";
 import { follow, RUN_EXIT_CODES } from "./run.js";
+import { todoLines } from "./run-render.js";
 import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 import { approvalFromView, runFromView } from "./views.js";
 import type { ApprovalView, RunSummary, RunView } from "./views.js";
@@ -20,6 +21,7 @@ export const runsHelp = `clawhive runs — the runs, what each was allowed and d
   clawhive runs show ID [--json]
   clawhive runs watch ID [--after SEQ] [--wait-approval] [--json]
   clawhive runs cancel ID
+  clawhive runs todo ID [--json]
 
   list:
   --status S        active, awaiting_approval or ended (default: all)
@@ -34,6 +36,7 @@ export const runsHelp = `clawhive runs — the runs, what each was allowed and d
   shows them, asking for its approvals in a terminal. On the store, a run of tool calls that
   waited for an approval decided since continues here.
   cancel: no further tool call of the run starts; it ends as cancelled.
+  todo: the task list the run's model keeps (an agent with todo: run or conversation).
 
 ${SERVER_FLAGS_HELP}
   --agents DIR      (watch, cancel on the store) where agent manifests live (default the
@@ -47,7 +50,7 @@ ${RUN_EXIT_CODES.replace(/^ {2}Exit codes: /, "  ")}
   Example:
     clawhive runs list --status awaiting_approval --server http://127.0.0.1:7878`;
 
-const usage = "usage: clawhive runs list | show ID | watch ID | cancel ID";
+const usage = "usage: clawhive runs list | show ID | watch ID | cancel ID | todo ID";
 const STATUSES: readonly RunStatus[] = ["active", "awaiting_approval", "ended"];
 
 export async function runsCommand(argv: string[]): Promise<number> {
@@ -56,6 +59,7 @@ export async function runsCommand(argv: string[]): Promise<number> {
   if (sub === "show") return show(rest);
   if (sub === "watch") return watch(rest);
   if (sub === "cancel") return cancel(rest);
+  if (sub === "todo") return todo(rest);
   throw new InvalidInputError(sub === undefined ? usage : `unknown runs command '${sub}'; ${usage}`);
 }
 
@@ -100,6 +104,22 @@ async function show(argv: string[]): Promise<number> {
   const { record, approvals, next } = found;
   if (values.json) console.log(jsonOut({ ...record, approvals }));
   else console.log(showLines(record, approvals, { next }).join("\n"));
+  return 0;
+}
+
+async function todo(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, json: { type: "boolean" } });
+  const id = oneId("todo", positionals);
+  let list: TodoView;
+  try {
+    list = await withClient(values, (client) => client.getRunTodo(id), { existing: true });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+    console.error(`clawhive: ${inert(`no run ${id}; 'clawhive runs list' shows the runs`, { newlines: false })}`);
+    return 1;
+  }
+  if (values.json) console.log(jsonOut(list));
+  else console.log(todoLines(list.items).join("\n"));
   return 0;
 }
 

@@ -118,6 +118,11 @@ export interface OpenRuntimeExtra extends Pick<RuntimeOptions, "skillsDir" | "se
    * took. A one-shot command makes none it would throw away.
    */
   pooled?: boolean;
+  /**
+   * The command makes one ToolCall and ends (`call`): one sandbox worker holds its one instance.
+   * A second would boot a Node thread (its CPU is the command's) that nothing ever uses.
+   */
+  oneShot?: boolean;
 }
 
 /**
@@ -127,7 +132,7 @@ export interface OpenRuntimeExtra extends Pick<RuntimeOptions, "skillsDir" | "se
  * (a command makes few), progress on stderr.
  */
 export async function openRuntime(values: Readonly<Record<string, unknown>>, options: OpenRuntimeExtra = {}): Promise<Runtime> {
-  const { pooled = false, ...extra } = options;
+  const { pooled = false, oneShot = false, ...extra } = options;
   const { authToken, timeoutMs } = storeAccess();
   const [{ Runtime }, { commandSettings }] = await Promise.all([import("../runtime.js"), import("./command-config.js")]);
   // Its model calls and traces go where the configuration says (command-config.ts).
@@ -140,7 +145,7 @@ export async function openRuntime(values: Readonly<Record<string, unknown>>, opt
     ...(authToken === undefined ? {} : { storeAuthToken: authToken }),
     ...(timeoutMs === undefined ? {} : { storeTimeoutMs: timeoutMs }),
     agentsDir: resolveAgentsDir(values),
-    sandbox: pooled ? { ...settings.sandbox, refillPool: false, startWorkers: true } : { ...settings.sandbox, poolSize: 0 },
+    sandbox: pooled ? { ...settings.sandbox, refillPool: false, startWorkers: true } : { ...settings.sandbox, poolSize: 0, ...(oneShot ? { workers: 1 } : {}) },
     onProgress: progress,
     ...extra,
   }).finally(() => progress.stop());

@@ -10,7 +10,7 @@ import type { ApprovalPatternSchema, ApprovalSchema } from "../api/schemas/appro
 import type { AuditRecordSchema, VerifyBody } from "../api/schemas/audit.js";
 import type { AgentDetailSchema, AgentPut, AgentSummarySchema, AgentValidation, PluginDetailSchema, PluginInstalled, PluginSummarySchema, SecretSchema, ToolSchema } from "../api/schemas/resources.js";
 import type { FiringSchema, ScheduleSchema } from "../api/schemas/resources.js";
-import type { OutcomeSchema, RunSchema } from "../api/schemas/runs.js";
+import type { OutcomeSchema, RunSchema, TodoBody } from "../api/schemas/runs.js";
 import type { SubmitRunSchema } from "../api/routes/runs.js";
 import type { PluginSourceOptions } from "./plugin-upload.js";
 import { segment, type ApiClient, type Query, type RequestOptions, type StreamedEvent } from "./transport.js";
@@ -28,6 +28,7 @@ export interface ApprovalDecisionInput {
 }
 export type RunView = v.InferInput<typeof RunSchema>;
 export type OutcomeView = v.InferInput<typeof OutcomeSchema>;
+export type TodoView = v.InferInput<typeof TodoBody>;
 export type SubmitRunBody = v.InferInput<typeof SubmitRunSchema>;
 export type ToolView = v.InferInput<typeof ToolSchema>;
 export type AgentView = v.InferInput<typeof AgentSummarySchema>;
@@ -80,6 +81,8 @@ export interface ClawhiveClient {
   revokeApprovalPattern(id: string): Promise<ApprovalPatternView>;
   listRuns(query?: { status?: RunView["status"]; limit?: number }): Promise<RunView[]>;
   getRun(id: string): Promise<RunView>;
+  /** The run's todo list (`GET /v1/runs/:id/todo`). */
+  getRunTodo(id: string): Promise<TodoView>;
   /** Starts a run; `wait`: answers once it has ended or waits for a person. */
   submitRun(body: SubmitRunBody, options?: { wait?: boolean }): Promise<RunView>;
   /**
@@ -191,6 +194,8 @@ export class ApiClawhiveClient implements ClawhiveClient {
   async getRun(id: string): Promise<RunView> {
     return (await this.api.get<{ run: RunView }>(`/v1/runs/${segment(id)}`)).run;
   }
+
+  getRunTodo(id: string): Promise<TodoView> { return this.api.get<TodoView>(`/v1/runs/${segment(id)}/todo`); }
 
   async submitRun(body: SubmitRunBody, options: { wait?: boolean } = {}): Promise<RunView> {
     return (await this.api.request<{ run: RunView }>("POST", "/v1/runs", { json: body, ...(options.wait ? { query: { wait: "true" } } : {}) })).run;

@@ -18,3 +18,4 @@ export type { RetryPolicy, Sleep } from "./retry.js";
 export { ToolNameMap, toWireToolName, fromWireToolName } from "./tool-names.js";
 export * from "./context/index.js";
 export * from "./text-protocol/index.js";
+export * from "./compaction/index.js";

@@ -4,10 +4,11 @@
  * out in the build's job folder as in the repository, `plugins/<name>/…` beside `plugins/sdk-as/…`,
  * so a plugin imports the SDK as first-party plugins do: `../../sdk-as/index` from `assembly/`.
  */
-import { readdir, readFile } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { PluginError } from "../errors.js";
 import { readInside } from "./confine.js";
+import { UNSHARED, type BuildReads } from "./build-reads.js";
 import { PROJECT_ROOT } from "./locations.js";
 
 const SDK_DIR = join(PROJECT_ROOT, "plugins", "sdk-as");
@@ -23,11 +24,14 @@ export interface AssemblyScriptSources {
   entry: string;
 }
 
-export async function assemblyScriptSources(root: string, options: { name: string; source: string; label: string }): Promise<AssemblyScriptSources> {
+export async function assemblyScriptSources(root: string, options: { name: string; source: string; label: string; reads?: Pick<BuildReads, "text" | "listing"> }): Promise<AssemblyScriptSources> {
   const base = `plugins/${options.name}`;
+  const reads = options.reads ?? UNSHARED;
   const files: Array<[string, string]> = [];
   for (const rel of await tsFiles(root)) files.push([`${base}/${rel}`, await readInside(root, rel, { label: join(options.label, rel) })]);
-  for (const rel of await tsFiles(SDK_DIR)) files.push([`${SDK_IN_JOB}/${rel}`, await readFile(join(SDK_DIR, rel), "utf8")]);
+  // The SDK is the project's, the same for every plugin: read once for all of a pass's builds.
+  const sdk = await reads.listing(SDK_DIR, "ts", tsFiles);
+  for (const rel of sdk) files.push([`${SDK_IN_JOB}/${rel}`, await reads.text(join(SDK_DIR, rel))]);
   const entry = `${base}/${options.source.replace(/^\.\//, "")}`;
   if (!files.some(([path]) => path === entry)) {
     throw new PluginError("build_failed", `${options.label}: source: ${options.source} is not a .ts file in the plugin's folder`);

@@ -5,6 +5,7 @@
  */
 import { availableParallelism } from "node:os";
 import { buildComponent, cachedBuildSha } from "./build.js";
+import { BuildReads } from "./build-reads.js";
 
 export interface BuildAllOptions {
   cacheDir: string;
@@ -25,8 +26,10 @@ export async function buildAll(dirs: readonly string[], options: BuildAllOptions
   const progress = options.onProgress ?? (() => {});
   const stale: string[] = [];
   const results = new Map<string, BuildAllResult>();
+  // One pass: the project's SDK and WIT are read once for every folder's check and build.
+  const reads = new BuildReads();
   for (const dir of dirs) {
-    const cached = await cachedBuildSha(dir, { cacheDir: options.cacheDir }).catch(() => undefined);
+    const cached = await cachedBuildSha(dir, { cacheDir: options.cacheDir, reads }).catch(() => undefined);
     if (cached) results.set(dir, { dir, built: { ...cached, cached: true } });
     else stale.push(dir);
   }
@@ -40,7 +43,7 @@ export async function buildAll(dirs: readonly string[], options: BuildAllOptions
       for (let dir = queue.shift(); dir !== undefined; dir = queue.shift()) {
         const one = Date.now();
         try {
-          const built = await buildComponent(dir, { cacheDir: options.cacheDir });
+          const built = await buildComponent(dir, { cacheDir: options.cacheDir, reads });
           done++;
           progress(`plugins: [${done}/${stale.length}] ${built.manifest.name} built in ${seconds(Date.now() - one)} (${(built.bytes.length / 1048576).toFixed(1)} MiB), ${seconds(Date.now() - started)} elapsed`);
           results.set(dir, { dir, built: { name: built.manifest.name, sha256: built.sha256, cached: false } });

@@ -39,6 +39,24 @@ const IDLE_MS = 2_000;
 export type BuildJob<T> = (work: string, run: (mode: string, ...rest: string[]) => Promise<void>) => Promise<T>;
 
 /**
+ * Which V8 a child runs. `baseline` (AssemblyScript builds) compiles WebAssembly with Liftoff
+ * only: asc's binaryen is a WebAssembly program that a build runs once through, and tiering its
+ * hot functions up to TurboFan cost more than it won back (a cold build of the files plugin took
+ * ~9.5–10.9 s of the child's CPU with tier-up, ~6.3–6.7 s without, its component byte for byte
+ * the same: test/plugins/build-child.test.ts). The componentizer's splicer and the transpiler run
+ * long enough in a warm child for TurboFan to pay: `optimizing` keeps V8's default.
+ */
+export type BuildTier = "optimizing" | "baseline";
+
+const CHILD_FLAGS: Record<BuildTier, readonly string[]> = {
+  // One thread for V8's garbage collector: the splicer's memory growth sets off ~400 full
+  // collections in a first componentize, and starting concurrent marking for each cost more
+  // than the marking (4.5 -> 3.1 s, 6.5 -> 3.5 s of CPU; later jobs and transpiling unchanged).
+  optimizing: ["--single-threaded-gc"],
+  baseline: ["--single-threaded-gc", "--liftoff-only"],
+};
+
+/**
  * Runs `use` with a build child of its own for its whole length (a few run at once, the rest
  * wait their turn).
  *
@@ -52,8 +70,8 @@ export type BuildJob<T> = (work: string, run: (mode: string, ...rest: string[]) 
  * splicer's libc reads its preopens once), and a job's folder is made inside it. A job that
  * fails retires its child, so no job runs in a process a failure may have left in a bad state.
  */
-export async function withBuildChild<T>(use: BuildJob<T>): Promise<T> {
-  const child = await pool.acquire();
+export async function withBuildChild<T>(use: BuildJob<T>, options: { tier?: BuildTier } = {}): Promise<T> {
+  const child = await pool.acquire(options.tier ?? "optimizing");
   let failed = false;
   let work: string;
   try {
@@ -81,18 +99,17 @@ export async function withBuildChild<T>(use: BuildJob<T>): Promise<T> {
 class BuildChild {
   readonly process: ChildProcess;
   readonly root: string;
+  readonly tier: BuildTier;
   #output = "";
   #pending: { resolve: () => void; reject: (error: Error) => void; mode: string } | undefined;
   #exited: Error | undefined;
   idleTimer: NodeJS.Timeout | undefined;
 
-  private constructor(root: string) {
+  private constructor(root: string, tier: BuildTier) {
     this.root = root;
+    this.tier = tier;
     // The child gets a minimal environment: the build needs nothing from ours.
-    // One thread for V8's garbage collector: the splicer's memory growth sets off ~400 full
-    // collections in a first componentize, and starting concurrent marking for each cost more
-    // than the marking (4.5 -> 3.1 s, 6.5 -> 3.5 s of CPU; later jobs and transpiling unchanged).
-    this.process = spawn(process.execPath, ["--single-threaded-gc", CHILD, root], {
+    this.process = spawn(process.execPath, [...CHILD_FLAGS[tier], CHILD, root], {
       cwd: root,
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
       stdio: ["ignore", "pipe", "pipe", "ipc"],
@@ -121,9 +138,9 @@ class BuildChild {
     this.process.on("exit", (code, signal) => gone(`the build child exited (${signal ?? `exit ${code}`})`));
   }
 
-  static async start(): Promise<BuildChild> {
+  static async start(tier: BuildTier): Promise<BuildChild> {
     sweepStaleWorkOnce(tmpdir());
-    return new BuildChild(await mkdtemp(join(tmpdir(), "clawhive-build-")));
+    return new BuildChild(await mkdtemp(join(tmpdir(), "clawhive-build-")), tier);
   }
 
   get alive(): boolean {
@@ -158,16 +175,23 @@ class BuildChild {
   }
 }
 
-/** At most `max` children, each doing one job at a time; waiting jobs are served in order. */
+/**
+ * At most `max` children, each doing one job at a time; waiting jobs are served in order. A job
+ * takes an idle child of its own tier; when none is idle and no place is free, an idle child of
+ * the other tier leaves to make room.
+ */
 class BuildPool {
   readonly #idle: BuildChild[] = [];
-  readonly #waiting: Array<(child: BuildChild | undefined) => void> = [];
+  readonly #waiting: Array<{ tier: BuildTier; hand: (child: BuildChild | undefined) => void }> = [];
   #count = 0;
 
   constructor(private readonly max: number) {}
 
-  async acquire(): Promise<BuildChild> {
-    for (let child = this.#idle.pop(); child; child = this.#idle.pop()) {
+  async acquire(tier: BuildTier): Promise<BuildChild> {
+    for (let at = this.#idle.length - 1; at >= 0; at--) {
+      const child = this.#idle[at]!;
+      if (child.alive && child.tier !== tier) continue;
+      this.#idle.splice(at, 1);
       clearTimeout(child.idleTimer);
       if (!child.alive) {
         this.#count--;
@@ -176,14 +200,15 @@ class BuildPool {
       child.hold(true);
       return child;
     }
+    if (this.#count >= this.max && this.#idle.length > 0) this.#retire(this.#idle.shift()!);
     if (this.#count >= this.max) {
-      const handed = await new Promise<BuildChild | undefined>((resolve) => this.#waiting.push(resolve));
+      const handed = await new Promise<BuildChild | undefined>((hand) => this.#waiting.push({ tier, hand }));
       if (handed) return handed;
-      return this.acquire();
+      return this.acquire(tier);
     }
     this.#count++;
     try {
-      return await BuildChild.start();
+      return await BuildChild.start(tier);
     } catch (error) {
       this.#count--;
       this.#wakeOne(undefined);
@@ -211,11 +236,26 @@ class BuildPool {
     this.#idle.push(child);
   }
 
-  /** Hands `child` (or a free place, when undefined) to the first waiting job; false when none waits. */
+  /** An idle child leaves now, its place freed. */
+  #retire(child: BuildChild): void {
+    clearTimeout(child.idleTimer);
+    this.#count--;
+    if (child.alive) child.process.disconnect();
+  }
+
+  /**
+   * Hands `child` (or a free place, when undefined) to the first waiting job; false when none
+   * waits. A child of the other tier leaves and its place is handed on instead.
+   */
   #wakeOne(child: BuildChild | undefined): boolean {
     const next = this.#waiting.shift();
     if (!next) return false;
-    next(child);
+    if (child !== undefined && child.tier !== next.tier) {
+      this.#retire(child);
+      next.hand(undefined);
+      return true;
+    }
+    next.hand(child);
     return true;
   }
 }

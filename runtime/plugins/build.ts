@@ -5,7 +5,8 @@ import { sha256, type PluginArtifact } from "./artifact.js";
 import { bundleWithInputs } from "./bundle.js";
 import { recordBundleInputs, recordedBundleSha } from "./bundle-inputs.js";
 import { compilePlugin } from "./compile.js";
-import { withBuildChild } from "./build-child.js";
+import { withBuildChild, type BuildTier } from "./build-child.js";
+import { UNSHARED, type BuildReads } from "./build-reads.js";
 import { mkdirWithin } from "./work-folders.js";
 import type { CodeSeal } from "./seal.js";
 import { pluginRoot, readInside } from "./confine.js";
@@ -40,6 +41,13 @@ export interface BuildOptions {
   verbose?: boolean;
   /** What vouches for compiled builds in the cache (`buildPlugin`); see compile.ts. */
   seal?: CodeSeal;
+  /**
+   * The V8 tier an AssemblyScript build's child runs (build-child.ts): `baseline` by default, the
+   * same bytes as `optimizing` for less CPU.
+   */
+  assemblyScriptTier?: BuildTier;
+  /** The project's own inputs (SDK, WIT) read once for several builds (build-reads.ts). */
+  reads?: BuildReads;
 }
 
 /** A plugin built from source: its manifest and the component's bytes. */
@@ -89,7 +97,7 @@ export async function buildComponent(pluginDir: string, options: BuildOptions): 
     await publishDir(join(work, "out"), outDir);
     progress(`${manifest.name}: component built in ${((Date.now() - started) / 1000).toFixed(1)} s (${size(bytes.length)})`);
     return { manifest, manifestText, bytes, sha256: hash };
-  });
+  }, assemblyScript ? { tier: options.assemblyScriptTier ?? "baseline" } : {});
 }
 
 /**
@@ -116,10 +124,15 @@ async function planBuild(pluginDir: string, options: BuildOptions) {
   const manifest = parsePluginManifest(manifestText, manifestFile);
   if (manifest.format !== "component") throw new PluginError("build_unsupported", `${manifestFile}: format ${manifest.format} plugins are built by their own toolchain; install their plugin.wasm`);
   if (!manifest.world) throw new PluginError("build_failed", `${manifestFile}: world: name the WIT world in wit/ that the plugin targets`);
-  const witFiles = await collectWit(root, pluginDir, manifest.wasi !== undefined);
+  const reads = options.reads ?? UNSHARED;
+  const witFiles = await collectWit(root, pluginDir, { wasi: manifest.wasi !== undefined, reads });
   if (manifest.language === "assemblyscript") {
-    if (manifest.wasi) throw new PluginError("build_unsupported", `${manifestFile}: wasi: an AssemblyScript plugin reaches the host through clawhive:host only`);
-    const assemblyScript = await assemblyScriptSources(root, { name: manifest.name, source: manifest.source, label: pluginDir });
+    // Its config is the one WASI interface it may import (wasi:config/store, served from the
+    // plugin's defaults and the agent's grant like a component's); everything else is clawhive:host.
+    if (manifest.wasi && Object.keys(manifest.wasi.env ?? {}).length > 0) {
+      throw new PluginError("build_unsupported", `${manifestFile}: wasi.env: an AssemblyScript plugin has no WASI environment; it reaches the host through clawhive:host, and reads wasi.config through wasi:config/store`);
+    }
+    const assemblyScript = await assemblyScriptSources(root, { name: manifest.name, source: manifest.source, label: pluginDir, reads });
     const key = sha256(
       JSON.stringify({
         recipe: AS_RECIPE,
@@ -178,7 +191,8 @@ async function readBuilt(dir: string, key: string, manifest: Pick<BuiltPlugin, "
  * The plugin's own world at the root, clawhive's packages under deps/ (WIT's package layout).
  * The plugin's files are read only from inside its folder, as its source is.
  */
-async function collectWit(root: string, pluginDir: string, wasi: boolean): Promise<Array<[string, string]>> {
+async function collectWit(root: string, pluginDir: string, options: { wasi: boolean; reads: Pick<BuildReads, "text" | "listing"> }): Promise<Array<[string, string]>> {
+  const { wasi, reads } = options;
   const files: Array<[string, string]> = [];
   const witNames = async (from: string, label: string) => {
     try {
@@ -190,8 +204,9 @@ async function collectWit(root: string, pluginDir: string, wasi: boolean): Promi
   for (const name of await witNames(join(root, "wit"), join(pluginDir, "wit"))) {
     files.push([name, await readInside(root, join("wit", name), { label: join(pluginDir, "wit", name) })]);
   }
+  // clawhive's own packages, the same for every plugin: read once for all of a pass's builds.
   const add = async (from: string, to: string) => {
-    for (const name of await witNames(from, from)) files.push([join(to, name), await readFile(join(from, name), "utf8")]);
+    for (const name of await reads.listing(from, "wit", (dir) => witNames(dir, dir))) files.push([join(to, name), await reads.text(join(from, name))]);
   };
   await add(join(WIT_DIR, "host"), "deps/host");
   await add(join(WIT_DIR, "plugin"), "deps/plugin");

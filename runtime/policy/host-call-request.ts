@@ -34,11 +34,18 @@ const FS_OPS: Record<string, FsOp> = {
 export interface HostCallFacts {
   /** Active schedules the calling agent's runs created (for `schedule.create`). */
   liveSchedules?: number;
+  /** The capabilities the calling tool declared (decides which fs capability `mounts` asks for). */
+  toolCapabilities?: readonly string[];
 }
 
 export function hostCallRequest(call: HostCall, facts: HostCallFacts = {}): CapabilityRequest | Denial {
   if (call.iface === "fs") {
-    if (call.fn === "mounts") return { capability: "fs.read", request: null, canonical: { fn: "mounts" } };
+    // Listing the instance's own mounts is what resolving a relative path needs, for a tool that
+    // writes as much as for one that reads: it is asked under whichever the tool declared.
+    if (call.fn === "mounts") {
+      const writeOnly = facts.toolCapabilities !== undefined && !facts.toolCapabilities.includes("fs.read") && facts.toolCapabilities.includes("fs.write");
+      return { capability: writeOnly ? "fs.write" : "fs.read", request: null, canonical: { fn: "mounts" } };
+    }
     const op = Object.hasOwn(FS_OPS, call.fn) ? FS_OPS[call.fn] : undefined;
     const path = call.args[0];
     if (!op) return unknownFunction(call);

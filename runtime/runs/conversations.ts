@@ -4,6 +4,7 @@ import type { Message } from "../llm/index.js";
 import type { IntentGuard } from "../audit/index.js";
 import { allRows, type Statement, type Store } from "../store/index.js";
 import { CHUNK } from "./loop/state-rows.js";
+import { Compactions } from "./compactions.js";
 
 /** A person's talk with one agent over several runs. */
 export interface Conversation {
@@ -32,10 +33,13 @@ export interface ConversationMessage extends Message {
 export class Conversations {
   readonly #store: Store;
   readonly #now: () => number;
+  /** The summaries standing in for earlier messages (compactions.ts). */
+  readonly compactions: Compactions;
 
   constructor(store: Store, options: { now: () => number }) {
     this.#store = store;
     this.#now = options.now;
+    this.compactions = new Compactions(store, options);
   }
 
   async create(agent: string, options: { ownerToken?: string | null } = {}): Promise<Conversation> {

@@ -2,8 +2,20 @@ import { ClawhiveError } from "../errors.js";
 import { failureOf, stopOnAuditFailure, storeFailedAfter } from "./errors.js";
 import type { RunDriverOptions } from "./driver-options.js";
 import { interruptedEffects } from "./takeover.js";
+import type { PlannedCall, RunRecord } from "./records.js";
 import type { Run } from "./run.js";
 export type { RunDriverOptions } from "./driver-options.js";
+
+/**
+ * A run this node recorded a moment ago and drives at once: its plan and task as written, no
+ * outcome yet. `marked`: its row's transaction also wrote the journal mark of its first ToolCall
+ * (`plan:0`, since its creation: every effect of that ToolCall comes after it).
+ */
+export interface FreshPlan {
+  plan: PlannedCall[];
+  task: string | null;
+  marked: boolean;
+}
 
 /** Waits between attempts to record a run's failure (ms): about 1.5 s before the tick takes over. */
 const RECORD_RETRY_MS = [50, 200, 1200];
@@ -53,11 +65,15 @@ export class RunDriver {
     await Promise.allSettled(this.#driving.values());
   }
 
-  /** Drives `run` from where its record stands until it ends or waits; one drive per run at a time. */
-  drive(run: Run): Promise<void> {
+  /**
+   * Drives `run` from where its record stands until it ends or waits; one drive per run at a time.
+   * `fresh`: the run was recorded by this node just now with this plan (see FreshPlan), so its
+   * record is not read back.
+   */
+  drive(run: Run, options: { fresh?: FreshPlan } = {}): Promise<void> {
     const current = this.#driving.get(run.id);
     if (current) return current.then(() => this.drive(run));
-    const driving: Promise<void> = this.#drive(run)
+    const driving: Promise<void> = this.#drive(run, options.fresh)
       .then(
         () => this.#settle(run, undefined),
         (error: unknown) => this.#settle(run, error),
@@ -200,9 +216,11 @@ export class RunDriver {
     throw storeFailedAfter(run, last);
   }
 
-  async #drive(run: Run): Promise<void> {
+  async #drive(run: Run, fresh: FreshPlan | undefined): Promise<void> {
     const { records } = this.#options;
-    const record = await records.get(run.id);
+    const record: Pick<RunRecord, "status" | "plan" | "outcomes" | "planNext" | "task"> | undefined = fresh === undefined
+      ? await records.get(run.id)
+      : { status: "active", plan: fresh.plan, outcomes: [], planNext: 0, task: fresh.task };
     if (!record || record.status === "ended" || run.ended) return;
     const loop = this.#options.loop;
     if (!record.plan && loop && (await loop.owns(run.id))) return loop.drive(run);
@@ -218,8 +236,18 @@ export class RunDriver {
     }
     if (!record.plan) return;
     const journal = this.#options.journal;
+    // A fresh run has no stored outcome; after each progress write this drive knows how many
+    // are (after one that failed it does not, and they are counted again).
+    let stored: number | undefined = fresh === undefined ? undefined : 0;
+    const progress = async (at: number) => {
+      const known = stored;
+      stored = undefined;
+      await records.planProgress(run.id, at, outcomes, this.#options.node, known === undefined ? {} : { stored: known });
+      if (known !== undefined) stored = outcomes.length;
+    };
     try {
-      if (journal !== undefined && run.status === "active" && next < plan.length) {
+      // A fresh run's journal was written with its row: no node has started any of its work.
+      if (journal !== undefined && fresh === undefined && run.status === "active" && next < plan.length) {
         const halted = await this.#interrupted(run, journal, next, plan[next]!);
         if (halted !== undefined) {
           if (halted.status === "approval_required") return;
@@ -231,16 +259,16 @@ export class RunDriver {
         if (run.cancelled || run.ended) return;
         const call = plan[next]!;
         // The Step journal: this ToolCall's start, then (below) its outcome, each durable.
-        await journal?.store.mark(run.id, { position: `plan:${next}`, since: this.#options.now(), node: this.#options.node });
+        if (!(fresh?.marked === true && next === 0)) await journal?.store.mark(run.id, { position: `plan:${next}`, since: this.#options.now(), node: this.#options.node });
         const outcome = await run.callTool(call.name, call.input, { ...(record.task ? { context: record.task } : {}), ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) });
         if (outcome.status === "approval_required") return;
         outcomes.push(outcome);
         stopOnAuditFailure(outcome);
-        if (journal !== undefined && next + 1 < plan.length) await records.planProgress(run.id, next + 1, outcomes, this.#options.node);
+        if (journal !== undefined && next + 1 < plan.length) await progress(next + 1);
       }
     } finally {
       // Where the plan stands, for a pause, an end or a failure alike.
-      await records.planProgress(run.id, next, outcomes, this.#options.node);
+      await progress(next);
     }
     if (!run.ended) await run.end("completed");
   }

@@ -2,10 +2,12 @@ import type { AuditLog, IntentGuard } from "../audit/index.js";
 import { StoreError, type Migration } from "../store/index.js";
 
 /**
- * Its own migration room (issue 20: fencing): one row per run, rewritten by every effect's
- * intent in the intent's own transaction. The CHECK is the fence: the row can only be written
- * while the run is live, not cancelled, and held by the writing node, so an intent is on record
- * only if all three held at its commit.
+ * Its own migration room (issue 20: fencing), checked in every effect's intent's own transaction.
+ * The CHECK is the fence: a row can only be written with `held = 1`. A guard inserts a row only
+ * when the run is no longer live, cancelled, or held by another node (`held = 0`), which the CHECK
+ * refuses, rolling the intent back with it; while all three hold it inserts nothing, so a fenced
+ * intent costs its commit no page of its own. The table therefore stays empty (rows of older
+ * versions, which rewrote a row per effect, are never read).
  */
 export const runFenceMigrations: readonly Migration[] = [
   {
@@ -34,9 +36,9 @@ export function effectGuard(runId: string, node: string | undefined, now: () => 
   return {
     statement: {
       sql: `INSERT INTO run_fences (run_id, node, held, at)
-            VALUES (?, ?, (SELECT COUNT(*) FROM runs WHERE id = ? AND status != 'ended' AND cancel_requested = 0 AND (? IS NULL OR node = ?)), ?)
+            SELECT ?, ?, 0, ? WHERE NOT EXISTS (SELECT 1 FROM runs WHERE id = ? AND status != 'ended' AND cancel_requested = 0 AND (? IS NULL OR node = ?))
             ON CONFLICT (run_id) DO UPDATE SET node = excluded.node, held = excluded.held, at = excluded.at`,
-      args: [runId, node ?? null, runId, node ?? null, node ?? null, now()],
+      args: [runId, node ?? null, now(), runId, node ?? null, node ?? null],
     },
     refused: (error) => error instanceof StoreError && error.code === "store_constraint" && error.message.includes("run_fence_held"),
   };
@@ -51,9 +53,9 @@ export function leaseGuard(runId: string, node: string | undefined, now: () => n
   return {
     statement: {
       sql: `INSERT INTO run_fences (run_id, node, held, at)
-            VALUES (?, ?, (SELECT COUNT(*) FROM runs WHERE id = ? AND (? IS NULL OR node IS NULL OR node = ?)), ?)
+            SELECT ?, ?, 0, ? WHERE NOT EXISTS (SELECT 1 FROM runs WHERE id = ? AND (? IS NULL OR node IS NULL OR node = ?))
             ON CONFLICT (run_id) DO UPDATE SET node = excluded.node, held = excluded.held, at = excluded.at`,
-      args: [runId, node ?? null, runId, node ?? null, node ?? null, now()],
+      args: [runId, node ?? null, now(), runId, node ?? null, node ?? null],
     },
     refused: (error) => error instanceof StoreError && error.code === "store_constraint" && error.message.includes("run_fence_held"),
   };

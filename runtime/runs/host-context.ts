@@ -63,7 +63,7 @@ export async function createHostContext(options: HostContextOptions): Promise<Ho
     // An instance without a schedule proxy belongs to an agent not granted `schedule`: the
     // agent layer refuses whatever count is given.
     const liveSchedules = call.iface === "schedule" && call.fn === "create" ? ((await scheduleProxy?.liveCount()) ?? 0) : undefined;
-    const request = hostCallRequest(call, liveSchedules === undefined ? {} : { liveSchedules });
+    const request = hostCallRequest(call, { ...(liveSchedules === undefined ? {} : { liveSchedules }), ...(active ? { toolCapabilities: active.tool.capabilities } : {}) });
     if (isDenial(request)) return { ...(await deny(options, call, undefined, request)), capability: request.capability };
     if (closed || !active) {
       const denial = { capability: request.capability, reason: "no-tool-call", message: "host calls are served only during a tool call of a live run" };

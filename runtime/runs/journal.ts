@@ -1,5 +1,5 @@
 import type { AuditLog, AuditRecord } from "../audit/index.js";
-import type { Migration, Store } from "../store/index.js";
+import type { Migration, Statement, Store } from "../store/index.js";
 import { runFenceMigrations } from "./fence.js";
 import { loopStateChunkMigrations } from "./loop/state-rows.js";
 import { SUB_AGENT_TOOL_PREFIX } from "./sub-agent-tools.js";
@@ -51,11 +51,7 @@ export class RunJournal {
 
   async mark(runId: string, entry: JournalEntry): Promise<void> {
     // A batch, so that marks of runs in flight together share a commit (GroupedBatches).
-    await this.#store.batch([{
-      sql: `INSERT INTO run_journal (run_id, position, since, node) VALUES (?, ?, ?, ?)
-            ON CONFLICT (run_id) DO UPDATE SET position = excluded.position, since = excluded.since, node = excluded.node`,
-      args: [runId, entry.position, entry.since, entry.node],
-    }]);
+    await this.#store.batch([journalMark(runId, entry)]);
   }
 
   async get(runId: string): Promise<JournalEntry | undefined> {
@@ -67,6 +63,18 @@ export class RunJournal {
   async clear(runId: string): Promise<void> {
     await this.#store.execute({ sql: "DELETE FROM run_journal WHERE run_id = ?", args: [runId] });
   }
+}
+
+/**
+ * The statement of a journal mark, for a caller that commits it with other writes: a new run's
+ * row and its first ToolCall's mark are one transaction (RunRecords.create).
+ */
+export function journalMark(runId: string, entry: JournalEntry): Statement {
+  return {
+    sql: `INSERT INTO run_journal (run_id, position, since, node) VALUES (?, ?, ?, ?)
+          ON CONFLICT (run_id) DO UPDATE SET position = excluded.position, since = excluded.since, node = excluded.node`,
+    args: [runId, entry.position, entry.since, entry.node],
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { boundedPage, type Store } from "../store/index.js";
+import { boundedPage, type Statement, type Store } from "../store/index.js";
 import { listedOutcomes, outcomeStatements, partStatements, planColumns, readOutcomes, readRunPart, resultColumns, resultPartStatements, storedOutcomes } from "./run-values.js";
 import { json, toRecord, type PendingToolCall, type RunEndReason, type RunRecord, type RunStatus } from "./run-record.js";
 
@@ -16,8 +16,10 @@ export class RunRecords {
   async create(
     record: Omit<RunRecord, "endedAt" | "report" | "pending" | "status" | "endReason" | "ownerToken" | "plan" | "planNext" | "outcomes" | "node" | "leaseUntil" | "cancelRequested" | "result" | "conversationId"> &
       Partial<Pick<RunRecord, "ownerToken" | "plan" | "node" | "leaseUntil" | "conversationId">>,
+    options: { with?: readonly Statement[] } = {},
   ): Promise<void> {
-    // A plan larger than a row (large inputs) is kept in parts, in the same transaction.
+    // A plan larger than a row (large inputs) is kept in parts, in the same transaction; so are
+    // `with`'s statements (the first ToolCall's journal mark).
     const plan = planColumns(record.plan ?? null);
     await this.#store.batch([{
       sql: `INSERT INTO runs (id, trace_id, task_id, parent_run_id, agent, plugins, task, task_grants, status, created_at, owner_token, plan, node, lease_until, conversation_id, plan_parts)
@@ -39,21 +41,21 @@ export class RunRecords {
         record.conversationId ?? null,
         plan.parts.length,
       ],
-    }, ...partStatements(record.id, "plan", plan.parts)]);
+    }, ...partStatements(record.id, "plan", plan.parts), ...(options.with ?? [])]);
   }
 
   /**
    * Records how far the plan got: the next ToolCall and every outcome so far, in one statement
    * (written when the run waits for a person or ends, not after each call: the run's events
-   * carry each outcome as it lands).
+   * carry each outcome as it lands). `stored`: how many are stored already, when the caller knows.
    */
-  async planProgress(id: string, next: number, outcomes: readonly unknown[], node?: string): Promise<void> {
+  async planProgress(id: string, next: number, outcomes: readonly unknown[], node?: string, options: { stored?: number } = {}): Promise<void> {
     // Given `node`, fenced: a node another took the run from does not overwrite its progress.
     // Outcomes only grow: those not yet stored are added, each a row (with parts when large,
     // see run-values.ts), in the transaction that moves the plan on. A run whose outcomes an
     // older version kept in its row moves them all to rows here.
     const fence = { sql: "EXISTS (SELECT 1 FROM runs WHERE id = ? AND (? IS NULL OR node IS NULL OR node = ?))", args: [id, node ?? null, node ?? null] };
-    const from = await storedOutcomes(this.#store, id);
+    const from = options.stored ?? (await storedOutcomes(this.#store, id));
     await this.#store.batch([
       { sql: "UPDATE runs SET plan_next = ?, outcomes = NULL WHERE id = ? AND (? IS NULL OR node IS NULL OR node = ?)", args: [next, id, node ?? null, node ?? null] },
       ...outcomeStatements(id, outcomes, { from, guard: fence }),

@@ -37,7 +37,8 @@ export function lazyMemoryStore(store: Store, options: { clock: Clock; embedding
   };
 }
 
-function embedderOf(config: EmbeddingsConfig, secretValue: (name: string) => Promise<string>): OpenAiEmbedder {
+/** The OpenAI-compatible embedder of `config`; its key is read from the secret store on every request. */
+export function embedderOf(config: EmbeddingsConfig, secretValue: (name: string) => Promise<string>): OpenAiEmbedder {
   const secret = config.apiKeySecret;
   // The key is read from the secret store on every request: a rotated key is picked up at once.
   return new OpenAiEmbedder({ baseUrl: config.baseUrl, model: config.model, dimensions: config.dimensions, ...(secret === undefined ? {} : { apiKey: () => secretValue(secret) }) });

@@ -4,6 +4,7 @@
  */
 import type { Migration, Row } from "../store/index.js";
 import { runValueMigrations } from "./run-values.js";
+import { compactionMigrations } from "./compactions.js";
 
 export type RunStatus = "active" | "awaiting_approval" | "ended";
 /** Why an ended run ended. */
@@ -165,6 +166,7 @@ export const runMigrations: readonly Migration[] = [
     ],
   },
   ...runValueMigrations,
+  ...compactionMigrations,
 ];
 
 export function json(value: unknown): string | null {

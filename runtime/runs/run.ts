@@ -259,6 +259,8 @@ export class Run {
     if (text !== "") this.#emit({ type: "text", stepId, text, at: this.#services.now() });
   }
 
+  /** Records the todo list the model just wrote (runtime/todo) among the run's events. */
+  recordTodo(todo: Omit<Extract<RunEvent, { type: "todo" }>, "type" | "at">): void { this.#emit({ type: "todo", ...todo, at: this.#services.now() }); }
   /** Waits until every event so far is in the store. */
   async flushEvents(): Promise<void> {
     await this.#services.events?.flush().catch(() => undefined);

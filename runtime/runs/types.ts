@@ -69,6 +69,8 @@ export type RunEvent =
   | { type: "read-warnings"; toolCallId: string; tool: string; count: number; warnings: string[]; at: number }
   | { type: "instance"; plugin: string; action: "bound" | "replaced" | "released"; reason?: string; at: number }
   | { type: "run-ended"; reason?: "completed" | "cancelled" | "failed"; at: number }
+  /** The run's todo list as the model just wrote it (`todo_write`, runtime/todo): the whole list. */
+  | { type: "todo"; toolCallId: string; scope: string; items: Array<{ id: string; text: string; status: "pending" | "in_progress" | "done" }>; at: number }
   | TextEvent
   | StepEvent;
 
@@ -91,10 +93,12 @@ export interface TextEvent {
 export interface StepEvent {
   type: "step";
   stepId: string;
-  action: "respond" | "tool_call" | "finish";
+  action: "respond" | "tool_call" | "finish" | "compact";
   usage: { input_tokens: number; output_tokens: number; cache_read?: number; cache_write?: number } | null;
   model?: string;
   toolCalls?: number;
   reason?: string;
+  /** A `compact` Step that compacted: which messages its summary replaced (loop/compaction.ts). */
+  compaction?: { n: number; fromSeq: number; throughSeq: number; turns: number; tokensBefore: number; tokensAfter: number };
   at: number;
 }

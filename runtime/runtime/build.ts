@@ -46,7 +46,7 @@ export function buildRun(s: RuntimeState, input: BuildInput): Run {
     },
     memory: s.memory,
     memoryTrust: s.memoryTrust,
-    onEnded: (runId) => afterEnd(s, runId),
+    onEnded: (runId) => afterEnd(s, runId, input.parentRunId),
     mcp: s.mcpClient,
     refuseTransformedSecrets: s.refuseTransformedSecrets,
   };
@@ -94,10 +94,12 @@ export async function parentLayers(s: RuntimeState, parentRunId: string | null):
  * that ends, for any reason, leaves no child behind), and a parent waiting for it continues
  * with its outcome. Another node's waiting parent is continued by that node's driver tick.
  */
-function afterEnd(s: RuntimeState, runId: string): void {
+function afterEnd(s: RuntimeState, runId: string, parentRunId: string | null): void {
   if (s.closed) return;
   const work = (async () => {
     await s.hooks.cancelSubAgentRuns(runId);
+    // Only a sub-agent run has a parent that may wait for it: a root run asks nothing more.
+    if (parentRunId === null) return;
     const parent = await s.records.waitingFor(runId);
     if (parent !== undefined && !s.closed) await s.driver.continue(parent);
   })()

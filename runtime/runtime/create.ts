@@ -1,4 +1,5 @@
 /** Opening a runtime: its store and migrations, secrets, audit log, plugins, agents, driver. */
+import { todoMigrations } from "../todo/index.js";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { AgentCatalogue } from "../agents/catalogue.js";
@@ -20,19 +21,20 @@ import type { RuntimeOptions } from "../options.js";
 import { Sandbox } from "../sandbox/index.js";
 import { applyMigrations, openStore, StoreError, storeProbeMigrations, systemClock } from "../store/index.js";
 import { openSecretStore } from "../secrets/index.js";
-import { probeSandbox } from "../../host-proxies/shell/index.js";
 import { McpClient } from "../mcp-client/index.js";
 import { VERSION } from "../cli/version.js";
 import { runtimeMountGuard } from "../runs/mount-guard.js";
 import { kvMigrations } from "../../host-proxies/kv/index.js";
 import { createBackends } from "../runs/backends.js";
 import { defaultSkillsDir, SkillsCache } from "../skills/index.js";
-import { lazyMemoryStore, MEMORY_PLUGIN, MemoryTrust, memoryTrustMigrations } from "../runs/run-memory.js";
+import { embedderOf, lazyMemoryStore, MEMORY_PLUGIN, MemoryTrust, memoryTrustMigrations } from "../runs/run-memory.js";
+import { ToolRetrieval, toolRetrievalMigrations } from "../runs/loop/tool-retrieval.js";
 import { agentList, lookAtAgents, refreshAgents } from "./agents.js";
 import { abandonRun, claimRun, resumeRun } from "./leases.js";
 import { runLoop } from "./loop.js";
 import { refreshPlugins, syncPlugins } from "./plugins.js";
 import { SharedLook } from "./shared-look.js";
+import { cachedSandboxProbe } from "./shell-probe.js";
 import { secretValue } from "./secrets.js";
 import { RuntimeState, type RuntimeHooks } from "./state.js";
 
@@ -64,7 +66,9 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     await applyMigrations(store, runMigrations, { clock });
     await applyMigrations(store, runJournalMigrations, { clock });
     await applyMigrations(store, kvMigrations, { clock });
+    await applyMigrations(store, todoMigrations, { clock });
     await applyMigrations(store, memoryTrustMigrations, { clock });
+    await applyMigrations(store, toolRetrievalMigrations, { clock });
     await applyMigrations(store, pluginMigrations, { clock });
     await applyMigrations(store, storeProbeMigrations, { clock });
     const secrets = await openSecretStore(store, {
@@ -98,6 +102,8 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     hooks.attach(runtime);
     runtime.onRun = options.onRun;
     runtime.memory = lazyMemoryStore(store, { clock, embeddings: options.memory?.embeddings, secretValue: (name) => secretValue(runtime, name) });
+    const embeddings = options.memory?.embeddings;
+    runtime.toolRetrieval = new ToolRetrieval(store, embeddings ? { embedder: { model: embeddings.model, get: onceOf(() => embedderOf(embeddings, (name) => secretValue(runtime, name))) } } : {});
     // Only the first-party memory plugin's output leaves a run trusted: one a person installed under its name does not.
     runtime.memoryTrust = new MemoryTrust(store, {
       audit,
@@ -139,7 +145,7 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     if (options.runSchedules) runtime.scheduler.start();
     await refreshPlugins(runtime);
     runtime.secretList = values;
-    runtime.shellSandbox = await probeSandbox();
+    runtime.shellSandbox = await cachedSandboxProbe(dataDir);
     runtime.mcpClient = await McpClient.open({
       store,
       clock,
@@ -158,4 +164,10 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
     await store.close();
     throw error;
   }
+}
+
+/** `make`'s value, made on first use and kept. */
+function onceOf<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }

@@ -14,9 +14,11 @@ export function runLoop(s: RuntimeState, modelProvider: RuntimeOptions["modelPro
   return (s.loop = new RunLoop({
     states: s.loopStates,
     conversations: s.conversations,
+    todos: s.todos,
     audit: s.audit,
     node: s.node,
     now: () => s.clock.now(),
+    toolRetrieval: s.toolRetrieval,
     // The key is read through secretValue on every call: never from the environment.
     skills: async (run) => {
       const { skills } = await s.skills.load();

@@ -25,11 +25,13 @@ import type { McpClient } from "../mcp-client/index.js";
 import type { MountHostGuard } from "../../host-proxies/fs/index.js";
 import type { Backends } from "../runs/backends.js";
 import { Conversations } from "../runs/conversations.js";
+import { TodoLists } from "../todo/index.js";
 import type { Scheduler } from "../schedules/index.js";
 import { defaultSkillsDir, SkillsCache } from "../skills/index.js";
 import { LoopStates, type RunLoop } from "../runs/loop/index.js";
 import type { MemoryStore } from "../memory/index.js";
 import type { MemoryTrust } from "../runs/run-memory.js";
+import type { ToolRetrieval } from "../runs/loop/tool-retrieval.js";
 import type { SharedLook } from "./shared-look.js";
 import type { SpawnResult, SpawnSubAgentOptions } from "../runs/sub-agents.js";
 
@@ -67,6 +69,8 @@ export class RuntimeState {
   readonly events: RunEventLog;
   /** Conversations: what a person and an agent said over several model-driven runs. */
   readonly conversations: Conversations;
+  /** The todo lists runs' models keep (runtime/todo). */
+  readonly todos: TodoLists;
   readonly loopStates: LoopStates;
   loop: RunLoop | undefined;
   driver!: RunDriver;
@@ -108,6 +112,8 @@ export class RuntimeState {
   shellSandbox: SandboxInfo = { available: false, bwrapPath: "", reason: "not probed yet" };
   memory!: () => Promise<MemoryStore>;
   memoryTrust!: MemoryTrust;
+  /** Ranks the tools of an agent with `tool_retrieval` per Step. */
+  toolRetrieval!: ToolRetrieval;
   mcpClient!: McpClient;
 
   constructor(parts: {
@@ -138,6 +144,7 @@ export class RuntimeState {
     this.hooks = parts.hooks;
     this.events = new RunEventLog(this.runWrites);
     this.conversations = new Conversations(parts.store, { now: () => parts.clock.now() });
+    this.todos = new TodoLists(parts.store, { now: () => parts.clock.now() });
     this.loopStates = new LoopStates(parts.store, { now: () => parts.clock.now(), node: this.node });
     this.plugins = new Map();
     this.tools = [];

@@ -4,11 +4,12 @@ import { ConflictError, InvalidInputError } from "../errors.js";
 import { parseTaskGrants } from "../runs/agent-setup.js";
 import { resolveToolName } from "../runs/agent-tools.js";
 import { failureOf } from "../runs/errors.js";
+import { journalMark } from "../runs/journal.js";
 import type { RunRecords } from "../runs/records.js";
 import type { Run } from "../runs/run.js";
 import { initialLoopState } from "../runs/loop/index.js";
 import type { StartRunOptions, SubmitRunOptions } from "../options.js";
-import { StoreError } from "../store/index.js";
+import { StoreError, type Statement } from "../store/index.js";
 import { callerTraceId } from "../telemetry/caller-trace.js";
 import { agentNamed, refreshAgents } from "./agents.js";
 import { buildRun, parentLayers, trackRun } from "./build.js";
@@ -27,14 +28,21 @@ export async function startRun(s: RuntimeState, options: StartRunOptions): Promi
   return startRefreshed(s, options);
 }
 
-/** `startRun` for a caller that has just refreshed the plugins and agents (once per run, not twice). */
-async function startRefreshed(s: RuntimeState, options: StartRunOptions): Promise<Run> {
+/**
+ * `startRun` for a caller that has just refreshed the plugins and agents (once per run, not twice).
+ * `firstMark`: the caller drives the plan at once, so the journal mark of its first ToolCall is
+ * committed with the run's row (one transaction, not two; see FreshPlan).
+ */
+async function startRefreshed(s: RuntimeState, options: StartRunOptions, internal: { firstMark?: boolean } = {}): Promise<Run> {
   if (s.closed) throw new ConflictError("runtime_closed", "the runtime is closed");
   const agent = agentNamed(s, options.agent);
   const taskGrants = options.grants === undefined ? undefined : parseTaskGrants(options.grants, agent, { hostGuard: s.mountGuard });
   const id = options.runId ?? `run_${randomUUID()}`;
   const traceId = options.traceId ?? callerTraceId() ?? randomBytes(16).toString("hex");
   const taskId = `task_${randomUUID()}`;
+  const createdAt = s.clock.now();
+  const marked = internal.firstMark === true && options.plan !== undefined && options.plan.length > 0;
+  const withMark = marked ? [journalMark(id, { position: "plan:0", since: createdAt, node: s.node })] : [];
   await createRecord(s, options.runId, {
     id,
     traceId,
@@ -44,13 +52,13 @@ async function startRefreshed(s: RuntimeState, options: StartRunOptions): Promis
     plugins: agent.plugins.map((p) => p.name),
     task: options.task ?? null,
     taskGrants: taskGrants ?? null,
-    createdAt: s.clock.now(),
+    createdAt,
     ownerToken: options.ownerToken ?? null,
     plan: options.plan ?? null,
     conversationId: options.conversationId ?? null,
     node: s.node,
-    leaseUntil: s.clock.now() + s.leaseMs,
-  });
+    leaseUntil: createdAt + s.leaseMs,
+  }, withMark);
   let parents: ParentLayer[];
   try {
     parents = await parentLayers(s, options.parentRunId ?? null);
@@ -63,9 +71,9 @@ async function startRefreshed(s: RuntimeState, options: StartRunOptions): Promis
 }
 
 /** Records a new run; a caller-chosen id already taken is `run_exists`, not a store error. */
-async function createRecord(s: RuntimeState, chosenId: string | undefined, record: Parameters<RunRecords["create"]>[0]): Promise<void> {
+async function createRecord(s: RuntimeState, chosenId: string | undefined, record: Parameters<RunRecords["create"]>[0], also: readonly Statement[]): Promise<void> {
   try {
-    await s.records.create(record);
+    await s.records.create(record, { with: also });
   } catch (error) {
     if (chosenId !== undefined && error instanceof StoreError && error.code === "store_constraint" && (await s.records.get(chosenId)) !== undefined) {
       throw new ConflictError("run_exists", `run ${chosenId}: already started; it is not started twice`);
@@ -89,8 +97,8 @@ export async function submitRun(s: RuntimeState, options: SubmitRunOptions): Pro
   const agent = agentNamed(s, options.agent);
   const tools = agentToolsOf(s, agent);
   const plan = options.toolCalls.map((call, i) => ({ name: resolveToolName(tools, call.name, `tool_calls[${i}].name`), input: call.input ?? {}, ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }) }));
-  const run = await startRefreshed(s, { ...options, plan });
-  return { run, settled: s.driver.drive(run) };
+  const run = await startRefreshed(s, { ...options, plan }, { firstMark: true });
+  return { run, settled: s.driver.drive(run, { fresh: { plan, task: options.task ?? null, marked: true } }) };
 }
 
 // --- model-driven runs (issue 8): the loop in runs/loop drives a run with task text and no plan.

@@ -36,6 +36,13 @@ export type WorkerTask =
   | { type: "unload"; pluginKey: string }
   | { type: "ping" };
 
+/**
+ * A task as it crosses the channel: `drop` names instances destroyed since the worker's last
+ * task, removed before this one runs (a destroy rides on the next task instead of costing a
+ * hand-off of its own; see WorkerHandle.post).
+ */
+export type SentTask = WorkerTask & { drop?: number[] };
+
 /** How a guest call ended, as the worker saw it. */
 export type GuestFailure =
   /** The export returned its WIT error case: the instance is fine. */

@@ -2,7 +2,8 @@ import { setFlagsFromString } from "node:v8";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { SandboxError } from "../errors.js";
 import { Channel, ChannelClosedError, createChannelBuffer, NOT_READY } from "./channel.js";
-import type { HostRequest, HostResponse, WorkerInit, WorkerReply, WorkerTask } from "./protocol.js";
+import { PendingDrops } from "./pending-drops.js";
+import type { HostRequest, HostResponse, SentTask, WorkerInit, WorkerReply, WorkerTask } from "./protocol.js";
 
 // Named from dist/runtime/, not from this file: the command line's bundle (dist/runtime/cli-bundle/)
 // holds this code too, one folder over.
@@ -61,6 +62,8 @@ export class WorkerHandle {
   #current: (Queued & { timer: NodeJS.Timeout | undefined; startedAt: number }) | undefined;
   #alive = true;
   #exitReason = "closed";
+  /** Instances destroyed since the last task was sent (see `post`). */
+  #drops = new PendingDrops(() => this.#sendDrops());
   #options: WorkerHandleOptions;
 
   constructor(id: number, options: WorkerHandleOptions) {
@@ -122,11 +125,23 @@ export class WorkerHandle {
   }
 
   /**
-   * Queues a task whose reply nobody waits for (destroy). It takes the call lane: a destroy is
-   * cheap and frees an instance's memory, and behind a stream of creations it would starve.
+   * Queues a task whose reply nobody waits for (destroy, unload). A destroy rides on the next
+   * task sent (pending-drops.ts). Others take the call lane: cheap, and behind a stream of
+   * creations they would starve.
    */
   post(task: WorkerTask): void {
-    if (this.#alive) void this.run(task, { lane: "call", timeoutMs: 5_000 }).catch(() => {});
+    if (!this.#alive) return;
+    if (task.type === "destroy") this.#drops.add(task.instanceId);
+    else void this.run(task, { lane: "call", timeoutMs: 5_000 }).catch(() => {});
+  }
+
+  /** Destroys no task took along: sent as a task of their own, unless one is under way. */
+  #sendDrops(): void {
+    if (!this.#alive || this.#drops.size === 0) return;
+    if (this.#current) return this.#drops.later();
+    const [first, ...rest] = this.#drops.take()!;
+    for (const id of rest) this.#drops.add(id);
+    void this.run({ type: "destroy", instanceId: first! }, { lane: "call", timeoutMs: 5_000 }).catch(() => {});
   }
 
   /**
@@ -176,7 +191,9 @@ export class WorkerHandle {
         : undefined;
     const current = { ...next, timer, startedAt: performance.now() };
     this.#current = current;
-    this.#taskChannel.send(next.task, { clone: next.task.type === "load" });
+    const drop = this.#drops.take();
+    const sent: SentTask = drop === undefined ? next.task : { ...next.task, drop };
+    this.#taskChannel.send(sent, { clone: next.task.type === "load" });
     this.#await(current).catch((error: unknown) => {
       if (!(error instanceof ChannelClosedError)) this.#die(`task channel failed: ${(error as Error).message}`);
     });
@@ -247,6 +264,7 @@ export class WorkerHandle {
     if (!this.#alive) return;
     this.#alive = false;
     this.#exitReason = reason;
+    this.#drops.take();
     this.#hostChannel.close();
     this.#taskChannel.close();
     void this.#worker.terminate();

@@ -7,7 +7,7 @@
 import { workerData } from "node:worker_threads";
 import { Channel } from "./channel.js";
 import type { ExtismGuest } from "./extism-guest.js";
-import type { ExtismLoad, GuestFailure, HostResponse, WorkerInit, WorkerReply, WorkerTask } from "./protocol.js";
+import type { ExtismLoad, GuestFailure, HostResponse, SentTask, WorkerInit, WorkerReply, WorkerTask } from "./protocol.js";
 import type { WasiGrant } from "./wasi/context.js";
 // The json room's parts, not its index: the index brings ajv (~0.2 s, ~10 MB) into every worker.
 import { GUEST_RESULT_JSON } from "../json/limits.js";
@@ -83,8 +83,9 @@ function hostImports(instanceId: number, wasi: WasiGrant | undefined): Record<st
   });
 }
 
-async function run(task: WorkerTask): Promise<WorkerReply> {
+async function run(task: SentTask): Promise<WorkerReply> {
   const started = performance.now();
+  for (const id of task.drop ?? []) destroyInstance(id);
   const done = (reply: { ok: true; value: unknown } | { ok: false; failure: GuestFailure }): WorkerReply => ({
     ...reply,
     elapsedUs: Math.round((performance.now() - started) * 10_000) / 10,
@@ -135,7 +136,7 @@ async function run(task: WorkerTask): Promise<WorkerReply> {
       plugins.delete(task.pluginKey);
       return done({ ok: true, value: null });
     case "destroy":
-      if (instances.delete(task.instanceId) || extismInstances.delete(task.instanceId)) dropped++;
+      destroyInstance(task.instanceId);
       return done({ ok: true, value: null });
     case "call": {
       const extism = extismInstances.get(task.instanceId);
@@ -259,6 +260,10 @@ function describeError(error: unknown): string {
 /** Instances dropped since the worker last collected: their memories are freed only by a collection. */
 let dropped = 0;
 
+function destroyInstance(id: number): void {
+  if (instances.delete(id) || extismInstances.delete(id)) dropped++;
+}
+
 /**
  * Once the worker has had no task for a while, the memories of the instances it dropped are
  * handed back: a worker parked in `Atomics.wait` allocates nothing, so V8 would never collect
@@ -275,4 +280,4 @@ function collectDropped(): void {
 }
 
 // Idle between tasks in Atomics.wait; tasks run strictly one at a time, even the async `load`.
-void taskChannel.serveBlocking((task) => run(task as WorkerTask), { afterMs: IDLE_COLLECT_MS, run: collectDropped });
+void taskChannel.serveBlocking((task) => run(task as SentTask), { afterMs: IDLE_COLLECT_MS, run: collectDropped });

@@ -10,6 +10,8 @@ type Connection = Database.Database;
 type Prepared = Database.Statement<unknown[]>;
 
 const STATEMENT_CACHE_SIZE = 256;
+/** Statements that may change a table's columns (see `#columns`). */
+const DDL = /^\s*(ALTER|DROP|CREATE)\b/i;
 
 const BEGIN: Record<TransactionMode, string> = {
   write: "BEGIN IMMEDIATE",
@@ -35,6 +37,7 @@ export class EmbeddedStore implements Store {
   readOnly = false;
   #db: Connection | null;
   #cache = new Map<string, Prepared>();
+  #columnNames = new WeakMap<Prepared, readonly string[]>();
   #gate = new ConnectionGate();
   /**
    * Statements here are synchronous and a lock waits at most the busy timeout, so the one wait
@@ -114,17 +117,31 @@ export class EmbeddedStore implements Store {
     const prepared = this.#prepare(sql);
     try {
       if (prepared.reader) {
-        const columns = prepared.columns().map((c) => c.name);
         const values = prepared.all(argsForLibsql(args)) as unknown[][];
+        const columns = this.#columns(prepared, values[0]);
         const rows = values.map((v) => rowFrom(columns, v));
         checkResultSize(rows, sql, this.location);
         return { columns, rows, rowsAffected: 0 };
       }
       const info = prepared.run(argsForLibsql(args));
+      if (DDL.test(sql)) this.#columnNames = new WeakMap();
       return { columns: [], rows: [], rowsAffected: info.changes };
     } catch (cause) {
       throw toStoreError(cause, `store ${this.location}`);
     }
+  }
+
+  /**
+   * A reader's column names, asked of libsql once per prepared statement (asking costs more than
+   * a small read itself). SQLite re-prepares a statement whose schema changed, which can change
+   * a `SELECT *`'s columns: a row of another width asks again, and DDL run here forgets them all.
+   */
+  #columns(prepared: Prepared, row: readonly unknown[] | undefined): readonly string[] {
+    const known = this.#columnNames.get(prepared);
+    if (known !== undefined && (row === undefined || row.length === known.length)) return known;
+    const columns = prepared.columns().map((c) => c.name);
+    this.#columnNames.set(prepared, columns);
+    return columns;
   }
 
   #prepare(sql: string): Prepared {

@@ -16,7 +16,8 @@ test("examples: default, assistant, coder and researcher load against a data dir
   assert.equal(byName("assistant")?.grants["http.fetch"], undefined, "the assistant has no network");
   assert.deepEqual(agents.get("coder")?.warnings.map((w) => w.id), ["fs-write-shell-same-mount", "shell-program-runner"]);
   assert.deepEqual(agents.get("default")?.warnings, []);
-  assert.deepEqual(byName("researcher")?.grants["http.fetch"]?.credentials.map((c) => c.host), ["api.github.com"]);
+  assert.deepEqual(byName("researcher")?.grants["http.fetch"]?.credentials.map((c) => c.host), ["api.github.com", "api.search.brave.com"]);
+  assert.equal(byName("researcher")?.todo, "run");
 });
 
 test("examples: coder without its acknowledgement fails; control: with it, it parses", async (t) => {

@@ -134,6 +134,15 @@ test("every route's answers match the document, and every documented JSON answer
   fake.reply({ type: "text", text: "Hello." });
   const talk = await checked("POST", "/v1/runs?wait=true", { ...client, json: { agent: "talker", task: "Hi" } });
   await checked("GET", `/v1/conversations/${talk.body.run.conversation_id}`, client);
+  // Its compactions: none, then one (as a run's compact Step records it), undone, undone again, unknown.
+  const conversation = talk.body.run.conversation_id as string;
+  await checked("GET", `/v1/conversations/${conversation}/compactions`, client);
+  await checked("GET", "/v1/conversations/conv_none/compactions", client);
+  await f.runtime.conversations.compactions.add({ conversationId: conversation, fromSeq: 1, throughSeq: 2, turns: 1, summary: "They said hi.", runId: talk.body.run.id, stepId: "step_1", model: "m", tokensBefore: 12, tokensAfter: 5 });
+  await checked("GET", `/v1/conversations/${conversation}/compactions`, client);
+  await checked("POST", `/v1/conversations/${conversation}/compactions/1/undo`, client);
+  await checked("POST", `/v1/conversations/${conversation}/compactions/1/undo`, client);
+  await checked("POST", `/v1/conversations/${conversation}/compactions/2/undo`, client);
   await checked("GET", `/v1/runs/${run.body.run.id}`, client);
   await checked("GET", "/v1/runs?limit=1", client);
   const paused = await f.runtime.startRun({ agent, task: "echo" });
@@ -162,6 +171,8 @@ test("every route's answers match the document, and every documented JSON answer
   await checked("POST", `/v1/approvals/${waiting.approval.id}`, { ...approver, json: { decision: "approve" } });
   await checked("POST", `/v1/runs/${resumable.id}/resume`, { token: f.token.admin });
   await checked("POST", `/v1/runs/${resumable.id}/resume`, { token: f.token.admin });
+  await checked("GET", `/v1/runs/${run.body.run.id}/todo`, client);
+  await checked("GET", "/v1/runs/run_none/todo", client);
   await checked("GET", `/v1/audit?run_id=${run.body.run.id}&limit=2`, client);
   await checked("GET", "/v1/audit/verify");
   await checked("GET", "/v1/audit/1");

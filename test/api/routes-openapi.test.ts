@@ -63,6 +63,8 @@ const ROUTES: ReadonlyArray<[route: string, roles: readonly Role[] | "public"]> 
   ["DELETE /v1/secrets/:name", ["admin"]],
   ["GET /v1/openapi.json", ["admin", "approver", "client"]],
   ["GET /v1/conversations/:id", ["approver", "client"]],
+  ["GET /v1/conversations/:id/compactions", ["approver", "client"]],
+  ["POST /v1/conversations/:id/compactions/:n/undo", ["client"]],
 ];
 
 /** A path a request can be sent to: parameters filled with names that exist nowhere. */

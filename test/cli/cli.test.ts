@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
@@ -38,6 +38,16 @@ test("clawhive --help lists the commands", () => {
 });
 
 test("clawhive call reads a file through the files plugin", () => {
+  const { code, stdout } = clawhive("call", "files.read_file", '{"path":"/work/hello.txt"}', "--mount", `/work=${work}`);
+  assert.equal(code, 0);
+  assert.equal(JSON.parse(stdout).content, "hello from the mount\n");
+});
+
+test("a call's runtime remembers its passing bwrap probe in the data dir, and the next call still reads", { skip: process.env.CLAWHIVE_REQUIRE_SANDBOX !== "1" && "bwrap not required here" }, async () => {
+  clawhive("call", "files.read_file", '{"path":"/work/hello.txt"}', "--mount", `/work=${work}`);
+  const kept = JSON.parse(await readFile(join(data, "bwrap-probe.json"), "utf8")) as { key: string; system: string[] };
+  assert.match(kept.key, /"\/usr\/bin\/bwrap"/);
+  assert.ok(kept.system.includes("/usr"));
   const { code, stdout } = clawhive("call", "files.read_file", '{"path":"/work/hello.txt"}', "--mount", `/work=${work}`);
   assert.equal(code, 0);
   assert.equal(JSON.parse(stdout).content, "hello from the mount\n");

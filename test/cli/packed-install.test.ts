@@ -8,8 +8,9 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { before, test } from "node:test";
+import { rm } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { PROJECT_ROOT } from "../../runtime/plugins/locations.js";
 import { installTarball, packProject, quietEnv, type Installed, type Packed } from "../helpers/packed-install.js";
@@ -22,6 +23,12 @@ let installed: Installed;
 before(async () => {
   packed = await packProject();
   installed = await installTarball(packed.tarball);
+});
+
+// The user's folder holds a whole install (over 500 MB).
+after(async () => {
+  if (installed !== undefined) await rm(installed.dir, { recursive: true, force: true });
+  if (packed !== undefined) await rm(dirname(packed.tarball), { recursive: true, force: true });
 });
 
 /** `npx clawhive ARGS` in the user's folder; `direct` runs the installed bin without npx's start. */

@@ -55,6 +55,18 @@ describe("clawhive runs, while a run waits", () => {
     assert.match(stdout, /^least-privilege report: none yet/m);
   });
 
+  it("todo prints the run's todo list (none written: empty); --json the API's answer; no such run exits 1", () => {
+    const shown = clawhive("runs", "todo", run);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.equal(shown.stdout, "todo    the list is empty\n");
+    const json = JSON.parse(clawhive("runs", "todo", run, "--json").stdout) as { run_id: string; scope: string; items: unknown[]; updated_at: unknown };
+    assert.deepEqual(json, { run_id: run, scope: `run:${run}`, items: [], done: 0, updated_at: null, updated_by_run: null });
+    const missing = clawhive("runs", "todo", "run_nope");
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /no run run_nope/);
+    assert.equal(clawhive("runs", "todo").code, 2, "no id: bad usage");
+  });
+
   it("resume before a decision exits 3 and says what to decide", () => {
     const { code, stderr } = clawhive("resume", run, "--agents", place.agents);
     assert.equal(code, 3);

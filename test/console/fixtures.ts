@@ -47,3 +47,21 @@ export async function signIn(base: string, token: string): Promise<Browserish> {
   assert.equal(home.status, 200, home.text.slice(0, 500));
   return { base, cookie: session.pair, csrf: csrfOf(home.text) };
 }
+
+/**
+ * Posts `path` as `victim` once per forged way (no token, a wrong one, `other`'s, a cross-site,
+ * null or missing Origin) and asserts each is refused with 403.
+ */
+export async function assertForgedPostsRefused(victim: Browserish, other: Browserish, path: string, fields: Record<string, string>, what: string): Promise<void> {
+  for (const [how, csrf, origin] of [
+    ["no token", undefined, undefined],
+    ["a wrong token", "A".repeat(43), undefined],
+    ["another session's token", other.csrf, undefined],
+    ["a cross-site Origin", victim.csrf, "https://evil.example"],
+    ["the null Origin", victim.csrf, "null"],
+    ["no Origin", victim.csrf, null],
+  ] as const) {
+    const answer = await postForm(victim.base, path, { ...fields, ...(csrf === undefined ? {} : { csrf }) }, { cookie: victim.cookie, ...(origin === undefined ? {} : { origin }) });
+    assert.equal(answer.status, 403, `${what} with ${how}`);
+  }
+}

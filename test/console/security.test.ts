@@ -6,7 +6,7 @@ import type { ToolCallOutcome } from "../../runtime/index.js";
 import { CONSOLE_CSP } from "../../runtime/console/index.js";
 import { defineTestAgent } from "../helpers/runtime.js";
 import { apiFixture, call, type ApiFixture } from "../api/routes-fixtures.js";
-import { csrfOf, getPage, postForm, setCookieOf, signIn, type Browserish } from "./fixtures.js";
+import { assertForgedPostsRefused, csrfOf, getPage, postForm, setCookieOf, signIn, type Browserish } from "./fixtures.js";
 
 /** What a model, a tool or an email could slip into a field: markup, script, an attribute break-out, ANSI, bidi, C1. */
 const HOSTILE = `<script>alert(1)</script><img src=x onerror=alert(2)>"'><b>x</b>\u001b[2J\u202eevil\u009b31m`;
@@ -122,19 +122,7 @@ describe("CSRF on every form", () => {
     ["revoke a pattern", "/patterns/pat_x/revoke", {}],
   ];
   test("a missing token, a wrong token, another session's token, a foreign or missing Origin: 403, nothing changes", async () => {
-    for (const [what, path, fields] of forms()) {
-      for (const [how, csrf, origin] of [
-        ["no token", undefined, undefined],
-        ["a wrong token", "A".repeat(43), undefined],
-        ["another session's token", client.csrf, undefined],
-        ["a cross-site Origin", admin.csrf, "https://evil.example"],
-        ["the null Origin", admin.csrf, "null"],
-        ["no Origin", admin.csrf, null],
-      ] as const) {
-        const answer = await postForm(f.server.base, path, { ...fields, ...(csrf === undefined ? {} : { csrf }) }, { cookie: admin.cookie, ...(origin === undefined ? {} : { origin }) });
-        assert.equal(answer.status, 403, `${what} with ${how}`);
-      }
-    }
+    for (const [what, path, fields] of forms()) await assertForgedPostsRefused(admin, client, path, fields, what);
     assert.equal((await f.runtime.approvals.get(approvalId))?.status, "pending", "no forged form decided");
     assert.equal((await getPage(admin, "/runs")).status, 200, "no forged form signed the session out");
     assert.equal((await f.runtime.records.get(runId))?.status === "ended", false, "no forged form cancelled the run");

@@ -10,7 +10,7 @@ import { after, before, describe, test } from "node:test";
 import { echoComponent, packTgz, writePackage } from "../helpers/plugin-packages.js";
 import { tempDir } from "../helpers/runtime.js";
 import { apiFixture, call, type ApiFixture } from "../api/routes-fixtures.js";
-import { getPage, postForm, signIn, type Browserish } from "./fixtures.js";
+import { assertForgedPostsRefused, getPage, postForm, signIn, type Browserish } from "./fixtures.js";
 
 const HOSTILE = `<script>alert(1)</script><img src=x onerror=alert(2)>"'><b>x</b>\u001b[2J\u202eevil\u009b31m`;
 
@@ -76,17 +76,7 @@ describe("the plugins page lists pending upgrades", () => {
 
   test("CSRF and Origin on both forms: a missing, wrong or other session's token, a foreign or missing Origin is 403 and decides nothing", async () => {
     for (const decision of ["accept", "reject"]) {
-      for (const [how, csrf, origin] of [
-        ["no token", undefined, undefined],
-        ["a wrong token", "A".repeat(43), undefined],
-        ["another session's token", client.csrf, undefined],
-        ["a cross-site Origin", admin.csrf, "https://evil.example"],
-        ["the null Origin", admin.csrf, "null"],
-        ["no Origin", admin.csrf, null],
-      ] as const) {
-        const answer = await postForm(f.server.base, `/plugins/bench-echo/upgrade/${decision}`, csrf === undefined ? {} : { csrf }, { cookie: admin.cookie, ...(origin === undefined ? {} : { origin }) });
-        assert.equal(answer.status, 403, `${decision} with ${how}`);
-      }
+      await assertForgedPostsRefused(admin, client, `/plugins/bench-echo/upgrade/${decision}`, {}, decision);
     }
     assert.equal(await pendingVersion(), "0.2.0", "no forged form decided");
     assert.equal((await f.runtime.installer.registry.get("bench-echo"))?.version, "0.1.0");

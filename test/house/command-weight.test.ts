@@ -29,7 +29,7 @@ async function staticClosure(entry: string): Promise<Map<string, string | null>>
     splitting: true,
     outdir: join(PROJECT_ROOT, "dist", "weight-check"),
     packages: "bundle",
-    external: ["libsql", "@libsql/*", "@bytecodealliance/*", "@extism/*", "esbuild", "typescript", "componentize-qjs", "pino", "pino-pretty", "thread-stream"],
+    external: ["libsql", "@libsql/*", "@bytecodealliance/*", "@extism/*", "esbuild", "typescript", "componentize-qjs", "pino-pretty"],
     logLevel: "silent",
   });
   const inputs = (result.metafile as Metafile).inputs;

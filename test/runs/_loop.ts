@@ -1,4 +1,8 @@
+import { rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { after, before } from "node:test";
 import type { Runtime } from "../../runtime/index.js";
+import { tempDir, testRuntime } from "../helpers/runtime.js";
 import { startFakeAnthropic, startFakeOpenAi, type FakeReply, type RecordedRequest } from "../helpers/fake-llm/index.js";
 
 /** What the loop tests need of a fake provider (both fakes have it). */
@@ -65,4 +69,25 @@ export async function until(check: () => boolean | Promise<boolean>, what: strin
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * Registers the file's before/after hooks: a runtime (5 s call deadline) holding the LLM key, and
+ * a docs folder with `files` (name → content), handed to `ready` once both exist.
+ */
+export function withLoopRuntime(files: Record<string, string>, ready: (runtime: Runtime, docs: string) => void): void {
+  let dispose: (() => Promise<void>) | undefined;
+  let docs: string | undefined;
+  before(async () => {
+    const made = await testRuntime({ sandbox: { callTimeoutMs: 5_000 } });
+    dispose = made.dispose;
+    await made.runtime.setSecret(LLM_SECRET, "test-key");
+    docs = await tempDir();
+    for (const [name, content] of Object.entries(files)) await writeFile(join(docs, name), content);
+    ready(made.runtime, docs);
+  });
+  after(async () => {
+    await dispose?.();
+    if (docs !== undefined) await rm(docs, { recursive: true, force: true });
+  });
 }

@@ -1,25 +1,15 @@
 import assert from "node:assert/strict";
-import { rm, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Runtime, RunEvent } from "../../runtime/index.js";
-import { tempDir, testRuntime } from "../helpers/runtime.js";
-import { defineLoopAgent, LLM_SECRET, PROVIDERS, sent, until, wire, type Fake } from "./_loop.js";
+import { defineLoopAgent, PROVIDERS, sent, until, wire, withLoopRuntime, type Fake } from "./_loop.js";
 
 let runtime: Runtime;
-let dispose: () => Promise<void>;
 let docs: string;
 let n = 0;
 
-before(async () => {
-  ({ runtime, dispose } = await testRuntime({ sandbox: { callTimeoutMs: 5_000 } }));
-  await runtime.setSecret(LLM_SECRET, "test-key");
-  docs = await tempDir();
-  for (const name of ["a", "b", "c", "d"]) await writeFile(join(docs, `${name}.txt`), `file ${name}\n`);
-});
-after(async () => {
-  await dispose();
-  await rm(docs, { recursive: true, force: true });
+withLoopRuntime(Object.fromEntries(["a", "b", "c", "d"].map((name) => [`${name}.txt`, `file ${name}\n`])), (r, d) => {
+  runtime = r;
+  docs = d;
 });
 
 const read = (file: string) => ({ name: wire("files.read_file"), arguments: { path: `/docs/${file}` } });

@@ -7,13 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import type { Runtime } from "../../runtime/index.js";
-import { tempDir, testRuntime } from "../helpers/runtime.js";
-import { LLM_SECRET, PROVIDERS, sent, type Fake } from "./_loop.js";
+import { LLM_SECRET, PROVIDERS, sent, withLoopRuntime, type Fake } from "./_loop.js";
 
 const FIXTURES = fileURLToPath(new URL("../../../test/fixtures/text-protocol/", import.meta.url));
 
@@ -23,19 +21,12 @@ function transcript(file: string): Array<{ type: "text"; text: string }> {
 }
 
 let runtime: Runtime;
-let dispose: () => Promise<void>;
 let docs: string;
 let n = 0;
 
-before(async () => {
-  ({ runtime, dispose } = await testRuntime({ sandbox: { callTimeoutMs: 5_000 } }));
-  await runtime.setSecret(LLM_SECRET, "test-key");
-  docs = await tempDir();
-  await writeFile(join(docs, "a.txt"), "file a\n");
-});
-after(async () => {
-  await dispose();
-  await rm(docs, { recursive: true, force: true });
+withLoopRuntime({ "a.txt": "file a\n" }, (r, d) => {
+  runtime = r;
+  docs = d;
 });
 
 async function events(runId: string) {

@@ -68,6 +68,11 @@ const escapes: Array<{ name: string; tool: string; input: Record<string, unknown
   },
   { name: "control: write inside the mount", tool: "files.write_file", input: { path: "/work/new.txt", content: "ok" }, expect: "ok" },
   { name: "write outside the mount", tool: "files.write_file", input: { path: "/tmp/escape.txt", content: "x" }, expect: "outside-mount" },
+  // A relative path resolves against the first mount: a tool that only writes lists its mounts too.
+  { name: "control: write to a relative path", tool: "files.write_file", input: { path: "rel/new.txt", content: "ok" }, expect: "ok" },
+  { name: "control: read a relative path", tool: "files.read_file", input: { path: "who.txt" }, expect: "ok" },
+  { name: "relative write dot-dot out of the mount", tool: "files.write_file", input: { path: "../escape.txt", content: "x" }, expect: "outside-mount" },
+  { name: "relative write to a sensitive name", tool: "files.write_file", input: { path: "rel/.env", content: "x" }, expect: "sensitive-name" },
 ];
 
 for (const row of escapes) {

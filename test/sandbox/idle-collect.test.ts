@@ -54,3 +54,20 @@ test("the memory of destroyed instances is returned once their worker idles; con
   const returned = await settledRss((mb) => mb - base < (held - base) * 0.25);
   assert.ok(returned - base < (held - base) * 0.25, `after the instances ended: ${base.toFixed(0)} → ${held.toFixed(0)} → ${returned.toFixed(0)} MB`);
 });
+
+test("instances destroyed just before a task are gone when it runs (the destroys ride on it); control: live ones are counted", async () => {
+  const [before] = await sandbox.probeWorkers();
+  const live = [];
+  for (let i = 0; i < 5; i++) {
+    const instance = await sandbox.acquire(probe, { label: `ride-${i}`, handler });
+    await instance.call("echo", "{}");
+    live.push(instance);
+  }
+  const [held] = await sandbox.probeWorkers();
+  assert.equal(held!.instances, before!.instances + 5);
+  for (const instance of live.slice(0, 3)) instance.destroy();
+  // At once: no time for a destroy to be sent alone.
+  const [after] = await sandbox.probeWorkers();
+  assert.equal(after!.instances, before!.instances + 2);
+  for (const instance of live.slice(3)) instance.destroy();
+});

@@ -1,5 +1,6 @@
 /**
- * The `web` plugin: fetch a page and hand the model Markdown instead of HTML. Which hosts it may
+ * The `web` plugin: fetch a page and hand the model Markdown instead of HTML; search the web with
+ * the provider the agent configures (search.ts). Which hosts it may
  * reach, which addresses are refused, redirects and size caps are the host's http proxy's
  * business; credentials a grant attaches are added by the host and never pass through here.
  *
@@ -11,6 +12,7 @@ import { definePlugin, JsonObject, JsonWriter, Outcome, Risk, Tool, ToolError } 
 import { fetch, Header, Request } from "../../sdk-as/host/http";
 import { decodeText } from "../../sdk-as/text";
 import { htmlToMarkdown } from "./markdown";
+import { Search } from "./search";
 
 const DEFAULT_MAX_BYTES: i64 = 2 * 1024 * 1024;
 
@@ -84,6 +86,6 @@ function looksLikeHtml(text: string): bool {
   return head.startsWith("<!doctype") || head.startsWith("<html");
 }
 
-definePlugin([new FetchPage()]);
+definePlugin([new FetchPage(), new Search()]);
 
 export { cabi_realloc, describe, call, post_describe, post_call } from "../../sdk-as/index";

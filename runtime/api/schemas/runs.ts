@@ -68,6 +68,15 @@ export const RunSchema = v.strictObject({
 export const RunBody = v.strictObject({ run: RunSchema });
 /** POST /v1/runs/:id/resume: the run now, and the outcome of the call it replayed (a run without a plan). */
 export const ResumedBody = v.strictObject({ run: RunSchema, outcome: v.optional(OutcomeSchema) });
+/** GET /v1/runs/:id/todo: the list the run's model keeps (runtime/todo). */
+export const TodoBody = v.strictObject({
+  run_id: v.string(),
+  scope: v.string(),
+  items: v.array(v.strictObject({ id: v.string(), text: v.string(), status: v.picklist(["pending", "in_progress", "done"]) })),
+  done: v.number(),
+  updated_at: v.nullable(ISO_TIME),
+  updated_by_run: v.nullable(v.string()),
+});
 export const RunPage = v.strictObject({ runs: v.array(RunSchema), next_cursor: NEXT_CURSOR });
 
 /** A message's content: text, a ToolCall the model asked for, or its result. */
@@ -86,3 +95,24 @@ export const ConversationBody = v.strictObject({
     messages: v.array(v.strictObject({ seq: v.number(), run_id: v.nullable(v.string()), role: v.picklist(["user", "assistant"]), content: v.array(ContentBlockSchema), at: ISO_TIME })),
   }),
 });
+
+/** One compaction of a conversation: the summary standing in for messages `from_seq`..`through_seq`. */
+export const CompactionSchema = v.strictObject({
+  n: v.pipe(v.number(), v.description("its number in the conversation, from 1")),
+  status: v.pipe(v.picklist(["active", "undone"]), v.description("active: the model sees the summary in place of the messages; undone: the messages again")),
+  from_seq: v.number(),
+  through_seq: v.number(),
+  turns: v.number(),
+  summary: v.string(),
+  run_id: v.pipe(v.string(), v.description("the run during which the agent's model wrote it")),
+  step_id: v.string(),
+  model: v.string(),
+  tokens_before: v.pipe(v.number(), v.description("tokens of the messages it replaces (o200k)")),
+  tokens_after: v.pipe(v.number(), v.description("tokens of the summary")),
+  created_at: ISO_TIME,
+  undone_at: v.nullable(ISO_TIME),
+  undone_by: v.nullable(v.string()),
+});
+
+export const CompactionList = v.strictObject({ conversation_id: v.string(), compactions: v.array(CompactionSchema) });
+export const CompactionBody = v.strictObject({ compaction: CompactionSchema });

@@ -1,13 +1,16 @@
+import { todoTools } from "../../todo/index.js";
 import { ClawhiveError } from "../../errors.js";
 import { responseText, toolUses, withToolProtocol, type LlmResponse, type ToolUseBlock } from "../../llm/index.js";
+import { pinCalledTools, shownTools } from "./shown-tools.js";
 import type { Run } from "../run.js";
 import { stopOnAuditFailure } from "../errors.js";
 import { ModelCallAudit } from "./model-calls.js";
 import { interruptedEffects } from "../takeover.js";
 import { journaled } from "./journal.js";
-import { buildStepRequest } from "./request.js";
+import { buildStepRequest, stepRequest } from "./request.js";
+import { compactIfDue, readHistory } from "./compaction.js";
 import { effectiveMounts } from "../grant-limits.js";
-import type { LoopFinish, LoopState, WaitingTurn } from "./state.js";
+import { taskText, type LoopFinish, type LoopState, type WaitingTurn } from "./state.js";
 import type { RunLoopOptions } from "./options.js";
 
 export type { RunLoopOptions } from "./options.js";
@@ -116,10 +119,8 @@ export class RunLoop {
       if (halt !== "continue") return;
     }
     const provider = withToolProtocol(run.agent.model, this.#options.provider(run.agent));
-    // The conversation's earlier turns do not change while this run drives (its own are added
-    // when it finishes): read once, not every Step.
-    // Never this run's own turn (appended once it completed): those messages are in its state.
-    const history = (state.conversationId ? await this.#options.conversations.messages(state.conversationId) : []).filter((m) => m.runId !== run.id).map(({ role, content }) => ({ role, content }));
+    // Earlier turns (not this run's own: those are in its state) and their compactions, read once a drive.
+    const history = await readHistory(this.#options, run, state);
     // Skills, memory and sub-agent tools are read once per drive, like the history.
     const skills = (await this.#options.skills?.(run)) ?? "";
     const memory = (await this.#options.memory?.(run, taskText(state))) ?? "";
@@ -127,8 +128,12 @@ export class RunLoop {
     const mounts = effectiveMounts(run.layers);
     for (;;) {
       if (run.ended || run.cancelled || this.#closing) return;
+      const shown = await shownTools(run, state, this.#options.toolRetrieval, taskText(state));
+      const todo = this.#options.todos ? todoTools(run.agent.todo) : [];
+      const parts = () => ({ tools: shown.tools, extraTools: shown.extra, todo, messages: [...history.view().messages, ...state.messages], history: history.view().zone.join("\n\n"), now: this.#options.now(), skills, memory, subAgents, mounts });
+      if (await compactIfDue(this.#options, run, { state, history, request: () => stepRequest(run.agent, parts()), provider: this.#options.provider(run.agent), modelCalls: this.#modelCalls.get(run.id)!, signal })) continue;
       const stepId = `step_${++state.steps}`;
-      const request = buildStepRequest(run.agent, { tools: run.tools, messages: [...history, ...state.messages], now: this.#options.now(), skills, memory, subAgents, mounts });
+      const request = buildStepRequest(run.agent, parts());
       // Durable before the prompt leaves the machine: the model call's intent, and with it the
       // turns so far (a node taking the run over continues from here, asking the model again).
       state.modelCall = { stepId, since: this.#options.now(), node: this.#options.node ?? "unknown", messages: request.messages.length, tools: request.tools.map((tool) => tool.name), maxTokens: request.max_tokens };
@@ -154,6 +159,7 @@ export class RunLoop {
   async #turn(run: Run, state: LoopState, stepId: string, response: LlmResponse, uses: ToolUseBlock[]): Promise<WaitingTurn> {
     const limited = await limitTurn(this.#options.audit, run, { stepId, content: response.content, uses });
     state.messages.push({ role: "assistant", content: limited.content });
+    pinCalledTools(run, state, limited.uses);
     return { stepId, context: responseText(response), uses: limited.uses, index: 0, results: [], ...(limited.notice === undefined ? {} : { notice: limited.notice }) };
   }
 
@@ -290,10 +296,4 @@ function answered(state: LoopState): Stop | undefined {
   if (state.waiting || state.modelCall || last?.role !== "assistant" || last.content.some((block) => block.type === "tool_use")) return undefined;
   const text = last.content.map((block) => (block.type === "text" ? block.text : "")).join("");
   return { reason: "completed", result: text, endReason: "completed" };
-}
-
-/** The run's task: the text of its first message (see LoopState.messages). */
-function taskText(state: LoopState): string {
-  const first = state.messages[0];
-  return first?.role === "user" ? first.content.map((block) => (block.type === "text" ? block.text : "")).join("") : "";
 }

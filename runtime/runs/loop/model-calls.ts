@@ -28,15 +28,17 @@ export class ModelCallAudit {
     this.#now = options.now;
   }
 
-  /** `provider.complete`, recorded when it ends. */
-  async complete(provider: LlmProvider, request: LlmRequest, options: { signal: AbortSignal; stepId: string }): Promise<LlmResponse> {
+  /** `provider.complete`, recorded when it ends; `silent`: its text is not streamed as the run's text (a compaction's summary). */
+  async complete(provider: LlmProvider, request: LlmRequest, options: { signal: AbortSignal; stepId: string; silent?: boolean }): Promise<LlmResponse> {
     if (this.#failure !== undefined) throw this.#failure;
     const startAt = this.#now();
     const call = { provider, request, stepId: options.stepId, startAt };
     let response: LlmResponse;
     const span = modelCallSpan(this.#run, options.stepId, provider, request);
     // The text is shown while the model writes it; the record below stays the whole call's.
-    const streamed = new TextEvents((text) => this.#run.recordText(options.stepId, text));
+    const streamed = new TextEvents((text) => {
+      if (options.silent !== true) this.#run.recordText(options.stepId, text);
+    });
     try {
       response = await provider.complete(request, { signal: options.signal, headers: span.headers, onText: streamed.add });
       streamed.flush();

@@ -65,7 +65,14 @@ export async function limitTurn(audit: AuditLog, run: Run, turn: { stepId: strin
   return { content, uses: kept, notice: `${denial.message}. The other ${uses.length - limit} were not run; ask for at most ${limit} tool calls at a time.` };
 }
 
-function subject(run: Run, stepId: string) {
+/** The subject of a ToolCall the loop answers itself (e.g. `tools.search`): allowed, no plugin. */
+export function loopCallSubject(run: Run, stepId: string, use: ToolUseBlock) {
+  const name = use.name.slice(0, NAME_CHARS);
+  return { ...subject(run, stepId), toolCall: { id: use.id.slice(0, NAME_CHARS), name }, tool: name };
+}
+
+/** The audit subject of a ToolCall the loop answers itself (a refusal, a todo call). */
+export function subject(run: Run, stepId: string) {
   return {
     kind: "tool_call" as const,
     traceId: run.traceId,

@@ -1,3 +1,4 @@
+import type { TodoTool } from "../../todo/index.js";
 import { buildSystemPrompt, DEFAULT_CONTEXT_TOKENS, fitRequest, type LlmRequest, type Message, type ToolSpec } from "../../llm/index.js";
 import type { SubAgentTool } from "../sub-agents.js";
 import type { AgentManifest } from "../../agents/index.js";
@@ -28,23 +29,40 @@ export function environmentZone(agent: AgentManifest, options: { tools: readonly
   return lines;
 }
 
+/** What a Step's request is built from. */
+export interface StepRequestParts {
+  tools: readonly ToolInfo[];
+  messages: readonly Message[];
+  now: number;
+  skills?: string;
+  memory?: string;
+  /** Summaries of compacted earlier messages (see loop/compaction.ts). */
+  history?: string;
+  subAgents?: readonly SubAgentTool[];
+  mounts?: readonly FsMount[];
+  todo?: readonly TodoTool[];
+  /** Tools the loop answers itself besides sub-agents and todo (e.g. `tools.search`). */
+  extraTools?: readonly ToolSpec[];
+}
+
+/** One Step's request before it is fitted to the context window. */
+export function stepRequest(agent: AgentManifest, options: StepRequestParts): LlmRequest {
+  return {
+    system: buildSystemPrompt({ rules: agent.system_prompt, environment: environmentZone(agent, options), skills: options.skills ?? "", memory: options.memory ?? "", history: options.history ?? "" }),
+    messages: [...options.messages],
+    tools: [...toolSpecs(options.tools), ...(options.extraTools ?? []), ...[...(options.subAgents ?? []), ...(options.todo ?? [])].map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }))],
+    max_tokens: agent.model.max_tokens,
+    ...(agent.model.temperature === undefined ? {} : { temperature: agent.model.temperature }),
+  };
+}
+
 /**
  * One Step's request: the manifest's system prompt (rules) and the environment zone, the run's
  * tools, and the messages (conversation history, then this run's) fitted to the context window.
  */
-export function buildStepRequest(
-  agent: AgentManifest,
-  options: { tools: readonly ToolInfo[]; messages: readonly Message[]; now: number; skills?: string; memory?: string; subAgents?: readonly SubAgentTool[]; mounts?: readonly FsMount[] },
-): LlmRequest {
-  const request: LlmRequest = {
-    system: buildSystemPrompt({ rules: agent.system_prompt, environment: environmentZone(agent, options), skills: options.skills ?? "", memory: options.memory ?? "" }),
-    messages: [...options.messages],
-    tools: [...toolSpecs(options.tools), ...(options.subAgents ?? []).map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }))],
-    max_tokens: agent.model.max_tokens,
-    ...(agent.model.temperature === undefined ? {} : { temperature: agent.model.temperature }),
-  };
+export function buildStepRequest(agent: AgentManifest, options: StepRequestParts): LlmRequest {
   // A request that still does not fit is sent anyway: the provider's refusal names the problem.
-  return fitRequest(request, { contextTokens: agent.model.context_tokens ?? DEFAULT_CONTEXT_TOKENS }).request;
+  return fitRequest(stepRequest(agent, options), { contextTokens: agent.model.context_tokens ?? DEFAULT_CONTEXT_TOKENS }).request;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

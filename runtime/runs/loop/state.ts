@@ -56,6 +56,11 @@ export interface LoopState {
   calls: Record<string, number>;
   /** The (tool, canonical input) pairs whose input could not be used (absent in older stored states). */
   unusable?: Record<string, true>;
+  /**
+   * With `tool_retrieval`: tools the model found with `tools.search` or called, most recent
+   * last, shown in every later Step (absent in older stored states).
+   */
+  pinnedTools?: string[];
   /** Time spent driving (not waiting for a person), against the run timeout. */
   activeMs: number;
   waiting: WaitingTurn | null;
@@ -71,6 +76,8 @@ export interface LoopState {
    * asks the model again — a Step after the run's answer could repeat effects already made.
    */
   finished?: LoopFinish | null;
+  /** A compaction failed or was refused in this run: no further one is tried until the next run. */
+  compactionFailed?: boolean;
 }
 
 /** A loop-decided end: the finish Step's reason, the run's result text and its end reason. */
@@ -133,4 +140,10 @@ export class LoopStates {
     // A long answer is kept in parts (run-values.ts): one statement may not move it.
     await this.#store.batch(setResultStatements(runId, text, { sql: "(? IS NULL OR node IS NULL OR node = ?)", args: [this.#node ?? null, this.#node ?? null] }));
   }
+}
+
+/** The run's task: the text of its first message (see LoopState.messages). */
+export function taskText(state: LoopState): string {
+  const first = state.messages[0];
+  return first?.role === "user" ? first.content.map((block) => (block.type === "text" ? block.text : "")).join("") : "";
 }

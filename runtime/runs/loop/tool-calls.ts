@@ -5,8 +5,11 @@ import { spawnResultContent, subAgentOfTool, type SpawnResult } from "../sub-age
 import { stopOnAuditFailure } from "../errors.js";
 import type { LoopState, WaitingTurn } from "./state.js";
 import { callSignature, errorResult, outcomeResult, repeatedCallResult } from "./tool-results.js";
-import { auditRefusedCall, LOOP_DENIAL_REASONS } from "./refusals.js";
+import { auditRefusedCall, LOOP_DENIAL_REASONS, loopCallSubject } from "./refusals.js";
+import { offersToolSearch, pinTools, TOOL_SEARCH, TOOL_SEARCH_MAX, type ToolRetrieval } from "./tool-retrieval.js";
 import type { RunLoopOptions } from "./options.js";
+import { isTodoTool, todoTools } from "../../todo/index.js";
+import { todoCall } from "./todo-calls.js";
 
 /**
  * The ToolCalls of a model turn, one at a time: input the loop cannot use, repeated calls,
@@ -51,6 +54,14 @@ export class TurnCalls {
       turn.invalid = true;
       (state.unusable ??= {})[signature] = true;
     };
+    if (use.name === TOOL_SEARCH && this.#options.toolRetrieval && run.agent.tool_retrieval && offersToolSearch(run.tools)) {
+      const found = await this.#searchTools(run, state, turn, use, this.#options.toolRetrieval);
+      if ("invalid" in found) unusable();
+      return found.block;
+    }
+    if (isTodoTool(use.name) && this.#options.todos && run.agent.todo !== undefined) {
+      return todoCall(run, { use, stepId: turn.stepId, conversationId: state.conversationId, lists: this.#options.todos, audit: this.#options.audit, unusable });
+    }
     const subAgent = subAgentOfTool(use.name);
     if (subAgent !== undefined && this.#options.subAgents) {
       // Only a sub-agent the model was offered: any other name is a tool the run does not have,
@@ -106,13 +117,43 @@ export class TurnCalls {
   }
 
   /**
+   * `tools.search`: the run's own tools ranked for the model's words, pinned so that the next
+   * Steps show them. Audited as a ToolCall the loop answers itself: its intent and its outcome
+   * (the names it returned), durable before the model sees them.
+   */
+  async #searchTools(run: Run, state: LoopState, turn: WaitingTurn, use: ToolUseBlock, retrieval: ToolRetrieval): Promise<{ block: ToolResultBlock; invalid?: true }> {
+    const input = use.input as { query?: unknown; limit?: unknown };
+    const extra = Object.keys(use.input).filter((k) => k !== "query" && k !== "limit");
+    const problem =
+      typeof input.query !== "string" || input.query.trim() === "" || input.query.length > 500
+        ? "query: expected a few words (1 to 500 characters)"
+        : input.limit !== undefined && (typeof input.limit !== "number" || !Number.isInteger(input.limit) || input.limit < 1 || input.limit > TOOL_SEARCH_MAX)
+          ? `limit: expected a whole number from 1 to ${TOOL_SEARCH_MAX}`
+          : extra.length > 0
+            ? `${extra[0]!.slice(0, 64)}: not an input of ${TOOL_SEARCH}`
+            : undefined;
+    if (problem !== undefined) {
+      await auditRefusedCall(this.#options.audit, run, { stepId: turn.stepId, use, denial: { capability: "tool", reason: LOOP_DENIAL_REASONS.invalidInput, message: problem } });
+      return { block: errorResult(use, { kind: "invalid-input", message: problem }), invalid: true };
+    }
+    const intent = await this.#options.audit.appendIntent({ ...loopCallSubject(run, turn.stepId, use), args: { query: input.query as string, limit: (input.limit as number | undefined) ?? 8 } });
+    const ranked = (await retrieval.rank(run.tools, input.query as string)).slice(0, (input.limit as number | undefined) ?? 8);
+    const tools = ranked.map((t) => ({ name: t.qualifiedName, description: t.description, risk: t.risk }));
+    const text = JSON.stringify({ tools });
+    await this.#options.audit.appendOutcome(intent, { status: "ok", resultSize: Buffer.byteLength(text), summary: { found: tools.map((t) => t.name) } });
+    // The best match pinned last: the most recent pins are the first shown.
+    pinTools((state.pinnedTools ??= []), ranked.map((t) => t.qualifiedName).reverse());
+    return { block: toolResult(use.id, text) };
+  }
+
+  /**
    * A tool or sub-agent the run does not have (the model made one up): an error result the model
    * sees, naming only the run's own tools, and a denial on record. The run goes on.
    */
   async #unknownTool(run: Run, turn: WaitingTurn, use: ToolUseBlock, detail?: string): Promise<ToolResultBlock> {
     turn.invalid = true;
     const name = use.name.slice(0, 200);
-    const own = [...run.tools.map((t) => t.qualifiedName), ...((await this.#options.subAgents?.tools(run)) ?? []).map((t) => t.name)];
+    const own = [...run.tools.map((t) => t.qualifiedName), ...((await this.#options.subAgents?.tools(run)) ?? []).map((t) => t.name), ...(this.#options.todos ? todoTools(run.agent.todo).map((t) => t.name) : [])];
     const message = detail ?? `this run has no tool ${JSON.stringify(name)}; its tools: ${own.join(", ") || "none"}`;
     await auditRefusedCall(this.#options.audit, run, { stepId: turn.stepId, use, denial: { capability: "tool", reason: LOOP_DENIAL_REASONS.unknownTool, message } });
     return errorResult(use, { kind: "unknown-tool", message });

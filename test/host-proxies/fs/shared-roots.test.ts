@@ -5,7 +5,7 @@
  * exactly as a fresh open would see it. Each refusal sits beside a control that is served.
  */
 import assert from "node:assert/strict";
-import { mkdir, readdir, rename, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rename, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { createFsProxy } from "../../../host-proxies/fs/index.js";
@@ -122,4 +122,103 @@ test(`idle roots are closed beyond ${IDLE_ROOTS_MAX}, and all of them on closeId
   assert.equal(await openFds(), before + IDLE_ROOTS_MAX);
   await closeIdleRoots();
   assert.equal(await openFds(), before);
+});
+
+/**
+ * A mount table checked once is not walked again for the next run (mounts.ts): what may change
+ * between runs is where each host path leads, decided again on every proxy. Each case runs a
+ * proxy on the table (so it is known and its root idles, shared), changes the host path with no
+ * proxy holding it, and opens the table again; beside it, a table never seen before (another
+ * guest name) after the same change must get the same answer.
+ */
+const AFTER_CACHING: Array<{ name: string; change: Change; guard?: (base: string) => string[]; expect: { read: string } | { refused: RegExp } }> = [
+  { name: "control: nothing changed", change: async () => {}, expect: { read: "A" } },
+  {
+    name: "replaced by a symlink to /etc",
+    change: async (s) => {
+      await rename(s.work, join(s.base, "old"));
+      await symlink("/etc", s.work);
+    },
+    expect: { refused: /refused: the host directory is, contains or lies inside/ },
+  },
+  {
+    name: "replaced by a symlink to /proc/self",
+    change: async (s) => {
+      await rename(s.work, join(s.base, "old"));
+      await symlink("/proc/self", s.work);
+    },
+    expect: { refused: /refused: the host directory is, contains or lies inside/ },
+  },
+  {
+    name: "replaced by a symlink to another directory inside a forbidden root",
+    change: async (s) => {
+      await mkdir(join(s.base, "forbidden", "inner"), { recursive: true });
+      await writeFile(join(s.base, "forbidden", "inner", "a.txt"), "FORBIDDEN");
+      await rename(s.work, join(s.base, "moved"));
+      await symlink(join(s.base, "forbidden", "inner"), s.work);
+    },
+    guard: (base) => [join(base, "forbidden")],
+    expect: { refused: /refused: the host directory is, contains or lies inside/ },
+  },
+  {
+    // The path leads to the very directory the shared root holds: only the decision on where
+    // that directory lies now refuses it.
+    name: "the same directory moved into a forbidden root, the path a symlink to it",
+    change: async (s) => {
+      await mkdir(join(s.base, "forbidden"));
+      await rename(s.work, join(s.base, "forbidden", "work"));
+      await symlink(join(s.base, "forbidden", "work"), s.work);
+    },
+    guard: (base) => [join(base, "forbidden")],
+    expect: { refused: /refused: the host directory is, contains or lies inside/ },
+  },
+  {
+    name: "control: replaced by a symlink to an allowed directory",
+    change: async (s) => {
+      await rename(s.work, join(s.base, "old"));
+      await mkdir(join(s.base, "other"));
+      await writeFile(join(s.base, "other", "a.txt"), "OTHER");
+      await symlink(join(s.base, "other"), s.work);
+    },
+    expect: { read: "OTHER" },
+  },
+];
+
+for (const c of AFTER_CACHING) {
+  test(`a known mount table whose host path is ${c.name}: answered as a table never seen`, async (t) => {
+    const s = await scratch(t, { "work/a.txt": "A" });
+    const hostGuard = c.guard ? createMountHostGuard({ runtimePaths: c.guard(s.base).map((path) => ({ path, what: "a forbidden test folder" })) }) : undefined;
+    const known = [{ guest: "/work", host: s.work, mode: "ro" as const }];
+    const unseen = [{ guest: "/unseen", host: s.work, mode: "ro" as const }];
+    await (await createFsProxy(known, { hostGuard })).close();
+    await (await createFsProxy(known, { hostGuard })).close();
+    await c.change(s);
+    try {
+      for (const [mounts, guest] of [[known, "/work"], [unseen, "/unseen"]] as const) {
+        if ("read" in c.expect) {
+          const proxy = await createFsProxy(mounts, { hostGuard });
+          assert.equal(text(await proxy.read(`${guest}/a.txt`)), c.expect.read);
+          await proxy.close();
+        } else {
+          const refused = c.expect.refused;
+          await assert.rejects(createFsProxy(mounts, { hostGuard }), (e: unknown) => e instanceof InvalidInputError && refused.test(e.message), `${guest}: refused`);
+        }
+      }
+    } finally {
+      await closeIdleRoots();
+    }
+  });
+}
+
+test("a mount table refused once is checked whole again: fixed, it is served", async (t) => {
+  const s = await scratch(t, { "elsewhere/a.txt": "A" });
+  const mounts = [{ guest: "/work", host: join(s.base, "link"), mode: "ro" as const }];
+  await symlink("/etc", join(s.base, "link"));
+  await assert.rejects(createFsProxy(mounts), (e: unknown) => e instanceof InvalidInputError && /refused/.test(e.message));
+  await rm(join(s.base, "link"));
+  await symlink(join(s.base, "elsewhere"), join(s.base, "link"));
+  const proxy = await createFsProxy(mounts);
+  assert.equal(text(await proxy.read("/work/a.txt")), "A");
+  await proxy.close();
+  await closeIdleRoots();
 });

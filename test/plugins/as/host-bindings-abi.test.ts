@@ -14,7 +14,7 @@ interface Host {
   next: { value?: unknown; error?: unknown };
 }
 
-async function plugin(name: string, iface: string, fns: string[]): Promise<LoadedComponent & { host: Host }> {
+async function plugin(name: string, iface: string, fns: string[], extra: Record<string, unknown> = {}): Promise<LoadedComponent & { host: Host }> {
   const host: Host = { calls: [], next: {} };
   const bound: Record<string, (...args: unknown[]) => unknown> = {};
   for (const fn of fns) {
@@ -24,13 +24,14 @@ async function plugin(name: string, iface: string, fns: string[]): Promise<Loade
       return host.next.value;
     };
   }
-  const loaded = await loadComponent(join(PROJECT_ROOT, "plugins", name), { [`clawhive:host/${iface}`]: bound });
+  const loaded = await loadComponent(join(PROJECT_ROOT, "plugins", name), { [`clawhive:host/${iface}`]: bound, ...extra } as never);
   return { ...loaded, host };
 }
 
 const schedule = () => plugin("schedule", "schedule", ["list", "create", "cancel"]);
 const shell = () => plugin("shell", "shell", ["exec"]);
-const web = () => plugin("web", "http", ["fetch"]);
+// The web plugin also reads its search config (wasi:config/store); fetch_page never asks for it.
+const web = () => plugin("web", "http", ["fetch"], { "wasi:config/store": { get: () => undefined, getAll: () => [] } });
 
 function callErr(p: LoadedComponent, name: string, input: string): { tag: string; val: unknown } {
   try {

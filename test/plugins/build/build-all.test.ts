@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { buildAll } from "../../../runtime/plugins/build-all.js";
 import { cachedBuildSha } from "../../../runtime/plugins/build.js";
-import { defaultBuildCacheDir, PROJECT_ROOT } from "../../../runtime/plugins/locations.js";
+import { BuildReads } from "../../../runtime/plugins/build-reads.js";
+import { defaultBuildCacheDir, pluginSourceDirs, PROJECT_ROOT } from "../../../runtime/plugins/locations.js";
 import { tempDir } from "../../helpers/runtime.js";
 
 test("buildAll reports cached builds without building, and a broken folder as an error beside them", async () => {
@@ -26,4 +27,19 @@ test("buildAll reports cached builds without building, and a broken folder as an
   } finally {
     await rm(broken, { recursive: true, force: true });
   }
+});
+
+test("the first-party plugins' checks read the SDK and WIT once for all, and find the same cached builds as each alone", async () => {
+  const cacheDir = defaultBuildCacheDir();
+  const reads = new BuildReads();
+  const dirs = await pluginSourceDirs();
+  assert.ok(dirs.length > 1);
+  for (const dir of dirs) {
+    const alone = await cachedBuildSha(dir, { cacheDir });
+    assert.ok(alone, `${dir} is built (npm run build:plugins)`);
+    assert.deepEqual(await cachedBuildSha(dir, { cacheDir, reads }), alone);
+  }
+  // One read of a project file served every plugin's check: the same text each time.
+  const sdkFile = join(PROJECT_ROOT, "plugins", "sdk-as", "index.ts");
+  assert.equal(reads.text(sdkFile), reads.text(sdkFile));
 });

@@ -2,16 +2,17 @@
  * Build children are kept warm between jobs (build-child.ts): after a failed job the next build
  * still succeeds (a new child); a process that built exits on its own, and its child leaves
  * with it, taking its folder, as it does when that process is killed or stopped mid-build.
+ * AssemblyScript builds run in a child without TurboFan for WebAssembly: the same bytes.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { appendFile, cp, readdir, rm } from "node:fs/promises";
+import { appendFile, cp, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { PluginError } from "../../../runtime/errors.js";
 import { buildComponent } from "../../../runtime/plugins/build.js";
-import { PROJECT_ROOT } from "../../../runtime/plugins/locations.js";
+import { firstPartyPluginDir, PROJECT_ROOT } from "../../../runtime/plugins/locations.js";
 import { ECHO_PLUGIN } from "../../helpers/plugin-packages.js";
 import { tempDir } from "../../helpers/runtime.js";
 
@@ -115,3 +116,34 @@ for (const { name, stop } of stops) {
     }
   });
 }
+
+/** The V8 flags of this process's live build children (their command lines, before the script). */
+async function childFlags(): Promise<string[][]> {
+  const flags: string[][] = [];
+  for (const pid of (await readdir("/proc")).filter((n) => /^\d+$/.test(n))) {
+    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
+    if (Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]) !== process.pid) continue;
+    const argv = (await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "")).split("\0");
+    const script = argv.findIndex((a) => a.endsWith("componentize-child.js"));
+    if (script > 0) flags.push(argv.slice(1, script));
+  }
+  return flags;
+}
+
+test("an AssemblyScript build in a Liftoff-only child gives the same component, byte for byte, as one with TurboFan", { skip: process.platform !== "linux" && "reads /proc" }, async () => {
+  const caches = [await tempDir("clawhive-cache-"), await tempDir("clawhive-cache-")];
+  try {
+    const files = firstPartyPluginDir("files");
+    const baseline = await buildComponent(files, { cacheDir: caches[0]! });
+    // The child that built it is still warm: it ran without TurboFan for WebAssembly.
+    assert.ok((await childFlags()).some((f) => f.includes("--liftoff-only")), "a --liftoff-only build child");
+    const optimizing = await buildComponent(files, { cacheDir: caches[1]!, assemblyScriptTier: "optimizing" });
+    // Control: this one had a child of V8's default tiering.
+    assert.ok((await childFlags()).some((f) => !f.includes("--liftoff-only")), "a build child with TurboFan");
+    assert.ok(baseline.bytes.length > 0);
+    assert.equal(baseline.sha256, optimizing.sha256);
+    assert.deepEqual(baseline.bytes, optimizing.bytes);
+  } finally {
+    for (const cache of caches) await rm(cache, { recursive: true, force: true });
+  }
+});
