@@ -12,7 +12,7 @@ import type { AgentDetailSchema, AgentPut, AgentSummarySchema, AgentValidation, 
 import type { FiringSchema, ScheduleSchema } from "../api/schemas/resources.js";
 import type { OutcomeSchema, RunSchema, TodoBody } from "../api/schemas/runs.js";
 import type { SubmitRunSchema } from "../api/routes/runs.js";
-import type { PluginSourceOptions } from "./plugin-upload.js";
+import type { PluginChangeOptions, PluginSourceOptions } from "./plugin-upload.js";
 import { segment, type ApiClient, type Query, type RequestOptions, type StreamedEvent } from "./transport.js";
 
 export type ApprovalView = v.InferInput<typeof ApprovalSchema>;
@@ -46,17 +46,9 @@ export interface AgentManifestText {
   text: Uint8Array | string;
   format: "yaml" | "json";
 }
-export type { PluginSourceOptions, StreamedEvent };
+export type { PluginChangeOptions, PluginSourceOptions, StreamedEvent };
 
 /** How a plugin install or upgrade goes: what it reads and who is told what is sent. */
-export interface PluginChangeOptions extends PluginSourceOptions {
-  /** Progress lines (a source built, a package sent). */
-  onProgress?: (line: string) => void;
-  /** Install although the signature is refused (audited); for oci://, the secret with the registry's username:password, and plain http off loopback. */
-  allowUnsigned?: boolean;
-  registrySecret?: string;
-  plainHttp?: boolean;
-}
 export type ScheduleView = v.InferInput<typeof ScheduleSchema>;
 export type FiringView = v.InferInput<typeof FiringSchema>;
 

@@ -21,6 +21,15 @@ export interface PluginSourceOptions {
   manifestFile?: string;
 }
 
+export interface PluginChangeOptions extends PluginSourceOptions {
+  /** Progress lines (a source built, a package sent). */
+  onProgress?: (line: string) => void;
+  /** Install although the signature is refused (audited); for oci://, the secret with the registry's username:password, and plain http off loopback. */
+  allowUnsigned?: boolean;
+  registrySecret?: string;
+  plainHttp?: boolean;
+}
+
 /** What goes to the server: the request's body (and query) for one source. */
 export interface Upload {
   readonly options: RequestOptions;
