@@ -16,6 +16,7 @@ import { scheduleRoutes } from "./routes/schedules.js";
 import { skillRoutes } from "./routes/skills.js";
 import { memoryRoutes } from "./routes/memory.js";
 import { webhookRoutes } from "./routes/webhooks.js";
+import { pluginKeyRoutes } from "./routes/plugin-keys.js";
 import { AgentCatalog, agentRoutes, approvalRoutes, approvalPatternRoutes, auditRoutes, pluginRoutes, secretRoutes, toolRoutes } from "./routes/index.js";
 import type { ApiRoute } from "./routes/index.js";
 
@@ -33,6 +34,7 @@ function runtimeRoutes(runtime: Runtime, options: AppOptions): ApiRoute[] {
   const agents = new AgentCatalog(runtime, options.agentsDir === undefined ? {} : { agentsDir: options.agentsDir });
   return [
     ...pluginRoutes(runtime, { ...(options.pluginDownload === undefined ? {} : { download: options.pluginDownload }), ...(options.pluginUploadDir === undefined ? {} : { tempDir: options.pluginUploadDir }), localSources: options.pluginLocalSources === true }),
+    ...pluginKeyRoutes(runtime),
     ...agentRoutes(agents),
     ...toolRoutes(runtime, agents),
     ...mcpServerRoutes(runtime),

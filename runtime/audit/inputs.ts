@@ -79,7 +79,8 @@ export interface ModelCallSummary {
  * `plugin_name_similar`, `upgrade_needs_acceptance`, `artifact_tampered`, …) as `reason`.
  */
 export interface PluginEventInput {
-  readonly action: "install" | "upgrade" | "remove" | "load";
+  /** `trust` and `revoke` are a publisher key's (name `key:<id>`, publisher the key's, origin its public key). */
+  readonly action: "install" | "upgrade" | "remove" | "load" | "trust" | "revoke";
   readonly decision: "allow" | "deny";
   /** The plugin's name (the installed one's for a removal; as far as it was read for a refusal). */
   readonly name: string;

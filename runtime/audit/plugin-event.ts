@@ -12,11 +12,11 @@ import type { PluginEventInput, PluginEventSummary } from "./types.js";
 /** The proxy name plugin records carry; host_function is the action. */
 export const PLUGIN_EVENT_PROXY = "plugin";
 
-const ACTIONS: ReadonlySet<string> = new Set(["install", "upgrade", "remove", "load"]);
+const ACTIONS: ReadonlySet<string> = new Set(["install", "upgrade", "remove", "load", "trust", "revoke"]);
 const SHA256 = /^[0-9a-f]{64}$/;
 
 export function pluginEventBody(input: PluginEventInput, context: BodyContext): RecordBody {
-  if (!ACTIONS.has(input.action)) throw invalid("action", "must be install, upgrade, remove or load");
+  if (!ACTIONS.has(input.action)) throw invalid("action", "must be install, upgrade, remove, load, trust or revoke");
   if (input.decision !== "allow" && input.decision !== "deny") throw invalid("decision", "must be allow or deny");
   requireText("name", input.name);
   requireText("by", input.by);

@@ -32,6 +32,7 @@ const commands: Record<string, Command> = {
   runs: { load: async () => import("./runs.js").then((m) => ({ run: m.runsCommand, help: m.runsHelp })), summary: "list runs; show, watch or cancel one" },
   audit: { load: async () => import("./audit.js").then((m) => ({ run: m.auditCommand, help: m.auditHelp })), summary: "show the audit log (tail) and check its hash chain (verify)" },
   token: { load: async () => import("./token.js").then((m) => ({ run: m.tokenCommand, help: m.tokenHelp })), summary: "create, list and revoke the bearer tokens of the HTTP API" },
+  keys: { load: async () => import("./keys.js").then((m) => ({ run: m.keysCommand, help: m.keysHelp })), summary: "generate a publisher key; trust, list and revoke the keys plugin installs accept" },
   secret: { load: async () => import("./secret.js").then((m) => ({ run: m.secretCommand, help: m.secretHelp })), summary: "set (from stdin), list and remove the encrypted secrets proxies inject" },
   auth: { load: async () => import("./auth.js").then((m) => ({ run: m.authCommand, help: m.authHelp })), summary: "connect a Google account (OAuth in the browser); its refresh token is stored as a secret" },
   schedule: { load: async () => import("./schedule.js").then((m) => ({ run: m.scheduleCommand, help: m.scheduleHelp })), summary: "schedule runs: once at a time or on a cron expression; list, show, cancel" },
@@ -87,7 +88,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const module = await command.load();
   // Commands with subcommands show the subcommand's own help.
-  if ((rest.includes("--help") || rest.includes("-h")) && !(name === "plugin" && (rest[0] === "new" || rest[0] === "build"))) {
+  if ((rest.includes("--help") || rest.includes("-h")) && !(name === "plugin" && (rest[0] === "new" || rest[0] === "build" || rest[0] === "publish"))) {
     console.log(module.help);
     return 0;
   }

@@ -34,6 +34,8 @@ export interface InstallReport {
   plugin: PluginSummary;
   /** The permission diff, one change a line. */
   diff?: readonly string[];
+  /** What was found of the publisher's signature. */
+  signature?: PluginInstallView["signature"];
 }
 
 /** A summary's own fields from the API's view (its detail view answers an install). */
@@ -65,13 +67,13 @@ export function detailOf(p: PluginDetailView): PluginDetail {
 
 /** What an install or upgrade did, from the API's answer. */
 export function reportOf(answer: PluginInstallView): InstallReport {
-  return { action: answer.action, plugin: summaryOf(answer.plugin), ...(answer.diff ? { diff: answer.diff.lines } : {}) };
+  return { action: answer.action, plugin: summaryOf(answer.plugin), ...(answer.diff ? { diff: answer.diff.lines } : {}), ...(answer.signature ? { signature: answer.signature } : {}) };
 }
 
 export function printInstall(report: InstallReport, json: boolean): void {
   const p = report.plugin;
   if (json) {
-    console.log(jsonOut({ action: report.action, ...p, ...(report.diff ? { diff: report.diff } : {}) }));
+    console.log(jsonOut({ action: report.action, ...p, ...(report.diff ? { diff: report.diff } : {}), ...(report.signature ? { signature: report.signature } : {}) }));
     return;
   }
   if (report.action === "unchanged") {
@@ -80,6 +82,10 @@ export function printInstall(report: InstallReport, json: boolean): void {
   }
   console.log(`${report.action} ${p.name}@${p.version} (${p.format}, ${formatBytes(p.size)}, sha256 ${p.sha256})`);
   for (const line of report.diff ?? []) console.log(`  ${inert(line)}`);
+  if (/^oci:/.test(p.origin)) console.log(`  from: ${inert(p.origin)}`);
+  const signature = report.signature;
+  if (signature?.status === "signed") console.log(`  signed by: key ${signature.key_id} (publisher ${inert(signature.publisher ?? "")}, trusted)`);
+  if (signature?.status === "acknowledged") console.log(`  NOT VERIFIED: ${signature.code}, installed on --allow-unsigned (audited)`);
   console.log(`  tools: ${p.tools.map((t) => `${p.name}.${t.name} (${t.risk})`).join(", ")}`);
   console.log(`  capabilities: ${p.capabilities.join(", ") || "none"} — an agent must list the plugin and grant these before its tools run`);
 }

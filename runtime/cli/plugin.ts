@@ -8,6 +8,7 @@ import { withClient } from "./command-client.js";
 import { detailOf, printInfo, printInstall, printList, reportOf, summaryOf, type InstallReport } from "./plugin-view.js";
 import { pluginBuildCommand, pluginBuildHelp } from "./plugin-build.js";
 import { pluginNewCommand, pluginNewHelp } from "./plugin-new.js";
+import { pluginPublishCommand, pluginPublishHelp } from "./plugin-publish.js";
 import { manifestForBareWasm } from "./plugin-propose.js";
 import { decidePendingUpgrade, pendingUpgrades, pendingUpgradesHelp } from "./plugin-upgrades.js";
 import { inert } from "./render.js";
@@ -15,8 +16,9 @@ import { STORE_FLAGS, STORE_FLAGS_HELP } from "./store-path.js";
 
 export const pluginHelp = `clawhive plugin — install, inspect and remove tool plugins
 
-  clawhive plugin install SOURCE [--sha256 HEX] [--manifest FILE] [--allow-similar-name] [--yes]
-  clawhive plugin upgrade NAME SOURCE [--sha256 HEX] [--manifest FILE] [--accept]
+  clawhive plugin install SOURCE [--sha256 HEX] [--manifest FILE] [--allow-similar-name] [--allow-unsigned] [--yes]
+  clawhive plugin upgrade NAME SOURCE [--sha256 HEX] [--manifest FILE] [--accept] [--allow-unsigned]
+  clawhive plugin publish FILE|DIR oci://REGISTRY/NAME:TAG [--key FILE]   ('plugin publish --help')
   clawhive plugin list [--json]
   clawhive plugin info NAME [--json]
   clawhive plugin remove NAME
@@ -33,6 +35,15 @@ ${pendingUpgradesHelp}
       describe, read in a sandbox with no grants), shown, and written as plugin.json beside it
       once accepted (a 'y' in a terminal, or --yes); one install would refuse gets none (exit 2)
     an https:// URL of a .tgz or .wasm: --sha256 is required and checked before anything else
+    oci://REGISTRY/NAME:TAG or oci://REGISTRY/NAME@sha256:HEX: a plugin artifact in an OCI
+      registry (docs/distribution.md), pinned by digest (a tag resolves once; the digest is
+      the recorded origin); --registry-secret NAME names the secret holding username:password;
+      plain http is used for a loopback registry only, elsewhere with --plain-http
+
+  Signatures: a registry's plugin must be signed by a key trusted for its publisher ('clawhive
+  keys trust'); a folder or .tgz may carry plugin.sig, which must verify, and must carry one
+  once its publisher has a trusted key. --allow-unsigned installs a plugin whose signature is
+  refused (unsigned, wrong, untrusted or revoked key); the install's audit record names it.
 
   Install checks the wasm's sha256 (against --sha256 and the manifest's own sha256), reads the
   imports from the binary and refuses any its declared capabilities do not cover (and WASI it
@@ -52,6 +63,10 @@ ${pendingUpgradesHelp}
   --accept          accept a widening upgrade's new permissions
   --allow-similar-name
                     install although the name is confusable with an installed plugin's
+  --allow-unsigned  install although its signature is refused (audited)
+  --registry-secret NAME
+                    the secret with an OCI registry's username:password
+  --plain-http      an OCI registry not on loopback over plain http
   --json            print JSON
 
   Through a server (--server) the server verifies and installs: a .tgz is uploaded as it is, an
@@ -68,13 +83,13 @@ ${STORE_FLAGS_HELP}
   Example:
     clawhive plugin install ./my-plugin/dist --server http://127.0.0.1:7878`;
 
-const usage = "usage: clawhive plugin install SOURCE | upgrade NAME SOURCE | list | info NAME | remove NAME | upgrades | accept NAME | reject NAME | new NAME | build [DIR]";
+const usage = "usage: clawhive plugin install SOURCE | upgrade NAME SOURCE | list | info NAME | remove NAME | upgrades | accept NAME | reject NAME | new NAME | build [DIR] | publish FILE|DIR oci://REGISTRY/NAME:TAG";
 
 function help(text: string): number {
   console.log(text);
   return 0;
 }
-const SOURCE_FLAGS = { sha256: { type: "string" }, manifest: { type: "string" } } as const;
+const SOURCE_FLAGS = { sha256: { type: "string" }, manifest: { type: "string" }, "allow-unsigned": { type: "boolean" }, "registry-secret": { type: "string" }, "plain-http": { type: "boolean" } } as const;
 
 export async function pluginCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
@@ -99,6 +114,8 @@ export async function pluginCommand(argv: string[]): Promise<number> {
       return rest.includes("--help") || rest.includes("-h") ? help(pluginNewHelp) : pluginNewCommand(rest);
     case "build":
       return rest.includes("--help") || rest.includes("-h") ? help(pluginBuildHelp) : pluginBuildCommand(rest);
+    case "publish":
+      return rest.includes("--help") || rest.includes("-h") ? help(pluginPublishHelp) : pluginPublishCommand(rest);
     default:
       throw new InvalidInputError(sub === undefined ? usage : `unknown plugin command '${sub}'; ${usage}`);
   }
@@ -116,7 +133,7 @@ function withPlugins<T>(values: Record<string, unknown>, body: (client: Clawhive
 async function install(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(argv, { ...STORE_FLAGS, ...SERVER_FLAGS, ...SOURCE_FLAGS, json: { type: "boolean" }, "allow-similar-name": { type: "boolean" }, yes: { type: "boolean" } });
   const [source, ...extra] = positionals;
-  if (!source || extra.length > 0) throw new InvalidInputError("usage: clawhive plugin install SOURCE [--sha256 HEX] [--manifest FILE] [--allow-similar-name] [--yes]", { field: "source" });
+  if (!source || extra.length > 0) throw new InvalidInputError("usage: clawhive plugin install SOURCE [--sha256 HEX] [--manifest FILE] [--allow-similar-name] [--allow-unsigned] [--yes]", { field: "source" });
   const allowSimilarName = values["allow-similar-name"] === true;
   const bare = await manifestForBareWasm(source, { manifestGiven: typeof values.manifest === "string", yes: values.yes === true });
   if ("exit" in bare) return bare.exit;
@@ -213,9 +230,12 @@ function cliPrincipal(): string {
   return `cli:${user || "unknown"}`;
 }
 
-function sourceOptions(values: Record<string, unknown>): { sha256?: string; manifestFile?: string } {
+function sourceOptions(values: Record<string, unknown>): { sha256?: string; manifestFile?: string; allowUnsigned?: boolean; registrySecret?: string; plainHttp?: boolean } {
   return {
     ...(typeof values.sha256 === "string" ? { sha256: values.sha256 } : {}),
     ...(typeof values.manifest === "string" ? { manifestFile: values.manifest } : {}),
+    ...(values["allow-unsigned"] === true ? { allowUnsigned: true } : {}),
+    ...(typeof values["registry-secret"] === "string" ? { registrySecret: values["registry-secret"] } : {}),
+    ...(values["plain-http"] === true ? { plainHttp: true } : {}),
   };
 }

@@ -12,7 +12,7 @@ import type { AgentDetailSchema, AgentPut, AgentSummarySchema, AgentValidation, 
 import type { FiringSchema, ScheduleSchema } from "../api/schemas/resources.js";
 import type { OutcomeSchema, RunSchema, TodoBody } from "../api/schemas/runs.js";
 import type { SubmitRunSchema } from "../api/routes/runs.js";
-import type { PluginSourceOptions } from "./plugin-upload.js";
+import type { PluginChangeOptions, PluginSourceOptions } from "./plugin-upload.js";
 import { segment, type ApiClient, type Query, type RequestOptions, type StreamedEvent } from "./transport.js";
 
 export type ApprovalView = v.InferInput<typeof ApprovalSchema>;
@@ -46,13 +46,9 @@ export interface AgentManifestText {
   text: Uint8Array | string;
   format: "yaml" | "json";
 }
-export type { PluginSourceOptions, StreamedEvent };
+export type { PluginChangeOptions, PluginSourceOptions, StreamedEvent };
 
 /** How a plugin install or upgrade goes: what it reads and who is told what is sent. */
-export interface PluginChangeOptions extends PluginSourceOptions {
-  /** Progress lines (a source built, a package sent). */
-  onProgress?: (line: string) => void;
-}
 export type ScheduleView = v.InferInput<typeof ScheduleSchema>;
 export type FiringView = v.InferInput<typeof FiringSchema>;
 
@@ -267,16 +263,17 @@ export class ApiClawhiveClient implements ClawhiveClient {
   }
 
   async #sendPlugin(path: string, source: string, options: PluginChangeOptions & { allowSimilarName?: boolean }, query: Query, does: string): Promise<PluginInstallView> {
-    const { onProgress, allowSimilarName, sha256, manifestFile } = options;
-    if (this.#localSources) {
-      const json = { source, ...(sha256 === undefined ? {} : { sha256 }), ...(manifestFile === undefined ? {} : { manifest: manifestFile }), ...(allowSimilarName ? { allow_similar_name: true } : {}) };
+    const { onProgress, allowSimilarName, sha256, manifestFile, allowUnsigned, registrySecret, plainHttp } = options;
+    // An oci:// source is pulled by the runtime, here or on the server, from the registry it names.
+    if (this.#localSources || /^oci:\/\//i.test(source)) {
+      const signed = { ...(allowUnsigned ? { allow_unsigned: true } : {}), ...(registrySecret === undefined ? {} : { registry_secret: registrySecret }), ...(plainHttp ? { plain_http: true } : {}) };
+      const json = { source, ...(sha256 === undefined ? {} : { sha256 }), ...(manifestFile === undefined ? {} : { manifest: manifestFile }), ...(allowSimilarName ? { allow_similar_name: true } : {}), ...signed };
       return this.api.request<PluginInstallView>("POST", path, { json, query });
     }
     const read = { ...(sha256 === undefined ? {} : { sha256 }), ...(manifestFile === undefined ? {} : { manifestFile }) };
-    // Loaded when a plugin is sent: it reads and builds packages (the install code), which no
-    // other request of a client needs.
+    // Loaded when a plugin is sent: it reads and builds packages (the install code), which no other request needs.
     const { uploadOf } = await import("./plugin-upload.js");
-    const upload = await uploadOf(source, { ...read, query, ...(allowSimilarName ? { allowSimilarName } : {}), ...(onProgress === undefined ? {} : { onProgress }) });
+    const upload = await uploadOf(source, { ...read, query: { ...query, ...(allowUnsigned ? { allow_unsigned: "true" } : {}) }, ...(allowSimilarName ? { allowSimilarName } : {}), ...(onProgress === undefined ? {} : { onProgress }) });
     onProgress?.(`sending ${upload.what} to ${this.target}; the server ${does}`);
     return this.api.request<PluginInstallView>("POST", path, upload.options);
   }

@@ -21,6 +21,15 @@ export interface PluginSourceOptions {
   manifestFile?: string;
 }
 
+export interface PluginChangeOptions extends PluginSourceOptions {
+  /** Progress lines (a source built, a package sent). */
+  onProgress?: (line: string) => void;
+  /** Install although the signature is refused (audited); for oci://, the secret with the registry's username:password, and plain http off loopback. */
+  allowUnsigned?: boolean;
+  registrySecret?: string;
+  plainHttp?: boolean;
+}
+
 /** What goes to the server: the request's body (and query) for one source. */
 export interface Upload {
   readonly options: RequestOptions;
@@ -59,18 +68,19 @@ export async function uploadOf(
     cacheDir: defaultBuildCacheDir(),
     ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress }),
   });
-  const tgz = await pack(pkg.manifestText, pkg.bytes);
+  const tgz = await pack(pkg.manifestText, pkg.bytes, pkg.signature);
   return { options: { raw: { bytes: tgz, mediaType: "application/gzip" }, query }, what: `${pkg.manifest.name}@${pkg.manifest.version} from ${source}, packed (${formatBytes(tgz.length)})` };
 }
 
-/** plugin.json and plugin.wasm in a .tgz, written in a private temp folder and read back. */
-async function pack(manifestText: string, wasm: Uint8Array): Promise<Uint8Array> {
+/** plugin.json and plugin.wasm (and the publisher's plugin.sig) in a .tgz, written in a private temp folder and read back. */
+async function pack(manifestText: string, wasm: Uint8Array, signature: Uint8Array | undefined): Promise<Uint8Array> {
   const dir = await mkdtemp(join(tmpdir(), "clawhive-pack-"));
   try {
     await writeFile(join(dir, "plugin.json"), manifestText, { mode: 0o600 });
     await writeFile(join(dir, "plugin.wasm"), wasm, { mode: 0o600 });
+    if (signature !== undefined) await writeFile(join(dir, "plugin.sig"), signature, { mode: 0o600 });
     const file = join(dir, "package.tgz");
-    await tarCreate({ gzip: true, file, cwd: dir, portable: true }, ["plugin.json", "plugin.wasm"]);
+    await tarCreate({ gzip: true, file, cwd: dir, portable: true }, signature === undefined ? ["plugin.json", "plugin.wasm"] : ["plugin.json", "plugin.wasm", "plugin.sig"]);
     return new Uint8Array(await readFile(file));
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -92,6 +92,8 @@ export async function openRuntimeState(options: RuntimeOptions, hooks: RuntimeHo
       // Cached builds are trusted under the secret key's seal only; every plugin change is audited.
       seal: CodeSeal.fromSecrets(secrets),
       audit: (event) => audit.appendPluginEvent(event),
+      // Registry credentials (`registry_secret`); every secret's value is redacted from the audit already.
+      secretValue: (name) => secrets.get(name),
     });
     await installOwnPlugins(installer, options.pluginDirs ?? (await pluginSourceDirs()), options.onProgress);
     const runtime = new RuntimeState({ dataDir, mountGuard, sandbox, store, audit, approvals, secrets, clock, installer, agents: new Map(), hooks });

@@ -15,6 +15,7 @@ import { echoComponent, packTgz, writePackage } from "../helpers/plugin-packages
 import { remoteMcpServer } from "../helpers/mcp-remote.js";
 import { defineTestAgent, tempDir } from "../helpers/runtime.js";
 import { typedDummy, worldOf } from "../helpers/typed-components.js";
+import { generatePublisherKey } from "../../runtime/plugins/signing/key.js";
 import { defineLoopAgent, LLM_SECRET } from "../runs/_loop.js";
 import { apiFixture, call, type Answer, type ApiFixture, type CallOptions } from "./routes-fixtures.js";
 
@@ -191,6 +192,14 @@ test("every route's answers match the document, and every documented JSON answer
   await checked("DELETE", `/v1/agents/${agent}/memory/${written.body.episode_id}`);
   await checked("PUT", `/v1/agents/${agent}/memory-file`, { json: { text: "remember" } });
   await checked("GET", `/v1/agents/${agent}/memory-file`, approver);
+
+  // Publisher keys: trusted, trusted again (unchanged), listed, revoked.
+  const publisher = generatePublisherKey();
+  const trust = { json: { public_key: publisher.publicKey, publisher: "contract-publisher" } };
+  await checked("POST", "/v1/plugin-keys", trust);
+  await checked("POST", "/v1/plugin-keys", trust);
+  await checked("GET", "/v1/plugin-keys");
+  await checked("POST", `/v1/plugin-keys/${publisher.keyId}/revoke`);
 
   // A bare typed component's proposed manifest; an HTTP MCP server's review and acceptance.
   const typed = await typedDummy(worldOf("  export add: func(a: u32, b: u32) -> u32;"));

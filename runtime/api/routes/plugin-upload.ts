@@ -19,8 +19,30 @@ export const FromUrl = v.strictObject({
   sha256: SHA256,
   /** Install even though the name is confusable with an installed plugin's (see lookalike.ts). */
   allow_similar_name: v.optional(v.boolean("expected true or false")),
+  /** Install although the package's signature is refused (audited). */
+  allow_unsigned: v.optional(v.boolean("expected true or false")),
 });
 export type FromUrl = v.InferOutput<typeof FromUrl>;
+
+const SIGNATURE_FIELDS = {
+  /** Install although the plugin is unsigned or wrongly signed: the acknowledgement is audited. */
+  allow_unsigned: v.optional(v.boolean("expected true or false")),
+  /** For an oci:// source: the secret holding the registry's `username:password`. */
+  registry_secret: v.optional(v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_-]{0,63}$/, "expected a secret's name"))),
+  /** For an oci:// source not on loopback: plain http instead of https. */
+  plain_http: v.optional(v.boolean("expected true or false")),
+};
+
+/**
+ * A plugin in an OCI registry, `oci://REGISTRY/NAME:TAG` or `@sha256:…`, which the server pulls
+ * (docs/distribution.md). Any served app accepts it: it names a registry, never a path.
+ */
+export const FromRegistry = v.strictObject({
+  source: v.pipe(v.string("expected an oci:// reference"), v.maxLength(1024, "expected at most 1024 characters"), v.regex(/^oci:\/\//i, "expected oci://REGISTRY/NAME:TAG or oci://REGISTRY/NAME@sha256:HEX (a path is read only by a client in the server's own process)")),
+  allow_similar_name: v.optional(v.boolean("expected true or false")),
+  ...SIGNATURE_FIELDS,
+});
+export type FromRegistry = v.InferOutput<typeof FromRegistry>;
 
 /**
  * A source the runtime itself reads — a folder, a .tgz, a .wasm with its manifest, an https
@@ -33,6 +55,7 @@ export const FromSource = v.strictObject({
   /** A bare .wasm's plugin.json. */
   manifest: v.optional(v.pipe(v.string(), v.minLength(1, "expected a file"))),
   allow_similar_name: v.optional(v.boolean("expected true or false")),
+  ...SIGNATURE_FIELDS,
 });
 export type FromSource = v.InferOutput<typeof FromSource>;
 
@@ -55,13 +78,19 @@ export async function readUrl(runtime: Runtime, body: FromUrl, options: ReadFor 
 }
 
 /** A source this process names (`FromSource`), read by the installer as the command line reads it. */
-export function readSource(runtime: Runtime, body: FromSource, options: ReadFor): Promise<PluginPackage> {
+export async function readSource(runtime: Runtime, body: FromSource | FromRegistry, options: ReadFor): Promise<PluginPackage> {
   const { action, uploader: _uploader, ...audit } = options;
-  return runtime.installer.readPackageFor(action, body.source, {
-    ...audit,
-    ...(body.sha256 === undefined ? {} : { sha256: body.sha256 }),
-    ...(body.manifest === undefined ? {} : { manifestFile: body.manifest }),
-  });
+  try {
+    return await runtime.installer.readPackageFor(action, body.source, {
+      ...audit,
+      ...("sha256" in body && body.sha256 !== undefined ? { sha256: body.sha256 } : {}),
+      ...("manifest" in body && body.manifest !== undefined ? { manifestFile: body.manifest } : {}),
+      ...(body.registry_secret === undefined ? {} : { registrySecret: body.registry_secret }),
+      ...(body.plain_http === true ? { registry: { plainHttp: true } } : {}),
+    });
+  } catch (error) {
+    throw atField(error, { source: "body.source", sha256: "body.sha256", manifest: "body.manifest", registry_secret: "body.registry_secret" });
+  }
 }
 
 /**

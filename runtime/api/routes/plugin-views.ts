@@ -1,6 +1,7 @@
 /** The API's views of an installed plugin and of an install's outcome. Publisher and descriptions are the plugin's own text: inert. */
 import type * as v from "valibot";
 import type { InstalledPlugin, InstallResult, PendingUpgrade } from "../../plugins/install/index.js";
+import type { SignatureVerdict } from "../../plugins/signing/index.js";
 import { parsePluginManifest } from "../../plugins/manifest.js";
 import { inert } from "../../text/inert.js";
 import type * as S from "../schemas/resources.js";
@@ -10,7 +11,14 @@ export function installAnswer(result: InstallResult): v.InferInput<typeof S.Plug
     action: result.action,
     plugin: pluginDetail(result.plugin),
     ...(result.diff === undefined ? {} : { diff: { widening: result.diff.widening, lines: result.diff.lines.map((l) => inert(l, { newlines: false })) } }),
+    ...(result.signature === undefined ? {} : { signature: signatureView(result.signature) }),
   };
+}
+
+function signatureView(verdict: SignatureVerdict): v.InferInput<typeof S.SignatureVerdictSchema> {
+  if (verdict.status === "signed") return { status: "signed", key_id: verdict.keyId, publisher: inert(verdict.publisher, { newlines: false }) };
+  if (verdict.status === "acknowledged") return { status: "acknowledged", code: verdict.code, message: inert(verdict.message, { newlines: false }) };
+  return { status: "unsigned" };
 }
 
 /** What a list shows of a plugin. Publisher and descriptions are the plugin's own text: inert. */

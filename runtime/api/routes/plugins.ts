@@ -13,7 +13,7 @@ import { defineRoute, reply } from "./route.js";
 import * as S from "../schemas/resources.js";
 import { PAGE_QUERY, pageOf } from "./page.js";
 import type { ApiRoute, RawBody } from "./route.js";
-import { FromSource, FromUrl, readSource, readUpload, readUrl, SHA256 } from "./plugin-upload.js";
+import { FromRegistry, FromSource, FromUrl, readSource, readUpload, readUrl, SHA256 } from "./plugin-upload.js";
 import { installAnswer, pendingView, pluginDetail, pluginSummary } from "./plugin-views.js";
 import { pendingUpgradeRoutes, principalName } from "./plugin-upgrades.js";
 
@@ -41,14 +41,14 @@ const RAW = {
 
 const Params = v.strictObject({ name: NAME });
 const ListQuery = v.strictObject({ ...PAGE_QUERY });
-const InstallQuery = v.strictObject({ sha256: v.optional(SHA256), allow_similar_name: v.optional(QUERY_BOOLEAN) });
-const UpgradeQuery = v.strictObject({ sha256: v.optional(SHA256), accept: v.optional(QUERY_BOOLEAN) });
+const InstallQuery = v.strictObject({ sha256: v.optional(SHA256), allow_similar_name: v.optional(QUERY_BOOLEAN), allow_unsigned: v.optional(QUERY_BOOLEAN) });
+const UpgradeQuery = v.strictObject({ sha256: v.optional(SHA256), accept: v.optional(QUERY_BOOLEAN), allow_unsigned: v.optional(QUERY_BOOLEAN) });
 
 /** Plugins: list, inspect, install (upload or URL), upgrade, remove. Admin only. */
 export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}): ApiRoute[] {
   /** The package a request sent: an upload, or the URL in its JSON body. */
   const source = (
-    input: { raw: RawBody | undefined; body: FromUrl | FromSource | undefined; query: { sha256?: string | undefined } },
+    input: { raw: RawBody | undefined; body: FromUrl | FromSource | FromRegistry | undefined; query: { sha256?: string | undefined } },
     read: { by: string; uploader: string; action: "install" | "upgrade"; name?: string },
   ) => {
     if (input.raw !== undefined) return readUpload(runtime, input.raw, { sha256: input.query.sha256, tempDir: options.tempDir, ...read });
@@ -56,8 +56,11 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
     if ("source" in body) return readSource(runtime, body, read);
     return readUrl(runtime, body, { querySha: input.query.sha256, download: options.download, ...read });
   };
-  // A served app's body is FromUrl alone: a `source` there is an unknown key (400).
-  const body = (options.localSources === true ? v.union([FromUrl, FromSource]) : FromUrl) as v.GenericSchema<unknown, FromUrl | FromSource>;
+  // A served app's body is FromUrl or FromRegistry: a `source` there that is not oci:// is refused (400).
+  // The served schema is chosen by the body's keys (not a union) so that errors name the field that is wrong.
+  const served = v.lazy((input: unknown) => (typeof input === "object" && input !== null && "source" in input ? FromRegistry : FromUrl));
+  const body = (options.localSources === true ? v.union([FromUrl, FromSource]) : served) as v.GenericSchema<unknown, FromUrl | FromSource | FromRegistry>;
+  const allowUnsigned = (input: { body: { allow_unsigned?: boolean | undefined } | undefined; query: { allow_unsigned?: boolean | undefined } }) => input.body?.allow_unsigned ?? input.query.allow_unsigned ?? false;
   return [
     defineRoute({
       method: "GET",
@@ -77,9 +80,9 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
       method: "POST",
       path: "/v1/plugins",
       tag: "plugins",
-      summary: "Install a plugin from an uploaded package or an https URL with its sha256",
+      summary: "Install a plugin from an uploaded package, an https URL with its sha256, or an OCI registry",
       description:
-        "Verified like `clawhive plugin install`: hash, the wasm's imports against its declared capabilities, its tools against its manifest. An installed name is never replaced (409 plugin_exists; upgrade it instead). A name confusable with an installed plugin's (`fi1es` beside `files`) is refused (409 plugin_name_similar) unless `allow_similar_name` is true (in the JSON body, or the query of an upload). Every install, allowed or refused, is a `plugin` audit record.",
+        "`{source: \"oci://REGISTRY/NAME:TAG\"}` (or `@sha256:…`) pulls a plugin artifact from a registry (docs/distribution.md), pinned by digest: its origin records the digest a tag resolved to; `registry_secret` names the secret holding the registry's username:password. A registry's plugin must be signed by a key trusted for its publisher (POST /v1/plugin-keys), and any package carrying a signature must verify; a refused signature (plugin_unsigned, signature_invalid, signature_mismatch, key_untrusted, key_revoked) installs only with `allow_unsigned: true` (body, or query of an upload), and the install's audit record names what was acknowledged. Verified like `clawhive plugin install`: hash, the wasm's imports against its declared capabilities, its tools against its manifest. An installed name is never replaced (409 plugin_exists; upgrade it instead). A name confusable with an installed plugin's (`fi1es` beside `files`) is refused (409 plugin_name_similar) unless `allow_similar_name` is true (in the JSON body, or the query of an upload). Every install, allowed or refused, is a `plugin` audit record.",
       roles: ["admin"],
       query: InstallQuery,
       body,
@@ -95,7 +98,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
         const by = principalName(c);
         const pkg = await source(input, { by, uploader: principalOf(c).tokenId, action: "install" });
         const allowSimilarName = input.body?.allow_similar_name ?? input.query.allow_similar_name ?? false;
-        const result = await installed(runtime, () => runtime.installer.installPackage(pkg, { firstParty: false, by, allowSimilarName }));
+        const result = await installed(runtime, () => runtime.installer.installPackage(pkg, { firstParty: false, by, allowSimilarName, allowUnsigned: allowUnsigned(input) }));
         return reply(c, S.PluginInstalled, installAnswer(result), result.action === "installed" ? 201 : 200);
       },
     }),
@@ -159,7 +162,7 @@ export function pluginRoutes(runtime: Runtime, options: PluginRoutesOptions = {}
         const by = principalName(c);
         const pkg = await source(input, { by, uploader: principalOf(c).tokenId, action: "upgrade", name: params.name });
         try {
-          const result = await installed(runtime, () => runtime.installer.upgradePackage(params.name, pkg, { accept: query.accept ?? false, firstParty: false, by }));
+          const result = await installed(runtime, () => runtime.installer.upgradePackage(params.name, pkg, { accept: query.accept ?? false, firstParty: false, by, allowUnsigned: allowUnsigned(input) }));
           return reply(c, S.PluginInstalled, installAnswer(result), 200);
         } catch (error) {
           if (!(error instanceof UpgradeNeedsAcceptance)) throw error;

@@ -28,10 +28,20 @@ export const PluginDetailSchema = v.strictObject({
 export const PluginPage = v.strictObject({ plugins: v.array(PluginSummarySchema), next_cursor: NEXT_CURSOR });
 export const PluginBody = v.strictObject({ plugin: PluginDetailSchema });
 export const PluginRemoved = v.strictObject({ removed: PluginSummarySchema });
+/** What an install found of the publisher's signature. */
+export const SignatureVerdictSchema = v.strictObject({
+  status: v.pipe(v.picklist(["signed", "unsigned", "acknowledged"]), v.description("signed by a trusted key; unsigned where none was required; or refused and installed on allow_unsigned")),
+  key_id: v.optional(v.string()),
+  publisher: v.optional(v.string()),
+  code: v.optional(v.pipe(v.string(), v.description("for acknowledged: the refusal acknowledged (plugin_unsigned, key_untrusted, …)"))),
+  message: v.optional(v.string()),
+});
+
 export const PluginInstalled = v.strictObject({
   action: v.picklist(["installed", "upgraded", "unchanged"]),
   plugin: PluginDetailSchema,
   diff: v.optional(v.strictObject({ widening: v.boolean(), lines: v.array(v.string()) })),
+  signature: v.optional(SignatureVerdictSchema),
 });
 
 /** A widening upgrade refused for want of acceptance, kept for a person to accept or reject. */

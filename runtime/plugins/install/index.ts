@@ -1,7 +1,7 @@
 /** Installing plugins: packages, the registry of installed plugins and blobs, permission diffs. */
 export { PluginInstaller, UpgradeNeedsAcceptance } from "./installer.js";
 export { checkDescriptors } from "./described.js";
-export type { ChangeOptions, InstallOptions, InstallResult, InstallSourceOptions, LoadedPlugin, PluginInstallerOptions, UpgradeOptions } from "./installer.js";
+export type { ChangeOptions, InstallOptions, InstallResult, InstallSourceOptions, LoadedPlugin, PluginInstallerOptions, SignatureOptions, UpgradeOptions } from "./installer.js";
 export { RUNTIME_PRINCIPAL } from "./audit.js";
 export type { PluginAuditSink } from "./audit.js";
 export { nameSkeleton, similarNames } from "./lookalike.js";

@@ -8,12 +8,14 @@ import { PluginBuilds } from "./builds.js";
 import { similarNames } from "./lookalike.js";
 import type { PluginManifest } from "../manifest.js";
 import { permissionDiff, type PermissionDiff } from "./diff.js";
-import { readPackage, type PluginPackage, type ReadPackageOptions } from "./package.js";
+import type { PluginPackage } from "./package.js";
 import { nameKey, PluginRegistry, type InstalledPlugin, type InstalledTool } from "./registry.js";
 import type { PendingUpgrade } from "./pending.js";
 import { pendingToAccept, rejectPending, sameDiff } from "./pending-decisions.js";
-
-export type InstallSourceOptions = Omit<ReadPackageOptions, "cacheDir" | "onProgress">;
+import type { SignatureVerdict } from "../signing/index.js";
+import { KeyTrust } from "./key-trust.js";
+import { reasonOf, readSource, signatureOf, type InstallSourceOptions, type SignatureOptions } from "./signed.js";
+export type { InstallSourceOptions, SignatureOptions } from "./signed.js";
 
 /** Who asks for a change, and what they vouch for. */
 export interface ChangeOptions {
@@ -23,12 +25,12 @@ export interface ChangeOptions {
   by?: string;
 }
 
-export interface InstallOptions extends ChangeOptions {
+export interface InstallOptions extends ChangeOptions, SignatureOptions {
   /** A person confirmed that a name confusable with an installed plugin's is really another plugin. */
   allowSimilarName?: boolean;
 }
 
-export interface UpgradeOptions extends InstallSourceOptions {
+export interface UpgradeOptions extends InstallSourceOptions, SignatureOptions {
   /** The person accepted the permission diff of a widening upgrade. */
   accept?: boolean;
 }
@@ -38,6 +40,8 @@ export interface InstallResult {
   action: "installed" | "upgraded" | "unchanged";
   /** For an upgrade: what changed in what the plugin may do. */
   diff?: PermissionDiff;
+  /** What was found of the publisher's signature (absent when nothing was installed). */
+  signature?: SignatureVerdict;
 }
 
 export interface PluginInstallerOptions {
@@ -53,6 +57,8 @@ export interface PluginInstallerOptions {
   seal?: CodeSeal;
   /** Every install, upgrade and removal, allowed or refused, and every refused cached build. */
   audit?: PluginAuditSink;
+  /** A secret's value (registry credentials named by `registrySecret`). */
+  secretValue?: (name: string) => Promise<string>;
 }
 
 /** A plugin loaded into a sandbox, with the tools it was installed with. */
@@ -62,10 +68,9 @@ export interface LoadedPlugin {
 }
 
 /**
- * Installs, upgrades and removes plugins, and loads installed ones. Every install goes through
- * `PluginBuilds.verify` (builds.ts): the wasm's hash, its real imports against the manifest's capabilities, and
- * `describe` read once in an instance with no grants and checked against the manifest. Every
- * change, allowed or refused, is one `plugin` audit record.
+ * Installs, upgrades and removes plugins, and loads installed ones. Every install checks the signature (signed.ts) and goes
+ * through `PluginBuilds.verify` (builds.ts): the wasm's hash, its real imports against the manifest's capabilities, and
+ * `describe` read once in an instance with no grants and checked against the manifest. Every change is one audit record.
  */
 export class PluginInstaller {
   readonly registry: PluginRegistry;
@@ -73,11 +78,14 @@ export class PluginInstaller {
   readonly cacheDir: string;
   readonly #options: PluginInstallerOptions;
   readonly #builds: PluginBuilds;
+  /** The publisher keys the operator trusts (trust and revoke audited). */
+  readonly keys: KeyTrust;
 
   constructor(options: PluginInstallerOptions) {
     this.registry = options.registry;
     this.cacheDir = options.cacheDir;
     this.#options = options;
+    this.keys = new KeyTrust(options.registry.keys, options.audit);
     this.#builds = new PluginBuilds({
       sandbox: options.sandbox,
       cacheDir: options.cacheDir,
@@ -89,7 +97,7 @@ export class PluginInstaller {
 
   /** Reads an install source (folder, .tgz, .wasm with manifest, https URL with sha256). */
   readPackage(source: string, options: InstallSourceOptions = {}): Promise<PluginPackage> {
-    return readPackage(source, { ...options, cacheDir: this.#options.cacheDir, ...(this.#options.onProgress ? { onProgress: this.#options.onProgress } : {}) });
+    return readSource(source, options, { cacheDir: this.#options.cacheDir, ...(this.#options.onProgress ? { onProgress: this.#options.onProgress } : {}), ...(this.#options.secretValue ? { secretValue: this.#options.secretValue } : {}) });
   }
 
   /** `readPackage` for an install or upgrade: a source refused on reading (hash mismatch, bad package) is audited. */
@@ -114,9 +122,9 @@ export class PluginInstaller {
 
   /** Installs a new plugin. A name already installed is refused (use `upgrade`), unless the bytes are identical. */
   async install(source: string, options: InstallSourceOptions & InstallOptions = {}): Promise<InstallResult> {
-    const { firstParty, by, allowSimilarName, ...read } = options;
+    const { firstParty, by, allowSimilarName, allowUnsigned, ...read } = options;
     const pkg = await this.readPackageFor("install", source, { ...read, ...(by === undefined ? {} : { by }) });
-    return this.installPackage(pkg, { firstParty: firstParty ?? false, ...(by === undefined ? {} : { by }), ...(allowSimilarName === undefined ? {} : { allowSimilarName }) });
+    return this.installPackage(pkg, { firstParty: firstParty ?? false, ...(by === undefined ? {} : { by }), ...(allowSimilarName === undefined ? {} : { allowSimilarName }), ...(allowUnsigned === undefined ? {} : { allowUnsigned }) });
   }
 
   async installPackage(pkg: PluginPackage, options: InstallOptions): Promise<InstallResult> {
@@ -131,11 +139,12 @@ export class PluginInstaller {
         );
       }
       if (!options.firstParty && !options.allowSimilarName) await this.#refuseLookalike(pkg.manifest.name);
+      const signature = await signatureOf(pkg, this.registry.keys, options);
       const { tools, imports } = await this.#builds.verify(pkg);
       await this.registry.put(record(pkg, { tools, imports }, options.firstParty ?? false), pkg.bytes);
-      return { plugin: (await this.registry.get(pkg.manifest.name))!, action: "installed" };
+      return { plugin: (await this.registry.get(pkg.manifest.name))!, action: "installed", ...(signature === undefined ? {} : { signature }) };
     });
-    await recordPluginEvent(this.#options.audit, { action: "install", subject: subjectOf(pkg), by, reason: result.action });
+    await recordPluginEvent(this.#options.audit, { action: "install", subject: subjectOf(pkg), by, reason: reasonOf(result) });
     return result;
   }
 
@@ -144,9 +153,9 @@ export class PluginInstaller {
    * the plugin may do is refused (with the diff) unless `accept` is set.
    */
   async upgrade(name: string, source: string, options: UpgradeOptions & ChangeOptions = {}): Promise<InstallResult> {
-    const { accept, firstParty, by, ...read } = options;
+    const { accept, firstParty, by, allowUnsigned, ...read } = options;
     const pkg = await this.readPackageFor("upgrade", source, { ...read, name, ...(by === undefined ? {} : { by }) });
-    return this.upgradePackage(name, pkg, { accept: accept ?? false, firstParty: firstParty ?? false, ...(by === undefined ? {} : { by }) });
+    return this.upgradePackage(name, pkg, { accept: accept ?? false, firstParty: firstParty ?? false, ...(by === undefined ? {} : { by }), ...(allowUnsigned === undefined ? {} : { allowUnsigned }) });
   }
 
   /**
@@ -166,7 +175,7 @@ export class PluginInstaller {
     return rejectPending({ registry: this.registry, audit: this.#options.audit }, name, options.by ?? RUNTIME_PRINCIPAL);
   }
 
-  async upgradePackage(name: string, pkg: PluginPackage, options: ChangeOptions & { accept: boolean; expect?: PendingUpgrade }): Promise<InstallResult> {
+  async upgradePackage(name: string, pkg: PluginPackage, options: ChangeOptions & SignatureOptions & { accept: boolean; expect?: PendingUpgrade }): Promise<InstallResult> {
     const by = options.by ?? RUNTIME_PRINCIPAL;
     const result = await auditedRefusal(this.#options.audit, { action: "upgrade", by, subject: () => subjectOf(pkg) }, async (): Promise<InstallResult> => {
       const existing = await this.registry.get(name);
@@ -178,6 +187,8 @@ export class PluginInstaller {
       if (pkg.manifest.version === existing.version && !options.firstParty) {
         throw new ConflictError("plugin_version_exists", `${existing.name}@${existing.version} is installed with other content; a changed plugin needs a new version`);
       }
+      // A pending upgrade's signature was decided when it was kept (its signature file is not).
+      const signature = options.expect === undefined ? await signatureOf(pkg, this.registry.keys, options) : undefined;
       const { tools, imports } = await this.#builds.verify(pkg);
       const diff = permissionDiff(view(existing.manifest, existing.tools), view(pkg.manifest, tools));
       if (options.expect !== undefined) sameDiff(options.expect, diff.lines);
@@ -185,9 +196,9 @@ export class PluginInstaller {
       await this.registry.put(record(pkg, { tools, imports }, (options.firstParty ?? false) || existing.firstParty), pkg.bytes, existing);
       // Whatever was pending was compared with the version just replaced.
       await this.registry.pending.remove(name);
-      return { plugin: (await this.registry.get(name))!, action: "upgraded", diff };
+      return { plugin: (await this.registry.get(name))!, action: "upgraded", diff, ...(signature === undefined ? {} : { signature }) };
     });
-    await recordPluginEvent(this.#options.audit, { action: "upgrade", subject: subjectOf(pkg), by, reason: result.action });
+    await recordPluginEvent(this.#options.audit, { action: "upgrade", subject: subjectOf(pkg), by, reason: reasonOf(result) });
     return result;
   }
 
@@ -230,7 +241,6 @@ export class PluginInstaller {
     else await verifyPluginImports(artifact);
     return { installed, plugin: (await this.#builds.sandboxLoad(sandbox, artifact, () => compile(true))).plugin };
   }
-
 
   /**
    * Keeps a refused widening upgrade for a person to decide on later. When it cannot be kept

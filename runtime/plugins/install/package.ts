@@ -4,6 +4,8 @@ import { InvalidInputError, PluginError } from "../../errors.js";
 import { sha256 } from "../artifact.js";
 import { buildComponent } from "../build.js";
 import { PACKAGE_WASM, parsePluginManifest, type PluginManifest } from "../manifest.js";
+import { isOciSource, parseOciReference, pullPlugin, type RegistryOptions } from "../oci/index.js";
+import { MAX_SIGNATURE_BYTES, SIGNATURE_FILE } from "../signing/index.js";
 import { download, type DownloadOptions } from "./download.js";
 import { unpackTarball } from "./tarball.js";
 
@@ -28,8 +30,12 @@ export interface PluginPackage {
   manifestText: string;
   bytes: Uint8Array;
   sha256: string;
-  /** Where it came from, for people (a path or URL). */
+  /** Where it came from, for people (a path or URL; for a registry, the reference pinned to its digest). */
   origin: string;
+  /** The publisher's signature file (`plugin.sig`), when the package carries one. */
+  signature?: Uint8Array;
+  /** From a registry: the plugin must be signed (a local package only when its publisher has trusted keys). */
+  signatureRequired?: boolean;
 }
 
 export interface ReadPackageOptions {
@@ -43,15 +49,20 @@ export interface ReadPackageOptions {
   /** For URLs: extra trusted CA certificates (PEM) and a size cap. */
   download?: DownloadOptions;
   unpack?: UnpackLimits;
+  /** For oci:// sources: credentials, plain http, timeouts; `maxComponentBytes` lowers the cap on plugin.wasm (tests). */
+  registry?: RegistryOptions & { maxComponentBytes?: number };
 }
 
 /**
  * Reads an install source into a package: a folder with `plugin.json` and `plugin.wasm`; a
  * plugin source folder (built first); a `.tgz` holding those two files; a `.wasm` with its
- * manifest; or an https URL of a `.tgz` or `.wasm` whose sha256 is given.
+ * manifest; an https URL of a `.tgz` or `.wasm` whose sha256 is given; or an OCI artifact,
+ * `oci://REGISTRY/NAME:TAG` or `@sha256:…` (docs/distribution.md). A folder or .tgz may hold the
+ * publisher's `plugin.sig` too; an artifact carries it as a layer.
  */
 export async function readPackage(source: string, options: ReadPackageOptions): Promise<PluginPackage> {
   if (typeof source !== "string" || source.length === 0) throw new InvalidInputError("source: expected a path or an https URL", { field: "source" });
+  if (isOciSource(source)) return fromRegistry(source, options);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return fromUrl(source, options);
   const path = resolve(source);
   let info;
@@ -89,6 +100,16 @@ async function fromUrl(url: string, options: ReadPackageOptions): Promise<Plugin
   throw new InvalidInputError(`source ${url}: the download is neither a .tgz nor a .wasm`, { field: "source" });
 }
 
+/** A plugin artifact pulled from a registry, pinned to the digest its reference resolved to. */
+async function fromRegistry(source: string, options: ReadPackageOptions): Promise<PluginPackage> {
+  const ref = parseOciReference(source);
+  if (options.sha256 !== undefined) throw new InvalidInputError(`source ${source}: an oci:// source is pinned by its digest (oci://REGISTRY/NAME@sha256:…), not --sha256`, { field: "sha256" });
+  const { maxComponentBytes, ...registry } = options.registry ?? {};
+  const pulled = await pullPlugin(ref, { ...registry, maxComponentBytes: maxComponentBytes ?? MAX_WASM_BYTES, maxManifestBytes: MAX_MANIFEST_BYTES, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+  const pkg = checked({ manifestText: pulled.manifestText, manifestFile: `${pulled.pinned}: plugin.json`, bytes: pulled.component, origin: pulled.pinned });
+  return { ...pkg, signatureRequired: true, ...(pulled.signature === undefined ? {} : { signature: pulled.signature }) };
+}
+
 async function fromFolder(dir: string, options: ReadPackageOptions): Promise<PluginPackage> {
   const manifestFile = join(dir, MANIFEST);
   const manifestText = await readText(manifestFile);
@@ -97,7 +118,8 @@ async function fromFolder(dir: string, options: ReadPackageOptions): Promise<Plu
   if (hasWasm) {
     const bytes = await readCapped(wasmFile, MAX_WASM_BYTES);
     checkGivenHash(bytes, options.sha256, dir);
-    return checked({ manifestText, manifestFile, bytes, origin: dir });
+    const signature = await readOptional(join(dir, SIGNATURE_FILE), MAX_SIGNATURE_BYTES);
+    return { ...checked({ manifestText, manifestFile, bytes, origin: dir }), ...(signature === undefined ? {} : { signature }) };
   }
   // A source folder: built into a component here, then installed like any package.
   const built = await buildComponent(dir, { cacheDir: options.cacheDir, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
@@ -121,6 +143,7 @@ async function fromTarball(bytes: Uint8Array, origin: string, limits: UnpackLimi
     wanted: new Map([
       [MANIFEST, MAX_MANIFEST_BYTES],
       [PACKAGE_WASM, MAX_WASM_BYTES],
+      [SIGNATURE_FILE, MAX_SIGNATURE_BYTES],
     ]),
     maxUnpackedBytes: limits.maxUnpackedBytes ?? MAX_UNPACKED_BYTES,
     timeoutMs: limits.timeoutMs ?? UNPACK_TIMEOUT_MS,
@@ -130,7 +153,9 @@ async function fromTarball(bytes: Uint8Array, origin: string, limits: UnpackLimi
   const manifest = files.get(MANIFEST);
   const wasm = files.get(PACKAGE_WASM);
   if (!manifest || !wasm) throw new PluginError("package_invalid", `source ${origin}: a package holds ${MANIFEST} and ${PACKAGE_WASM}; missing ${!manifest ? MANIFEST : PACKAGE_WASM}`);
-  return checked({ manifestText: Buffer.from(manifest).toString("utf8"), manifestFile: `${basename(origin)}:${MANIFEST}`, bytes: wasm, origin });
+  const signature = files.get(SIGNATURE_FILE);
+  const pkg = checked({ manifestText: Buffer.from(manifest).toString("utf8"), manifestFile: `${basename(origin)}:${MANIFEST}`, bytes: wasm, origin });
+  return { ...pkg, ...(signature === undefined ? {} : { signature }) };
 }
 
 /** The manifest parsed and matched to the wasm: declared sha256, and the right kind of module. */
@@ -178,6 +203,12 @@ function wasmLayer(bytes: Uint8Array): "module" | "component" | undefined {
 
 async function readText(file: string): Promise<string> {
   return Buffer.from(await readCapped(file, MAX_MANIFEST_BYTES)).toString("utf8");
+}
+
+/** A small file that may be absent (a package's plugin.sig). */
+async function readOptional(file: string, max: number): Promise<Uint8Array | undefined> {
+  const exists = await stat(file).then((s) => s.isFile(), () => false);
+  return exists ? readCapped(file, max) : undefined;
 }
 
 async function readCapped(file: string, max: number): Promise<Uint8Array> {

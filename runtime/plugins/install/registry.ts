@@ -4,6 +4,7 @@ import { allRows } from "../../store/index.js";
 import type { Clock, Migration, Row, Statement, Store } from "../../store/index.js";
 import { sha256 } from "../artifact.js";
 import { PluginManifestSchema, RiskSchema, type PluginManifest } from "../manifest.js";
+import { keyMigrations, TrustedKeys } from "../signing/index.js";
 import { pendingMigrations, PendingUpgrades } from "./pending.js";
 
 /**
@@ -54,6 +55,7 @@ export const pluginMigrations: readonly Migration[] = [
     statements: ["ALTER TABLE plugins ADD COLUMN imports TEXT"],
   },
   ...pendingMigrations,
+  ...keyMigrations,
 ];
 
 /** A tool as validated at install: what `describe` said, checked against the manifest. */
@@ -100,10 +102,13 @@ export class PluginRegistry {
   readonly #clock: Clock;
   /** Widening upgrades waiting for a person (their blobs are kept here too). */
   readonly pending: PendingUpgrades;
+  /** The publisher keys the operator trusts to sign plugins. */
+  readonly keys: TrustedKeys;
 
   constructor(store: Store, options: { clock: Clock }) {
     this.#store = store;
     this.#clock = options.clock;
+    this.keys = new TrustedKeys(store, { clock: options.clock });
     this.pending = new PendingUpgrades(store, { clock: options.clock, blobStatements: (hash, bytes, now) => this.#blobStatements(hash, bytes, now), collectStatements: () => this.#collectStatements() });
   }
 
