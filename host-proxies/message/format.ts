@@ -25,24 +25,10 @@ export function messageBody(format: MessageFormat, text: string, title: string |
       };
     }
     case "teams":
-      return {
-        type: "message",
-        attachments: [
-          {
-            contentType: "application/vnd.microsoft.card.adaptive",
-            contentUrl: null,
-            content: {
-              $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
-              type: "AdaptiveCard",
-              version: "1.4",
-              body: [
-                ...(title === undefined ? [] : [{ type: "RichTextBlock", inlines: [{ type: "TextRun", text: title, weight: "Bolder", size: "Medium" }] }]),
-                { type: "RichTextBlock", inlines: [{ type: "TextRun", text }] },
-              ],
-            },
-          },
-        ],
-      };
+      return adaptiveCardMessage([
+        ...(title === undefined ? [] : [{ type: "RichTextBlock", inlines: [{ type: "TextRun", text: title, weight: "Bolder", size: "Medium" }] }]),
+        { type: "RichTextBlock", inlines: [{ type: "TextRun", text }] },
+      ]);
     case "json":
       return title === undefined ? { text } : { title, text };
   }
@@ -50,4 +36,18 @@ export function messageBody(format: MessageFormat, text: string, title: string |
 
 function slackEscape(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** A Teams message holding one Adaptive Card with `body` (and `actions`): what incoming webhooks and Workflows take. */
+export function adaptiveCardMessage(body: unknown[], actions?: unknown[]): { type: "message"; attachments: unknown[] } {
+  return {
+    type: "message",
+    attachments: [
+      {
+        contentType: "application/vnd.microsoft.card.adaptive",
+        contentUrl: null,
+        content: { $schema: "http://adaptivecards.io/schemas/adaptive-card.json", type: "AdaptiveCard", version: "1.4", body, ...(actions === undefined ? {} : { actions }) },
+      },
+    ],
+  };
 }

@@ -7,6 +7,7 @@
  * mention or markup in any of the three.
  */
 import type { WebhookPayload } from "./payload.js";
+import { adaptiveCardMessage } from "../../host-proxies/message/format.js";
 import { shown, slackCode, telegramCode, type PushSummary } from "./push-text.js";
 
 /** What a message is made from: the event and, for an approval event, the approval's summary. */
@@ -94,22 +95,7 @@ export function teamsMessage(event: PushEvent): { type: "message"; attachments: 
       ],
     })),
   ];
-  return {
-    type: "message",
-    attachments: [
-      {
-        contentType: "application/vnd.microsoft.card.adaptive",
-        contentUrl: null,
-        content: {
-          $schema: "http://adaptivecards.io/schemas/adaptive-card.json",
-          type: "AdaptiveCard",
-          version: "1.4",
-          body,
-          ...(s === undefined ? {} : { actions: [{ type: "Action.OpenUrl", title: OPEN, url: s.link }] }),
-        },
-      },
-    ],
-  };
+  return adaptiveCardMessage(body, s === undefined ? undefined : [{ type: "Action.OpenUrl", title: OPEN, url: s.link }]);
 }
 
 /** Telegram `sendMessage`: HTML with every value in `<code>`, and a URL button to the console. */
