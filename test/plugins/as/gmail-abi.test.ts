@@ -19,7 +19,9 @@ async function plugin() {
   const answers: Record<string, unknown> = {};
   const host: Record<string, (arg: unknown) => unknown> = {};
   for (const fn of ["listMessages", "getMessage", "getThread"]) host[fn] = (arg: unknown) => (calls.push([fn, arg]), answers[fn]);
-  const loaded = await loadComponent(join(PROJECT_ROOT, "plugins", "mail"), { "clawhive:host/gmail": host });
+  // The plugin's send tool imports clawhive:host/mail too; these tests call only the gmail tools.
+  const mail = { send: (arg: unknown) => (calls.push(["send", arg]), answers["send"]) };
+  const loaded = await loadComponent(join(PROJECT_ROOT, "plugins", "mail"), { "clawhive:host/gmail": host, "clawhive:host/mail": mail });
   return { ...loaded, calls, answers };
 }
 
