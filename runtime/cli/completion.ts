@@ -20,12 +20,12 @@ export const COMPLETIONS: Readonly<Record<string, readonly string[]>> = {
   run: [],
   chat: [],
   call: [],
-  plugin: ["install", "upgrade", "list", "info", "remove", "new", "build"],
+  plugin: ["install", "upgrade", "list", "info", "remove", "new", "build", "publish"],
   agent: ["validate", "list", "show", "put", "rm"],
   approvals: ["list", "approve", "deny"],
   resume: [],
   conversations: ["compactions", "undo"],
-  runs: ["list", "show", "watch", "cancel"],
+  runs: ["list", "show", "watch", "cancel", "todo"],
   audit: ["tail", "verify"],
   token: ["create", "list", "revoke"],
   secret: ["set", "list", "rm"],
@@ -37,6 +37,8 @@ export const COMPLETIONS: Readonly<Record<string, readonly string[]>> = {
   doctor: [],
   completion: ["bash", "zsh", "fish"],
   api: [],
+  keys: ["generate", "trust", "list", "revoke"],
+  auth: ["google"],
 };
 
 /** Commands whose next word is an agent name. */

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { defineTestAgent } from "../helpers/runtime.js";
-import { HOUR, twoNodes, until, writeIntents, takeoverStores } from "./takeover-fixtures.js";
+import { HOUR, tickUntil, twoNodes, until, writeIntents, takeoverStores } from "./takeover-fixtures.js";
 
 for (const s of takeoverStores()) {
   describe(`takeover of an approved replay, on ${s.label}`, s.skip === undefined ? {} : { skip: s.skip }, () => {
@@ -44,8 +44,7 @@ for (const s of takeoverStores()) {
           }
           const pending = (await a.runtime.records.get(run.id))!.pending!;
           await a.runtime.approvals.decide(pending.approvalId, { decision: "approve", by: "operator" });
-          void a.runtime.driverTick().catch(() => undefined);
-          await (c.cut ? stoppedAt : a.asked(2));
+          await tickUntil(a.runtime, c.cut ? stoppedAt : a.asked(2), c.cut ? "A stopped after the replay's write" : "A asked its model again");
           assert.equal(await writeIntents(a.runtime, run.id, "a.txt"), 1, "the replay made its write");
           b.ahead(HOUR);
           if (c.cut) {

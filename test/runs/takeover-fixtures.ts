@@ -119,6 +119,26 @@ export async function until(node: Runtime, check: () => Promise<boolean>, what: 
   throw new Error(`timed out waiting until ${what}`);
 }
 
+/**
+ * Ticks `node`'s driver every 25 ms, as its interval would, until `done` settles (at most 20 s).
+ * One tick right after a decision may look before the decision is visible to it; a node's own
+ * interval would tick again, and so does this.
+ */
+export async function tickUntil(node: Runtime, done: Promise<void>, what: string): Promise<void> {
+  let settled = false;
+  void done.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (let i = 0; i < 800 && !settled; i++) {
+    // Not awaited: a tick may be the one a test holds inside the store.
+    void node.driverTick().catch(() => undefined);
+    await Promise.race([done, new Promise((resolve) => setTimeout(resolve, 25))]);
+  }
+  if (!settled) throw new Error(`timed out waiting until ${what}`);
+  await done;
+}
+
 /** The allowed fs write intents of run `runId` for file `file`. */
 export async function writeIntents(runtime: Runtime, runId: string, file: string): Promise<number> {
   const page = await runtime.audit.query({ runId, kind: "host_call", status: "intent", limit: 1000 });
